@@ -1,0 +1,41 @@
+"""The `lvlmbench` command line (typer + rich): one module per command group."""
+
+from __future__ import annotations
+
+import logging
+from typing import Annotated
+
+import typer
+
+from lvlmbench import __version__
+from lvlmbench.cli.models import models_app
+from lvlmbench.cli.store import store_app
+
+__all__ = ["app", "main"]
+
+app = typer.Typer(name="lvlmbench", help="Evaluate large vision-language models.",
+                  no_args_is_help=True, pretty_exceptions_show_locals=False)
+app.add_typer(models_app, name="models")
+app.add_typer(store_app, name="store")
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"lvlmbench {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def root(
+    version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True,
+                                          help="Print the version and exit.")] = False,
+    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Debug logging.")] = False,
+) -> None:
+    """lvlmbench: AutoBench-V, VisIT-Bench and TouchStone on one store and one model layer."""
+    logging.basicConfig(level=logging.DEBUG if verbose else logging.WARNING,
+                        format="%(levelname)s %(name)s: %(message)s")
+
+
+def main() -> None:
+    """Console-script entry point."""
+    app()

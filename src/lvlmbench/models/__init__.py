@@ -1,0 +1,37 @@
+"""Chat models (examinees, examiners, judges) behind one async interface.
+
+Every call goes through :class:`ModelClient`: cache, per-endpoint concurrency, retries, costs.
+"""
+
+from lvlmbench.models._api import ChatModel, ErrorKind, ProviderError
+from lvlmbench.models._client import ModelClient, RunAborted, Structured
+from lvlmbench.models._policy import DEFAULT_CONCURRENCY, CallStats, RetryPolicy, chat_cache_key
+from lvlmbench.models._registry import (
+    CHAT_PROVIDERS,
+    IMAGE_PROVIDERS,
+    ModelSpec,
+    RegistryError,
+    load_chat_model,
+    parse_spec,
+)
+from lvlmbench.models._structured import extract_json
+
+__all__ = [
+    "CHAT_PROVIDERS",
+    "DEFAULT_CONCURRENCY",
+    "IMAGE_PROVIDERS",
+    "CallStats",
+    "ChatModel",
+    "ErrorKind",
+    "ModelClient",
+    "ModelSpec",
+    "ProviderError",
+    "RegistryError",
+    "RetryPolicy",
+    "RunAborted",
+    "Structured",
+    "chat_cache_key",
+    "extract_json",
+    "load_chat_model",
+    "parse_spec",
+]

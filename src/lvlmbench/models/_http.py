@@ -1,0 +1,129 @@
+"""HTTP plumbing shared by the API providers: one pooled client, error classification.
+
+Every provider speaks plain HTTP through httpx so that one policy decides what is retried: the
+vendor SDKs each carry their own retry loops, which would multiply with ours.
+"""
+
+from __future__ import annotations
+
+import email.utils
+import json
+import time
+from collections.abc import Mapping
+from typing import Any
+
+import httpx
+
+from lvlmbench.models._api import ErrorKind, ProviderError
+
+__all__ = ["classify_response", "parse_retry_after", "post_json", "redact"]
+
+# Status codes that heal by waiting. 408/409 are server-side races; 425 "too early".
+_TRANSIENT_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504, 520, 522, 524, 529})
+_HINTS = {
+    401: "check the API key in the environment variable this provider reads",
+    403: "the key is not allowed to use this model or endpoint",
+    404: "check the model name and the base URL (it usually ends in /v1)",
+    402: "the account has no quota or credit left",
+}
+
+
+def parse_retry_after(value: str | None) -> float | None:
+    """Seconds to wait from a Retry-After header (delta seconds or HTTP date), else None."""
+    if not value:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    return max(0.0, when.timestamp() - time.time())
+
+
+def redact(text: str, secrets: list[str]) -> str:
+    """``text`` with every non-empty secret replaced by ``***``."""
+    for secret in secrets:
+        if secret:
+            text = text.replace(secret, "***")
+    return text
+
+
+def _error_detail(response: httpx.Response) -> str:
+    try:
+        body = response.json()
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        return response.text[:300]
+    if isinstance(body, dict):
+        err = body.get("error", body)
+        if isinstance(err, dict):
+            return str(err.get("message") or err.get("detail") or err)[:300]
+        return str(err)[:300]
+    return str(body)[:300]
+
+
+def _is_quota_error(status: int, detail: str) -> bool:
+    lowered = detail.lower()
+    return status == 429 and ("quota" in lowered or "billing" in lowered or "credit" in lowered)
+
+
+def classify_response(response: httpx.Response, what: str, unsupported: tuple[str, ...] = ()) -> (
+    ProviderError
+):
+    """A ProviderError for a non-2xx response.
+
+    ``unsupported`` lists words that, when named in a 400/422/500 error body, mean the server
+    rejected a request feature rather than failed: llama.cpp answers an unknown response_format
+    with HTTP 500, which must not be retried as a transient fault.
+    """
+    status = response.status_code
+    detail = _error_detail(response)
+    message = f"{what}: HTTP {status}: {detail}"
+    if status in (400, 422, 500) and any(w in detail for w in unsupported):
+        return ProviderError(message, ErrorKind.UNSUPPORTED, status_code=status)
+    if _is_quota_error(status, detail):
+        return ProviderError(message, ErrorKind.FATAL, status_code=status, hint=_HINTS[402])
+    if status in _TRANSIENT_STATUS:
+        retry_after = parse_retry_after(response.headers.get("retry-after"))
+        return ProviderError(message, ErrorKind.TRANSIENT, status_code=status,
+                             retry_after=retry_after)
+    return ProviderError(message, ErrorKind.FATAL, status_code=status, hint=_HINTS.get(status))
+
+
+async def post_json(
+    client: httpx.AsyncClient,
+    url: str,
+    payload: Mapping[str, Any],
+    *,
+    headers: Mapping[str, str],
+    what: str,
+    unsupported: tuple[str, ...] = (),
+) -> dict[str, Any]:
+    """POST ``payload`` and return the decoded JSON body, or raise a classified ProviderError.
+
+    Connection failures and timeouts are transient; a body that is not a JSON object is
+    transient too (a truncated or garbled reply usually comes from an overloaded proxy).
+    """
+    try:
+        response = await client.post(url, json=payload, headers=dict(headers))
+    except httpx.TimeoutException as exc:
+        raise ProviderError(f"{what}: timed out ({type(exc).__name__})",
+                            ErrorKind.TRANSIENT) from None
+    except httpx.TransportError as exc:
+        raise ProviderError(
+            f"{what}: cannot reach {url} ({type(exc).__name__})",
+            ErrorKind.TRANSIENT,
+            hint="is the server running and the base URL right?",
+        ) from None
+    if response.status_code >= 400:
+        raise classify_response(response, what, unsupported)
+    try:
+        body = response.json()
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        raise ProviderError(f"{what}: reply is not valid JSON ({len(response.content)} bytes)",
+                            ErrorKind.TRANSIENT, status_code=response.status_code) from None
+    if not isinstance(body, dict):
+        raise ProviderError(f"{what}: reply is not a JSON object", ErrorKind.TRANSIENT)
+    return body

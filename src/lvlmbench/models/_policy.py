@@ -1,0 +1,161 @@
+"""What every model call shares: cache keys, retry policy with backoff, per-endpoint limits.
+
+Chat models and text-to-image models both go through :func:`call_with_retries` and
+:class:`EndpointLimiter`, so the two kinds of call follow one policy.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import random
+import weakref
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+from lvlmbench.ids import canonical_json
+from lvlmbench.models._api import ErrorKind, ProviderError
+from lvlmbench.types import GenerationConfig, ImagePart, Message, TextPart
+
+__all__ = [
+    "DEFAULT_CONCURRENCY",
+    "CallStats",
+    "EndpointLimiter",
+    "RetryPolicy",
+    "aborts_run",
+    "cache_key",
+    "call_with_retries",
+    "chat_cache_key",
+]
+
+T = TypeVar("T")
+DEFAULT_CONCURRENCY = 16
+
+
+def cache_key(kind: str, identity: dict[str, object], request: object) -> str:
+    """sha256 of the canonical JSON of what determines an output (never timeouts or limits)."""
+    payload = canonical_json({"kind": kind, "model": identity, "request": request})
+    return hashlib.sha256(payload.encode("utf-8")).hexdigest()
+
+
+def _message_fingerprint(message: Message) -> dict[str, Any]:
+    parts: list[dict[str, str]] = []
+    for part in message.content:
+        if isinstance(part, TextPart):
+            parts.append({"text": part.text})
+        elif isinstance(part, ImagePart):
+            # Hash the bytes, not the path: the same picture from two paths is one entry.
+            parts.append({"image": part.sha256()})
+    return {"role": message.role, "content": parts}
+
+
+def chat_cache_key(identity: dict[str, object], messages: list[Message],
+                   config: GenerationConfig) -> str:
+    """Cache key of a chat call. ``epoch`` only separates entries when sampling (T > 0)."""
+    params = config.model_dump(mode="json")
+    if config.temperature <= 0:
+        params.pop("epoch")
+    return cache_key("chat", identity, {"messages": [_message_fingerprint(m) for m in messages],
+                                        "config": params})
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    """How often and how long to wait before retrying a transient failure."""
+
+    max_retries: int = 6
+    base_delay: float = 1.0
+    max_delay: float = 60.0
+    jitter: float = 0.25
+    """Fraction of the delay added at random so that many waiting calls do not retry in step."""
+    max_retry_after: float = 300.0
+    """Longest Retry-After honoured; a server asking for more fails the call instead."""
+
+    def delay(self, attempt: int, retry_after: float | None, rng: random.Random) -> float:
+        """Seconds to wait before retry number ``attempt`` (1-based)."""
+        if retry_after is not None:
+            # The server said when; never retry earlier than that.
+            return retry_after + rng.uniform(0, self.jitter * min(retry_after, 1.0))
+        base = min(self.max_delay, self.base_delay * 2 ** (attempt - 1))
+        return base * (1 + rng.uniform(0, self.jitter))
+
+
+@dataclass
+class CallStats:
+    """Counters of one client, for progress lines and cost reports."""
+
+    requests: int = 0
+    cache_hits: int = 0
+    retries: int = 0
+    failures: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost_usd: float = 0.0
+    waits: list[float] = field(default_factory=list)
+    """Backoff delays actually slept, in order (tests check Retry-After with these)."""
+
+
+def aborts_run(exc: ProviderError) -> bool:
+    """Failures that will hit every later call too (bad key, no quota, unknown model, server
+    down): stop the run with a clear message instead of recording thousands of failed items."""
+    if exc.kind is ErrorKind.FATAL:
+        return exc.status_code in (None, 401, 402, 403, 404)
+    if exc.kind is ErrorKind.TRANSIENT:
+        return exc.status_code is None and "cannot reach" in str(exc)
+    return False
+
+
+Sleeper = Callable[[float], Awaitable[None]]
+
+
+async def call_with_retries(
+    call: Callable[[], Awaitable[T]],
+    policy: RetryPolicy,
+    stats: CallStats,
+    rng: random.Random,
+    sleep: Sleeper = asyncio.sleep,
+) -> tuple[T, int]:
+    """Run ``call`` until it succeeds, retrying transient ProviderErrors with backoff.
+
+    Returns the result and the number of attempts. Raises the last ProviderError when it is not
+    transient or the retry budget is spent.
+    """
+    attempt = 0
+    while True:
+        attempt += 1
+        stats.requests += 1
+        try:
+            return await call(), attempt
+        except ProviderError as exc:
+            if not exc.transient or attempt > policy.max_retries:
+                raise
+            if exc.retry_after is not None and exc.retry_after > policy.max_retry_after:
+                raise
+            wait = policy.delay(attempt, exc.retry_after, rng)
+            stats.retries += 1
+            stats.waits.append(wait)
+            await sleep(wait)
+
+
+class EndpointLimiter:
+    """At most ``limit`` calls in flight per endpoint, shared by every client in the process.
+
+    Semaphores belong to an event loop, so they are kept per running loop.
+    """
+
+    _per_loop: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop,
+                                         dict[str, asyncio.Semaphore]] = (
+        weakref.WeakKeyDictionary())
+
+    @classmethod
+    def get(cls, endpoint: str, limit: int) -> asyncio.Semaphore:
+        """The semaphore for ``endpoint`` in the running loop (created with ``limit``)."""
+        if limit < 1:
+            raise ValueError(f"concurrency must be at least 1, got {limit}")
+        loop = asyncio.get_running_loop()
+        table = cls._per_loop.setdefault(loop, {})
+        key = f"{endpoint}#{limit}"
+        if key not in table:
+            table[key] = asyncio.Semaphore(limit)
+        return table[key]

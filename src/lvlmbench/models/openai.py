@@ -1,0 +1,203 @@
+"""OpenAI and every OpenAI-compatible chat server (vLLM, SGLang, Ollama, llama.cpp, LM Studio).
+
+Options: ``base_url`` (default https://api.openai.com/v1), ``api_key_env`` (name of the
+environment variable holding the key, default OPENAI_API_KEY; a local server needs none),
+``timeout`` seconds, ``json_mode`` (``json_schema``, ``json_object`` or ``none``: how to ask for
+structured output; by default json_schema first, falling back when the server refuses it).
+"""
+
+from __future__ import annotations
+
+import base64
+import os
+import time
+from collections.abc import Mapping
+from typing import Any
+
+import httpx
+
+from lvlmbench.models._api import ErrorKind, ProviderError
+from lvlmbench.models._http import post_json, redact
+from lvlmbench.types import (
+    GenerationConfig,
+    ImagePart,
+    Message,
+    ModelOutput,
+    Status,
+    TextPart,
+    Usage,
+)
+
+__all__ = ["OpenAIChatModel", "create", "encode_messages"]
+
+DEFAULT_BASE_URL = "https://api.openai.com/v1"
+_JSON_MODES = ("json_schema", "json_object", "none")
+
+
+def _image_url(part: ImagePart) -> str:
+    data = base64.b64encode(part.read_bytes()).decode("ascii")
+    return f"data:{part.media_type()};base64,{data}"
+
+
+def encode_messages(messages: list[Message]) -> list[dict[str, Any]]:
+    """Messages in the chat-completions wire format; text-only turns stay plain strings so
+    text-only servers (llama.cpp without a projector) accept them."""
+    encoded: list[dict[str, Any]] = []
+    for message in messages:
+        if all(isinstance(p, TextPart) for p in message.content):
+            encoded.append({"role": message.role, "content": message.text()})
+            continue
+        parts: list[dict[str, Any]] = []
+        for part in message.content:
+            if isinstance(part, TextPart):
+                parts.append({"type": "text", "text": part.text})
+            else:
+                parts.append({"type": "image_url", "image_url": {"url": _image_url(part)}})
+        encoded.append({"role": message.role, "content": parts})
+    return encoded
+
+
+def _response_format(schema: dict[str, Any], mode: str) -> dict[str, Any] | None:
+    if mode == "json_schema":
+        return {
+            "type": "json_schema",
+            "json_schema": {"name": "answer", "schema": schema, "strict": False},
+        }
+    if mode == "json_object":
+        # llama.cpp's server constrains decoding with this "schema" extension field.
+        return {"type": "json_object", "schema": schema}
+    return None
+
+
+class OpenAIChatModel:
+    """Chat completions over HTTP."""
+
+    def __init__(
+        self,
+        name: str,
+        *,
+        base_url: str = DEFAULT_BASE_URL,
+        api_key_env: str = "OPENAI_API_KEY",
+        timeout: float = 120.0,
+        json_mode: str | None = None,
+    ) -> None:
+        if json_mode is not None and json_mode not in _JSON_MODES:
+            raise ValueError(f"json_mode must be one of {', '.join(_JSON_MODES)}, got {json_mode!r}")
+        self.name = name
+        self.spec = f"openai/{name}"
+        self.base_url = base_url.rstrip("/")
+        self.endpoint = self.base_url
+        self._api_key = os.environ.get(api_key_env, "")
+        self._api_key_env = api_key_env
+        self._json_modes = [json_mode] if json_mode else ["json_schema", "json_object", "none"]
+        self._client = httpx.AsyncClient(
+            timeout=httpx.Timeout(timeout, connect=min(timeout, 10.0)),
+            limits=httpx.Limits(max_connections=None, max_keepalive_connections=64),
+        )
+        if self.base_url == DEFAULT_BASE_URL and not self._api_key:
+            raise ProviderError(
+                f"openai/{name}: no API key",
+                ErrorKind.FATAL,
+                hint=f"set {api_key_env}, or pass base_url=... for a local server",
+            )
+
+    def cache_identity(self) -> dict[str, object]:
+        return {"provider": "openai", "model": self.name, "base_url": self.base_url}
+
+    def _headers(self) -> dict[str, str]:
+        headers = {"content-type": "application/json"}
+        if self._api_key:
+            headers["authorization"] = f"Bearer {self._api_key}"
+        return headers
+
+    def _payload(self, messages: list[Message], config: GenerationConfig) -> dict[str, Any]:
+        payload: dict[str, Any] = {
+            "model": self.name,
+            "messages": encode_messages(messages),
+            "temperature": config.temperature,
+            "max_tokens": config.max_tokens,
+        }
+        if config.top_p is not None:
+            payload["top_p"] = config.top_p
+        if config.seed is not None:
+            payload["seed"] = config.seed
+        if config.stop:
+            payload["stop"] = list(config.stop)
+        return payload
+
+    async def generate(self, messages: list[Message], config: GenerationConfig) -> ModelOutput:
+        payload = self._payload(messages, config)
+        while True:
+            mode = self._json_modes[0] if config.json_schema is not None else "none"
+            fmt = _response_format(config.json_schema, mode) if config.json_schema else None
+            if fmt is not None:
+                payload["response_format"] = fmt
+            else:
+                payload.pop("response_format", None)
+            try:
+                return await self._post(payload)
+            except ProviderError as exc:
+                # Remember a refused structured-output mode for the rest of this model's life so
+                # later calls go straight to the one that works.
+                if exc.kind is ErrorKind.UNSUPPORTED and len(self._json_modes) > 1 and fmt:
+                    self._json_modes.pop(0)
+                    continue
+                if exc.kind is ErrorKind.UNSUPPORTED:
+                    exc.kind = ErrorKind.FATAL
+                raise
+
+    async def _post(self, payload: dict[str, Any]) -> ModelOutput:
+        started = time.perf_counter()
+        try:
+            body = await post_json(
+                self._client,
+                f"{self.base_url}/chat/completions",
+                payload,
+                headers=self._headers(),
+                what=self.spec,
+                unsupported=("response_format", "json_schema") if "response_format" in payload
+                else (),
+            )
+        except ProviderError as exc:
+            exc.args = (redact(str(exc.args[0]), [self._api_key]),)
+            raise
+        return _parse_completion(body, time.perf_counter() - started, self.spec)
+
+    async def aclose(self) -> None:
+        await self._client.aclose()
+
+
+def _parse_completion(body: dict[str, Any], latency: float, what: str) -> ModelOutput:
+    choices = body.get("choices")
+    if not isinstance(choices, list) or not choices:
+        raise ProviderError(f"{what}: reply has no choices", ErrorKind.TRANSIENT)
+    choice = choices[0]
+    message = choice.get("message") or {}
+    text = message.get("content") or ""
+    usage = body.get("usage") or {}
+    finish = choice.get("finish_reason")
+    refusal = message.get("refusal")
+    return ModelOutput(
+        text=text,
+        usage=Usage(
+            input_tokens=int(usage.get("prompt_tokens") or 0),
+            output_tokens=int(usage.get("completion_tokens") or 0),
+        ),
+        latency_s=latency,
+        finish_reason=finish,
+        status=Status.REFUSED if refusal or finish == "content_filter" else Status.OK,
+        reason=str(refusal) if refusal else None,
+        raw=body,
+    )
+
+
+def create(name: str, options: Mapping[str, str]) -> OpenAIChatModel:
+    """Registry factory: ``openai/<model>`` with options base_url, api_key_env, timeout,
+    json_mode."""
+    return OpenAIChatModel(
+        name,
+        base_url=options.get("base_url", DEFAULT_BASE_URL),
+        api_key_env=options.get("api_key_env", "OPENAI_API_KEY"),
+        timeout=float(options.get("timeout", 120.0)),
+        json_mode=options.get("json_mode"),
+    )

@@ -1,0 +1,43 @@
+"""The store: SQLAlchemy Core tables plus content-addressed image files."""
+
+from lvlmbench.store._records import (
+    get_artifact,
+    get_benchmark,
+    iter_artifacts,
+    iter_items,
+    iter_judgments,
+    iter_responses,
+    judgment_id,
+    list_benchmarks,
+    put_artifact,
+    put_benchmark,
+    put_items,
+    put_judgments,
+    put_responses,
+    response_id,
+)
+from lvlmbench.store._schema import SCHEMA_VERSION
+from lvlmbench.store._store import DEFAULT_STORE_URL, MIGRATIONS, Store, StoreError, normalise_url
+
+__all__ = [
+    "DEFAULT_STORE_URL",
+    "MIGRATIONS",
+    "SCHEMA_VERSION",
+    "Store",
+    "StoreError",
+    "get_artifact",
+    "get_benchmark",
+    "iter_artifacts",
+    "iter_items",
+    "iter_judgments",
+    "iter_responses",
+    "judgment_id",
+    "list_benchmarks",
+    "normalise_url",
+    "put_artifact",
+    "put_benchmark",
+    "put_items",
+    "put_judgments",
+    "put_responses",
+    "response_id",
+]

@@ -1,0 +1,126 @@
+"""Typed reads and writes of lvlmbench's records on top of :class:`Store`'s generic rows."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+from lvlmbench.ids import canonical_json, content_id
+from lvlmbench.store import _schema as s
+from lvlmbench.store._store import Store
+from lvlmbench.types import BenchmarkItem, Judgment, Response, Status
+
+__all__ = [
+    "get_artifact",
+    "get_benchmark",
+    "iter_artifacts",
+    "iter_items",
+    "iter_judgments",
+    "iter_responses",
+    "judgment_id",
+    "list_benchmarks",
+    "put_artifact",
+    "put_benchmark",
+    "put_items",
+    "put_judgments",
+    "put_responses",
+    "response_id",
+]
+
+
+def put_benchmark(store: Store, name: str, kind: str, data: dict[str, Any]) -> None:
+    """Record a benchmark's definition (config, provenance); replaces an older definition."""
+    store.put_rows(s.benchmarks, [{"name": name, "kind": kind, "data": canonical_json(data),
+                                   "created_at": time.time()}], replace=True)
+
+
+def get_benchmark(store: Store, name: str) -> dict[str, Any] | None:
+    """A benchmark's row with ``data`` decoded, or None."""
+    row = store.get_row(s.benchmarks, name)
+    if row is None:
+        return None
+    row["data"] = json.loads(row["data"])
+    return row
+
+
+def list_benchmarks(store: Store) -> list[dict[str, Any]]:
+    """All benchmarks with their item counts."""
+    rows = list(store.iter_rows(s.benchmarks, order_by="name"))
+    for row in rows:
+        row["data"] = json.loads(row["data"])
+        row["items"] = store.count(s.items, benchmark=row["name"])
+    return rows
+
+
+def put_items(store: Store, items: Iterable[BenchmarkItem], start_seq: int = 0) -> None:
+    """Add items; an item whose id is already stored is left as it is."""
+    store.put_rows(s.items, ({"id": item.id, "benchmark": item.benchmark, "seq": start_seq + i,
+                              "data": item.model_dump_json()} for i, item in enumerate(items)))
+
+
+def iter_items(store: Store, benchmark: str) -> Iterator[BenchmarkItem]:
+    """Items of a benchmark in insertion order, streamed."""
+    for row in store.iter_rows(s.items, order_by="seq", benchmark=benchmark):
+        yield BenchmarkItem.model_validate_json(row["data"])
+
+
+def response_id(item_id: str, model: str, variant: str = "default") -> str:
+    """The id of a model's response to an item under an evaluation variant."""
+    return content_id("response", item_id, model, variant)
+
+
+def put_responses(store: Store, responses: Iterable[Response], replace: bool = True) -> None:
+    """Store responses; by default a newer response to the same (item, model, variant) wins."""
+    store.put_rows(s.responses, ({
+        "id": response_id(r.item_id, r.model, r.variant), "item_id": r.item_id,
+        "model": r.model, "variant": r.variant, "status": r.status.value,
+        "data": r.model_dump_json()} for r in responses), replace=replace)
+
+
+def iter_responses(store: Store, **where: Any) -> Iterator[Response]:
+    """Responses filtered by model, variant, item_id or status."""
+    for row in store.iter_rows(s.responses, **where):
+        yield Response.model_validate_json(row["data"])
+
+
+def judgment_id(j: Judgment) -> str:
+    """The id of a judgment: item, judge, protocol, players and presentation order."""
+    return content_id("judgment", j.item_id, j.judge, j.protocol, j.model_a, j.model_b, j.order)
+
+
+def put_judgments(store: Store, judgments: Iterable[Judgment], replace: bool = True) -> None:
+    """Store judgments keyed by :func:`judgment_id`."""
+    store.put_rows(s.judgments, ({
+        "id": judgment_id(j), "item_id": j.item_id, "judge": j.judge, "protocol": j.protocol,
+        "status": j.status.value, "data": j.model_dump_json()} for j in judgments),
+        replace=replace)
+
+
+def iter_judgments(store: Store, **where: Any) -> Iterator[Judgment]:
+    """Judgments filtered by judge, protocol, item_id or status."""
+    for row in store.iter_rows(s.judgments, **where):
+        yield Judgment.model_validate_json(row["data"])
+
+
+def put_artifact(store: Store, run: str, stage: str, key: str, data: dict[str, Any],
+                 status: Status = Status.OK) -> str:
+    """Record one finished unit of a pipeline stage; returns its id."""
+    artifact_id = content_id("artifact", run, stage, key)
+    store.put_rows(s.artifacts, [{"id": artifact_id, "run": run, "stage": stage,
+                                  "status": status.value, "data": canonical_json(data),
+                                  "created_at": time.time()}], replace=True)
+    return artifact_id
+
+
+def get_artifact(store: Store, run: str, stage: str, key: str) -> dict[str, Any] | None:
+    """A stage unit's data, or None when that unit has not finished."""
+    row = store.get_row(s.artifacts, content_id("artifact", run, stage, key))
+    return json.loads(row["data"]) if row is not None else None
+
+
+def iter_artifacts(store: Store, run: str, stage: str) -> Iterator[dict[str, Any]]:
+    """All finished units of a stage, oldest first."""
+    for row in store.iter_rows(s.artifacts, order_by="created_at", run=run, stage=stage):
+        yield json.loads(row["data"])

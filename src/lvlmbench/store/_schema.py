@@ -1,0 +1,104 @@
+"""Tables of the store, and the schema version they describe.
+
+Portable SQLAlchemy Core only: the same definitions create the schema on SQLite and PostgreSQL.
+Rows keep their full record as JSON text beside the few columns that are filtered or joined on,
+so adding a field to a record never needs a migration.
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import Column, Float, Index, Integer, MetaData, String, Table, Text
+
+__all__ = ["SCHEMA_VERSION", "metadata"]
+
+SCHEMA_VERSION = 1
+
+metadata = MetaData()
+
+meta = Table(
+    "meta",
+    metadata,
+    Column("key", String(64), primary_key=True),
+    Column("value", Text, nullable=False),
+)
+
+cache = Table(
+    "cache",
+    metadata,
+    Column("key", String(64), primary_key=True),
+    Column("kind", String(16), nullable=False),  # chat | image
+    Column("spec", String(512), nullable=False),
+    Column("output", Text, nullable=False),
+    Column("input_tokens", Integer, nullable=False, default=0),
+    Column("output_tokens", Integer, nullable=False, default=0),
+    Column("created_at", Float, nullable=False),
+)
+
+images = Table(
+    "images",
+    metadata,
+    Column("sha256", String(64), primary_key=True),
+    Column("media_type", String(32), nullable=False),
+    Column("width", Integer),
+    Column("height", Integer),
+    Column("bytes", Integer, nullable=False),
+    Column("created_at", Float, nullable=False),
+)
+
+benchmarks = Table(
+    "benchmarks",
+    metadata,
+    Column("name", String(256), primary_key=True),
+    Column("kind", String(32), nullable=False),
+    Column("data", Text, nullable=False),
+    Column("created_at", Float, nullable=False),
+)
+
+items = Table(
+    "items",
+    metadata,
+    Column("id", String(64), primary_key=True),
+    Column("benchmark", String(256), nullable=False),
+    Column("seq", Integer, nullable=False, default=0),
+    Column("data", Text, nullable=False),
+    Index("ix_items_benchmark", "benchmark", "seq"),
+)
+
+responses = Table(
+    "responses",
+    metadata,
+    Column("id", String(64), primary_key=True),
+    Column("item_id", String(64), nullable=False),
+    Column("model", String(512), nullable=False),
+    Column("variant", String(64), nullable=False),
+    Column("status", String(16), nullable=False),
+    Column("data", Text, nullable=False),
+    Index("ix_responses_model", "model", "variant"),
+    Index("ix_responses_item", "item_id"),
+)
+
+judgments = Table(
+    "judgments",
+    metadata,
+    Column("id", String(64), primary_key=True),
+    Column("item_id", String(64), nullable=False),
+    Column("judge", String(512), nullable=False),
+    Column("protocol", String(64), nullable=False),
+    Column("status", String(16), nullable=False),
+    Column("data", Text, nullable=False),
+    Index("ix_judgments_judge", "judge", "protocol"),
+)
+
+# Outputs of pipeline stages (aspects, guidelines, descriptions, validations...) keyed by a
+# content id, so each stage can tell what is already done after a restart.
+artifacts = Table(
+    "artifacts",
+    metadata,
+    Column("id", String(64), primary_key=True),
+    Column("run", String(256), nullable=False),
+    Column("stage", String(64), nullable=False),
+    Column("status", String(16), nullable=False),
+    Column("data", Text, nullable=False),
+    Column("created_at", Float, nullable=False),
+    Index("ix_artifacts_run_stage", "run", "stage"),
+)

@@ -1,0 +1,271 @@
+"""The store: one database (SQLite by default) plus a directory of content-addressed images.
+
+Every write is its own short transaction and every key is a content id, so a killed run loses
+at most what was in flight and re-running a step rewrites nothing it already has.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import os
+import time
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import Connection, Engine, Table, create_engine, event, func, insert, select
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import ArgumentError, IntegrityError, OperationalError
+
+from lvlmbench.store import _schema as s
+
+__all__ = ["DEFAULT_STORE_URL", "Store", "StoreError", "normalise_url"]
+
+DEFAULT_STORE_URL = "sqlite:///lvlmbench.db"
+
+# version -> function that upgrades a connection from that version to the next one.
+MIGRATIONS: dict[int, Callable[[Connection], None]] = {}
+
+
+class StoreError(RuntimeError):
+    """The store cannot be opened or written; the message says which and why."""
+
+
+def normalise_url(url: str | None) -> str:
+    """A SQLAlchemy URL from ``--store``: a URL as is, a bare path as a SQLite file."""
+    url = url or os.environ.get("LVLMBENCH_STORE") or DEFAULT_STORE_URL
+    return url if "://" in url else f"sqlite:///{url}"
+
+
+def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
+    cursor = dbapi_connection.cursor()
+    cursor.execute("PRAGMA journal_mode=WAL")
+    # NORMAL is durable against process crashes in WAL mode, which is what resume relies on.
+    cursor.execute("PRAGMA synchronous=NORMAL")
+    cursor.execute("PRAGMA busy_timeout=30000")
+    cursor.close()
+
+
+class Store:
+    """Reads and writes lvlmbench's records. Open with :meth:`open`."""
+
+    def __init__(self, engine: Engine, images_dir: Path, url: str) -> None:
+        self.engine = engine
+        self.images_dir = images_dir
+        self.url = url
+
+    @classmethod
+    def open(cls, url: str | None = None, images_dir: str | Path | None = None) -> Store:
+        """Open (creating if needed) the store at ``url``; migrate an older schema."""
+        url = normalise_url(url)
+        try:
+            parsed = make_url(url)
+        except ArgumentError:
+            raise StoreError(f"--store {url!r} is not a database URL or file path") from None
+        is_sqlite = parsed.get_backend_name() == "sqlite"
+        database = parsed.database or ""
+        if is_sqlite and database not in ("", ":memory:"):
+            db_path = Path(database).expanduser()
+            if not db_path.parent.exists():
+                raise StoreError(f"--store {url}: directory {db_path.parent} does not exist")
+        engine = create_engine(url)
+        if is_sqlite:
+            event.listen(engine, "connect", _sqlite_pragmas)
+        store = cls(engine, _images_dir(images_dir, is_sqlite, database), url)
+        store._prepare_schema()
+        return store
+
+    def _prepare_schema(self) -> None:
+        try:
+            with self.engine.begin() as conn:
+                s.metadata.create_all(conn)
+                found = conn.execute(select(s.meta.c.value).where(s.meta.c.key == "schema")).scalar()
+                if found is None:
+                    conn.execute(insert(s.meta).values(key="schema", value=str(s.SCHEMA_VERSION)))
+                    return
+                self._migrate(conn, int(found))
+        except OperationalError as exc:
+            raise StoreError(f"cannot open store {self.url}: {exc.orig}") from None
+
+    def _migrate(self, conn: Connection, version: int) -> None:
+        if version > s.SCHEMA_VERSION:
+            raise StoreError(
+                f"store {self.url} has schema {version}, newer than this lvlmbench understands "
+                f"({s.SCHEMA_VERSION}): upgrade lvlmbench"
+            )
+        while version < s.SCHEMA_VERSION:
+            MIGRATIONS[version](conn)
+            version += 1
+        conn.execute(s.meta.update().where(s.meta.c.key == "schema").values(value=str(version)))
+
+    def schema_version(self) -> int:
+        """The schema version recorded in the store."""
+        with self.engine.connect() as conn:
+            return int(conn.execute(select(s.meta.c.value).where(s.meta.c.key == "schema"))
+                       .scalar_one())
+
+    def close(self) -> None:
+        """Release database connections."""
+        self.engine.dispose()
+
+    # -- generic upserts -------------------------------------------------------------------
+
+    def _insert(self, table: Table, rows: list[dict[str, Any]], replace: bool) -> None:
+        """Insert rows keyed by primary key; existing keys are kept (or replaced)."""
+        if not rows:
+            return
+        keys = [c.name for c in table.primary_key.columns]
+        dialect = self.engine.dialect.name
+        with self.engine.begin() as conn:
+            if dialect in ("sqlite", "postgresql"):
+                mod = sqlite if dialect == "sqlite" else postgresql
+                stmt = mod.insert(table)
+                if replace:
+                    updates = {c: stmt.excluded[c] for c in rows[0] if c not in keys}
+                    stmt = stmt.on_conflict_do_update(index_elements=keys, set_=updates)
+                else:
+                    stmt = stmt.on_conflict_do_nothing(index_elements=keys)
+                conn.execute(stmt, rows)
+                return
+            self._insert_portable(conn, table, rows, keys, replace)
+
+    @staticmethod
+    def _insert_portable(conn: Connection, table: Table, rows: list[dict[str, Any]],
+                         keys: list[str], replace: bool) -> None:
+        for row in rows:
+            where = [table.c[k] == row[k] for k in keys]
+            exists = conn.execute(select(func.count()).select_from(table).where(*where)).scalar()
+            if exists and replace:
+                conn.execute(table.update().where(*where).values(**row))
+            elif not exists:
+                try:
+                    conn.execute(insert(table).values(**row))
+                except IntegrityError:
+                    pass
+
+    def put_rows(self, table: Table, rows: Iterable[Mapping[str, Any]], replace: bool = False,
+                 batch: int = 500) -> None:
+        """Upsert rows into ``table`` in batches (one transaction per batch)."""
+        chunk: list[dict[str, Any]] = []
+        for row in rows:
+            chunk.append(dict(row))
+            if len(chunk) >= batch:
+                self._insert(table, chunk, replace)
+                chunk = []
+        self._insert(table, chunk, replace)
+
+    def get_row(self, table: Table, key: str) -> dict[str, Any] | None:
+        """The row with primary key ``key``, or None."""
+        pk = next(iter(table.primary_key.columns))
+        with self.engine.connect() as conn:
+            row = conn.execute(select(table).where(pk == key)).mappings().first()
+        return dict(row) if row is not None else None
+
+    def iter_rows(self, table: Table, order_by: str | None = None,
+                  **where: Any) -> Iterator[dict[str, Any]]:
+        """Rows of ``table`` matching equality filters, streamed."""
+        query = select(table).where(*[table.c[k] == v for k, v in where.items()])
+        if order_by:
+            query = query.order_by(table.c[order_by])
+        with self.engine.connect() as conn:
+            for row in conn.execution_options(stream_results=True).execute(query).mappings():
+                yield dict(row)
+
+    def existing_keys(self, table: Table, column: str = "id", **where: Any) -> set[str]:
+        """Primary keys (or another column's values) present under equality filters."""
+        query = select(table.c[column]).where(*[table.c[k] == v for k, v in where.items()])
+        with self.engine.connect() as conn:
+            return {str(v) for v in conn.execute(query).scalars()}
+
+    def count(self, table: Table, **where: Any) -> int:
+        """Number of rows matching equality filters."""
+        query = select(func.count()).select_from(table).where(
+            *[table.c[k] == v for k, v in where.items()])
+        with self.engine.connect() as conn:
+            return int(conn.execute(query).scalar_one())
+
+    # -- images ----------------------------------------------------------------------------
+
+    def put_image(self, data: bytes) -> str:
+        """Store an image as PNG under its sha256 and return the hash. Idempotent.
+
+        Other formats are re-encoded to PNG first so every file under ``images/`` is what its
+        name says; raises StoreError when the bytes are not a readable image.
+        """
+        data = _as_png(data)
+        digest = hashlib.sha256(data).hexdigest()
+        path = self.image_path(digest)
+        if not path.exists():
+            self.images_dir.mkdir(parents=True, exist_ok=True)
+            # Write then rename, so a crash never leaves a half-written file under the hash.
+            tmp = path.with_suffix(f".tmp{os.getpid()}")
+            tmp.write_bytes(data)
+            tmp.replace(path)
+        width, height, media = _image_meta(data)
+        self.put_rows(s.images, [{"sha256": digest, "media_type": media, "width": width,
+                                  "height": height, "bytes": len(data),
+                                  "created_at": time.time()}])
+        return digest
+
+    def image_path(self, digest: str) -> Path:
+        """Where the image with this hash lives (it may not exist)."""
+        if len(digest) != 64 or any(c not in "0123456789abcdef" for c in digest):
+            raise StoreError(f"not an image hash: {digest[:80]!r}")
+        return self.images_dir / f"{digest}.png"
+
+    def read_image(self, digest: str) -> bytes:
+        """Bytes of a stored image; StoreError naming the hash when missing."""
+        path = self.image_path(digest)
+        if not path.exists():
+            raise StoreError(f"image {digest} is not in {self.images_dir}")
+        return path.read_bytes()
+
+    def info(self) -> dict[str, Any]:
+        """Schema version, row counts per table, image directory and its size."""
+        counts = {name: self.count(table) for name, table in s.metadata.tables.items()
+                  if name != "meta"}
+        files = list(self.images_dir.glob("*.png")) if self.images_dir.exists() else []
+        return {
+            "url": self.url,
+            "schema_version": self.schema_version(),
+            "tables": counts,
+            "images_dir": str(self.images_dir),
+            "image_files": len(files),
+            "image_bytes": sum(f.stat().st_size for f in files),
+        }
+
+
+def _images_dir(explicit: str | Path | None, is_sqlite: bool, database: str) -> Path:
+    if explicit is not None:
+        return Path(explicit)
+    if os.environ.get("LVLMBENCH_IMAGES"):
+        return Path(os.environ["LVLMBENCH_IMAGES"])
+    if is_sqlite and database not in ("", ":memory:"):
+        return Path(database).expanduser().resolve().parent / "images"
+    return Path.cwd() / "images"
+
+
+def _as_png(data: bytes) -> bytes:
+    if data.startswith(b"\x89PNG"):
+        return data
+    from PIL import Image, UnidentifiedImageError
+
+    try:
+        with Image.open(io.BytesIO(data)) as image:
+            buffer = io.BytesIO()
+            image.save(buffer, format="PNG")
+            return buffer.getvalue()
+    except (UnidentifiedImageError, OSError) as exc:
+        raise StoreError(f"not a readable image ({len(data)} bytes): {exc}") from None
+
+
+def _image_meta(data: bytes) -> tuple[int | None, int | None, str]:
+    from PIL import Image, UnidentifiedImageError
+
+    try:
+        with Image.open(io.BytesIO(data)) as image:
+            return image.width, image.height, Image.MIME.get(image.format or "", "image/png")
+    except (UnidentifiedImageError, OSError):
+        return None, None, "application/octet-stream"
