@@ -13,8 +13,12 @@ from lvlmbench.cli.store import store_app
 
 __all__ = ["app", "main"]
 
-app = typer.Typer(name="lvlmbench", help="Evaluate large vision-language models.",
-                  no_args_is_help=True, pretty_exceptions_show_locals=False)
+app = typer.Typer(
+    name="lvlmbench",
+    help="Evaluate large vision-language models.",
+    no_args_is_help=True,
+    pretty_exceptions_show_locals=False,
+)
 app.add_typer(models_app, name="models")
 app.add_typer(store_app, name="store")
 
@@ -27,13 +31,19 @@ def _version(value: bool) -> None:
 
 @app.callback()
 def root(
-    version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True,
-                                          help="Print the version and exit.")] = False,
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version", callback=_version, is_eager=True, help="Print the version and exit."
+        ),
+    ] = False,
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Debug logging.")] = False,
 ) -> None:
     """lvlmbench: AutoBench-V, VisIT-Bench and TouchStone on one store and one model layer."""
-    logging.basicConfig(level=logging.DEBUG if verbose else logging.WARNING,
-                        format="%(levelname)s %(name)s: %(message)s")
+    logging.basicConfig(
+        level=logging.DEBUG if verbose else logging.WARNING,
+        format="%(levelname)s %(name)s: %(message)s",
+    )
 
 
 def main() -> None:

@@ -15,8 +15,17 @@ from rich.console import Console
 from lvlmbench.models import ProviderError, RegistryError, RunAborted
 from lvlmbench.store import Store, StoreError
 
-__all__ = ["EXIT_BAD_INPUT", "EXIT_FAILURES", "StoreOption", "console", "err_console",
-           "fail", "friendly_errors", "open_store", "print_json"]
+__all__ = [
+    "EXIT_BAD_INPUT",
+    "EXIT_FAILURES",
+    "StoreOption",
+    "console",
+    "err_console",
+    "fail",
+    "friendly_errors",
+    "open_store",
+    "print_json",
+]
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -30,8 +39,11 @@ log = logging.getLogger("lvlmbench")
 
 StoreOption = Annotated[
     str | None,
-    typer.Option("--store", envvar="LVLMBENCH_STORE",
-                 help="Store URL or SQLite file (default ./lvlmbench.db)."),
+    typer.Option(
+        "--store",
+        envvar="LVLMBENCH_STORE",
+        help="Store URL or SQLite file (default ./lvlmbench.db).",
+    ),
 ]
 
 
@@ -41,8 +53,9 @@ class BadInput(Exception):
 
 def fail(message: str, code: int = EXIT_BAD_INPUT) -> typer.Exit:
     """Print one error line to stderr and return the Exit to raise."""
-    err_console.print(f"[bold red]error:[/] {message}", markup=True, highlight=False,
-                      soft_wrap=True)
+    err_console.print(
+        f"[bold red]error:[/] {message}", markup=True, highlight=False, soft_wrap=True
+    )
     return typer.Exit(code)
 
 

@@ -29,23 +29,32 @@ def _image_part(path: Path) -> ImagePart:
     return ImagePart.from_path(path)
 
 
-async def _check(spec: str, prompt: str, image: Path | None, options: dict[str, str],
-                 max_tokens: int) -> dict[str, Any]:
+async def _check(
+    spec: str, prompt: str, image: Path | None, options: dict[str, str], max_tokens: int
+) -> dict[str, Any]:
     model = load_chat_model(spec, **options)
     # No cache and a short retry budget: a check must make a real request and answer fast.
-    client = ModelClient(model, None, concurrency=1,
-                         retry=RetryPolicy(max_retries=1, base_delay=0.5))
+    client = ModelClient(
+        model, None, concurrency=1, retry=RetryPolicy(max_retries=1, base_delay=0.5)
+    )
     parts: list[str | ImagePart] = [_image_part(image)] if image else []
     try:
-        output = await client.generate([Message.user(*parts, prompt)],
-                                       GenerationConfig(max_tokens=max_tokens))
+        output = await client.generate(
+            [Message.user(*parts, prompt)], GenerationConfig(max_tokens=max_tokens)
+        )
     finally:
         await client.aclose()
-    return {"model": spec, "status": output.status.value, "reason": output.reason,
-            "reply": output.text, "latency_s": round(output.latency_s, 3),
-            "input_tokens": output.usage.input_tokens,
-            "output_tokens": output.usage.output_tokens, "finish_reason": output.finish_reason,
-            "attempts": output.attempts}
+    return {
+        "model": spec,
+        "status": output.status.value,
+        "reason": output.reason,
+        "reply": output.text,
+        "latency_s": round(output.latency_s, 3),
+        "input_tokens": output.usage.input_tokens,
+        "output_tokens": output.usage.output_tokens,
+        "finish_reason": output.finish_reason,
+        "attempts": output.attempts,
+    }
 
 
 @models_app.command("check")
@@ -54,8 +63,9 @@ def check(
     spec: Annotated[str, typer.Argument(help="provider/name, e.g. openai/gpt-4o-mini")],
     image: Annotated[Path | None, typer.Option(help="Send this image with the prompt.")] = None,
     prompt: Annotated[str, typer.Option(help="What to ask.")] = "Say hello in five words.",
-    base_url: Annotated[str | None, typer.Option(help="Server URL (OpenAI-compatible: .../v1).")]
-    = None,
+    base_url: Annotated[
+        str | None, typer.Option(help="Server URL (OpenAI-compatible: .../v1).")
+    ] = None,
     api_key_env: Annotated[str | None, typer.Option(help="Env var holding the API key.")] = None,
     max_tokens: Annotated[int, typer.Option(help="Reply length cap.")] = 64,
     as_json: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,

@@ -97,21 +97,33 @@ class ModelClient:
     def _remember(self, key: str, output: ModelOutput) -> None:
         if self.store is None or output.status not in (Status.OK, Status.REFUSED):
             return
-        self.store.put_rows(tables.cache, [{
-            "key": key, "kind": "chat", "spec": self.model.spec,
-            "output": output.model_dump_json(), "input_tokens": output.usage.input_tokens,
-            "output_tokens": output.usage.output_tokens, "created_at": time.time()}])
+        self.store.put_rows(
+            tables.cache,
+            [
+                {
+                    "key": key,
+                    "kind": "chat",
+                    "spec": self.model.spec,
+                    "output": output.model_dump_json(),
+                    "input_tokens": output.usage.input_tokens,
+                    "output_tokens": output.usage.output_tokens,
+                    "created_at": time.time(),
+                }
+            ],
+        )
 
     def _account(self, output: ModelOutput) -> None:
         self.stats.input_tokens += output.usage.input_tokens
         self.stats.output_tokens += output.usage.output_tokens
         if self.price_per_mtok is not None:
             price_in, price_out = self.price_per_mtok
-            self.stats.cost_usd += (output.usage.input_tokens * price_in
-                                    + output.usage.output_tokens * price_out) / 1e6
+            self.stats.cost_usd += (
+                output.usage.input_tokens * price_in + output.usage.output_tokens * price_out
+            ) / 1e6
 
-    async def generate(self, messages: list[Message],
-                       config: GenerationConfig | None = None) -> ModelOutput:
+    async def generate(
+        self, messages: list[Message], config: GenerationConfig | None = None
+    ) -> ModelOutput:
         """One chat call through cache, limiter and retries.
 
         Returns an output whose status says what happened; raises :class:`RunAborted` for
@@ -143,13 +155,14 @@ class ModelClient:
         future.set_result(output)
         return output
 
-    async def _call(self, key: str, messages: list[Message],
-                    config: GenerationConfig) -> ModelOutput:
+    async def _call(
+        self, key: str, messages: list[Message], config: GenerationConfig
+    ) -> ModelOutput:
         async with EndpointLimiter.get(self.model.endpoint, self.concurrency):
             try:
                 output, attempts = await call_with_retries(
-                    lambda: self.model.generate(messages, config), self.retry, self.stats,
-                    self._rng)
+                    lambda: self.model.generate(messages, config), self.retry, self.stats, self._rng
+                )
             except ProviderError as exc:
                 self.stats.failures += 1
                 if aborts_run(exc):
@@ -183,8 +196,15 @@ class ModelClient:
                 return Structured(value, output, Status.OK, None, attempt)
             except (ValueError, ValidationError) as exc:
                 reason = _short_error(exc)
-            history = [*messages, Message.assistant(output.text), Message.user(render_prompt(
-                "common/reask_json.md", error=reason, schema=json.dumps(json_schema)))]
+            history = [
+                *messages,
+                Message.assistant(output.text),
+                Message.user(
+                    render_prompt(
+                        "common/reask_json.md", error=reason, schema=json.dumps(json_schema)
+                    )
+                ),
+            ]
         return Structured(None, output, Status.UNPARSEABLE, reason, max_reasks + 1)
 
     async def aclose(self) -> None:

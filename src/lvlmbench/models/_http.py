@@ -69,9 +69,9 @@ def _is_quota_error(status: int, detail: str) -> bool:
     return status == 429 and ("quota" in lowered or "billing" in lowered or "credit" in lowered)
 
 
-def classify_response(response: httpx.Response, what: str, unsupported: tuple[str, ...] = ()) -> (
-    ProviderError
-):
+def classify_response(
+    response: httpx.Response, what: str, unsupported: tuple[str, ...] = ()
+) -> ProviderError:
     """A ProviderError for a non-2xx response.
 
     ``unsupported`` lists words that, when named in a 400/422/500 error body, mean the server
@@ -87,8 +87,9 @@ def classify_response(response: httpx.Response, what: str, unsupported: tuple[st
         return ProviderError(message, ErrorKind.FATAL, status_code=status, hint=_HINTS[402])
     if status in _TRANSIENT_STATUS:
         retry_after = parse_retry_after(response.headers.get("retry-after"))
-        return ProviderError(message, ErrorKind.TRANSIENT, status_code=status,
-                             retry_after=retry_after)
+        return ProviderError(
+            message, ErrorKind.TRANSIENT, status_code=status, retry_after=retry_after
+        )
     return ProviderError(message, ErrorKind.FATAL, status_code=status, hint=_HINTS.get(status))
 
 
@@ -109,8 +110,9 @@ async def post_json(
     try:
         response = await client.post(url, json=payload, headers=dict(headers))
     except httpx.TimeoutException as exc:
-        raise ProviderError(f"{what}: timed out ({type(exc).__name__})",
-                            ErrorKind.TRANSIENT) from None
+        raise ProviderError(
+            f"{what}: timed out ({type(exc).__name__})", ErrorKind.TRANSIENT
+        ) from None
     except httpx.TransportError as exc:
         raise ProviderError(
             f"{what}: cannot reach {url} ({type(exc).__name__})",
@@ -122,8 +124,11 @@ async def post_json(
     try:
         body = response.json()
     except (json.JSONDecodeError, UnicodeDecodeError):
-        raise ProviderError(f"{what}: reply is not valid JSON ({len(response.content)} bytes)",
-                            ErrorKind.TRANSIENT, status_code=response.status_code) from None
+        raise ProviderError(
+            f"{what}: reply is not valid JSON ({len(response.content)} bytes)",
+            ErrorKind.TRANSIENT,
+            status_code=response.status_code,
+        ) from None
     if not isinstance(body, dict):
         raise ProviderError(f"{what}: reply is not a JSON object", ErrorKind.TRANSIENT)
     return body

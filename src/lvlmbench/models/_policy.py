@@ -12,7 +12,7 @@ import random
 import weakref
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import Any, ClassVar, TypeVar
 
 from lvlmbench.ids import canonical_json
 from lvlmbench.models._api import ErrorKind, ProviderError
@@ -50,14 +50,18 @@ def _message_fingerprint(message: Message) -> dict[str, Any]:
     return {"role": message.role, "content": parts}
 
 
-def chat_cache_key(identity: dict[str, object], messages: list[Message],
-                   config: GenerationConfig) -> str:
+def chat_cache_key(
+    identity: dict[str, object], messages: list[Message], config: GenerationConfig
+) -> str:
     """Cache key of a chat call. ``epoch`` only separates entries when sampling (T > 0)."""
     params = config.model_dump(mode="json")
     if config.temperature <= 0:
         params.pop("epoch")
-    return cache_key("chat", identity, {"messages": [_message_fingerprint(m) for m in messages],
-                                        "config": params})
+    return cache_key(
+        "chat",
+        identity,
+        {"messages": [_message_fingerprint(m) for m in messages], "config": params},
+    )
 
 
 @dataclass(frozen=True)
@@ -77,8 +81,8 @@ class RetryPolicy:
         if retry_after is not None:
             # The server said when; never retry earlier than that.
             return retry_after + rng.uniform(0, self.jitter * min(retry_after, 1.0))
-        base = min(self.max_delay, self.base_delay * 2 ** (attempt - 1))
-        return base * (1 + rng.uniform(0, self.jitter))
+        base = min(self.max_delay, self.base_delay * 2.0 ** (attempt - 1))
+        return float(base * (1 + rng.uniform(0, self.jitter)))
 
 
 @dataclass
@@ -144,9 +148,9 @@ class EndpointLimiter:
     Semaphores belong to an event loop, so they are kept per running loop.
     """
 
-    _per_loop: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop,
-                                         dict[str, asyncio.Semaphore]] = (
-        weakref.WeakKeyDictionary())
+    _per_loop: ClassVar[
+        weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[str, asyncio.Semaphore]]
+    ] = weakref.WeakKeyDictionary()
 
     @classmethod
     def get(cls, endpoint: str, limit: int) -> asyncio.Semaphore:

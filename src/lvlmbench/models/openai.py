@@ -82,7 +82,9 @@ class OpenAIChatModel:
         json_mode: str | None = None,
     ) -> None:
         if json_mode is not None and json_mode not in _JSON_MODES:
-            raise ValueError(f"json_mode must be one of {', '.join(_JSON_MODES)}, got {json_mode!r}")
+            raise ValueError(
+                f"json_mode must be one of {', '.join(_JSON_MODES)}, got {json_mode!r}"
+            )
         self.name = name
         self.spec = f"openai/{name}"
         self.base_url = base_url.rstrip("/")
@@ -155,7 +157,8 @@ class OpenAIChatModel:
                 payload,
                 headers=self._headers(),
                 what=self.spec,
-                unsupported=("response_format", "json_schema") if "response_format" in payload
+                unsupported=("response_format", "json_schema")
+                if "response_format" in payload
                 else (),
             )
         except ProviderError as exc:

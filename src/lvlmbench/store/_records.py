@@ -32,8 +32,11 @@ __all__ = [
 
 def put_benchmark(store: Store, name: str, kind: str, data: dict[str, Any]) -> None:
     """Record a benchmark's definition (config, provenance); replaces an older definition."""
-    store.put_rows(s.benchmarks, [{"name": name, "kind": kind, "data": canonical_json(data),
-                                   "created_at": time.time()}], replace=True)
+    store.put_rows(
+        s.benchmarks,
+        [{"name": name, "kind": kind, "data": canonical_json(data), "created_at": time.time()}],
+        replace=True,
+    )
 
 
 def get_benchmark(store: Store, name: str) -> dict[str, Any] | None:
@@ -54,10 +57,22 @@ def list_benchmarks(store: Store) -> list[dict[str, Any]]:
     return rows
 
 
-def put_items(store: Store, items: Iterable[BenchmarkItem], start_seq: int = 0) -> None:
-    """Add items; an item whose id is already stored is left as it is."""
-    store.put_rows(s.items, ({"id": item.id, "benchmark": item.benchmark, "seq": start_seq + i,
-                              "data": item.model_dump_json()} for i, item in enumerate(items)))
+def put_items(store: Store, items: Iterable[BenchmarkItem], start_seq: int | None = None) -> None:
+    """Add items after the benchmark's last one; an item already stored keeps its place."""
+    if start_seq is None:
+        start_seq = store.max_value(s.items, "seq") + 1
+    store.put_rows(
+        s.items,
+        (
+            {
+                "id": item.id,
+                "benchmark": item.benchmark,
+                "seq": start_seq + i,
+                "data": item.model_dump_json(),
+            }
+            for i, item in enumerate(items)
+        ),
+    )
 
 
 def iter_items(store: Store, benchmark: str) -> Iterator[BenchmarkItem]:
@@ -73,10 +88,21 @@ def response_id(item_id: str, model: str, variant: str = "default") -> str:
 
 def put_responses(store: Store, responses: Iterable[Response], replace: bool = True) -> None:
     """Store responses; by default a newer response to the same (item, model, variant) wins."""
-    store.put_rows(s.responses, ({
-        "id": response_id(r.item_id, r.model, r.variant), "item_id": r.item_id,
-        "model": r.model, "variant": r.variant, "status": r.status.value,
-        "data": r.model_dump_json()} for r in responses), replace=replace)
+    store.put_rows(
+        s.responses,
+        (
+            {
+                "id": response_id(r.item_id, r.model, r.variant),
+                "item_id": r.item_id,
+                "model": r.model,
+                "variant": r.variant,
+                "status": r.status.value,
+                "data": r.model_dump_json(),
+            }
+            for r in responses
+        ),
+        replace=replace,
+    )
 
 
 def iter_responses(store: Store, **where: Any) -> Iterator[Response]:
@@ -92,10 +118,21 @@ def judgment_id(j: Judgment) -> str:
 
 def put_judgments(store: Store, judgments: Iterable[Judgment], replace: bool = True) -> None:
     """Store judgments keyed by :func:`judgment_id`."""
-    store.put_rows(s.judgments, ({
-        "id": judgment_id(j), "item_id": j.item_id, "judge": j.judge, "protocol": j.protocol,
-        "status": j.status.value, "data": j.model_dump_json()} for j in judgments),
-        replace=replace)
+    store.put_rows(
+        s.judgments,
+        (
+            {
+                "id": judgment_id(j),
+                "item_id": j.item_id,
+                "judge": j.judge,
+                "protocol": j.protocol,
+                "status": j.status.value,
+                "data": j.model_dump_json(),
+            }
+            for j in judgments
+        ),
+        replace=replace,
+    )
 
 
 def iter_judgments(store: Store, **where: Any) -> Iterator[Judgment]:
@@ -104,13 +141,25 @@ def iter_judgments(store: Store, **where: Any) -> Iterator[Judgment]:
         yield Judgment.model_validate_json(row["data"])
 
 
-def put_artifact(store: Store, run: str, stage: str, key: str, data: dict[str, Any],
-                 status: Status = Status.OK) -> str:
+def put_artifact(
+    store: Store, run: str, stage: str, key: str, data: dict[str, Any], status: Status = Status.OK
+) -> str:
     """Record one finished unit of a pipeline stage; returns its id."""
     artifact_id = content_id("artifact", run, stage, key)
-    store.put_rows(s.artifacts, [{"id": artifact_id, "run": run, "stage": stage,
-                                  "status": status.value, "data": canonical_json(data),
-                                  "created_at": time.time()}], replace=True)
+    store.put_rows(
+        s.artifacts,
+        [
+            {
+                "id": artifact_id,
+                "run": run,
+                "stage": stage,
+                "status": status.value,
+                "data": canonical_json(data),
+                "created_at": time.time(),
+            }
+        ],
+        replace=True,
+    )
     return artifact_id
 
 

@@ -6,6 +6,7 @@ at most what was in flight and re-running a step rewrites nothing it already has
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import io
 import os
@@ -81,7 +82,9 @@ class Store:
         try:
             with self.engine.begin() as conn:
                 s.metadata.create_all(conn)
-                found = conn.execute(select(s.meta.c.value).where(s.meta.c.key == "schema")).scalar()
+                found = conn.execute(
+                    select(s.meta.c.value).where(s.meta.c.key == "schema")
+                ).scalar()
                 if found is None:
                     conn.execute(insert(s.meta).values(key="schema", value=str(s.SCHEMA_VERSION)))
                     return
@@ -103,8 +106,9 @@ class Store:
     def schema_version(self) -> int:
         """The schema version recorded in the store."""
         with self.engine.connect() as conn:
-            return int(conn.execute(select(s.meta.c.value).where(s.meta.c.key == "schema"))
-                       .scalar_one())
+            return int(
+                conn.execute(select(s.meta.c.value).where(s.meta.c.key == "schema")).scalar_one()
+            )
 
     def close(self) -> None:
         """Release database connections."""
@@ -132,21 +136,25 @@ class Store:
             self._insert_portable(conn, table, rows, keys, replace)
 
     @staticmethod
-    def _insert_portable(conn: Connection, table: Table, rows: list[dict[str, Any]],
-                         keys: list[str], replace: bool) -> None:
+    def _insert_portable(
+        conn: Connection, table: Table, rows: list[dict[str, Any]], keys: list[str], replace: bool
+    ) -> None:
         for row in rows:
             where = [table.c[k] == row[k] for k in keys]
             exists = conn.execute(select(func.count()).select_from(table).where(*where)).scalar()
             if exists and replace:
                 conn.execute(table.update().where(*where).values(**row))
             elif not exists:
-                try:
+                with contextlib.suppress(IntegrityError):
                     conn.execute(insert(table).values(**row))
-                except IntegrityError:
-                    pass
 
-    def put_rows(self, table: Table, rows: Iterable[Mapping[str, Any]], replace: bool = False,
-                 batch: int = 500) -> None:
+    def put_rows(
+        self,
+        table: Table,
+        rows: Iterable[Mapping[str, Any]],
+        replace: bool = False,
+        batch: int = 500,
+    ) -> None:
         """Upsert rows into ``table`` in batches (one transaction per batch)."""
         chunk: list[dict[str, Any]] = []
         for row in rows:
@@ -163,8 +171,9 @@ class Store:
             row = conn.execute(select(table).where(pk == key)).mappings().first()
         return dict(row) if row is not None else None
 
-    def iter_rows(self, table: Table, order_by: str | None = None,
-                  **where: Any) -> Iterator[dict[str, Any]]:
+    def iter_rows(
+        self, table: Table, order_by: str | None = None, **where: Any
+    ) -> Iterator[dict[str, Any]]:
         """Rows of ``table`` matching equality filters, streamed."""
         query = select(table).where(*[table.c[k] == v for k, v in where.items()])
         if order_by:
@@ -181,10 +190,21 @@ class Store:
 
     def count(self, table: Table, **where: Any) -> int:
         """Number of rows matching equality filters."""
-        query = select(func.count()).select_from(table).where(
-            *[table.c[k] == v for k, v in where.items()])
+        query = (
+            select(func.count())
+            .select_from(table)
+            .where(*[table.c[k] == v for k, v in where.items()])
+        )
         with self.engine.connect() as conn:
             return int(conn.execute(query).scalar_one())
+
+    def max_value(self, table: Table, column: str, **where: Any) -> int:
+        """Largest integer in ``column`` under equality filters (None filters skipped), or -1."""
+        filters = [table.c[k] == v for k, v in where.items() if v is not None]
+        query = select(func.max(table.c[column])).where(*filters)
+        with self.engine.connect() as conn:
+            found = conn.execute(query).scalar()
+        return -1 if found is None else int(found)
 
     # -- images ----------------------------------------------------------------------------
 
@@ -204,9 +224,19 @@ class Store:
             tmp.write_bytes(data)
             tmp.replace(path)
         width, height, media = _image_meta(data)
-        self.put_rows(s.images, [{"sha256": digest, "media_type": media, "width": width,
-                                  "height": height, "bytes": len(data),
-                                  "created_at": time.time()}])
+        self.put_rows(
+            s.images,
+            [
+                {
+                    "sha256": digest,
+                    "media_type": media,
+                    "width": width,
+                    "height": height,
+                    "bytes": len(data),
+                    "created_at": time.time(),
+                }
+            ],
+        )
         return digest
 
     def image_path(self, digest: str) -> Path:
@@ -224,8 +254,9 @@ class Store:
 
     def info(self) -> dict[str, Any]:
         """Schema version, row counts per table, image directory and its size."""
-        counts = {name: self.count(table) for name, table in s.metadata.tables.items()
-                  if name != "meta"}
+        counts = {
+            name: self.count(table) for name, table in s.metadata.tables.items() if name != "meta"
+        }
         files = list(self.images_dir.glob("*.png")) if self.images_dir.exists() else []
         return {
             "url": self.url,

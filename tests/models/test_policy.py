@@ -1,0 +1,157 @@
+import random
+
+import pytest
+from PIL import Image
+
+from lvlmbench.models import ErrorKind, ProviderError, RetryPolicy, chat_cache_key
+from lvlmbench.models._http import parse_retry_after
+from lvlmbench.models._policy import CallStats, aborts_run, call_with_retries
+from lvlmbench.types import GenerationConfig, ImagePart, Message
+
+IDENTITY = {"provider": "openai", "model": "m", "base_url": "http://x/v1"}
+
+
+def _png(color: str) -> bytes:
+    import io
+
+    buf = io.BytesIO()
+    Image.new("RGB", (4, 4), color).save(buf, format="PNG")
+    return buf.getvalue()
+
+
+def test_cache_key_hashes_image_bytes_not_paths(tmp_path):
+    a, b = tmp_path / "a.png", tmp_path / "b.png"
+    a.write_bytes(_png("red"))
+    b.write_bytes(_png("red"))
+    config = GenerationConfig()
+    key_a = chat_cache_key(IDENTITY, [Message.user(ImagePart.from_path(a), "q")], config)
+    key_b = chat_cache_key(IDENTITY, [Message.user(ImagePart.from_path(b), "q")], config)
+    key_mem = chat_cache_key(
+        IDENTITY, [Message.user(ImagePart.from_bytes(_png("red")), "q")], config
+    )
+    assert key_a == key_b == key_mem
+    b.write_bytes(_png("blue"))
+    key_blue = chat_cache_key(IDENTITY, [Message.user(ImagePart.from_path(b), "q")], config)
+    assert key_blue != key_a
+
+
+def test_cache_key_changes_with_every_output_parameter():
+    msgs = [Message.user("hello")]
+    base = chat_cache_key(IDENTITY, msgs, GenerationConfig())
+    variants = [
+        GenerationConfig(temperature=0.7),
+        GenerationConfig(max_tokens=7),
+        GenerationConfig(top_p=0.9),
+        GenerationConfig(seed=3),
+        GenerationConfig(stop=("x",)),
+        GenerationConfig(json_schema={"type": "object"}),
+    ]
+    keys = {chat_cache_key(IDENTITY, msgs, v) for v in variants}
+    assert base not in keys and len(keys) == len(variants)
+    assert chat_cache_key({**IDENTITY, "model": "other"}, msgs, GenerationConfig()) != base
+    assert chat_cache_key(IDENTITY, [Message.user("hello!")], GenerationConfig()) != base
+
+
+def test_epoch_separates_only_sampled_generations():
+    msgs = [Message.user("q")]
+    greedy = [chat_cache_key(IDENTITY, msgs, GenerationConfig(epoch=e)) for e in (0, 1)]
+    sampled = [
+        chat_cache_key(IDENTITY, msgs, GenerationConfig(temperature=1.0, epoch=e)) for e in (0, 1)
+    ]
+    assert greedy[0] == greedy[1]
+    assert sampled[0] != sampled[1]
+
+
+def test_cache_key_ignores_concurrency_and_timeouts():
+    from lvlmbench.models.openai import OpenAIChatModel
+
+    fast = OpenAIChatModel("m", base_url="http://x/v1", timeout=1)
+    slow = OpenAIChatModel("m", base_url="http://x/v1", timeout=600)
+    assert fast.cache_identity() == slow.cache_identity()
+
+
+def test_retry_after_is_honoured_exactly_or_later():
+    policy = RetryPolicy(jitter=0.25)
+    rng = random.Random(1)
+    for _ in range(100):
+        assert 7.0 <= policy.delay(1, 7.0, rng) <= 7.25
+
+
+def test_backoff_grows_exponentially_with_bounded_jitter():
+    policy = RetryPolicy(base_delay=1.0, max_delay=10.0, jitter=0.5)
+    rng = random.Random(0)
+    delays = [policy.delay(a, None, rng) for a in range(1, 7)]
+    for attempt, delay in enumerate(delays, start=1):
+        base = min(10.0, 2 ** (attempt - 1))
+        assert base <= delay <= base * 1.5
+    assert delays[-1] <= 15.0
+
+
+def test_parse_retry_after_seconds_and_dates():
+    assert parse_retry_after("3") == 3.0
+    assert parse_retry_after(None) is None
+    assert parse_retry_after("soon") is None
+    assert parse_retry_after("Wed, 21 Oct 2015 07:28:00 GMT") == 0.0
+
+
+async def test_call_with_retries_retries_transient_only():
+    waits: list[float] = []
+
+    async def fake_sleep(s: float) -> None:
+        waits.append(s)
+
+    attempts = {"n": 0}
+
+    async def flaky() -> str:
+        attempts["n"] += 1
+        if attempts["n"] < 3:
+            raise ProviderError("busy", ErrorKind.TRANSIENT, status_code=429, retry_after=2.0)
+        return "done"
+
+    stats = CallStats()
+    result, n = await call_with_retries(
+        flaky, RetryPolicy(), stats, random.Random(0), sleep=fake_sleep
+    )
+    assert (result, n) == ("done", 3)
+    assert len(waits) == 2 and all(w >= 2.0 for w in waits)
+    assert stats.retries == 2 and stats.requests == 3
+
+    async def fatal() -> str:
+        raise ProviderError("bad key", ErrorKind.FATAL, status_code=401)
+
+    with pytest.raises(ProviderError):
+        await call_with_retries(
+            fatal, RetryPolicy(), CallStats(), random.Random(0), sleep=fake_sleep
+        )
+    assert len(waits) == 2  # no wait for a fatal error
+
+
+async def test_retry_cap_is_respected():
+    calls = {"n": 0}
+
+    async def always_busy() -> str:
+        calls["n"] += 1
+        raise ProviderError("503", ErrorKind.TRANSIENT, status_code=503)
+
+    async def no_sleep(_: float) -> None:
+        return None
+
+    with pytest.raises(ProviderError):
+        await call_with_retries(
+            always_busy, RetryPolicy(max_retries=3), CallStats(), random.Random(0), sleep=no_sleep
+        )
+    assert calls["n"] == 4
+
+
+@pytest.mark.parametrize(
+    ("error", "aborts"),
+    [
+        (ProviderError("x", ErrorKind.FATAL, status_code=401), True),
+        (ProviderError("x", ErrorKind.FATAL, status_code=404), True),
+        (ProviderError("x", ErrorKind.FATAL, status_code=400), False),
+        (ProviderError("x", ErrorKind.TRANSIENT, status_code=503), False),
+        (ProviderError("m: cannot reach http://h", ErrorKind.TRANSIENT), True),
+    ],
+)
+def test_which_failures_abort_a_run(error, aborts):
+    assert aborts_run(error) is aborts

@@ -1,0 +1,105 @@
+import io
+import sqlite3
+
+import pytest
+from PIL import Image
+
+from lvlmbench.store import (
+    MIGRATIONS,
+    SCHEMA_VERSION,
+    Store,
+    StoreError,
+    get_artifact,
+    iter_items,
+    iter_responses,
+    put_artifact,
+    put_items,
+    put_responses,
+)
+from lvlmbench.store import _schema as tables
+from lvlmbench.types import BenchmarkItem, Response, Status
+
+
+def _item(i: int, bench: str = "b") -> BenchmarkItem:
+    return BenchmarkItem(
+        id=f"id{i}", benchmark=bench, question=f"q{i}", options={"A": "x"}, answer="A"
+    )
+
+
+def test_new_store_uses_wal_and_records_schema(tmp_path):
+    store = Store.open(str(tmp_path / "s.db"))
+    assert store.schema_version() == SCHEMA_VERSION
+    mode = sqlite3.connect(tmp_path / "s.db").execute("PRAGMA journal_mode").fetchone()[0]
+    assert mode == "wal"
+    assert store.images_dir == tmp_path / "images"
+
+
+def test_upserts_are_idempotent_and_keep_existing_rows(tmp_path):
+    store = Store.open(str(tmp_path / "s.db"))
+    put_items(store, [_item(i) for i in range(5)])
+    put_items(store, [_item(i) for i in range(3, 8)])
+    assert store.count(tables.items, benchmark="b") == 8
+    assert [it.id for it in iter_items(store, "b")][:5] == ["id0", "id1", "id2", "id3", "id4"]
+
+
+def test_responses_replace_by_item_model_variant(tmp_path):
+    store = Store.open(str(tmp_path / "s.db"))
+    put_responses(store, [Response(item_id="i", model="m", text="x", status=Status.ERROR)])
+    put_responses(store, [Response(item_id="i", model="m", text="B", extracted="B")])
+    put_responses(store, [Response(item_id="i", model="m", text="C", variant="no-image")])
+    stored = {r.variant: r for r in iter_responses(store, model="m")}
+    assert stored["default"].text == "B" and stored["default"].status is Status.OK
+    assert stored["no-image"].text == "C" and len(stored) == 2
+
+
+def test_artifacts_round_trip(tmp_path):
+    store = Store.open(str(tmp_path / "s.db"))
+    assert get_artifact(store, "run", "aspects", "k") is None
+    put_artifact(store, "run", "aspects", "k", {"aspects": ["a", "b"]})
+    assert get_artifact(store, "run", "aspects", "k") == {"aspects": ["a", "b"]}
+
+
+def test_images_are_content_addressed_png(tmp_path):
+    store = Store.open(str(tmp_path / "s.db"))
+    buf = io.BytesIO()
+    Image.new("RGB", (3, 2), "red").save(buf, format="JPEG")
+    digest = store.put_image(buf.getvalue())
+    assert store.put_image(buf.getvalue()) == digest
+    stored = store.read_image(digest)
+    assert stored.startswith(b"\x89PNG")
+    assert store.image_path(digest).name == f"{digest}.png"
+    assert store.count(tables.images) == 1
+    with pytest.raises(StoreError, match="not a readable image"):
+        store.put_image(b"garbage")
+    with pytest.raises(StoreError, match="not an image hash"):
+        store.image_path("../../etc/passwd")
+
+
+def test_newer_schema_is_refused_and_older_migrated(tmp_path):
+    path = tmp_path / "s.db"
+    Store.open(str(path)).close()
+    con = sqlite3.connect(path)
+    con.execute("UPDATE meta SET value = ? WHERE key = 'schema'", (str(SCHEMA_VERSION + 1),))
+    con.commit()
+    with pytest.raises(StoreError, match="newer than this lvlmbench"):
+        Store.open(str(path))
+    con.execute("UPDATE meta SET value = ? WHERE key = 'schema'", (str(SCHEMA_VERSION - 1),))
+    con.commit()
+    ran = []
+    MIGRATIONS[SCHEMA_VERSION - 1] = lambda conn: ran.append(True)
+    try:
+        assert Store.open(str(path)).schema_version() == SCHEMA_VERSION
+    finally:
+        del MIGRATIONS[SCHEMA_VERSION - 1]
+    assert ran == [True]
+
+
+def test_missing_directory_is_a_clear_error(tmp_path):
+    with pytest.raises(StoreError, match="does not exist"):
+        Store.open(str(tmp_path / "nope" / "s.db"))
+
+
+def test_bare_path_and_env_var(tmp_path, monkeypatch):
+    monkeypatch.setenv("LVLMBENCH_STORE", str(tmp_path / "env.db"))
+    store = Store.open()
+    assert store.url == f"sqlite:///{tmp_path / 'env.db'}"
