@@ -229,12 +229,15 @@ class BenchmarkItem(BaseModel):
     """Name of the benchmark this item belongs to."""
     question: str
     """Question or instruction shown to the examinee."""
+    kind: Literal["mc", "tf", "open"] = "open"
+    """mc: options A-D and a letter key; tf: key "true"/"false"; open: judged against
+    ``reference``."""
     images: list[str] = Field(default_factory=list)
     """sha256 hashes of the item's images in the store's image directory."""
     options: dict[str, str] = Field(default_factory=dict)
     """Multiple-choice options by letter; empty for open-ended items."""
     answer: str | None = None
-    """Key: the correct letter, true/false, or None for open-ended items."""
+    """Key: the correct letter (mc), "true"/"false" (tf), or None (open)."""
     reference: str | None = None
     """Reference answer for open-ended items."""
     caption: str | None = None
