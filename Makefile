@@ -14,7 +14,7 @@ $(PY):
 
 # Core install: enough to run the CLI and the embedded-default demo (no torch).
 $(VENV)/.core: pyproject.toml | $(PY)
-	$(PIP) install -e .
+	$(PIP) install -e ".[export]"
 	touch $@
 
 # Everything the test suite exercises: torch 2.13.0 (CPU wheel on local disk) first, so nothing
@@ -26,7 +26,7 @@ $(VENV)/.test: pyproject.toml | $(PY)
 	touch $@
 
 demo: $(VENV)/.core
-	$(VENV)/bin/lvlmbench --version
+	$(VENV)/bin/lvlmbench demo --out demo-out
 
 lint: $(VENV)/.test
 	$(VENV)/bin/ruff check src tests bench

@@ -8,7 +8,13 @@ from typing import Annotated
 import typer
 
 from lvlmbench import __version__
+from lvlmbench.cli.demo import demo
+from lvlmbench.cli.evaluate import evaluate
+from lvlmbench.cli.experiment import experiment_app
+from lvlmbench.cli.export import export
+from lvlmbench.cli.generate import generate
 from lvlmbench.cli.models import models_app
+from lvlmbench.cli.scenes import scenes_app
 from lvlmbench.cli.store import store_app
 
 __all__ = ["app", "main"]
@@ -19,7 +25,13 @@ app = typer.Typer(
     no_args_is_help=True,
     pretty_exceptions_show_locals=False,
 )
+app.command("generate")(generate)
+app.command("evaluate")(evaluate)
+app.command("demo")(demo)
+app.command("export")(export)
+app.add_typer(experiment_app, name="experiment")
 app.add_typer(models_app, name="models")
+app.add_typer(scenes_app, name="scenes")
 app.add_typer(store_app, name="store")
 
 

@@ -2,15 +2,27 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Annotated, Any, ParamSpec, TypeVar
 
 import typer
 from pydantic import ValidationError
 from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    ProgressColumn,
+    Task,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
+from rich.text import Text
 
 from lvlmbench.models import ProviderError, RegistryError, RunAborted
 from lvlmbench.store import Store, StoreError
@@ -18,6 +30,7 @@ from lvlmbench.store import Store, StoreError
 __all__ = [
     "EXIT_BAD_INPUT",
     "EXIT_FAILURES",
+    "BadInput",
     "StoreOption",
     "console",
     "err_console",
@@ -25,6 +38,7 @@ __all__ = [
     "friendly_errors",
     "open_store",
     "print_json",
+    "progress_bar",
 ]
 
 P = ParamSpec("P")
@@ -86,3 +100,38 @@ def open_store(url: str | None) -> Store:
 def print_json(value: Any) -> None:
     """Machine-readable output for --json."""
     console.print_json(json.dumps(value, default=str))
+
+
+@contextlib.contextmanager
+def progress_bar(label: str, enabled: bool = True) -> Iterator[Callable[[int, int], None]]:
+    """A rich progress bar with counts, rate and ETA; yields a ``(done, total)`` hook.
+
+    Disabled (a no-op hook) for --json output and when stderr is not a terminal in CI logs.
+    """
+    if not enabled:
+        yield lambda done, total: None
+        return
+    columns = (
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        _RateColumn(),
+        TimeElapsedColumn(),
+        TextColumn("eta"),
+        TimeRemainingColumn(),
+    )
+    with Progress(*columns, console=err_console, transient=False) as progress:
+        task = progress.add_task(label, total=None)
+
+        def hook(done: int, total: int) -> None:
+            progress.update(task, completed=done, total=total)
+
+        yield hook
+
+
+class _RateColumn(ProgressColumn):
+    """Items per second."""
+
+    def render(self, task: Task) -> Text:
+        speed = task.finished_speed or task.speed
+        return Text("  -  /s" if speed is None else f"{speed:7.1f}/s")

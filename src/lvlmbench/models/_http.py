@@ -9,14 +9,24 @@ from __future__ import annotations
 import email.utils
 import json
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import httpx
 
 from lvlmbench.models._api import ErrorKind, ProviderError
 
-__all__ = ["classify_response", "parse_retry_after", "post_json", "redact"]
+__all__ = [
+    "Classifier",
+    "classify_response",
+    "parse_retry_after",
+    "post_json",
+    "redact",
+    "redact_json",
+]
+
+Classifier = Callable[[httpx.Response, str, tuple[str, ...]], ProviderError]
+"""Turns a non-2xx response into a ProviderError; same arguments as :func:`classify_response`."""
 
 # Status codes that heal by waiting. 408/409 are server-side races; 425 "too early".
 _TRANSIENT_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504, 520, 522, 524, 529})
@@ -49,6 +59,16 @@ def redact(text: str, secrets: list[str]) -> str:
         if secret:
             text = text.replace(secret, "***")
     return text
+
+
+def redact_json(body: dict[str, Any], secrets: list[str]) -> dict[str, Any]:
+    """``body`` with every non-empty secret masked in its strings: a proxy that echoes request
+    headers must not put a key into ModelOutput.raw, which the store keeps."""
+    text = json.dumps(body)
+    if not any(secret and secret in text for secret in secrets):
+        return body
+    cleaned: dict[str, Any] = json.loads(redact(text, secrets))
+    return cleaned
 
 
 def _error_detail(response: httpx.Response) -> str:
@@ -101,11 +121,14 @@ async def post_json(
     headers: Mapping[str, str],
     what: str,
     unsupported: tuple[str, ...] = (),
+    classify: Classifier = classify_response,
 ) -> dict[str, Any]:
     """POST ``payload`` and return the decoded JSON body, or raise a classified ProviderError.
 
     Connection failures and timeouts are transient; a body that is not a JSON object is
     transient too (a truncated or garbled reply usually comes from an overloaded proxy).
+    ``classify`` lets a provider read its own error bodies (Gemini's RetryInfo, OpenAI's
+    content-policy codes) on top of :func:`classify_response`.
     """
     try:
         response = await client.post(url, json=payload, headers=dict(headers))
@@ -120,7 +143,7 @@ async def post_json(
             hint="is the server running and the base URL right?",
         ) from None
     if response.status_code >= 400:
-        raise classify_response(response, what, unsupported)
+        raise classify(response, what, unsupported)
     try:
         body = response.json()
     except (json.JSONDecodeError, UnicodeDecodeError):

@@ -1,0 +1,138 @@
+"""What the pipeline needs from an examiner, whichever kind it is (procedural or a model).
+
+A *unit* is one planned image: a fine aspect, a difficulty level and an index. For each unit the
+pipeline asks the backend for a draft (description, and a scene program in scene mode), renders
+it, has the backend validate the image, and asks for a question written from the description
+and the recorded errors only.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol
+
+from pydantic import BaseModel, Field
+
+__all__ = [
+    "AspectPlan",
+    "CheckRecord",
+    "ExaminerBackend",
+    "PlannedAspect",
+    "QuestionDraft",
+    "UnitDraft",
+    "UnitValidation",
+]
+
+
+class PlannedAspect(BaseModel):
+    """One fine-grained aspect with its capability, general aspect and guideline."""
+
+    capability: str
+    general: str
+    fine: str
+    guideline: str
+
+
+class AspectPlan(BaseModel):
+    """Stages 1–2: the aspects (with guidelines) a benchmark covers, and what went wrong."""
+
+    capability: str
+    """The capability as the examiner understood it (the procedural examiner may map free text
+    to a built-in capability; ``note`` says so)."""
+    aspects: list[PlannedAspect]
+    problems: list[str] = Field(default_factory=list)
+    note: str | None = None
+
+
+class QuestionDraft(BaseModel):
+    """A question before position balancing: correct option text plus distractors."""
+
+    text: str
+    kind: Literal["mc", "tf"]
+    correct: str
+    """Correct option text (mc) or "true"/"false" (tf)."""
+    distractors: list[str]
+    """Three wrong options (mc); empty or the other truth value (tf)."""
+
+
+class CheckRecord(BaseModel):
+    """One self-check question about the image and how it was answered."""
+
+    question: str
+    expected: str
+    answered: str | None
+    correct: bool
+    element: str
+    """The element of the description the check is about (what becomes an error)."""
+
+
+class UnitValidation(BaseModel):
+    """The self-check of one rendered image."""
+
+    score: float
+    """Alignment: correct checks / checks."""
+    checks: list[CheckRecord]
+    errors: list[str]
+    """Failed elements: the image got these wrong, so no question may be about them."""
+    method: str
+    """How the checks were answered (examiner VQA, pixel colour check...)."""
+
+
+@dataclass
+class UnitDraft:
+    """What the backend wrote for one unit at one attempt."""
+
+    description: str
+    scene: dict[str, Any] | None = None
+    """Scene program in scene mode, None in text mode."""
+    question: QuestionDraft | None = None
+    """Set when the examiner writes the question together with the scene (procedural)."""
+    subjects: list[str] = field(default_factory=list)
+    """Elements the pre-written question depends on: if any fails validation, re-draw."""
+    extra: dict[str, Any] = field(default_factory=dict)
+    """Stored with the item's metadata (facts, open-ended instructions, topic...)."""
+    failure: str | None = None
+    """Why no usable draft came out (the unit is then dropped and recorded)."""
+
+
+class ExaminerBackend(Protocol):
+    """The procedural examiner and model examiners both implement this."""
+
+    name: str
+
+    async def plan(self, capability: str, n: int, m: int) -> AspectPlan:
+        """Aspects and guidelines."""
+        ...
+
+    async def describe(
+        self, aspect: PlannedAspect, level: str, count: int, seed: int
+    ) -> list[dict[str, Any]]:
+        """``count`` descriptions (as stored dicts with at least "text") for an aspect and
+        level; the semantic-graph diversity rounds happen here."""
+        ...
+
+    async def draft(
+        self,
+        aspect: PlannedAspect,
+        level: str,
+        description: dict[str, Any],
+        seed: int,
+        attempt: int,
+    ) -> UnitDraft:
+        """The draft to render for a description at an attempt (a new attempt must give a
+        different image: a new scene or a new seed)."""
+        ...
+
+    async def validate(self, draft: UnitDraft, png: bytes, level: str) -> UnitValidation:
+        """Self-check the rendered image against the draft."""
+        ...
+
+    async def question(
+        self, draft: UnitDraft, errors: list[str], level: str, kind: Literal["mc", "tf"]
+    ) -> QuestionDraft | str:
+        """A question from the description and errors only, or the reason there is none."""
+        ...
+
+    async def aclose(self) -> None:
+        """Release the examiner's connections."""
+        ...

@@ -1,0 +1,68 @@
+"""Leaderboards over several AutoBench-V benchmarks, and their CSV / Markdown / JSON files."""
+
+from __future__ import annotations
+
+import csv
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from lvlmbench.autobench.scoring import accuracy_table
+from lvlmbench.store import Store
+
+__all__ = ["leaderboard", "write_leaderboard"]
+
+
+def leaderboard(
+    store: Store,
+    benchmarks: Sequence[str],
+    models: Sequence[str],
+    by: Sequence[str] = ("capability", "difficulty"),
+) -> list[dict[str, Any]]:
+    """One row per model × group over all ``benchmarks`` (accuracy % and Wilson 95% CI)."""
+    rows: list[dict[str, Any]] = []
+    for benchmark in benchmarks:
+        for row in accuracy_table(store, benchmark, by, models=models):
+            low, high = row.interval
+            rows.append(
+                {
+                    "benchmark": benchmark,
+                    "model": row.model,
+                    **dict(zip(by, row.group, strict=True)),
+                    "accuracy": round(100 * row.accuracy, 2),
+                    "ci_low": round(100 * low, 2),
+                    "ci_high": round(100 * high, 2),
+                    "correct": row.correct,
+                    "answered": row.answered,
+                    "unparseable": row.unparseable,
+                    "failed": row.failed,
+                }
+            )
+    return rows
+
+
+def _markdown(rows: list[dict[str, Any]]) -> str:
+    if not rows:
+        return "(no results)\n"
+    columns = list(rows[0])
+    lines = ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
+    lines += ["| " + " | ".join(str(row[c]) for c in columns) + " |" for row in rows]
+    return "\n".join(lines) + "\n"
+
+
+def write_leaderboard(
+    rows: list[dict[str, Any]], out_dir: Path, extra: dict[str, Any] | None = None
+) -> list[Path]:
+    """Write leaderboard.csv, leaderboard.md and summary.json into ``out_dir``."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    paths = [out_dir / "leaderboard.csv", out_dir / "leaderboard.md", out_dir / "summary.json"]
+    with paths[0].open("w", newline="", encoding="utf-8") as sink:
+        writer = csv.DictWriter(sink, fieldnames=list(rows[0]) if rows else ["model"])
+        writer.writeheader()
+        writer.writerows(rows)
+    paths[1].write_text(_markdown(rows), encoding="utf-8")
+    paths[2].write_text(
+        json.dumps({"leaderboard": rows, **(extra or {})}, indent=2, default=str), encoding="utf-8"
+    )
+    return paths

@@ -1,0 +1,158 @@
+"""A chat model as the AutoBench-V examiner: every stage is a structured-output call.
+
+Text mode sends the description to a text-to-image model; scene mode has the examiner write a
+scene program (JSON against :class:`lvlmbench.scenes.SceneProgram`) that the procedural
+renderer draws exactly. Either way the examiner, as an LVLM, answers its own check questions on
+the rendered image, and writes questions from the description and recorded errors only.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from lvlmbench.autobench._backend import (
+    AspectPlan,
+    CheckRecord,
+    PlannedAspect,
+    QuestionDraft,
+    UnitDraft,
+    UnitValidation,
+)
+from lvlmbench.autobench.aspects import write_aspects
+from lvlmbench.autobench.descriptions import write_descriptions
+from lvlmbench.autobench.diversity import SemanticGraph
+from lvlmbench.autobench.guidelines import write_guideline
+from lvlmbench.autobench.questions import write_question
+from lvlmbench.autobench.scene_mode import write_scene_program
+from lvlmbench.autobench.validate import answer_checks_on_image, write_checks
+from lvlmbench.models import ModelClient
+from lvlmbench.types import Status
+
+__all__ = ["ModelBackend"]
+
+
+class ModelBackend:
+    """ExaminerBackend over a chat model (any provider)."""
+
+    def __init__(
+        self,
+        examiner: ModelClient,
+        *,
+        mode: Literal["scene", "text"] = "text",
+        k_checks: int = 5,
+        diversity_graph: bool = True,
+    ) -> None:
+        self.examiner = examiner
+        self.mode = mode
+        self.k_checks = k_checks
+        self.diversity_graph = diversity_graph
+        self.name = f"{examiner.spec} ({mode} mode)"
+
+    async def plan(self, capability: str, n: int, m: int) -> AspectPlan:
+        tree = await write_aspects(self.examiner, capability, n, m)
+        problems = list(tree.problems)
+        aspects = []
+        for general, fine in tree.fine_aspects():
+            guideline = await write_guideline(self.examiner, capability, general.name, fine.name)
+            if guideline.value is None:
+                problems.append(f"no guideline for {fine.name!r}: {guideline.reason}")
+                continue
+            aspects.append(
+                PlannedAspect(
+                    capability=capability,
+                    general=general.name,
+                    fine=fine.name,
+                    guideline=guideline.value.text,
+                )
+            )
+        return AspectPlan(capability=capability, aspects=aspects, problems=problems)
+
+    async def describe(
+        self, aspect: PlannedAspect, level: str, count: int, seed: int
+    ) -> list[dict[str, Any]]:
+        graph = SemanticGraph(enabled=self.diversity_graph)
+        results = await write_descriptions(
+            self.examiner,
+            aspect.capability,
+            aspect.general,
+            aspect.fine,
+            aspect.guideline,
+            level,
+            count,
+            graph,
+            seed=seed % 2**31,
+        )
+        # A failed round keeps its place (as a failure) so unit indices stay stable on resume.
+        return [
+            r.value.model_dump(mode="json")
+            if r.value is not None
+            else {"text": None, "failure": f"{r.status.value}: {r.reason}"}
+            for r in results
+        ]
+
+    async def draft(
+        self,
+        aspect: PlannedAspect,
+        level: str,
+        description: dict[str, Any],
+        seed: int,
+        attempt: int,
+    ) -> UnitDraft:
+        text = description.get("text")
+        if not text:
+            return UnitDraft(description="", failure=description.get("failure", "no text"))
+        extra: dict[str, Any] = {
+            k: description[k] for k in ("topic", "keywords", "violations") if k in description
+        }
+        if self.mode == "text":
+            return UnitDraft(description=text, extra=extra)
+        from lvlmbench.scenes import SceneProgram
+
+        program = await write_scene_program(self.examiner, text, SceneProgram)
+        if program.value is None:
+            return UnitDraft(
+                description=text, failure=f"scene program {program.status.value}: {program.reason}"
+            )
+        return UnitDraft(description=text, scene=program.value.model_dump(mode="json"), extra=extra)
+
+    async def validate(self, draft: UnitDraft, png: bytes, level: str) -> UnitValidation:
+        checks = await write_checks(self.examiner, draft.description, self.k_checks)
+        if checks.value is None:
+            return UnitValidation(
+                score=0.0,
+                checks=[],
+                method="examiner VQA",
+                errors=[f"no check questions: {checks.reason}"],
+            )
+        result = await answer_checks_on_image(self.examiner, checks.value, png)
+        records = [
+            CheckRecord(
+                question=c.question,
+                expected=c.expected,
+                answered=c.answered,
+                correct=c.correct,
+                element=c.element,
+            )
+            for c in result.checks
+        ]
+        method = "examiner VQA" if result.status is Status.OK else f"examiner VQA ({result.reason})"
+        return UnitValidation(
+            score=result.score, checks=records, errors=result.errors, method=method
+        )
+
+    async def question(
+        self, draft: UnitDraft, errors: list[str], level: str, kind: Literal["mc", "tf"]
+    ) -> QuestionDraft | str:
+        written = await write_question(self.examiner, draft.description, errors, level, kind)
+        if written.value is None:
+            return f"question {written.status.value}: {written.reason}"
+        value = written.value
+        return QuestionDraft(
+            text=value.question,
+            kind=value.kind,
+            correct=value.correct,
+            distractors=list(value.distractors),
+        )
+
+    async def aclose(self) -> None:
+        await self.examiner.aclose()

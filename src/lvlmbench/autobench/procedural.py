@@ -1,0 +1,195 @@
+"""The procedural examiner as a pipeline backend: no model, exact ground truth.
+
+Scenes, descriptions and questions come from :mod:`lvlmbench.scenes`. The self-check is real
+even though the renderer draws programs exactly: lighting, fog, rain and snow can change how an
+object's colour *looks*, so every checked object's visible pixels in the final image are
+classified against the palette, and an object that no longer looks its stated colour is an
+error. A question about such an object is re-drawn rather than asked.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+from collections import Counter
+from typing import Any, Literal
+
+import numpy as np
+from PIL import Image
+
+from lvlmbench.autobench._backend import (
+    AspectPlan,
+    CheckRecord,
+    PlannedAspect,
+    QuestionDraft,
+    UnitDraft,
+    UnitValidation,
+)
+from lvlmbench.scenes import ProceduralExaminer, SceneProgram
+from lvlmbench.scenes.masks import object_masks
+from lvlmbench.scenes.palette import COLORS, pattern_color
+
+__all__ = ["ProceduralBackend", "colour_checks"]
+
+
+def _seed(*parts: object) -> int:
+    digest = hashlib.sha256("|".join(map(str, parts)).encode()).hexdigest()
+    return int(digest[:12], 16)
+
+
+# Patterned bodies (stripes, dots, checks) are painted partly in each colour's pattern shade, so
+# a pixel in that shade still counts as the colour itself.
+_REFERENCE = [(name, rgb) for name, base in COLORS.items() for rgb in (base, pattern_color(name))]
+
+
+def _classify(pixel: Any) -> str:
+    r, g, b = int(pixel[0]), int(pixel[1]), int(pixel[2])
+    return min(
+        _REFERENCE, key=lambda e: (e[1][0] - r) ** 2 + (e[1][1] - g) ** 2 + (e[1][2] - b) ** 2
+    )[0]
+
+
+def _element(obj: dict[str, Any]) -> str:
+    return f"the {obj['color']} {obj['category']}"
+
+
+def colour_checks(
+    program: SceneProgram, png: bytes, objects: list[dict[str, Any]], k: int
+) -> list[CheckRecord]:
+    """Up to ``k`` checks "does object i look <colour>?" answered from the image's pixels.
+
+    The visible body pixels of each object (its own paint only: no windows or wheels) are
+    classified to the nearest palette colour; the check passes when the most common class is
+    the stated colour.
+    """
+    with Image.open(io.BytesIO(png)) as opened:
+        image = opened.convert("RGB")
+    masks = object_masks(program, body_only=True, size=image.size)
+    pixels = np.asarray(image)
+    pad_x, pad_y = masks.width // 2, masks.height // 2
+    checks = []
+    for obj in objects[:k]:
+        visible = masks.visible[obj["index"]][
+            pad_y : pad_y + masks.height, pad_x : pad_x + masks.width
+        ]
+        sample = pixels[visible]
+        if len(sample) > 400:  # classify a fixed-size sample: enough for a majority
+            sample = sample[np.linspace(0, len(sample) - 1, 400).astype(int)]
+        seen = Counter(_classify(p) for p in sample.astype(int))
+        answered = seen.most_common(1)[0][0] if seen else None
+        checks.append(
+            CheckRecord(
+                question=f"Is there a {obj['color']} {obj['category']} in the image?",
+                expected=obj["color"],
+                answered=answered,
+                correct=answered == obj["color"],
+                element=_element(obj),
+            )
+        )
+    return checks
+
+
+class ProceduralBackend:
+    """ExaminerBackend over :class:`lvlmbench.scenes.ProceduralExaminer`."""
+
+    name = "procedural"
+
+    def __init__(self, examiner: ProceduralExaminer | None = None, k_checks: int = 5) -> None:
+        self.examiner = examiner or ProceduralExaminer()
+        self.k_checks = k_checks
+
+    async def plan(self, capability: str, n: int, m: int) -> AspectPlan:
+        builtin, exact = self.examiner.resolve(capability)
+        by_general: dict[str, list[tuple[str, str]]] = {}
+        for general, fine, guideline in self.examiner.aspects(capability):
+            by_general.setdefault(general, []).append((fine, guideline))
+        problems = []
+        if len(by_general) < n:
+            problems.append(
+                f"the built-in taxonomy has {len(by_general)} general aspects for "
+                f"{builtin!r}; {n} were asked for"
+            )
+        aspects = []
+        for general, fines in list(by_general.items())[:n]:
+            if len(fines) < m:
+                problems.append(f"{general!r} has {len(fines)} fine aspects; {m} were asked for")
+            aspects += [
+                PlannedAspect(capability=builtin, general=general, fine=f, guideline=g)
+                for f, g in fines[:m]
+            ]
+        note = None if exact else f"{capability!r} is not built in; mapped to {builtin!r}"
+        return AspectPlan(capability=builtin, aspects=aspects, problems=problems, note=note)
+
+    async def describe(
+        self, aspect: PlannedAspect, level: str, count: int, seed: int
+    ) -> list[dict[str, Any]]:
+        # Descriptions are written together with their scenes in draft(); here only the seeds.
+        return [{"index": i, "seed": _seed(seed, aspect.fine, level, i)} for i in range(count)]
+
+    async def draft(
+        self,
+        aspect: PlannedAspect,
+        level: str,
+        description: dict[str, Any],
+        seed: int,
+        attempt: int,
+    ) -> UnitDraft:
+        sample = self.examiner.sample(
+            aspect.capability,
+            aspect.general,
+            aspect.fine,
+            level,
+            (description["seed"] + attempt) % 2**31,
+        )
+        question = sample.question
+        subjects = [o for o in sample.facts["objects"] if o["index"] in question.subjects]
+        others = [
+            o
+            for o in sample.facts["objects"]
+            if o["askable"] and o["index"] not in question.subjects
+        ]
+        return UnitDraft(
+            description=sample.description,
+            scene=sample.program.model_dump(mode="json"),
+            question=QuestionDraft(
+                text=question.text,
+                kind=question.kind,
+                correct=question.correct,
+                distractors=list(question.distractors),
+            ),
+            subjects=[_element(o) for o in subjects],
+            extra={
+                "facts": sample.facts,
+                "checked": subjects + others,
+                "instructions": [i.model_dump() for i in sample.instructions],
+                "scene_seed": sample.seed,
+            },
+        )
+
+    async def validate(self, draft: UnitDraft, png: bytes, level: str) -> UnitValidation:
+        assert draft.scene is not None
+        program = SceneProgram.model_validate(draft.scene)
+        checks = colour_checks(program, png, draft.extra["checked"], self.k_checks)
+        if not checks:
+            return UnitValidation(score=1.0, checks=[], errors=[], method="pixel colour check")
+        correct = sum(c.correct for c in checks)
+        return UnitValidation(
+            score=correct / len(checks),
+            checks=checks,
+            errors=[c.element for c in checks if not c.correct],
+            method="pixel colour check",
+        )
+
+    async def question(
+        self, draft: UnitDraft, errors: list[str], level: str, kind: Literal["mc", "tf"]
+    ) -> QuestionDraft | str:
+        # The procedural examiner wrote the question from the scene's facts; it stands unless
+        # it is about an element the image got wrong (the pipeline then draws again).
+        assert draft.question is not None
+        wrong = sorted(set(errors) & set(draft.subjects))
+        if wrong:
+            return f"the question is about {', '.join(wrong)}, which the image got wrong"
+        return draft.question
+
+    async def aclose(self) -> None:
+        """Nothing to release: no model behind it."""

@@ -1,0 +1,100 @@
+"""Accuracy of examinees on choice items, per model × capability × aspect × difficulty.
+
+Counting rule: an answer that could not be read (unparseable) counts as wrong, because the
+examinee did answer and the answer is not the key; a call that failed (error) is skipped and
+counted separately, because a server fault says nothing about the model.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from lvlmbench.ratings import wilson_interval
+from lvlmbench.store import Store, iter_items, iter_responses
+from lvlmbench.types import BenchmarkItem, Response, Status
+
+__all__ = ["GROUPINGS", "AccuracyRow", "accuracy_table", "item_facets"]
+
+# Facets an accuracy table can be grouped by, all read from item metadata.
+GROUPINGS = ("capability", "general_aspect", "fine_aspect", "difficulty")
+
+
+@dataclass(frozen=True)
+class AccuracyRow:
+    """Accuracy of one model on one group of items."""
+
+    model: str
+    variant: str
+    group: tuple[str, ...]
+    correct: int
+    answered: int
+    """ok + unparseable responses (the denominator)."""
+    unparseable: int
+    failed: int
+    """Calls that failed and are not counted."""
+
+    @property
+    def accuracy(self) -> float:
+        """correct / answered (0 when nothing was answered)."""
+        return self.correct / self.answered if self.answered else 0.0
+
+    @property
+    def interval(self) -> tuple[float, float]:
+        """Wilson 95% interval of the accuracy."""
+        ci = wilson_interval(self.correct, self.answered)
+        return ci.low, ci.high
+
+
+def item_facets(item: BenchmarkItem) -> dict[str, str]:
+    """The grouping facets of an item (missing ones read as "-")."""
+    facets = {key: str(item.meta.get(key, "-")) for key in GROUPINGS}
+    if item.category and facets["capability"] == "-":
+        facets["capability"] = item.category
+    return facets
+
+
+def _is_correct(item: BenchmarkItem, response: Response) -> bool:
+    return response.status is Status.OK and response.extracted == item.answer
+
+
+def accuracy_table(
+    store: Store,
+    benchmark: str | Sequence[str],
+    by: Sequence[str] = (),
+    *,
+    variant: str | None = "default",
+    models: Iterable[str] | None = None,
+) -> list[AccuracyRow]:
+    """Accuracy rows for every (model, variant, group) with responses on ``benchmark`` (one
+    name, or several pooled together).
+
+    ``by`` names facets from GROUPINGS; an empty ``by`` gives one row per model.
+    """
+    unknown = [b for b in by if b not in GROUPINGS]
+    if unknown:
+        raise ValueError(f"cannot group by {unknown}; choose from {', '.join(GROUPINGS)}")
+    names = [benchmark] if isinstance(benchmark, str) else list(benchmark)
+    items = {
+        item.id: item for name in names for item in iter_items(store, name) if item.kind != "open"
+    }
+    wanted = set(models) if models is not None else None
+    counts: dict[tuple[str, str, tuple[str, ...]], list[int]] = {}
+    where = {"variant": variant} if variant is not None else {}
+    for response in iter_responses(store, **where):
+        item = items.get(response.item_id)
+        if item is None or (wanted is not None and response.model not in wanted):
+            continue
+        facets = item_facets(item)
+        key = (response.model, response.variant, tuple(facets[b] for b in by))
+        tally = counts.setdefault(key, [0, 0, 0, 0])
+        if response.status is Status.ERROR:
+            tally[3] += 1
+            continue
+        tally[1] += 1
+        tally[0] += _is_correct(item, response)
+        tally[2] += response.status is Status.UNPARSEABLE
+    return [
+        AccuracyRow(model, var, group, *tally)
+        for (model, var, group), tally in sorted(counts.items())
+    ]

@@ -1,0 +1,72 @@
+"""Rich tables shared by the commands that print accuracy."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from rich.table import Table
+
+from lvlmbench.autobench.scoring import AccuracyRow
+
+__all__ = ["accuracy_pivot", "accuracy_rows_json"]
+
+
+_LEVEL_ORDER = {"easy": "0", "medium": "1", "hard": "2"}
+
+
+def _group_order(group: tuple[str, ...]) -> tuple[str, ...]:
+    # Difficulty levels read easy → medium → hard, not alphabetically.
+    return tuple(_LEVEL_ORDER.get(part, part) for part in group)
+
+
+def _cell(row: AccuracyRow) -> str:
+    low, high = row.interval
+    return f"{100 * row.accuracy:5.1f} [dim]({100 * low:.0f}–{100 * high:.0f})[/]"
+
+
+def accuracy_pivot(rows: Sequence[AccuracyRow], title: str) -> Table:
+    """Models as rows, groups as columns, accuracy % with its Wilson 95% interval per cell."""
+    groups = sorted({row.group for row in rows}, key=_group_order)
+    models = sorted({(row.model, row.variant) for row in rows})
+    cells = {(row.model, row.variant, row.group): row for row in rows}
+    table = Table(title=title, title_justify="left")
+    table.add_column("model")
+    for group in groups:
+        table.add_column(" / ".join(group) or "accuracy %", justify="right")
+    table.add_column("n", justify="right")
+    table.add_column("unparseable", justify="right")
+    table.add_column("failed", justify="right")
+    for model, variant in models:
+        mine = [cells.get((model, variant, g)) for g in groups]
+        present = [r for r in mine if r is not None]
+        label = model if variant == "default" else f"{model} [{variant}]"
+        table.add_row(
+            label,
+            *(_cell(r) if r else "-" for r in mine),
+            str(sum(r.answered for r in present)),
+            str(sum(r.unparseable for r in present)),
+            str(sum(r.failed for r in present)),
+        )
+    return table
+
+
+def accuracy_rows_json(rows: Sequence[AccuracyRow], by: Sequence[str]) -> list[dict[str, object]]:
+    """Rows as plain dicts for --json and summary files."""
+    out: list[dict[str, object]] = []
+    for row in rows:
+        low, high = row.interval
+        out.append(
+            {
+                "model": row.model,
+                "variant": row.variant,
+                **dict(zip(by, row.group, strict=True)),
+                "accuracy": row.accuracy,
+                "ci_low": low,
+                "ci_high": high,
+                "correct": row.correct,
+                "answered": row.answered,
+                "unparseable": row.unparseable,
+                "failed": row.failed,
+            }
+        )
+    return out

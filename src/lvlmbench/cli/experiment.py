@@ -1,0 +1,144 @@
+"""`lvlmbench experiment leakage|position-bias BENCH --model M ...`: the paper's experiments."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Annotated, cast
+
+import typer
+from rich.table import Table
+
+from lvlmbench.autobench.experiments import (
+    Target,
+    leakage_figures,
+    position_bias_figures,
+    rekey_benchmark,
+)
+from lvlmbench.cli._common import (
+    BadInput,
+    StoreOption,
+    console,
+    friendly_errors,
+    open_store,
+    print_json,
+)
+from lvlmbench.cli.evaluate import Models, run_models
+from lvlmbench.models import DEFAULT_CONCURRENCY
+from lvlmbench.store import Store, get_benchmark
+
+__all__ = ["experiment_app"]
+
+experiment_app = typer.Typer(help="AutoBench-V experiments.", no_args_is_help=True)
+Concurrency = Annotated[int, typer.Option(help="Requests in flight per endpoint.")]
+JsonFlag = Annotated[bool, typer.Option("--json", help="Machine-readable output.")]
+
+
+def _opened(store: str | None, benchmark: str) -> Store:
+    opened = open_store(store)
+    if get_benchmark(opened, benchmark) is None:
+        raise BadInput(f"no benchmark {benchmark!r} in {opened.url}")
+    return opened
+
+
+@experiment_app.command("leakage")
+@friendly_errors
+def leakage(
+    benchmark: Annotated[str, typer.Argument(help="Benchmark name in the store.")],
+    model: Models,
+    question_only: Annotated[
+        bool, typer.Option(help="Also ask with neither image nor description.")
+    ] = False,
+    concurrency: Concurrency = DEFAULT_CONCURRENCY,
+    store: StoreOption = None,
+    as_json: JsonFlag = False,
+) -> None:
+    """Answer leakage / examiner priority: accuracy with the image vs from the description
+    only. Near-equal description-only scores across models mean the benchmark measures
+    vision, not the examiner's bias."""
+    opened = _opened(store, benchmark)
+    variants = ["default", "no-image"] + (["question-only"] if question_only else [])
+    for variant in variants:
+        asyncio.run(
+            run_models(
+                opened,
+                benchmark,
+                model,
+                variant=variant,
+                concurrency=concurrency,
+                show_progress=not as_json,
+            )
+        )
+    figures, spread = leakage_figures(opened, benchmark, model)
+    if as_json:
+        print_json(
+            {
+                "figures": [{**vars(f), "drop": f.drop} for f in figures],
+                "description_only_std": spread,
+            }
+        )
+        return
+    table = Table(title=f"{benchmark}: answer leakage (accuracy %)", title_justify="left")
+    for column in ("model", "with image", "description only", "image adds", "question only"):
+        table.add_column(column, justify="left" if column == "model" else "right")
+    for f in figures:
+        bare = "-" if f.question_only is None else f"{100 * f.question_only:.1f}"
+        table.add_row(
+            f.model,
+            f"{100 * f.with_image:.1f}",
+            f"{100 * f.description_only:.1f}",
+            f"{100 * f.drop:+.1f}",
+            bare,
+        )
+    console.print(table)
+    console.print(f"std of description-only accuracy across models: {100 * spread:.2f} points")
+
+
+@experiment_app.command("position-bias")
+@friendly_errors
+def position_bias(
+    benchmark: Annotated[str, typer.Argument(help="Benchmark name in the store.")],
+    model: Models,
+    target: Annotated[
+        list[str] | None, typer.Option(help="Letters to put every key at (default A and D).")
+    ] = None,
+    seed: Annotated[int, typer.Option(help="Seed for shuffling distractors.")] = 0,
+    concurrency: Concurrency = DEFAULT_CONCURRENCY,
+    store: StoreOption = None,
+    as_json: JsonFlag = False,
+) -> None:
+    """Position bias: accuracy with every key at A, at D (or other letters) and evenly
+    spread; bias rate = (score_condition − score_even) / score_even."""
+    letters = target or ["A", "D"]
+    bad = [t for t in letters if t not in ("A", "B", "C", "D")]
+    if bad:
+        raise BadInput(f"--target {bad[0]!r}: choose letters A-D")
+    opened = _opened(store, benchmark)
+    targets = [cast(Target, t) for t in [*letters, "even"]]
+    for t in targets:
+        copy = rekey_benchmark(opened, benchmark, t, seed)
+        asyncio.run(
+            run_models(
+                opened,
+                copy,
+                model,
+                variant="default",
+                concurrency=concurrency,
+                show_progress=not as_json,
+            )
+        )
+    figures = position_bias_figures(opened, benchmark, targets, model)
+    if as_json:
+        print_json([{**vars(f), "bias_rate": f.rate} for f in figures])
+        return
+    table = Table(title=f"{benchmark}: position bias", title_justify="left")
+    for column in ("model", "keys at", "accuracy %", "even %", "bias rate"):
+        table.add_column(column, justify="left" if column == "model" else "right")
+    for f in figures:
+        table.add_row(
+            f.model,
+            f.target,
+            f"{100 * f.accuracy:.1f}",
+            f"{100 * f.even:.1f}",
+            f"{100 * f.rate:+.1f}%",
+        )
+    console.print(table)

@@ -1,0 +1,178 @@
+"""`lvlmbench generate CAPABILITY`: build an AutoBench-V benchmark on demand."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Annotated, Any, Literal
+
+import typer
+from rich.table import Table
+
+from lvlmbench.autobench.pipeline import DEFAULT_ZETA, LEVELS, GenerateSettings
+from lvlmbench.cli._common import (
+    BadInput,
+    StoreOption,
+    console,
+    friendly_errors,
+    open_store,
+    print_json,
+    progress_bar,
+)
+from lvlmbench.store import Store
+
+__all__ = ["generate", "parse_levels", "parse_zeta", "run_generation"]
+
+
+def parse_levels(levels: str) -> tuple[str, ...]:
+    """``easy,hard`` -> validated level names."""
+    chosen = tuple(lv.strip() for lv in levels.split(",") if lv.strip())
+    bad = [lv for lv in chosen if lv not in LEVELS]
+    if bad or not chosen:
+        raise BadInput(f"--levels {levels!r}: choose from {', '.join(LEVELS)}")
+    return chosen
+
+
+def parse_zeta(text: str | None) -> dict[str, float]:
+    """``medium=0.6,hard=0.6`` -> thresholds over the paper's defaults."""
+    zeta = dict(DEFAULT_ZETA)
+    for part in (text or "").split(","):
+        if not part.strip():
+            continue
+        level, _, value = part.partition("=")
+        try:
+            number = float(value)
+        except ValueError:
+            raise BadInput(f"--zeta {text!r}: expected level=number pairs") from None
+        if level.strip() not in LEVELS or not 0 <= number <= 1:
+            raise BadInput(
+                f"--zeta {part!r}: level must be one of {', '.join(LEVELS)} and ζ between 0 and 1"
+            )
+        zeta[level.strip()] = number
+    return zeta
+
+
+async def run_generation(
+    store: Store,
+    settings: GenerateSettings,
+    examiner: str,
+    images: str,
+    mode: str,
+    show_progress: bool,
+    diversity_graph: bool = True,
+) -> dict[str, Any]:
+    """Build the backend and image client for the specs and run the pipeline."""
+    from lvlmbench.autobench.pipeline import generate_benchmark
+    from lvlmbench.cli._backends import make_backend, make_images
+
+    backend = make_backend(examiner, images, mode, store, settings, diversity_graph)
+    image_client = make_images(images, store)
+    try:
+        with progress_bar(f"generate {settings.benchmark}", show_progress) as hook:
+            return await generate_benchmark(store, settings, backend, image_client, hook)
+    finally:
+        await image_client.aclose()
+        await backend.aclose()
+
+
+def print_report(report: dict[str, Any], name: str) -> None:
+    """A short human summary of a generation report."""
+    check = report["self_check"]
+    table = Table(title=f"benchmark {name}", show_header=False, title_justify="left")
+    table.add_row("examiner", report["examiner"])
+    table.add_row(
+        "items", f"{report['items']} of {check['units']} planned ({check['dropped']} dropped)"
+    )
+    table.add_row(
+        "self-check",
+        f"{check['rejected_renders']} of {check['renders']} renders "
+        f"rejected ({100 * check['rejection_rate']:.1f}%), "
+        f"{100 * check['regeneration_rate']:.1f}% of units regenerated, "
+        f"{check['accepted_with_errors']} accepted with errors",
+    )
+    table.add_row(
+        "answer letters", ", ".join(f"{k}: {v}" for k, v in report["answer_letters"].items())
+    )
+    if report.get("diversity"):
+        table.add_row(
+            "diversity",
+            ", ".join(
+                f"{k}={v:.3f}" for k, v in report["diversity"].items() if isinstance(v, float)
+            ),
+        )
+    for problem in report["plan"].get("problems", []):
+        table.add_row("[yellow]problem[/]", problem)
+    table.add_row("time", f"{report['wall_s']:.1f}s")
+    console.print(table)
+
+
+@friendly_errors
+def generate(
+    capability: Annotated[str, typer.Argument(help='e.g. "spatial understanding"')],
+    examiner: Annotated[str, typer.Option(help="procedural, or a chat model spec.")] = "procedural",
+    images: Annotated[
+        str, typer.Option(help="procedural, or a text-to-image spec.")
+    ] = "procedural",
+    mode: Annotated[
+        str,
+        typer.Option(
+            help="scene: the examiner writes scene programs; "
+            "text: free-text descriptions for a T2I model."
+        ),
+    ] = "scene",
+    n: Annotated[int, typer.Option("-n", help="General aspects.")] = 4,
+    m: Annotated[int, typer.Option("-m", help="Fine aspects per general aspect.")] = 6,
+    per_aspect: Annotated[int, typer.Option(help="Images per fine aspect and level (ω).")] = 10,
+    levels: Annotated[
+        str, typer.Option(help="Comma-separated difficulty levels.")
+    ] = "easy,medium,hard",
+    seed: Annotated[int, typer.Option(help="Seed for sampling and balancing.")] = 0,
+    name: Annotated[
+        str | None, typer.Option(help="Benchmark name (default from capability).")
+    ] = None,
+    zeta: Annotated[str | None, typer.Option(help="Self-check thresholds, e.g. hard=0.6.")] = None,
+    max_attempts: Annotated[int, typer.Option(help="Renders per image before dropping it.")] = 3,
+    tf_share: Annotated[
+        float, typer.Option(help="Share of true/false questions (model examiners).")
+    ] = 0.2,
+    diversity_graph: Annotated[
+        bool, typer.Option(help="Semantic-graph exclusion of repeated themes.")
+    ] = True,
+    concurrency: Annotated[int, typer.Option(help="Units in flight.")] = 8,
+    store: StoreOption = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
+) -> None:
+    """Generate a benchmark for a capability: aspects, guidelines, graded descriptions, images
+    with self-check, questions from descriptions only, balanced answer positions."""
+    if mode not in ("scene", "text"):
+        raise BadInput(f"--mode {mode!r}: choose scene or text")
+    if not 0 <= tf_share <= 1:
+        raise BadInput(f"--tf-share {tf_share}: must be between 0 and 1")
+    settings = GenerateSettings(
+        capability=capability,
+        name=name,
+        n=n,
+        m=m,
+        per_aspect=per_aspect,
+        levels=parse_levels(levels),
+        seed=seed,
+        zeta=parse_zeta(zeta),
+        max_attempts=max_attempts,
+        tf_share=tf_share,
+        concurrency=concurrency,
+    )
+    try:
+        settings.validate()
+    except ValueError as exc:
+        raise BadInput(str(exc)) from None
+    chosen: Literal["scene", "text"] = "scene" if mode == "scene" else "text"
+    opened = open_store(store)
+    try:
+        report = asyncio.run(
+            run_generation(opened, settings, examiner, images, chosen, not as_json, diversity_graph)
+        )
+    except ValueError as exc:
+        raise BadInput(str(exc)) from None
+    if as_json:
+        print_json({"benchmark": settings.benchmark, **report})
+    else:
+        print_report(report, settings.benchmark)

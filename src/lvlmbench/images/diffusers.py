@@ -1,0 +1,205 @@
+"""Local text-to-image pipelines from Hugging Face diffusers (Stable Diffusion, SDXL, ...).
+
+``diffusers/<directory or repo id>``. Options: ``device`` (auto: cuda, then mps, then cpu),
+``dtype`` (auto, float32, bfloat16, float16), ``steps`` (default 30) and ``guidance`` (default
+7.5) for requests that do not set them, ``revision``, ``local_files_only`` (default true: a repo
+id must already be in the Hugging Face cache; pass false to allow downloads).
+
+The pipeline loads on the first request, once. Each image starts from noise drawn by a CPU
+``torch.Generator`` seeded with the request's seed, so the same request gives the same picture
+on any device with the same weights. A pipeline's safety checker flagging an image turns the
+output into a refusal; the blacked-out image is not returned.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import inspect
+import io
+import time
+from collections.abc import Mapping
+from typing import Any
+
+import diffusers
+import torch
+
+from lvlmbench.images._api import ImageOutput, ImageRequest
+from lvlmbench.models._api import ErrorKind, ProviderError
+from lvlmbench.models._local import (
+    DTYPES,
+    load_error,
+    local_dir,
+    parse_bool,
+    parse_positive_int,
+    resolve_device,
+    resolve_dtype,
+)
+from lvlmbench.types import Status
+
+__all__ = ["DiffusersTextToImage", "create"]
+
+NSFW_REASON = "the pipeline's safety checker flagged the image as not safe for work"
+
+
+class DiffusersTextToImage:
+    """A diffusers text-to-image pipeline on this machine, one image at a time."""
+
+    def __init__(
+        self,
+        name: str,
+        *,
+        device: str = "auto",
+        dtype: str = "auto",
+        steps: int = 30,
+        guidance: float = 7.5,
+        revision: str | None = None,
+        local_files_only: bool = True,
+    ) -> None:
+        self.name = name
+        directory = local_dir(name)
+        # A directory is keyed by its absolute path so "./p" and "/abs/p" share cache entries.
+        self.path = str(directory) if directory is not None else name
+        self.spec = f"diffusers/{name}"
+        self.endpoint = f"local:diffusers:{self.path}"
+        self.device = resolve_device(device)
+        self.dtype = resolve_dtype(dtype, self.device)
+        self.steps = steps
+        self.guidance = guidance
+        self.revision = revision
+        self.local_files_only = local_files_only
+        self._pipeline: Any = None
+        self._accepts: frozenset[str] = frozenset()
+        self._load_failure: ProviderError | None = None
+        self._load_lock = asyncio.Lock()
+        # Pipelines keep per-call state (the scheduler's timesteps): one image at a time.
+        self._busy = asyncio.Lock()
+
+    def cache_identity(self) -> dict[str, object]:
+        # The defaults for steps and guidance change the picture of a request that leaves them
+        # unset, so they belong here; the device does not.
+        return {
+            "provider": "diffusers",
+            "path": self.path,
+            "revision": self.revision,
+            "dtype": self.dtype,
+            "steps": self.steps,
+            "guidance": self.guidance,
+        }
+
+    async def generate(self, request: ImageRequest) -> ImageOutput:
+        await self._ensure_loaded()
+        kwargs = self._call_kwargs(request)
+        async with self._busy:
+            started = time.perf_counter()
+            result = await asyncio.to_thread(self._render, kwargs, request.seed)
+            latency = time.perf_counter() - started
+        return result.model_copy(update={"latency_s": latency})
+
+    async def _ensure_loaded(self) -> None:
+        async with self._load_lock:
+            if self._pipeline is not None:
+                return
+            if self._load_failure is not None:
+                # Loading is slow and would fail the same way again: repeat the first error.
+                raise self._load_failure
+            try:
+                self._pipeline = await asyncio.to_thread(self._load)
+            except ProviderError as exc:
+                self._load_failure = exc
+                raise
+            self._accepts = frozenset(inspect.signature(self._pipeline.__call__).parameters)
+
+    def _load(self) -> Any:
+        """Load the pipeline (runs in a worker thread)."""
+        options: dict[str, Any] = {
+            "revision": self.revision,
+            "local_files_only": self.local_files_only,
+            "dtype": DTYPES[self.dtype],
+        }
+        # Any: diffusers' from_pretrained is untyped, and strict mypy rejects calling it as is.
+        auto: Any = diffusers.AutoPipelineForText2Image
+        generic: Any = diffusers.DiffusionPipeline
+        try:
+            try:
+                pipeline = auto.from_pretrained(self.path, **options)
+            except ValueError as exc:
+                # AutoPipeline knows the common families only; a custom pipeline class named in
+                # model_index.json still loads through DiffusionPipeline.
+                if "AutoPipeline can't find a pipeline" not in str(exc):
+                    raise
+                pipeline = generic.from_pretrained(self.path, **options)
+            pipeline = pipeline.to(self.device)
+        except Exception as exc:
+            raise load_error(self.spec, self.name, exc, self.local_files_only) from exc
+        pipeline.set_progress_bar_config(disable=True)
+        return pipeline
+
+    def _call_kwargs(self, request: ImageRequest) -> dict[str, Any]:
+        """The pipeline call for ``request``; an option the pipeline cannot honour is refused
+        rather than dropped, because it is part of the cache key."""
+        kwargs: dict[str, Any] = {
+            "prompt": request.prompt,
+            "width": request.width,
+            "height": request.height,
+            "num_inference_steps": request.steps if request.steps is not None else self.steps,
+            "guidance_scale": request.guidance if request.guidance is not None else self.guidance,
+            "output_type": "pil",
+        }
+        if request.negative_prompt is not None:
+            kwargs["negative_prompt"] = request.negative_prompt
+        unsupported = sorted(set(kwargs) - self._accepts)
+        if unsupported and "kwargs" not in self._accepts:
+            raise ProviderError(
+                f"{self.spec}: this pipeline takes no {', '.join(unsupported)}",
+                ErrorKind.UNSUPPORTED,
+                status_code=400,
+            )
+        return kwargs
+
+    def _render(self, kwargs: dict[str, Any], seed: int) -> ImageOutput:
+        """Run the pipeline (worker thread). Bad sizes and the like fail this request only."""
+        # A CPU generator draws the same starting noise whatever device denoises it.
+        generator = torch.Generator(device="cpu").manual_seed(seed)
+        try:
+            with torch.inference_mode():
+                result = self._pipeline(**kwargs, generator=generator)
+        except (ValueError, TypeError) as exc:
+            # status 400: this request's size or option is wrong, the pipeline is fine.
+            raise ProviderError(f"{self.spec}: {exc}", ErrorKind.FATAL, status_code=400) from None
+        except Exception as exc:
+            hint = "lower the image size" if isinstance(exc, torch.OutOfMemoryError) else None
+            message = f"{self.spec}: generation failed: {type(exc).__name__}: {exc}"[:500]
+            raise ProviderError(message, ErrorKind.FATAL, hint=hint) from None
+        flags = getattr(result, "nsfw_content_detected", None)
+        if flags and flags[0]:
+            return ImageOutput(status=Status.REFUSED, reason=NSFW_REASON)
+        buffer = io.BytesIO()
+        result.images[0].save(buffer, format="PNG")
+        return ImageOutput(png=buffer.getvalue())
+
+    async def aclose(self) -> None:
+        """Drop the pipeline and give device memory back."""
+        async with self._busy, self._load_lock:
+            self._pipeline = None
+        gc.collect()
+        if self.device.startswith("cuda"):
+            torch.cuda.empty_cache()
+
+
+def create(name: str, options: Mapping[str, str]) -> DiffusersTextToImage:
+    """Registry factory: ``diffusers/<path or repo id>`` with options device, dtype, steps,
+    guidance, revision, local_files_only."""
+    try:
+        guidance = float(options.get("guidance", 7.5))
+    except ValueError:
+        raise ValueError(f"option guidance={options['guidance']!r}: expected a number") from None
+    return DiffusersTextToImage(
+        name,
+        device=options.get("device", "auto"),
+        dtype=options.get("dtype", "auto"),
+        steps=parse_positive_int(options.get("steps"), 30, "steps"),
+        guidance=guidance,
+        revision=options.get("revision") or None,
+        local_files_only=parse_bool(options.get("local_files_only"), True, "local_files_only"),
+    )

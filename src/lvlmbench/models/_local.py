@@ -1,0 +1,117 @@
+"""What the local torch back-ends share: option parsing, device and dtype choice, load errors.
+
+Used by :mod:`lvlmbench.models.hf` (transformers) and :mod:`lvlmbench.images.diffusers`. Importing
+it needs torch, which is what those back-ends' extras bring.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import torch
+
+from lvlmbench.models._api import ErrorKind, ProviderError
+
+__all__ = [
+    "DTYPES",
+    "load_error",
+    "local_dir",
+    "parse_bool",
+    "parse_positive_int",
+    "resolve_device",
+    "resolve_dtype",
+]
+
+DTYPES: dict[str, torch.dtype] = {
+    "float32": torch.float32,
+    "float16": torch.float16,
+    "bfloat16": torch.bfloat16,
+}
+_TRUE = {"1", "true", "yes", "on"}
+_FALSE = {"0", "false", "no", "off"}
+
+
+def parse_bool(value: str | None, default: bool, option: str) -> bool:
+    """A registry option (always a string) as a bool; a typo raises instead of meaning False."""
+    if value is None or value == "":
+        return default
+    lowered = value.strip().lower()
+    if lowered in _TRUE:
+        return True
+    if lowered in _FALSE:
+        return False
+    raise ValueError(f"option {option}={value!r}: expected true or false")
+
+
+def parse_positive_int(value: str | None, default: int, option: str) -> int:
+    """A registry option as an integer >= 1."""
+    if value is None or value == "":
+        return default
+    try:
+        number = int(value)
+    except ValueError:
+        raise ValueError(f"option {option}={value!r}: expected a whole number") from None
+    if number < 1:
+        raise ValueError(f"option {option}={value!r}: must be at least 1")
+    return number
+
+
+def resolve_device(option: str) -> str:
+    """``auto`` picks cuda, then mps, then cpu; anything else must be a device torch knows."""
+    if option == "auto":
+        if torch.cuda.is_available():
+            return "cuda"
+        mps = getattr(torch.backends, "mps", None)
+        if mps is not None and mps.is_available():
+            return "mps"
+        return "cpu"
+    try:
+        return str(torch.device(option))
+    except (RuntimeError, ValueError):
+        raise ValueError(
+            f"option device={option!r}: not a torch device (auto, cpu, cuda...)"
+        ) from None
+
+
+def resolve_dtype(option: str, device: str) -> str:
+    """The dtype name to load weights in. ``auto``: float32 on CPU (half precision is slow and
+    lossy there), bfloat16 on GPUs that support it, float16 otherwise."""
+    if option != "auto":
+        if option not in DTYPES:
+            raise ValueError(f"option dtype={option!r}: expected auto, {', '.join(DTYPES)}")
+        return option
+    if device.startswith("cuda"):
+        return "bfloat16" if torch.cuda.is_bf16_supported() else "float16"
+    if device.startswith("mps"):
+        return "float16"
+    return "float32"
+
+
+def local_dir(name: str) -> Path | None:
+    """The directory ``name`` points to, if it is one; None for what must be a hub repo id."""
+    path = Path(name).expanduser()
+    return path.resolve() if path.is_dir() else None
+
+
+def _looks_like_path(name: str) -> bool:
+    return name.startswith(("/", "./", "../", "~")) or "\\" in name or name.count("/") > 1
+
+
+def load_error(spec: str, name: str, exc: BaseException, local_files_only: bool) -> ProviderError:
+    """A FATAL error for weights that cannot be loaded, with a hint that says what to do.
+
+    FATAL without a status code aborts the run: every later call would fail the same way.
+    """
+    if local_dir(name) is None and _looks_like_path(name):
+        hint = f"no such directory: {Path(name).expanduser()}"
+    elif local_dir(name) is None and local_files_only:
+        hint = (
+            "not a local directory and not in the Hugging Face cache; download it first "
+            "(`hf download <repo>`) or pass local_files_only=false to allow downloads"
+        )
+    else:
+        hint = "check that the directory holds a complete save_pretrained() export"
+    cause = f"{type(exc).__name__}: {exc}".strip()
+    if len(cause) > 500:
+        cause = cause[:500] + "..."
+    return ProviderError(f"{spec}: cannot load {name!r}: {cause}", ErrorKind.FATAL, hint=hint)

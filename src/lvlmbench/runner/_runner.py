@@ -1,0 +1,176 @@
+"""The evaluation runner: examinee × items through the model client, streamed and resumable.
+
+Shared by every method: AutoBench-V scores choice items, the judge protocols take open answers.
+Items are streamed from the store and responses written in small batches, so memory stays flat
+for any benchmark size; every model call is cached as it finishes, so a killed run loses no paid
+work (an unflushed response is rebuilt from the cache on the next run without a request).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+
+from lvlmbench.models import ModelClient
+from lvlmbench.runner._messages import MessageBuilder, item_messages
+from lvlmbench.store import Store, iter_items, put_responses
+from lvlmbench.store import _schema as tables
+from lvlmbench.types import BenchmarkItem, GenerationConfig, ModelOutput, Response, Status
+
+__all__ = ["EvalSummary", "ProgressHook", "run_examinee", "score_output"]
+
+ProgressHook = Callable[[int, int], None]
+"""Called with (items finished so far, items in this run) after each item."""
+
+_FLUSH_EVERY = 256
+_FLUSH_SECONDS = 2.0
+
+
+@dataclass
+class EvalSummary:
+    """What one examinee run did."""
+
+    model: str
+    variant: str
+    benchmark: str
+    total: int = 0
+    skipped: int = 0
+    """Items answered in an earlier run (not asked again)."""
+    ok: int = 0
+    unparseable: int = 0
+    failed: int = 0
+    wall_s: float = 0.0
+    requests: int = 0
+    cache_hits: int = 0
+    reasons: dict[str, int] = field(default_factory=dict)
+    """Failure reasons (first 120 characters) and how often each occurred."""
+
+
+def score_output(
+    item: BenchmarkItem, model: str, output: ModelOutput, variant: str = "default"
+) -> Response:
+    """A stored Response for an output: choice items get their answer extracted; a failed call
+    or an unextractable answer keeps its status and reason, never a guessed answer."""
+    response = Response(
+        item_id=item.id,
+        model=model,
+        text=output.text,
+        variant=variant,
+        status=output.status,
+        reason=output.reason,
+        usage=output.usage,
+        latency_s=output.latency_s,
+    )
+    if output.status is not Status.OK or item.kind == "open":
+        return response
+    from lvlmbench.judging import extract_choice
+
+    extraction = extract_choice(output.text, item.kind, item.options)
+    return response.model_copy(
+        update={
+            "extracted": extraction.answer,
+            "status": extraction.status,
+            "reason": extraction.reason,
+        }
+    )
+
+
+class _Writer:
+    """Buffers responses and writes them in batches (bounded by count and by time)."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self.buffer: list[Response] = []
+        self.last_flush = time.monotonic()
+
+    def add(self, response: Response) -> None:
+        self.buffer.append(response)
+        due = time.monotonic() - self.last_flush > _FLUSH_SECONDS
+        if len(self.buffer) >= _FLUSH_EVERY or due:
+            self.flush()
+
+    def flush(self) -> None:
+        if self.buffer:
+            put_responses(self.store, self.buffer)
+            self.buffer = []
+        self.last_flush = time.monotonic()
+
+
+def _pending(
+    store: Store, benchmark: str, done: set[str], summary: EvalSummary
+) -> Iterator[BenchmarkItem]:
+    for item in iter_items(store, benchmark):
+        if item.id in done:
+            summary.skipped += 1
+            continue
+        yield item
+
+
+def _tally(summary: EvalSummary, response: Response) -> None:
+    if response.status is Status.OK:
+        summary.ok += 1
+        return
+    if response.status is Status.UNPARSEABLE:
+        summary.unparseable += 1
+    else:
+        summary.failed += 1
+    reason = (response.reason or response.status.value)[:120]
+    summary.reasons[reason] = summary.reasons.get(reason, 0) + 1
+
+
+async def run_examinee(
+    store: Store,
+    benchmark: str,
+    client: ModelClient,
+    *,
+    variant: str = "default",
+    builder: MessageBuilder | None = None,
+    config: GenerationConfig | None = None,
+    on_progress: ProgressHook | None = None,
+) -> EvalSummary:
+    """Ask ``client``'s model every item of ``benchmark`` not yet answered under ``variant``.
+
+    Responses whose status is error are asked again; ok and unparseable ones are final.
+    Raises RunAborted (after saving what finished) when the endpoint cannot serve any call.
+    """
+    started = time.perf_counter()
+    summary = EvalSummary(model=client.spec, variant=variant, benchmark=benchmark)
+    builder = builder or item_messages(store, variant)
+    done = store.existing_keys(tables.responses, "item_id", model=client.spec, variant=variant)
+    done -= store.existing_keys(
+        tables.responses, "item_id", model=client.spec, variant=variant, status=Status.ERROR.value
+    )
+    summary.total = store.count(tables.items, benchmark=benchmark)
+    prepare = getattr(client.model, "prepare", None)
+    if callable(prepare):  # privileged baselines (the oracle) learn the keys first
+        prepare(iter_items(store, benchmark))
+    writer = _Writer(store)
+    items = _pending(store, benchmark, done, summary)
+    finished = 0
+
+    async def worker() -> None:
+        nonlocal finished
+        for item in items:  # a shared iterator: each item goes to exactly one worker
+            output = await client.generate(builder(item), config)
+            response = score_output(item, client.spec, output, variant)
+            _tally(summary, response)
+            writer.add(response)
+            finished += 1
+            if on_progress is not None:
+                on_progress(summary.skipped + finished, summary.total)
+
+    try:
+        # A TaskGroup cancels the other workers as soon as one fails (e.g. RunAborted).
+        async with asyncio.TaskGroup() as group:
+            for _ in range(max(1, client.concurrency)):
+                group.create_task(worker())
+    except BaseExceptionGroup as failures:
+        raise failures.exceptions[0] from None
+    finally:
+        writer.flush()
+        summary.wall_s = time.perf_counter() - started
+        summary.requests = client.stats.requests
+        summary.cache_hits = client.stats.cache_hits
+    return summary

@@ -1,0 +1,139 @@
+"""A real HTTP server on 127.0.0.1 for provider tests: records requests, replies from a script.
+
+The providers talk plain HTTP through httpx, so testing them against a real socket checks what
+actually goes over the wire (paths, headers, JSON bodies) rather than what a mock was told.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections import deque
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+__all__ = ["Recorded", "RecordingServer", "Reply"]
+
+
+@dataclass(frozen=True)
+class Reply:
+    """One scripted response. A dict or list body is sent as JSON, bytes as they are."""
+
+    status: int = 200
+    body: Any = None
+    headers: dict[str, str] = field(default_factory=dict)
+
+    def encode(self) -> tuple[bytes, str]:
+        """Body bytes and their content type."""
+        if isinstance(self.body, bytes):
+            return self.body, "application/octet-stream"
+        if isinstance(self.body, str):
+            return self.body.encode(), "text/plain; charset=utf-8"
+        return json.dumps(self.body if self.body is not None else {}).encode(), "application/json"
+
+
+@dataclass(frozen=True)
+class Recorded:
+    """One request as the server saw it."""
+
+    method: str
+    path: str
+    """Path including any query string."""
+    headers: dict[str, str]
+    """Header names lower-cased."""
+    body: bytes
+
+    def json(self) -> Any:
+        """The body decoded as JSON."""
+        return json.loads(self.body)
+
+
+class RecordingServer:
+    """``ThreadingHTTPServer`` on a free port in a background thread.
+
+    Replies come from a FIFO queue filled with :meth:`reply`; a request with nothing queued gets
+    HTTP 418 (not retried by the clients under test), so a missing script fails fast instead of
+    hanging or retrying.
+    """
+
+    def __init__(self) -> None:
+        self.requests: list[Recorded] = []
+        self._replies: deque[Reply] = deque()
+        self._lock = threading.Lock()
+        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), self._handler_class())
+        self._httpd.daemon_threads = True
+        self._httpd.block_on_close = False
+        # A short poll interval: shutdown() waits for the loop to notice, 0.5 s by default.
+        self._thread = threading.Thread(
+            target=self._httpd.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True
+        )
+
+    @property
+    def url(self) -> str:
+        """Base URL, e.g. ``http://127.0.0.1:54321``."""
+        host, port = self._httpd.server_address[:2]
+        return f"http://{host!s}:{port}"
+
+    def reply(
+        self, body: Any = None, status: int = 200, headers: dict[str, str] | None = None
+    ) -> None:
+        """Queue a response for the next unanswered request."""
+        with self._lock:
+            self._replies.append(Reply(status, body, headers or {}))
+
+    @property
+    def last(self) -> Recorded:
+        """The most recent request."""
+        with self._lock:
+            return self.requests[-1]
+
+    def start(self) -> RecordingServer:
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._httpd.shutdown()
+        self._httpd.server_close()
+        self._thread.join(timeout=5)
+
+    def __enter__(self) -> RecordingServer:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    def _answer(self, recorded: Recorded) -> Reply:
+        with self._lock:
+            self.requests.append(recorded)
+            if self._replies:
+                return self._replies.popleft()
+        message = f"no scripted reply for {recorded.method} {recorded.path}"
+        return Reply(418, {"error": {"message": message}})
+
+    def _handler_class(self) -> type[BaseHTTPRequestHandler]:
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"  # keep-alive, as httpx pools connections
+
+            def _handle(self) -> None:
+                length = int(self.headers.get("content-length") or 0)
+                body = self.rfile.read(length) if length else b""
+                headers = {k.lower(): v for k, v in self.headers.items()}
+                reply = server._answer(Recorded(self.command, self.path, headers, body))
+                payload, content_type = reply.encode()
+                self.send_response(reply.status)
+                self.send_header("content-type", content_type)
+                self.send_header("content-length", str(len(payload)))
+                for name, value in reply.headers.items():
+                    self.send_header(name, value)
+                self.end_headers()
+                self.wfile.write(payload)
+
+            do_GET = do_POST = _handle
+
+            def log_message(self, format: str, *args: Any) -> None:
+                pass  # keep pytest output clean
+
+        return Handler
