@@ -73,9 +73,12 @@ class ImagePart(BaseModel):
         return self
 
     @classmethod
-    def from_path(cls, path: str | Path) -> ImagePart:
-        """An image part that reads ``path`` lazily."""
-        return cls(path=str(path))
+    def from_path(cls, path: str | Path, sha256: str | None = None) -> ImagePart:
+        """An image part that reads ``path`` lazily. Pass ``sha256`` when the file's hash is
+        already known (the store's content-addressed images): the cache key then needs no read."""
+        part = cls(path=str(path))
+        part._digest = sha256
+        return part
 
     @classmethod
     def from_bytes(cls, data: bytes) -> ImagePart:

@@ -540,3 +540,33 @@ async def test_client_retries_then_caches_without_storing_the_key(
     stored = _text_in_store(store)
     assert "answer" in stored  # the scan does see the cached output
     assert SECRET not in stored
+
+
+# --- OpenAI-compatible: the max_tokens cap ---------------------------------------------------
+
+
+def openai_reply(text: str = "Red.") -> dict[str, Any]:
+    return {
+        "choices": [{"message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
+        "usage": {"prompt_tokens": 12, "completion_tokens": 2},
+    }
+
+
+async def test_openai_max_tokens_option_caps_every_request(server: RecordingServer) -> None:
+    server.reply(openai_reply())
+    server.reply(openai_reply())
+    capped = load_chat_model(f"openai/m?base_url={server.url}&max_tokens=64")
+    plain = load_chat_model(f"openai/m?base_url={server.url}")
+    await capped.generate([Message.user("hi")], GenerationConfig(max_tokens=500))
+    await capped.generate([Message.user("hi")], GenerationConfig(max_tokens=10))
+    assert [r.json()["max_tokens"] for r in server.requests] == [64, 10]
+    # A cap can cut replies short, so capped and uncapped outputs never share a cache entry.
+    assert capped.cache_identity() != plain.cache_identity()
+    assert "max_tokens_cap" not in plain.cache_identity()
+    await capped.aclose()
+    await plain.aclose()
+
+
+def test_openai_max_tokens_option_must_be_a_number() -> None:
+    with pytest.raises(ProviderError, match="max_tokens must be a positive integer"):
+        load_chat_model("openai/m?base_url=http://127.0.0.1:9/v1&max_tokens=lots")

@@ -108,7 +108,7 @@ class ModelBackend:
             return UnitDraft(description=text, extra=extra)
         from lvlmbench.scenes import SceneProgram
 
-        program = await write_scene_program(self.examiner, text, SceneProgram)
+        program = await write_scene_program(self.examiner, text, SceneProgram, attempt=attempt)
         if program.value is None:
             return UnitDraft(
                 description=text, failure=f"scene program {program.status.value}: {program.reason}"

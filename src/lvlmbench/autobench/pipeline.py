@@ -222,9 +222,13 @@ async def generate_benchmark(
             if on_progress is not None:
                 on_progress(done, len(units))
 
-    async with asyncio.TaskGroup() as group:
-        for _ in range(settings.concurrency):
-            group.create_task(worker())
+    try:
+        # A TaskGroup cancels the other workers as soon as one fails (e.g. RunAborted).
+        async with asyncio.TaskGroup() as group:
+            for _ in range(settings.concurrency):
+                group.create_task(worker())
+    except BaseExceptionGroup as failures:
+        raise failures.exceptions[0] from None
     return finalize_benchmark(
         store,
         settings,

@@ -15,8 +15,10 @@ from collections import Counter
 from typing import Any, Literal
 
 import numpy as np
+from numpy.typing import NDArray
 from PIL import Image
 
+from lvlmbench._workers import run_cpu
 from lvlmbench.autobench._backend import (
     AspectPlan,
     CheckRecord,
@@ -29,7 +31,7 @@ from lvlmbench.scenes import ProceduralExaminer, SceneProgram
 from lvlmbench.scenes.masks import object_masks
 from lvlmbench.scenes.palette import COLORS, pattern_color
 
-__all__ = ["ProceduralBackend", "colour_checks"]
+__all__ = ["ProceduralBackend", "check_unit", "colour_checks", "draft_unit"]
 
 
 def _seed(*parts: object) -> int:
@@ -39,14 +41,20 @@ def _seed(*parts: object) -> int:
 
 # Patterned bodies (stripes, dots, checks) are painted partly in each colour's pattern shade, so
 # a pixel in that shade still counts as the colour itself.
-_REFERENCE = [(name, rgb) for name, base in COLORS.items() for rgb in (base, pattern_color(name))]
+_REFERENCE_NAMES = [name for name in COLORS for _ in range(2)]
+_REFERENCE_RGB = np.array(
+    [rgb for name, base in COLORS.items() for rgb in (base, pattern_color(name))], dtype=np.int32
+)
+_CHECK_RESOLUTION = 256
+"""Longest side, in pixels, at which visible regions are found for a colour check: a majority
+vote over a few hundred pixels needs no more, and full-size masks cost 4× as much."""
+_SAMPLE = 400
 
 
-def _classify(pixel: Any) -> str:
-    r, g, b = int(pixel[0]), int(pixel[1]), int(pixel[2])
-    return min(
-        _REFERENCE, key=lambda e: (e[1][0] - r) ** 2 + (e[1][1] - g) ** 2 + (e[1][2] - b) ** 2
-    )[0]
+def _classify_all(sample: NDArray[np.int32]) -> Counter[str]:
+    """Nearest palette colour (squared RGB distance) of every pixel, counted."""
+    distances = ((sample[:, None, :] - _REFERENCE_RGB[None, :, :]) ** 2).sum(axis=2)
+    return Counter(_REFERENCE_NAMES[i] for i in distances.argmin(axis=1).tolist())
 
 
 def _element(obj: dict[str, Any]) -> str:
@@ -62,10 +70,11 @@ def colour_checks(
     classified to the nearest palette colour; the check passes when the most common class is
     the stated colour.
     """
+    masks = object_masks(program, _CHECK_RESOLUTION, body_only=True)
     with Image.open(io.BytesIO(png)) as opened:
-        image = opened.convert("RGB")
-    masks = object_masks(program, body_only=True, size=image.size)
-    pixels = np.asarray(image)
+        # Nearest-neighbour keeps real rendered pixels (no blending of neighbours' colours).
+        image = opened.convert("RGB").resize((masks.width, masks.height), Image.Resampling.NEAREST)
+    pixels = np.asarray(image, dtype=np.int32)
     pad_x, pad_y = masks.width // 2, masks.height // 2
     checks = []
     for obj in objects[:k]:
@@ -73,9 +82,9 @@ def colour_checks(
             pad_y : pad_y + masks.height, pad_x : pad_x + masks.width
         ]
         sample = pixels[visible]
-        if len(sample) > 400:  # classify a fixed-size sample: enough for a majority
-            sample = sample[np.linspace(0, len(sample) - 1, 400).astype(int)]
-        seen = Counter(_classify(p) for p in sample.astype(int))
+        if len(sample) > _SAMPLE:  # classify a fixed-size sample: enough for a majority
+            sample = sample[np.linspace(0, len(sample) - 1, _SAMPLE).astype(int)]
+        seen = _classify_all(sample) if len(sample) else Counter[str]()
         answered = seen.most_common(1)[0][0] if seen else None
         checks.append(
             CheckRecord(
@@ -87,6 +96,51 @@ def colour_checks(
             )
         )
     return checks
+
+
+def draft_unit(
+    examiner: ProceduralExaminer, aspect: PlannedAspect, level: str, seed: int
+) -> UnitDraft:
+    """Scene, description and question for one unit (runs in a worker process)."""
+    sample = examiner.sample(aspect.capability, aspect.general, aspect.fine, level, seed)
+    question = sample.question
+    subjects = [o for o in sample.facts["objects"] if o["index"] in question.subjects]
+    others = [
+        o for o in sample.facts["objects"] if o["askable"] and o["index"] not in question.subjects
+    ]
+    return UnitDraft(
+        description=sample.description,
+        scene=sample.program.model_dump(mode="json"),
+        question=QuestionDraft(
+            text=question.text,
+            kind=question.kind,
+            correct=question.correct,
+            distractors=list(question.distractors),
+        ),
+        subjects=[_element(o) for o in subjects],
+        extra={
+            "facts": sample.facts,
+            "checked": subjects + others,
+            "instructions": [i.model_dump() for i in sample.instructions],
+            "scene_seed": sample.seed,
+        },
+    )
+
+
+def check_unit(
+    scene: dict[str, Any], png: bytes, checked: list[dict[str, Any]], k: int
+) -> UnitValidation:
+    """The pixel colour self-check of one rendered unit (runs in a worker process)."""
+    checks = colour_checks(SceneProgram.model_validate(scene), png, checked, k)
+    if not checks:
+        return UnitValidation(score=1.0, checks=[], errors=[], method="pixel colour check")
+    correct = sum(c.correct for c in checks)
+    return UnitValidation(
+        score=correct / len(checks),
+        checks=checks,
+        errors=[c.element for c in checks if not c.correct],
+        method="pixel colour check",
+    )
 
 
 class ProceduralBackend:
@@ -134,51 +188,12 @@ class ProceduralBackend:
         seed: int,
         attempt: int,
     ) -> UnitDraft:
-        sample = self.examiner.sample(
-            aspect.capability,
-            aspect.general,
-            aspect.fine,
-            level,
-            (description["seed"] + attempt) % 2**31,
-        )
-        question = sample.question
-        subjects = [o for o in sample.facts["objects"] if o["index"] in question.subjects]
-        others = [
-            o
-            for o in sample.facts["objects"]
-            if o["askable"] and o["index"] not in question.subjects
-        ]
-        return UnitDraft(
-            description=sample.description,
-            scene=sample.program.model_dump(mode="json"),
-            question=QuestionDraft(
-                text=question.text,
-                kind=question.kind,
-                correct=question.correct,
-                distractors=list(question.distractors),
-            ),
-            subjects=[_element(o) for o in subjects],
-            extra={
-                "facts": sample.facts,
-                "checked": subjects + others,
-                "instructions": [i.model_dump() for i in sample.instructions],
-                "scene_seed": sample.seed,
-            },
-        )
+        sample_seed = (description["seed"] + attempt) % 2**31
+        return await run_cpu(draft_unit, self.examiner, aspect, level, sample_seed)
 
     async def validate(self, draft: UnitDraft, png: bytes, level: str) -> UnitValidation:
         assert draft.scene is not None
-        program = SceneProgram.model_validate(draft.scene)
-        checks = colour_checks(program, png, draft.extra["checked"], self.k_checks)
-        if not checks:
-            return UnitValidation(score=1.0, checks=[], errors=[], method="pixel colour check")
-        correct = sum(c.correct for c in checks)
-        return UnitValidation(
-            score=correct / len(checks),
-            checks=checks,
-            errors=[c.element for c in checks if not c.correct],
-            method="pixel colour check",
-        )
+        return await run_cpu(check_unit, draft.scene, png, draft.extra["checked"], self.k_checks)
 
     async def question(
         self, draft: UnitDraft, errors: list[str], level: str, kind: Literal["mc", "tf"]

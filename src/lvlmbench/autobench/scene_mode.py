@@ -22,13 +22,26 @@ __all__ = ["write_scene_program"]
 M = TypeVar("M", bound=BaseModel)
 
 _CONFIG = GenerationConfig(temperature=0.0, max_tokens=3000)
+_REDRAW_TEMPERATURE = 0.7
 
 
 async def write_scene_program(
-    examiner: ModelClient, description: str, schema_model: type[M], *, max_reasks: int = 2
+    examiner: ModelClient,
+    description: str,
+    schema_model: type[M],
+    *,
+    max_reasks: int = 2,
+    attempt: int = 0,
 ) -> StageResult[M]:
-    """A scene program for ``description`` valid against ``schema_model``, or why not."""
+    """A scene program for ``description`` valid against ``schema_model``, or why not.
+
+    ``attempt`` > 0 asks again for a unit whose image was rejected: a new cache entry (the
+    epoch) and some sampling temperature, so the redraw is not the rejected program replayed.
+    """
     schema = json.dumps(schema_model.model_json_schema(), separators=(",", ":"))
     messages = writer_messages("autobench/scene_program.md", description=description, schema=schema)
-    result = await examiner.generate_json(messages, schema_model, _CONFIG, max_reasks)
+    config = _CONFIG
+    if attempt:
+        config = _CONFIG.model_copy(update={"epoch": attempt, "temperature": _REDRAW_TEMPERATURE})
+    result = await examiner.generate_json(messages, schema_model, config, max_reasks)
     return StageResult.from_structured(result)

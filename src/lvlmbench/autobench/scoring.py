@@ -2,7 +2,10 @@
 
 Counting rule: an answer that could not be read (unparseable) counts as wrong, because the
 examinee did answer and the answer is not the key; a call that failed (error) is skipped and
-counted separately, because a server fault says nothing about the model.
+counted separately, because a server fault says nothing about the model. A refusal ("I can't
+help with that", a content filter) is the model's answer too: it counts as answered and wrong.
+Answers compare to the key as :func:`lvlmbench.judging.score_choice` does (case and
+surrounding spaces ignored), so an imported item keyed "True" scores a "true" reply right.
 """
 
 from __future__ import annotations
@@ -55,7 +58,9 @@ def item_facets(item: BenchmarkItem) -> dict[str, str]:
 
 
 def _is_correct(item: BenchmarkItem, response: Response) -> bool:
-    return response.status is Status.OK and response.extracted == item.answer
+    if response.status is not Status.OK or response.extracted is None or item.answer is None:
+        return False
+    return response.extracted.strip().lower() == item.answer.strip().lower()
 
 
 def accuracy_table(

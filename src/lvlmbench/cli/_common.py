@@ -6,6 +6,7 @@ import contextlib
 import functools
 import json
 import logging
+import sys
 from collections.abc import Callable, Iterator
 from typing import Annotated, Any, ParamSpec, TypeVar
 
@@ -47,7 +48,9 @@ R = TypeVar("R")
 EXIT_FAILURES = 1
 EXIT_BAD_INPUT = 2
 
-console = Console()
+# Piped or captured output (CI logs, `make demo > log`) has no terminal width to follow; rich
+# would fall back to 80 columns and truncate model names in every table.
+console = Console(width=None if sys.stdout.isatty() else 140)
 err_console = Console(stderr=True)
 log = logging.getLogger("lvlmbench")
 

@@ -21,7 +21,7 @@ from lvlmbench.store import Store
 
 __all__ = ["DEMO_MODELS", "demo"]
 
-DEMO_MODELS = ("baseline/random", "baseline/prior", "baseline/oracle")
+DEMO_MODELS = ("baseline/random", "baseline/prior", "baseline/pixels", "baseline/oracle")
 
 
 async def _run(

@@ -19,12 +19,12 @@ from lvlmbench.cli._common import (
     progress_bar,
 )
 from lvlmbench.cli._tables import accuracy_pivot, accuracy_rows_json
-from lvlmbench.models import DEFAULT_CONCURRENCY, ModelClient, load_chat_model
+from lvlmbench.models import DEFAULT_CONCURRENCY, ModelClient, load_chat_model, parse_spec
 from lvlmbench.runner import VARIANTS, EvalSummary, run_examinee
 from lvlmbench.store import Store, get_benchmark
 from lvlmbench.types import GenerationConfig
 
-__all__ = ["evaluate", "parse_groupings", "run_models"]
+__all__ = ["check_specs", "evaluate", "parse_groupings", "run_models"]
 
 Models = Annotated[list[str], typer.Option("--model", "-m", help="Examinee spec; repeatable.")]
 
@@ -38,6 +38,13 @@ def parse_groupings(by: str) -> list[str]:
             f"--by {by!r}: unknown facet {unknown[0]!r}; choose from {', '.join(GROUPINGS)}"
         )
     return facets
+
+
+def check_specs(specs: list[str]) -> None:
+    """Reject a malformed spec or an unknown provider before any work is stored (RegistryError,
+    exit 2), so a typo in the last --model does not leave the others' runs half done."""
+    for spec in specs:
+        parse_spec(spec)
 
 
 async def run_models(
@@ -91,6 +98,7 @@ def evaluate(
     if concurrency < 1:
         raise BadInput(f"--concurrency must be at least 1, got {concurrency}")
     facets = parse_groupings(by)
+    check_specs(model)
     opened = open_store(store)
     if get_benchmark(opened, benchmark) is None:
         raise BadInput(
@@ -116,8 +124,8 @@ def evaluate(
         console.print(accuracy_pivot(rows, f"{benchmark}: accuracy % (95% CI)"))
         for s in summaries:
             console.print(
-                f"{s.model}: {s.ok} ok, {s.unparseable} unparseable, {s.failed} "
-                f"failed, {s.skipped} already done, {s.wall_s:.1f}s"
+                f"{s.model}: {s.ok} ok, {s.unparseable} unparseable, {s.refused} refused, "
+                f"{s.failed} failed, {s.skipped} already done, {s.wall_s:.1f}s"
             )
     if any(s.failed for s in summaries):
         raise typer.Exit(EXIT_FAILURES)

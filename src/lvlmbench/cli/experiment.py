@@ -22,7 +22,7 @@ from lvlmbench.cli._common import (
     open_store,
     print_json,
 )
-from lvlmbench.cli.evaluate import Models, run_models
+from lvlmbench.cli.evaluate import Models, check_specs, run_models
 from lvlmbench.models import DEFAULT_CONCURRENCY
 from lvlmbench.store import Store, get_benchmark
 
@@ -55,6 +55,7 @@ def leakage(
     """Answer leakage / examiner priority: accuracy with the image vs from the description
     only. Near-equal description-only scores across models mean the benchmark measures
     vision, not the examiner's bias."""
+    check_specs(model)
     opened = _opened(store, benchmark)
     variants = ["default", "no-image"] + (["question-only"] if question_only else [])
     for variant in variants:
@@ -112,6 +113,7 @@ def position_bias(
     bad = [t for t in letters if t not in ("A", "B", "C", "D")]
     if bad:
         raise BadInput(f"--target {bad[0]!r}: choose letters A-D")
+    check_specs(model)  # before the re-keyed copies are written
     opened = _opened(store, benchmark)
     targets = [cast(Target, t) for t in [*letters, "even"]]
     for t in targets:

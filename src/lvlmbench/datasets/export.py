@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from lvlmbench.store import Store, iter_items
+from lvlmbench.store import _schema as tables
 from lvlmbench.types import BenchmarkItem
 
 __all__ = ["export_jsonl", "export_parquet"]
@@ -64,10 +65,11 @@ def _flat(item: BenchmarkItem) -> dict[str, Any]:
 def export_jsonl(store: Store, benchmark: str, out_dir: Path) -> Path:
     """Write ``out_dir/items.jsonl`` (one item per line, image paths relative to ``out_dir``)
     and copy the images to ``out_dir/images/``. Returns the JSONL path."""
+    if store.count(tables.items, benchmark=benchmark) == 0:
+        raise ValueError(f"benchmark {benchmark!r} has no items in {store.url}")
     images_dir = out_dir / "images"
     images_dir.mkdir(parents=True, exist_ok=True)
     path = out_dir / "items.jsonl"
-    count = 0
     with path.open("w", encoding="utf-8") as sink:
         for item in iter_items(store, benchmark):
             names = []
@@ -78,9 +80,6 @@ def export_jsonl(store: Store, benchmark: str, out_dir: Path) -> Path:
                 names.append(f"images/{digest}.png")
             record = {**item.model_dump(mode="json"), "image_files": names}
             sink.write(json.dumps(record, ensure_ascii=False) + "\n")
-            count += 1
-    if count == 0:
-        raise ValueError(f"benchmark {benchmark!r} has no items in {store.url}")
     return path
 
 

@@ -7,10 +7,10 @@ drawn, so that is a fatal error rather than a guess.
 
 from __future__ import annotations
 
-import asyncio
 import time
 from collections.abc import Mapping
 
+from lvlmbench._workers import run_cpu
 from lvlmbench.images._api import ImageOutput, ImageRequest
 from lvlmbench.models._api import ErrorKind, ProviderError
 from lvlmbench.scenes import RENDERER_VERSION, SceneError, render_png, validate_scene
@@ -42,8 +42,8 @@ class ProceduralRenderer:
         except SceneError as exc:
             raise ProviderError(str(exc), ErrorKind.FATAL) from None
         started = time.perf_counter()
-        # Rendering is CPU-bound: keep the event loop free for the calls running beside it.
-        png = await asyncio.to_thread(render_png, program, request.width, request.height)
+        # Rendering is CPU-bound: worker processes draw in parallel and keep the event loop free.
+        png = await run_cpu(render_png, program, request.width, request.height)
         return ImageOutput(png=png, latency_s=time.perf_counter() - started)
 
     async def aclose(self) -> None:

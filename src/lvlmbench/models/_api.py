@@ -57,6 +57,9 @@ class ChatModel(Protocol):
     model runs on, so that concurrency limits apply per endpoint rather than per model object.
     Implementations raise :class:`ProviderError` for failed requests and never retry themselves:
     retries, caching and concurrency belong to :class:`~lvlmbench.models.ModelClient`.
+
+    Optional attribute: ``cacheable = False`` tells the client not to cache this model's outputs
+    (for local, deterministic models that answer faster than a cache lookup).
     """
 
     spec: str

@@ -73,6 +73,9 @@ class ModelClient:
         self.stats = CallStats()
         self._rng = random.Random(seed)
         self._identity = model.cache_identity()
+        # A model may opt out (``cacheable = False``) when answering costs less than a cache
+        # lookup and is deterministic anyway: the baselines. Runner responses still resume.
+        self._use_cache = store is not None and bool(getattr(model, "cacheable", True))
         # Identical calls already in flight: a second caller awaits the first instead of paying.
         self._inflight: dict[str, asyncio.Future[ModelOutput]] = {}
 
@@ -86,7 +89,7 @@ class ModelClient:
         return chat_cache_key(self._identity, messages, config)
 
     def _cached(self, key: str) -> ModelOutput | None:
-        if self.store is None:
+        if self.store is None or not self._use_cache:
             return None
         row = self.store.get_row(tables.cache, key)
         if row is None:
@@ -95,7 +98,11 @@ class ModelClient:
         return output.model_copy(update={"cached": True, "attempts": 0})
 
     def _remember(self, key: str, output: ModelOutput) -> None:
-        if self.store is None or output.status not in (Status.OK, Status.REFUSED):
+        if (
+            self.store is None
+            or not self._use_cache
+            or output.status not in (Status.OK, Status.REFUSED)
+        ):
             return
         self.store.put_rows(
             tables.cache,

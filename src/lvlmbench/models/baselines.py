@@ -2,7 +2,8 @@
 
 - ``baseline/random``: a uniformly random option (or true/false), chance level;
 - ``baseline/prior``: answers from the question text alone, the language-bias probe;
-- ``baseline/oracle``: answers with the key it was shown beforehand, the pipeline's upper bound.
+- ``baseline/oracle``: answers with the key it was shown beforehand, the pipeline's upper bound;
+- ``baseline/pixels``: a weak vision examinee from pixel statistics (:mod:`.pixels`).
 
 They read the question and options back out of the message text with
 :func:`~lvlmbench.judging.parse_choice_prompt`, so they see exactly what a real examinee sees.
@@ -27,6 +28,7 @@ __all__ = [
     "KNOWN_BASELINES",
     "Baseline",
     "OracleBaseline",
+    "PixelsBaseline",
     "PriorBaseline",
     "RandomBaseline",
     "create",
@@ -76,6 +78,8 @@ class Baseline(ABC):
     """What every baseline shares: spec, identity, usage accounting, no connections."""
 
     name = ""
+    cacheable = False
+    """Deterministic and instant: a cache row per answer would cost more than the answer."""
 
     def __init__(self, seed: int = 0) -> None:
         self.seed = seed
@@ -227,15 +231,52 @@ def _image_hashes(messages: list[Message]) -> tuple[str, ...]:
         return ()
 
 
+class PixelsBaseline(PriorBaseline):
+    """Looks at the image through colour, blob and brightness statistics (see
+    :mod:`lvlmbench.models.pixels`); answers like the prior where they say nothing. Without an
+    image (the no-image and question-only variants) it is the prior. The pixel work runs in
+    the shared worker processes, so several items are looked at in parallel."""
+
+    name = "pixels"
+
+    async def generate(self, messages: list[Message], config: GenerationConfig) -> ModelOutput:
+        from lvlmbench._workers import run_cpu
+        from lvlmbench.models.pixels import answer_from_pixels
+
+        text = _prompt_text(messages)
+        parsed = parse_choice_prompt(text)
+        images: list[ImagePart] = [p for m in messages if m.role == "user" for p in m.images()]
+        if parsed is None or not images:
+            return await super().generate(messages, config)
+        started = time.perf_counter()
+        fallback = _most_overlapping(parsed) if parsed.kind == "mc" else "true"
+        try:
+            png = images[0].read_bytes()
+            reply = await run_cpu(answer_from_pixels, parsed, png, fallback)
+        except OSError as exc:  # unreadable file or bytes that are not an image
+            raise ProviderError(
+                f"baseline/pixels cannot read the image: {exc}", ErrorKind.FATAL, status_code=400
+            ) from None
+        return ModelOutput(
+            text=reply,
+            usage=Usage(input_tokens=len(text.split()), output_tokens=len(reply.split())),
+            latency_s=time.perf_counter() - started,
+            finish_reason="stop",
+            raw={"baseline": self.name, "seed": self.seed},
+        )
+
+
 KNOWN_BASELINES: dict[str, type[Baseline]] = {
     "random": RandomBaseline,
     "prior": PriorBaseline,
     "oracle": OracleBaseline,
+    "pixels": PixelsBaseline,
 }
 
 
 def create(name: str, options: Mapping[str, str]) -> Baseline:
-    """Registry factory: ``baseline/random``, ``baseline/prior``, ``baseline/oracle``; option
+    """Registry factory: ``baseline/random``, ``baseline/prior``, ``baseline/oracle``,
+    ``baseline/pixels``; option
     ``seed`` (an integer, default 0)."""
     cls = KNOWN_BASELINES.get(name)
     if cls is None:

@@ -80,7 +80,11 @@ class OpenAIChatModel:
         api_key_env: str = "OPENAI_API_KEY",
         timeout: float = 120.0,
         json_mode: str | None = None,
+        max_tokens: int | None = None,
     ) -> None:
+        if max_tokens is not None and max_tokens < 1:
+            raise ValueError(f"max_tokens must be a positive integer, got {max_tokens}")
+        self.max_tokens_cap = max_tokens
         if json_mode is not None and json_mode not in _JSON_MODES:
             raise ValueError(
                 f"json_mode must be one of {', '.join(_JSON_MODES)}, got {json_mode!r}"
@@ -104,7 +108,14 @@ class OpenAIChatModel:
             )
 
     def cache_identity(self) -> dict[str, object]:
-        return {"provider": "openai", "model": self.name, "base_url": self.base_url}
+        identity: dict[str, object] = {
+            "provider": "openai",
+            "model": self.name,
+            "base_url": self.base_url,
+        }
+        if self.max_tokens_cap is not None:  # a cap can cut replies short: part of the output
+            identity["max_tokens_cap"] = self.max_tokens_cap
+        return identity
 
     def _headers(self) -> dict[str, str]:
         headers = {"content-type": "application/json"}
@@ -117,7 +128,7 @@ class OpenAIChatModel:
             "model": self.name,
             "messages": encode_messages(messages),
             "temperature": config.temperature,
-            "max_tokens": config.max_tokens,
+            "max_tokens": min(config.max_tokens, self.max_tokens_cap or config.max_tokens),
         }
         if config.top_p is not None:
             payload["top_p"] = config.top_p
@@ -196,11 +207,18 @@ def _parse_completion(body: dict[str, Any], latency: float, what: str) -> ModelO
 
 def create(name: str, options: Mapping[str, str]) -> OpenAIChatModel:
     """Registry factory: ``openai/<model>`` with options base_url, api_key_env, timeout,
-    json_mode."""
+    json_mode and max_tokens (a cap on every request's reply length: cost control, or a small
+    local model that would otherwise ramble to the stage's limit)."""
+    cap = options.get("max_tokens")
+    if cap is not None and not cap.isdigit():
+        raise ProviderError(
+            f"openai/{name}: max_tokens must be a positive integer, got {cap!r}", ErrorKind.FATAL
+        )
     return OpenAIChatModel(
         name,
         base_url=options.get("base_url", DEFAULT_BASE_URL),
         api_key_env=options.get("api_key_env", "OPENAI_API_KEY"),
         timeout=float(options.get("timeout", 120.0)),
         json_mode=options.get("json_mode"),
+        max_tokens=int(cap) if cap is not None else None,
     )

@@ -45,7 +45,7 @@ def item_messages(store: Store, variant: str = "default") -> MessageBuilder:
                     )
                 )
             ]
-        images = [ImagePart.from_path(store.image_path(h)) for h in item.images]
+        images = [ImagePart.from_path(store.image_path(h), sha256=h) for h in item.images]
         return [Message.user(*images, prompt)]
 
     return build

@@ -40,7 +40,10 @@ class EvalSummary:
     """Items answered in an earlier run (not asked again)."""
     ok: int = 0
     unparseable: int = 0
+    refused: int = 0
+    """Answered with a refusal: scored as wrong, like an unparseable answer."""
     failed: int = 0
+    """Calls that failed (errors): not scored, asked again on the next run."""
     wall_s: float = 0.0
     requests: int = 0
     cache_hits: int = 0
@@ -114,6 +117,8 @@ def _tally(summary: EvalSummary, response: Response) -> None:
         return
     if response.status is Status.UNPARSEABLE:
         summary.unparseable += 1
+    elif response.status is Status.REFUSED:
+        summary.refused += 1
     else:
         summary.failed += 1
     reason = (response.reason or response.status.value)[:120]

@@ -1,0 +1,81 @@
+"""A shared process pool for CPU-bound work (drawing scenes, checking pixels) beside asyncio.
+
+Rendering and pixel checks are pure Python/Pillow/numpy and hold the GIL, so threads do not
+run them in parallel; worker processes do. The pool is created on first use and sized by
+``LVLMBENCH_WORKERS`` (default: the CPU count); ``LVLMBENCH_WORKERS=0`` runs everything in a
+thread of this process instead, which is what a debugger or profiler wants.
+
+Workers are forked from a clean *forkserver* process that has already imported the scene
+package, never from the running program: forking a process that has threads (asyncio's
+executor, database drivers) can deadlock the child.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import atexit
+import functools
+import multiprocessing
+import os
+from collections.abc import Callable
+from concurrent.futures import Executor, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from typing import ParamSpec, TypeVar
+
+__all__ = ["run_cpu", "worker_count"]
+
+P = ParamSpec("P")
+T = TypeVar("T")
+
+_PRELOAD = ["lvlmbench.scenes", "lvlmbench.autobench.procedural", "lvlmbench.models.pixels"]
+_pool: ProcessPoolExecutor | None = None
+
+
+def worker_count() -> int:
+    """Worker processes the pool uses (0: none, work runs in a thread)."""
+    configured = os.environ.get("LVLMBENCH_WORKERS", "").strip()
+    if configured:
+        try:
+            return max(0, int(configured))
+        except ValueError:
+            raise ValueError(
+                f"LVLMBENCH_WORKERS={configured!r}: expected a whole number of processes"
+            ) from None
+    return os.cpu_count() or 1
+
+
+def _executor() -> Executor | None:
+    global _pool
+    if worker_count() == 0:
+        return None
+    if _pool is None:
+        context = multiprocessing.get_context("forkserver")
+        context.set_forkserver_preload(_PRELOAD)
+        _pool = ProcessPoolExecutor(max_workers=worker_count(), mp_context=context)
+        atexit.register(_shutdown)
+    return _pool
+
+
+def _shutdown() -> None:
+    global _pool
+    if _pool is not None:
+        _pool.shutdown(wait=False, cancel_futures=True)
+        _pool = None
+
+
+async def run_cpu(function: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
+    """``function(*args, **kwargs)`` in a worker process (a thread when workers are off).
+
+    ``function`` must be importable at module level and its arguments picklable. A pool whose
+    worker died (killed by the OOM killer, say) is replaced once before the error surfaces.
+    """
+    call = functools.partial(function, *args, **kwargs)
+    executor = _executor()
+    if executor is None:
+        return await asyncio.to_thread(call)
+    loop = asyncio.get_running_loop()
+    try:
+        return await loop.run_in_executor(executor, call)
+    except BrokenProcessPool:
+        _shutdown()
+        return await loop.run_in_executor(_executor(), call)

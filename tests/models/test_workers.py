@@ -1,0 +1,31 @@
+"""The shared CPU worker pool: processes by default, a thread when switched off."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from lvlmbench import _workers
+
+
+def _pid_and_sum(a: int, b: int) -> tuple[int, int]:
+    return os.getpid(), a + b
+
+
+async def test_work_runs_in_another_process_by_default(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("LVLMBENCH_WORKERS", "2")
+    pid, total = await _workers.run_cpu(_pid_and_sum, 2, 3)
+    assert total == 5 and pid != os.getpid()
+
+
+async def test_zero_workers_runs_in_this_process(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("LVLMBENCH_WORKERS", "0")
+    pid, total = await _workers.run_cpu(_pid_and_sum, 4, b=5)
+    assert total == 9 and pid == os.getpid()
+
+
+def test_a_bad_worker_count_names_the_variable(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("LVLMBENCH_WORKERS", "many")
+    with pytest.raises(ValueError, match="LVLMBENCH_WORKERS='many'"):
+        _workers.worker_count()
