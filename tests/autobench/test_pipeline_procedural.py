@@ -30,9 +30,18 @@ from lvlmbench.types import BenchmarkItem
 SETTINGS = GenerateSettings(
     capability="spatial understanding", name="spatial-e2e", n=2, m=2, per_aspect=2, seed=2
 )
-"""Seed 2 happens to exercise every self-check path: rejections (one at alignment 0.6, just
-below ζ), regeneration, acceptance with errors, a question refused for a wrong element, and a
-unit dropped after all its attempts."""
+"""With the daylight-only check below, seed 2 exercises every self-check path: rejections,
+regeneration, acceptance with errors, a question refused for a wrong element, and a unit
+dropped after all its attempts."""
+
+
+def _daylight_only(rgb: tuple[int, int, int], program: Any) -> list[tuple[int, int, int]]:
+    # The exact renderer hardly ever fails the real check (which compares against paint as it
+    # looks under the scene's light). Comparing against daylight paint instead makes dusk,
+    # night and fog scenes fail, so every path of the self-check runs in this small benchmark.
+    return [rgb]
+
+
 UNITS = SETTINGS.n * SETTINGS.m * SETTINGS.per_aspect * len(SETTINGS.levels)
 
 
@@ -56,7 +65,10 @@ def _generate(path: Path, settings: GenerateSettings) -> Built:
         finally:
             await images.aclose()
 
-    report = asyncio.run(run())
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("LVLMBENCH_WORKERS", "0")  # in this process, where the patch applies
+        patch.setattr("lvlmbench.autobench.procedural.lit_appearances", _daylight_only)
+        report = asyncio.run(run())
     return Built(
         store,
         settings,

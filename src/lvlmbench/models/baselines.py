@@ -115,18 +115,22 @@ class Baseline(ABC):
 
 class RandomBaseline(Baseline):
     """Uniform over the options in the prompt (or true/false); open prompts get a sentence of
-    randomly chosen prompt words. Draws are seeded by a hash of the prompt text, the ``seed``
-    option and the generation epoch."""
+    randomly chosen prompt words. Draws are seeded by a hash of the prompt text, the images'
+    hashes, the ``seed`` option and the generation epoch."""
 
     name = "random"
 
-    def _rng(self, text: str, config: GenerationConfig) -> random.Random:
-        digest = hashlib.sha256(f"{self.seed}\0{config.epoch}\0{text}".encode()).digest()
-        return random.Random(int.from_bytes(digest[:8], "big"))
+    def _rng(self, messages: list[Message], config: GenerationConfig) -> random.Random:
+        # The images are part of the draw: many items share one prompt ("Is it night-time?")
+        # and must not all get the same answer.
+        shown = "\0".join(_image_hashes(messages))
+        text = _prompt_text(messages)
+        key = f"{self.seed}\0{config.epoch}\0{text}\0{shown}"
+        return random.Random(int.from_bytes(hashlib.sha256(key.encode()).digest()[:8], "big"))
 
     def reply(self, messages: list[Message], config: GenerationConfig) -> str:
         text = _prompt_text(messages)
-        rng = self._rng(text, config)
+        rng = self._rng(messages, config)
         parsed = parse_choice_prompt(text)
         if parsed is None:
             words = _content_words(text)

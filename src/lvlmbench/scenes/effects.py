@@ -23,6 +23,7 @@ __all__ = [
     "draw_precipitation",
     "draw_season",
     "layer_rng",
+    "lit_appearances",
 ]
 
 RGB = tuple[int, int, int]
@@ -208,6 +209,21 @@ def apply_lighting(image: Image.Image, program: SceneProgram) -> Image.Image:
     mask = Image.new("L", (w, h), 0)
     mask.paste(disc, (round(light.spot_x * w) - radius, round(light.spot_y * h) - radius))
     return Image.composite(image, dark, mask)
+
+
+def lit_appearances(rgb: RGB, program: SceneProgram) -> list[RGB]:
+    """How a flat colour can look in the finished image under the program's light and fog:
+    one appearance for day, dusk and night; lit and unlit ones under a spotlight."""
+    swatch = Image.new("RGB", (1, 1), rgb)
+    looks = [swatch] if program.lighting.kind in ("day", "spotlight") else []
+    if program.lighting.kind != "day":
+        looks.append(swatch.point(_lut(program.lighting.kind)))
+    seen: list[RGB] = []
+    for look in looks:
+        pixel = apply_fog(look, program).getpixel((0, 0))
+        assert isinstance(pixel, tuple)
+        seen.append((int(pixel[0]), int(pixel[1]), int(pixel[2])))
+    return seen
 
 
 _FOG: dict[str, RGB] = {
