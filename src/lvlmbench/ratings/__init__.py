@@ -1,5 +1,66 @@
 """Ratings and statistics as pure functions (no I/O, no model calls)."""
 
+from lvlmbench.ratings.agreement import (
+    AgreementLevel,
+    AgreementReport,
+    Verdict,
+    cohen_kappa,
+    judge_human_agreement,
+    kendall_tau,
+)
+from lvlmbench.ratings.bradley_terry import (
+    BootstrapRatings,
+    bradley_terry,
+    bradley_terry_bootstrap,
+)
+from lvlmbench.ratings.diagnostics import (
+    JudgeDiagnostics,
+    PositionConsistency,
+    Preference,
+    TwoOrderVerdict,
+    first_position_preference,
+    judge_diagnostics,
+    length_preference,
+    position_consistency,
+    self_preference,
+)
+from lvlmbench.ratings.elo import elo_ratings
 from lvlmbench.ratings.intervals import Interval, wilson_interval
+from lvlmbench.ratings.matches import OUTCOMES, Match, validate_matches
+from lvlmbench.ratings.winrate import (
+    TieRule,
+    WinRate,
+    category_win_rates,
+    win_rates_vs_reference,
+)
 
-__all__ = ["Interval", "wilson_interval"]
+__all__ = [
+    "OUTCOMES",
+    "AgreementLevel",
+    "AgreementReport",
+    "BootstrapRatings",
+    "Interval",
+    "JudgeDiagnostics",
+    "Match",
+    "PositionConsistency",
+    "Preference",
+    "TieRule",
+    "TwoOrderVerdict",
+    "Verdict",
+    "WinRate",
+    "bradley_terry",
+    "bradley_terry_bootstrap",
+    "category_win_rates",
+    "cohen_kappa",
+    "elo_ratings",
+    "first_position_preference",
+    "judge_diagnostics",
+    "judge_human_agreement",
+    "kendall_tau",
+    "length_preference",
+    "position_consistency",
+    "self_preference",
+    "validate_matches",
+    "wilson_interval",
+    "win_rates_vs_reference",
+]

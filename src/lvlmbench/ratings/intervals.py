@@ -16,11 +16,12 @@ class Interval:
     high: float
 
 
-def wilson_interval(successes: int, n: int, z: float = 1.96) -> Interval:
+def wilson_interval(successes: float, n: int, z: float = 1.96) -> Interval:
     """Wilson score interval for ``successes`` out of ``n`` (95% with the default z).
 
     Unlike the normal approximation it stays inside [0, 1] and is sensible at 0 and n; with no
-    trials the interval is the whole range.
+    trials the interval is the whole range. ``successes`` may be fractional (a tie counted as
+    half a win); the score interval depends only on the observed proportion and ``n``.
     """
     if n <= 0:
         return Interval(0.0, 1.0)

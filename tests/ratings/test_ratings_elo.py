@@ -1,0 +1,77 @@
+import pytest
+
+from lvlmbench.ratings import Match, elo_ratings
+
+
+def test_always_winner_ends_above_always_loser():
+    matches = [("strong", "weak", 1.0), ("weak", "strong", 0.0)] * 50
+    matches += [("strong", "mid", 1.0), ("mid", "weak", 1.0)] * 20
+    ratings = elo_ratings(matches)
+    assert ratings["strong"] > ratings["mid"] > ratings["weak"]
+    assert sum(ratings.values()) == pytest.approx(3 * 1000.0)  # Elo conserves the total
+
+
+def test_hand_computed_two_matches_with_default_base_and_scale():
+    # a beats b: expected 0.5, so a gains 32 * 0.5 = 16.
+    # a ties b at 1516 vs 1484: expected = 1 / (1 + 10 ** (-32 / 400)) = 0.54592192...,
+    # delta = 32 * (0.5 - 0.54592192) = -1.46950153.
+    ratings = elo_ratings([("a", "b", 1), Match("a", "b", 0.5)], k=32, init=1500)
+    assert ratings["a"] == pytest.approx(1514.5304984710244, abs=1e-9)
+    assert ratings["b"] == pytest.approx(1485.4695015289756, abs=1e-9)
+
+
+def test_hand_computed_with_custom_base_scale_and_init():
+    # b beats a: each moves 10 * 0.5 = 5 from 0. Then a beats b at -5 vs 5:
+    # expected = 1 / (1 + 2 ** (10 / 100)) = 0.48267826, delta = 10 * (1 - 0.48267826).
+    ratings = elo_ratings([("a", "b", 0), ("a", "b", 1)], k=10, base=2, scale=100, init=0)
+    assert ratings["a"] == pytest.approx(0.17321744832185182, abs=1e-9)
+    assert ratings["b"] == pytest.approx(-0.17321744832185182, abs=1e-9)
+
+
+def test_ties_count_half():
+    assert elo_ratings([("a", "b", 0.5)]) == {"a": 1000.0, "b": 1000.0}
+    after = elo_ratings([("a", "b", 1), ("a", "b", 0.5)], k=32)
+    assert 1000 < after["a"] < 1016  # a tie against a weaker player costs the stronger one
+
+
+def test_order_matters_and_shuffles_are_seeded_averages():
+    matches = [("a", "b", 1)] * 5 + [("a", "b", 0)] * 5
+    in_order = elo_ratings(matches, k=32)
+    assert in_order["a"] < 1000  # the recent losses weigh more
+    shuffled = elo_ratings(matches, k=32, shuffles=20, seed=3)
+    assert shuffled == elo_ratings(matches, k=32, shuffles=20, seed=3)
+    assert shuffled != elo_ratings(matches, k=32, shuffles=20, seed=4)
+    assert abs(shuffled["a"] - 1000) < abs(in_order["a"] - 1000)
+    assert shuffled["a"] + shuffled["b"] == pytest.approx(2000)
+
+
+@pytest.mark.parametrize(
+    ("matches", "message"),
+    [
+        ([], "empty"),
+        ([("a", "b", 0.7)], "outcome must be 0, 0.5 or 1"),
+        ([("a", "b", float("nan"))], "outcome"),
+        ([("a", "b", "win")], "outcome"),
+        ([("a", "a", 1)], "against itself"),
+    ],
+)
+def test_bad_input_raises(matches, message):
+    with pytest.raises(ValueError, match=message):
+        elo_ratings(matches)
+
+
+def test_bad_parameters_raise():
+    with pytest.raises(ValueError, match="k > 0"):
+        elo_ratings([("a", "b", 1)], k=0)
+    with pytest.raises(ValueError, match="shuffles"):
+        elo_ratings([("a", "b", 1)], shuffles=-1)
+
+
+def test_continues_from_existing_ratings_for_a_dynamic_leaderboard():
+    before = {"old-a": 1100.0, "old-b": 950.0}
+    after = elo_ratings([("new", "old-a", 1)], k=32, start=before)
+    # new (1000) beats old-a (1100): expected 1 / (1 + 10 ** (100 / 400)) = 0.35993500.
+    assert after["new"] == pytest.approx(1000 + 32 * (1 - 0.3599350001971149))
+    assert after["old-a"] == pytest.approx(1100 - 32 * (1 - 0.3599350001971149))
+    assert after["old-b"] == 950.0  # did not play, keeps its rating
+    assert before == {"old-a": 1100.0, "old-b": 950.0}  # the input is not modified
