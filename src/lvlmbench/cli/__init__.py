@@ -13,6 +13,7 @@ from lvlmbench.cli.evaluate import evaluate
 from lvlmbench.cli.experiment import experiment_app
 from lvlmbench.cli.export import export
 from lvlmbench.cli.generate import generate
+from lvlmbench.cli.importing import import_dataset
 from lvlmbench.cli.models import models_app
 from lvlmbench.cli.scenes import scenes_app
 from lvlmbench.cli.store import store_app
@@ -29,6 +30,7 @@ app.command("generate")(generate)
 app.command("evaluate")(evaluate)
 app.command("demo")(demo)
 app.command("export")(export)
+app.command("import")(import_dataset)
 app.add_typer(experiment_app, name="experiment")
 app.add_typer(models_app, name="models")
 app.add_typer(scenes_app, name="scenes")

@@ -8,7 +8,7 @@ from lvlmbench.prompts import render_prompt
 from lvlmbench.store import Store
 from lvlmbench.types import BenchmarkItem, ImagePart, Message
 
-__all__ = ["VARIANTS", "MessageBuilder", "item_messages", "item_prompt"]
+__all__ = ["VARIANTS", "ItemUnavailable", "MessageBuilder", "item_messages", "item_prompt"]
 
 MessageBuilder = Callable[[BenchmarkItem], list[Message]]
 
@@ -16,6 +16,26 @@ MessageBuilder = Callable[[BenchmarkItem], list[Message]]
 # AutoBench-V answer-leakage / examiner-priority experiment. question-only: neither (language
 # prior). Position-bias variants re-key the items themselves; they need no message variant.
 VARIANTS = ("default", "no-image", "question-only")
+
+
+class ItemUnavailable(LookupError):
+    """An item that cannot be shown as the variant asks; the runner records it as a failed
+    response with this message as the reason, and asks the other items."""
+
+
+def _unfetched_images(item: BenchmarkItem) -> ItemUnavailable | None:
+    """Imported items whose images are web URLs (never downloaded) cannot be shown with their
+    images; asking text-only would score the model on a different question."""
+    urls = item.meta.get("image_urls")
+    if not urls:
+        return None
+    shown = ", ".join(str(u) for u in urls[:3]) + (
+        f" (+{len(urls) - 3} more)" if len(urls) > 3 else ""
+    )
+    return ItemUnavailable(
+        f"image not fetched: {shown}; download it and re-import the dataset with a local path "
+        "or base64 image"
+    )
 
 
 def item_prompt(item: BenchmarkItem) -> str:
@@ -45,6 +65,9 @@ def item_messages(store: Store, variant: str = "default") -> MessageBuilder:
                     )
                 )
             ]
+        unavailable = _unfetched_images(item)
+        if unavailable is not None:
+            raise unavailable
         images = [ImagePart.from_path(store.image_path(h), sha256=h) for h in item.images]
         return [Message.user(*images, prompt)]
 

@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 from lvlmbench.models import ModelClient
-from lvlmbench.runner._messages import MessageBuilder, item_messages
+from lvlmbench.runner._messages import ItemUnavailable, MessageBuilder, item_messages
 from lvlmbench.store import Store, iter_items, put_responses
 from lvlmbench.store import _schema as tables
 from lvlmbench.types import BenchmarkItem, GenerationConfig, ModelOutput, Response, Status
@@ -158,7 +158,12 @@ async def run_examinee(
     async def worker() -> None:
         nonlocal finished
         for item in items:  # a shared iterator: each item goes to exactly one worker
-            output = await client.generate(builder(item), config)
+            try:
+                messages = builder(item)
+            except ItemUnavailable as exc:  # e.g. an imported image URL never fetched
+                output = ModelOutput(status=Status.ERROR, reason=str(exc))
+            else:
+                output = await client.generate(messages, config)
             response = score_output(item, client.spec, output, variant)
             _tally(summary, response)
             writer.add(response)

@@ -1,0 +1,117 @@
+"""Importers of published benchmarks into the store: VisIT-Bench CSV, TouchStone TSV, generic
+JSONL, VLMEvalKit TSV, and human pairwise votes.
+
+Every importer parses and validates the whole file first (images decoded, columns checked) and
+writes only when all rows are good, so a bad row leaves nothing behind; the error
+(:class:`DatasetError`, a ValueError) names the file, row and column and what was expected.
+Item ids are content ids of the benchmark name and the row key, so re-importing adds nothing.
+Image URLs are never downloaded: they are kept in ``meta["image_urls"]`` and evaluating such an
+item fails with a reason naming the URL.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from lvlmbench.datasets.importers._common import DatasetError, ParsedItem
+from lvlmbench.datasets.importers._write import ImportSummary, ProgressHook, item_id, write_items
+from lvlmbench.datasets.importers.jsonl import parse_jsonl
+from lvlmbench.datasets.importers.touchstone import parse_touchstone
+from lvlmbench.datasets.importers.visit import parse_visit
+from lvlmbench.datasets.importers.vlmeval import parse_vlmeval
+from lvlmbench.datasets.importers.votes import import_votes
+from lvlmbench.store import Store
+
+__all__ = [
+    "FORMATS",
+    "DatasetError",
+    "ImportSummary",
+    "ParsedItem",
+    "import_dataset",
+    "item_id",
+    "parse_items",
+]
+
+_PARSERS: dict[str, Callable[[Path], list[ParsedItem]]] = {
+    "visit": parse_visit,
+    "touchstone": parse_touchstone,
+    "jsonl": parse_jsonl,
+    "vlmeval": parse_vlmeval,
+}
+FORMATS = (*_PARSERS, "votes")
+"""Format names accepted by :func:`import_dataset`."""
+
+
+MAX_TEXT_CHARS = 200_000
+"""Longest question, reference, caption or option accepted: real ones are a few thousand
+characters; anything near this is a broken export (a whole file in one cell), not text."""
+
+
+def check_text_sizes(path: Path, item: ParsedItem) -> None:
+    """DatasetError naming the row and field of a text field over :data:`MAX_TEXT_CHARS`."""
+    fields = {"question": item.question, "reference": item.reference, "caption": item.caption}
+    fields |= {f"option {letter}": text for letter, text in item.options.items()}
+    for name, text in fields.items():
+        if text is not None and len(text) > MAX_TEXT_CHARS:
+            raise DatasetError(
+                path,
+                f"{name} is {len(text):,} characters; expected at most {MAX_TEXT_CHARS:,}",
+                row=item.row,
+                column=name,
+            )
+
+
+def parse_items(path: Path, fmt: str) -> list[ParsedItem]:
+    """Validated items of an item file in ``fmt``; DatasetError at the first problem."""
+    if fmt not in _PARSERS:
+        raise ValueError(f"unknown item format {fmt!r}; known: {', '.join(_PARSERS)}")
+    if not path.is_file():
+        raise DatasetError(path, "no such file")
+    try:
+        parsed = _PARSERS[fmt](path)
+    except UnicodeDecodeError as exc:
+        raise DatasetError(
+            path,
+            f"not UTF-8 text (byte 0x{exc.object[exc.start]:02x} cannot be decoded); "
+            "re-save the file as UTF-8",
+        ) from None
+    seen: dict[str, int] = {}
+    for item in parsed:
+        check_text_sizes(path, item)
+        if item.key in seen:
+            raise DatasetError(
+                path,
+                f"duplicate key {item.key!r} (already used by row {seen[item.key]}); "
+                "expected each id/index once",
+                row=item.row,
+            )
+        seen[item.key] = item.row
+    return parsed
+
+
+def import_dataset(
+    store: Store,
+    path: str | Path,
+    fmt: str,
+    name: str | None = None,
+    *,
+    concat_images: bool = False,
+    on_progress: ProgressHook | None = None,
+) -> ImportSummary:
+    """Import ``path`` in format ``fmt`` (see :data:`FORMATS`) into benchmark ``name`` (default:
+    the file's stem). ``concat_images`` stores multi-image rows as one side-by-side image (the
+    originals stay in the store, listed in ``meta["original_images"]``). Votes go to the
+    benchmark ``name`` names, which must exist."""
+    path = Path(path)
+    benchmark = name or path.stem
+    if fmt not in FORMATS:
+        raise ValueError(f"unknown format {fmt!r}; known: {', '.join(FORMATS)}")
+    if fmt == "votes":
+        if not path.is_file():
+            raise DatasetError(path, "no such file")
+        return import_votes(store, path, benchmark)
+    parsed = parse_items(path, fmt)
+    return write_items(
+        store, benchmark, fmt, path, parsed, concat_images=concat_images, on_progress=on_progress
+    )

@@ -1,0 +1,183 @@
+"""What every importer shares: the error type, table reading and the parsed-row record.
+
+Importers parse and validate the whole file into :class:`ParsedItem` values first (images
+decoded and checked, nothing written); only a file that parses completely is written, so a bad
+row never leaves half an import behind.
+"""
+
+from __future__ import annotations
+
+import ast
+import csv
+import json
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+__all__ = [
+    "DatasetError",
+    "ParsedItem",
+    "Row",
+    "parse_list",
+    "read_table",
+    "require_columns",
+]
+
+
+class DatasetError(ValueError):
+    """A dataset file that cannot be imported; the message names file, row and column."""
+
+    def __init__(
+        self,
+        path: Path,
+        message: str,
+        *,
+        row: int | None = None,
+        line: int | None = None,
+        column: str | None = None,
+    ) -> None:
+        where = str(path)
+        if row is not None:
+            where += f", row {row}"
+            if line is not None and line != row:
+                where += f" (line {line})"
+        if column is not None:
+            where += f", column {column!r}"
+        super().__init__(f"{where}: {message}")
+        self.path = path
+        self.row = row
+        self.line = line
+        self.column = column
+
+
+@dataclass(frozen=True)
+class Row:
+    """One data row: 1-based row number (header excluded), the file line it ended on, and its
+    cells by column name (as :func:`read_table` returned it)."""
+
+    path: Path
+    number: int
+    line: int
+    cells: dict[str, str]
+
+    def error(self, message: str, column: str | None = None) -> DatasetError:
+        """A :class:`DatasetError` located at this row (and column)."""
+        return DatasetError(self.path, message, row=self.number, line=self.line, column=column)
+
+    def get(self, column: str) -> str:
+        """The stripped cell, or "" when the column is absent or empty."""
+        return (self.cells.get(column) or "").strip()
+
+    def required(self, column: str, expected: str = "a non-empty value") -> str:
+        """The stripped cell; DatasetError when it is empty."""
+        value = self.get(column)
+        if not value:
+            raise self.error(f"expected {expected}, found an empty cell", column)
+        return value
+
+
+@dataclass
+class ParsedItem:
+    """One validated item, ready to write: images as bytes, URLs that were not fetched."""
+
+    key: str
+    """Row key the item id is derived from (the file's id/index column, else the row number)."""
+    row: int
+    question: str
+    images: list[bytes] = field(default_factory=list)
+    image_urls: list[str] = field(default_factory=list)
+    kind: str = "open"
+    options: dict[str, str] = field(default_factory=dict)
+    answer: str | None = None
+    reference: str | None = None
+    caption: str | None = None
+    category: str | None = None
+    meta: dict[str, Any] = field(default_factory=dict)
+
+
+def read_table(
+    path: Path, delimiter: str, keep_case: bool = False
+) -> tuple[list[str], Iterator[Row]]:
+    """Column names (stripped; lower-cased unless ``keep_case``) and a stream of rows of a
+    CSV/TSV file.
+
+    Cells may be large (base64 images), so the csv module's field limit is lifted.
+    """
+    csv.field_size_limit(min(sys.maxsize, 2**31 - 1))
+    handle = path.open(newline="", encoding="utf-8-sig")
+    reader = csv.reader(handle, delimiter=delimiter)
+    try:
+        header = next(reader)
+    except StopIteration:
+        handle.close()
+        raise DatasetError(path, "the file is empty (expected a header row)") from None
+    except csv.Error as exc:
+        handle.close()
+        raise DatasetError(path, f"not a readable table: {exc}") from None
+    columns = [c.strip() if keep_case else c.strip().lower() for c in header]
+    lowered = [c.lower() for c in columns]
+    duplicates = sorted({c for c in lowered if lowered.count(c) > 1})
+    if duplicates:
+        handle.close()
+        raise DatasetError(path, f"duplicate column(s) in the header: {', '.join(duplicates)}")
+
+    def rows() -> Iterator[Row]:
+        with handle:
+            number = 0
+            while True:
+                try:
+                    cells = next(reader)
+                except StopIteration:
+                    return
+                except csv.Error as exc:
+                    raise DatasetError(
+                        path, f"malformed row: {exc}", row=number + 1, line=reader.line_num
+                    ) from None
+                if not any(c.strip() for c in cells):
+                    continue  # blank line
+                number += 1
+                if len(cells) != len(columns):
+                    raise DatasetError(
+                        path,
+                        f"expected {len(columns)} cells (one per header column), found "
+                        f"{len(cells)}",
+                        row=number,
+                        line=reader.line_num,
+                    )
+                yield Row(path, number, reader.line_num, dict(zip(columns, cells, strict=True)))
+
+    return columns, rows()
+
+
+def require_columns(path: Path, columns: list[str], *required: str | tuple[str, ...]) -> None:
+    """DatasetError naming the first required column (or group of alternatives) missing."""
+    for need in required:
+        options = (need,) if isinstance(need, str) else need
+        if not any(o in columns for o in options):
+            wanted = " or ".join(repr(o) for o in options)
+            error = DatasetError(
+                path, f"missing required column {wanted}; the header has: {', '.join(columns)}"
+            )
+            error.column = options[0]
+            raise error
+
+
+def parse_list(value: str) -> list[str] | None:
+    """A cell holding a list (JSON, or a Python literal as VLMEvalKit writes) as strings; None
+    when the cell is not a list."""
+    text = value.strip()
+    if not (text.startswith("[") and text.endswith("]")):
+        return None
+    parsed: Any
+    try:
+        parsed = json.loads(text)
+    except ValueError:
+        try:
+            parsed = ast.literal_eval(text)
+        except (ValueError, SyntaxError, MemoryError, RecursionError):
+            return None
+    if not isinstance(parsed, list):
+        return None
+    return [str(v).strip() for v in parsed if str(v).strip()]

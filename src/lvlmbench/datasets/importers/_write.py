@@ -1,0 +1,149 @@
+"""Writing validated items: images into the store, items with stable ids, the benchmark row."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from lvlmbench.datasets.importers._common import DatasetError, ParsedItem
+from lvlmbench.ids import content_id
+from lvlmbench.store import Store, get_benchmark, put_benchmark, put_items
+from lvlmbench.store import _schema as tables
+from lvlmbench.types import BenchmarkItem
+
+__all__ = ["ImportSummary", "ProgressHook", "item_id", "write_items"]
+
+ProgressHook = Callable[[int, int], None]
+
+
+@dataclass
+class ImportSummary:
+    """What one import did (the CLI prints it; ``--json`` prints :meth:`as_dict`)."""
+
+    benchmark: str
+    format: str
+    source: str
+    rows: int = 0
+    items_added: int = 0
+    items_updated: int = 0
+    """Items already stored under the same id whose content changed (e.g. --concat-images)."""
+    items_unchanged: int = 0
+    images: int = 0
+    """Images read from the file (paths and base64), before concatenation."""
+    concatenated: int = 0
+    """Multi-image rows stored as one concatenated image."""
+    urls_not_fetched: list[str] = field(default_factory=list)
+    votes: int = 0
+    """Human judgments written (votes format)."""
+    votes_added: int = 0
+    annotators: list[str] = field(default_factory=list)
+
+    def as_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict."""
+        return asdict(self)
+
+
+def item_id(benchmark: str, key: str) -> str:
+    """The stable id of the item with row key ``key`` in ``benchmark``."""
+    return content_id("imported-item", benchmark, key)
+
+
+def _store_images(
+    store: Store, parsed: ParsedItem, concat: bool, summary: ImportSummary
+) -> tuple[list[str], dict[str, Any]]:
+    hashes = [store.put_image(data) for data in parsed.images]
+    summary.images += len(hashes)
+    meta: dict[str, Any] = {}
+    if concat and len(hashes) > 1:
+        from lvlmbench.images.compose import concatenate
+
+        meta["original_images"] = hashes
+        hashes = [store.put_image(concatenate(parsed.images))]
+        summary.concatenated += 1
+    return hashes, meta
+
+
+def _to_item(
+    store: Store, benchmark: str, parsed: ParsedItem, concat: bool, summary: ImportSummary
+) -> BenchmarkItem:
+    hashes, extra = _store_images(store, parsed, concat, summary)
+    meta = dict(parsed.meta)
+    meta.update(extra)
+    if parsed.image_urls:
+        meta["image_urls"] = list(parsed.image_urls)
+        summary.urls_not_fetched.extend(parsed.image_urls)
+    return BenchmarkItem(
+        id=item_id(benchmark, parsed.key),
+        benchmark=benchmark,
+        question=parsed.question,
+        kind=parsed.kind,
+        images=hashes,
+        options=parsed.options,
+        answer=parsed.answer,
+        reference=parsed.reference,
+        caption=parsed.caption,
+        category=parsed.category,
+        meta=meta,
+    )
+
+
+def _stored(store: Store, benchmark: str) -> dict[str, tuple[int, str]]:
+    return {
+        str(row["id"]): (int(row["seq"]), str(row["data"]))
+        for row in store.iter_rows(tables.items, benchmark=benchmark)
+    }
+
+
+def write_items(
+    store: Store,
+    benchmark: str,
+    fmt: str,
+    source: Path,
+    parsed_items: list[ParsedItem],
+    *,
+    concat_images: bool = False,
+    on_progress: ProgressHook | None = None,
+) -> ImportSummary:
+    """Store validated items under ``benchmark`` (created or updated); idempotent: items already
+    stored under the same id are left alone unless their content changed."""
+    existing = get_benchmark(store, benchmark)
+    if existing is not None and existing["kind"] != fmt:
+        raise DatasetError(
+            source,
+            f"benchmark {benchmark!r} already exists with kind {existing['kind']!r}; import "
+            f"{fmt} data under another --name",
+        )
+    summary = ImportSummary(benchmark=benchmark, format=fmt, source=str(source))
+    summary.rows = len(parsed_items)
+    stored = _stored(store, benchmark)
+    added: list[BenchmarkItem] = []
+    changed: list[dict[str, Any]] = []
+    for done, parsed in enumerate(parsed_items, start=1):
+        item = _to_item(store, benchmark, parsed, concat_images, summary)
+        encoded = item.model_dump_json()
+        if item.id not in stored:
+            added.append(item)
+            stored[item.id] = (-1, encoded)
+        elif json.loads(stored[item.id][1]) != json.loads(encoded):
+            seq = stored[item.id][0]
+            changed.append({"id": item.id, "benchmark": benchmark, "seq": seq, "data": encoded})
+        else:
+            summary.items_unchanged += 1
+        if on_progress is not None:
+            on_progress(done, len(parsed_items))
+    put_items(store, added)
+    store.put_rows(tables.items, changed, replace=True)
+    summary.items_added = len(added)
+    summary.items_updated = len(changed)
+    sources = set(existing["data"].get("sources", [])) if existing is not None else set()
+    sources.add(source.name)
+    data = {
+        "format": fmt,
+        "sources": sorted(sources),
+        "items": store.count(tables.items, benchmark=benchmark),
+    }
+    put_benchmark(store, benchmark, fmt, data)
+    return summary

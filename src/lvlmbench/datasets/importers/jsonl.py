@@ -1,0 +1,141 @@
+"""Generic JSONL: one JSON object per line.
+
+Fields: ``id`` (optional; else the line number keys the item), ``question`` or ``instruction``
+(required), ``image`` or ``images`` (optional: one string or a list; each a file path relative
+to the JSONL file, base64, a ``data:`` URL or a web URL, which is recorded, not fetched;
+``image_url``/``image_urls`` are accepted too), ``reference``, ``caption``, ``category``,
+``options`` (an object by letter, or a list lettered A, B, ...), ``answer``, ``kind``
+(mc/tf/open; inferred when absent: options make "mc", a true/false/yes/no answer "tf", else
+"open" with ``answer`` as reference when there is no ``reference``), ``meta`` (an object merged
+into the item's meta). Every other field goes to meta under its name.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from lvlmbench.datasets.importers._common import DatasetError, ParsedItem, Row
+from lvlmbench.datasets.importers._images import resolve_images
+
+__all__ = ["parse_jsonl"]
+
+_IMAGE_FIELDS = ("image", "images", "image_url", "image_urls", "image_path", "image_paths")
+_TEXT_FIELDS = ("reference", "caption", "category")
+_KNOWN = {"id", "question", "instruction", "options", "answer", "kind", "meta"}
+_TF = {"true": "true", "false": "false", "yes": "true", "no": "false"}
+
+
+def _text(row: Row, record: dict[str, Any], name: str) -> str | None:
+    value = record.get(name)
+    if value is None or value == "":
+        return None
+    if not isinstance(value, str | int | float):
+        raise row.error(f"expected a string, found {type(value).__name__}", name)
+    return str(value).strip() or None
+
+
+def _options(row: Row, value: Any) -> dict[str, str]:
+    if value is None or value == {} or value == []:
+        return {}
+    if isinstance(value, list):
+        value = {chr(ord("A") + i): v for i, v in enumerate(value)}
+    if not isinstance(value, dict) or not all(
+        isinstance(k, str) and len(k) == 1 and k.isalpha() for k in value
+    ):
+        raise row.error("expected an object by option letter or a list of options", "options")
+    return {k.upper(): str(v) for k, v in value.items()}
+
+
+def _kind(
+    row: Row, record: dict[str, Any], options: dict[str, str]
+) -> tuple[str, str | None, str | None]:
+    """kind, answer key and reference."""
+    answer = _text(row, record, "answer")
+    reference = _text(row, record, "reference")
+    kind = record.get("kind") or ("mc" if options else None)
+    if kind is None:
+        kind = "tf" if answer is not None and answer.lower() in _TF else "open"
+    if kind == "mc":
+        if len(options) < 2 or answer is None or answer.upper() not in options:
+            letters = ", ".join(options) or "none given"
+            raise row.error(
+                f"a multiple-choice item needs two or more options and an answer among their "
+                f"letters ({letters}); found answer {answer!r}",
+                "answer",
+            )
+        return "mc", answer.upper(), reference
+    if kind == "tf":
+        if answer is None or answer.lower() not in _TF:
+            raise row.error(f"expected true/false (or yes/no), found {answer!r}", "answer")
+        return "tf", _TF[answer.lower()], reference
+    if kind != "open":
+        raise row.error(f"expected mc, tf or open, found {kind!r}", "kind")
+    return "open", None, reference if reference is not None else answer
+
+
+def _parse_record(path: Path, line: int, record: dict[str, Any]) -> ParsedItem:
+    row = Row(path, line, line, {})
+    question = _text(row, record, "question") or _text(row, record, "instruction")
+    if question is None:
+        raise row.error("expected a non-empty question (or instruction)", "question")
+    found = None
+    for name in _IMAGE_FIELDS:
+        value = record.get(name)
+        if value in (None, "", []):
+            continue
+        values = value if isinstance(value, list) else [value]
+        if not all(isinstance(v, str) for v in values):
+            raise row.error("expected an image path, base64 or URL string (or a list)", name)
+        found = resolve_images(
+            Row(path, line, line, {name: json.dumps(values)}), [name], path.parent, found
+        )
+    options = _options(row, record.get("options"))
+    kind, answer, reference = _kind(row, record, options)
+    meta: dict[str, Any] = {"row": line}
+    extra = record.get("meta")
+    if extra is not None and not isinstance(extra, dict):
+        raise row.error("expected an object", "meta")
+    meta.update(extra or {})
+    for name, value in record.items():
+        if name not in _KNOWN and name not in _IMAGE_FIELDS and name not in _TEXT_FIELDS:
+            meta[name] = value
+    if found is not None:
+        meta["image_sources"] = found.sources
+    key = record.get("id")
+    return ParsedItem(
+        key=str(key) if key not in (None, "") else f"line-{line}",
+        row=line,
+        question=question,
+        images=found.images if found else [],
+        image_urls=found.urls if found else [],
+        kind=kind,
+        options=options,
+        answer=answer,
+        reference=reference,
+        caption=_text(row, record, "caption"),
+        category=_text(row, record, "category"),
+        meta=meta,
+    )
+
+
+def parse_jsonl(path: Path) -> list[ParsedItem]:
+    """Validated items of a JSONL file; DatasetError at the first bad line."""
+    parsed = []
+    with path.open(encoding="utf-8-sig") as handle:
+        for line, text in enumerate(handle, start=1):
+            if not text.strip():
+                continue
+            try:
+                record = json.loads(text)
+            except json.JSONDecodeError as exc:
+                raise DatasetError(
+                    path, f"not valid JSON: {exc.msg} at column {exc.colno}", row=line
+                ) from None
+            if not isinstance(record, dict):
+                raise DatasetError(path, "expected a JSON object per line", row=line)
+            parsed.append(_parse_record(path, line, record))
+    if not parsed:
+        raise DatasetError(path, "no items: the file has no JSON lines")
+    return parsed

@@ -1,0 +1,53 @@
+"""TouchStone TSV: questions with a fine-grained human annotation and a caption-assisted reference.
+
+Columns (case-insensitive): ``index`` (required, keys the items), ``question`` (required),
+``image`` (required: base64, or a JSON/Python list of base64 images for multi-image questions;
+paths and URLs are accepted too), ``human_annotation`` (the caption), ``gpt4_ha_answer`` (the
+reference, "GPT4-HA"), ``category`` (the ability), ``task_name`` (the sub-task, in
+``meta["task_name"]``); every other non-empty cell goes to meta under its column name.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from lvlmbench.datasets.importers._common import ParsedItem, read_table, require_columns
+from lvlmbench.datasets.importers._images import resolve_images
+
+__all__ = ["parse_touchstone"]
+
+_KNOWN = {"index", "question", "image", "human_annotation", "gpt4_ha_answer", "category"}
+
+
+def parse_touchstone(path: Path) -> list[ParsedItem]:
+    """Validated items of a TouchStone TSV; DatasetError at the first bad row."""
+    columns, rows = read_table(path, "\t")
+    require_columns(path, columns, "index", "question", "image")
+    parsed = []
+    for row in rows:
+        key = row.required("index", "the question's index")
+        question = row.required("question", "the question text")
+        found = resolve_images(row, ["image"], path.parent)
+        if not found.images and not found.urls:
+            raise row.error("expected a base64 image (or a list of them)", "image")
+        meta: dict[str, Any] = {"row": row.number, "index": key}
+        if len(found.sources) > 1 or any(s != "base64" for s in found.sources):
+            meta["image_sources"] = found.sources
+        for column, value in row.cells.items():
+            if column not in _KNOWN and value.strip():
+                meta[column] = value.strip()
+        parsed.append(
+            ParsedItem(
+                key=key,
+                row=row.number,
+                question=question,
+                images=found.images,
+                image_urls=found.urls,
+                reference=row.get("gpt4_ha_answer") or None,
+                caption=row.get("human_annotation") or None,
+                category=row.get("category") or None,
+                meta=meta,
+            )
+        )
+    return parsed

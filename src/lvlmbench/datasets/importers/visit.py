@@ -1,0 +1,134 @@
+"""VisIT-Bench CSV: instruction-following instances with an instruction-conditioned caption and a
+human-verified reference.
+
+Columns (case-insensitive): ``instruction`` (required); the images in ``image`` / ``image_url`` /
+``image_path`` / ``images`` (a cell may hold a JSON or Python list) or numbered columns
+``image_1``, ``image_2_url``, ... (multi-image rows; at least one image per row); caption in
+``instruction_conditioned_caption`` (or ``caption``); a dense caption (``dense_caption``,
+``image_dense_caption``, or ``images_dense_captions`` with one caption per image as in the
+published multi-image CSV) is kept in ``meta["dense_caption"]`` and is the caption when there is
+no instruction-conditioned one; reference in ``reference_output`` (or ``reference``,
+``output_human_annotated``); family in ``instruction_category``; ``human_ratings_*`` columns go
+to ``meta["human_ratings"]`` (True/False as booleans); an ``id``/``instance_id``/``index``
+column keys the items (else the row number); every other non-empty cell goes to meta under its
+column name.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+from lvlmbench.datasets.importers._common import (
+    ParsedItem,
+    Row,
+    parse_list,
+    read_table,
+    require_columns,
+)
+from lvlmbench.datasets.importers._images import resolve_images
+
+__all__ = ["IMAGE_COLUMN", "parse_visit"]
+
+IMAGE_COLUMN = re.compile(r"^(image|img)s?(_?\d+)?([ _-]?(url|path|file)s?)?$")
+_CAPTIONS = ("instruction_conditioned_caption", "instruction-conditioned caption", "caption")
+_DENSE = (
+    "dense_caption",
+    "dense caption",
+    "image_dense_caption",
+    "images_dense_captions",
+    "image_dense_captions",
+)
+_REFERENCES = ("reference_output", "reference", "reference output", "output_human_annotated")
+_MISSING = {"", "nan", "none", "null"}
+_CATEGORIES = ("instruction_category", "category")
+_KEYS = ("id", "instance_id", "index")
+
+
+def image_columns(columns: list[str]) -> list[str]:
+    """Image columns in order: unnumbered first, then by number."""
+
+    def order(name: str) -> tuple[int, str]:
+        digits = re.search(r"\d+", name)
+        return (int(digits.group()) if digits else -1, name)
+
+    return sorted((c for c in columns if IMAGE_COLUMN.match(c)), key=order)
+
+
+def _first(row: Row, names: tuple[str, ...]) -> tuple[str | None, str | None]:
+    for name in names:
+        value = row.get(name)
+        if value:
+            return name, value
+    return None, None
+
+
+def _dense_caption(value: str | None) -> str | None:
+    """A dense caption cell; a list of per-image captions (the multi-image CSV, padded with
+    NaN) becomes "Image 1: ...\nImage 2: ..."."""
+    if value is None:
+        return None
+    parts = parse_list(value)
+    if parts is None:
+        return value
+    parts = [p for p in parts if p.lower() not in _MISSING]
+    if len(parts) == 1:
+        return parts[0]
+    return "\n".join(f"Image {i}: {text}" for i, text in enumerate(parts, start=1)) or None
+
+
+def _rating(value: str) -> str | bool:
+    return {"true": True, "false": False}.get(value.lower(), value)
+
+
+def _parse_row(row: Row, images: list[str], key_column: str | None, base: Path) -> ParsedItem:
+    question = row.required("instruction", "the instruction text")
+    found = resolve_images(row, images, base)
+    if not found.images and not found.urls:
+        raise row.error("expected at least one image path, URL or base64 image", images[0])
+    caption_col, caption = _first(row, _CAPTIONS)
+    dense_col, dense_cell = _first(row, _DENSE)
+    dense = _dense_caption(dense_cell)
+    ref_col, reference = _first(row, _REFERENCES)
+    cat_col, category = _first(row, _CATEGORIES)
+    meta: dict[str, Any] = {"row": row.number, "image_sources": found.sources}
+    used = {"instruction", caption_col, dense_col, ref_col, cat_col, key_column, *images}
+    ratings: dict[str, str | bool] = {}
+    for column, value in row.cells.items():
+        value = value.strip()
+        if column in used or not value:
+            continue
+        if column.startswith("human_ratings"):
+            ratings[column.removeprefix("human_ratings_")] = _rating(value)
+        else:
+            meta[column] = value
+    if ratings:
+        meta["human_ratings"] = ratings
+    if dense is not None:
+        meta["dense_caption"] = dense
+    return ParsedItem(
+        key=row.get(key_column) if key_column else f"row-{row.number}",
+        row=row.number,
+        question=question,
+        images=found.images,
+        image_urls=found.urls,
+        reference=reference,
+        caption=caption if caption is not None else dense,
+        category=category,
+        meta=meta,
+    )
+
+
+def parse_visit(path: Path) -> list[ParsedItem]:
+    """Validated items of a VisIT-Bench CSV; DatasetError at the first bad row."""
+    columns, rows = read_table(path, ",")
+    images = image_columns(columns)
+    require_columns(path, columns, "instruction", tuple(images) or ("image",))
+    key_column = next((k for k in _KEYS if k in columns), None)
+    parsed = []
+    for row in rows:
+        if key_column is not None:
+            row.required(key_column, "an instance id")
+        parsed.append(_parse_row(row, images, key_column, path.parent))
+    return parsed
