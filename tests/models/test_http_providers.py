@@ -570,3 +570,14 @@ async def test_openai_max_tokens_option_caps_every_request(server: RecordingServ
 def test_openai_max_tokens_option_must_be_a_number() -> None:
     with pytest.raises(ProviderError, match="max_tokens must be a positive integer"):
         load_chat_model("openai/m?base_url=http://127.0.0.1:9/v1&max_tokens=lots")
+
+
+async def test_openai_quota_429_stops_the_run(server: RecordingServer) -> None:
+    quota = {"error": {"message": "You exceeded your current quota.", "code": "insufficient_quota"}}
+    server.reply(quota, status=429)
+    model = load_chat_model(f"openai/m?base_url={server.url}")
+    client = ModelClient(model, None, retry=RetryPolicy(max_retries=3, base_delay=0.0))
+    with pytest.raises(RunAborted, match="quota"):
+        await client.generate([Message.user("hi")])
+    assert len(server.requests) == 1  # not retried: waiting does not refill an account
+    await client.aclose()

@@ -26,7 +26,13 @@ import httpx
 
 from lvlmbench.images._api import ImageOutput, ImageRequest
 from lvlmbench.models._api import ErrorKind, ProviderError
-from lvlmbench.models._http import classify_response, post_json, redact, redact_json
+from lvlmbench.models._http import (
+    ShardedClient,
+    classify_response,
+    post_json,
+    redact,
+    redact_json,
+)
 from lvlmbench.types import Status
 
 __all__ = ["OpenAITextToImage", "classify_images", "create"]
@@ -122,10 +128,7 @@ class OpenAITextToImage:
                 ErrorKind.FATAL,
                 hint=f"set {api_key_env}, or pass base_url=... for a local server",
             )
-        self._client = httpx.AsyncClient(
-            timeout=httpx.Timeout(timeout, connect=min(timeout, 10.0)),
-            limits=httpx.Limits(max_connections=None, max_keepalive_connections=64),
-        )
+        self._client = ShardedClient(timeout)
 
     def cache_identity(self) -> dict[str, object]:
         identity: dict[str, object] = {

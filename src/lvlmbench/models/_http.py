@@ -18,6 +18,7 @@ from lvlmbench.models._api import ErrorKind, ProviderError
 
 __all__ = [
     "Classifier",
+    "ShardedClient",
     "classify_response",
     "parse_retry_after",
     "post_json",
@@ -27,6 +28,49 @@ __all__ = [
 
 Classifier = Callable[[httpx.Response, str, tuple[str, ...]], ProviderError]
 """Turns a non-2xx response into a ProviderError; same arguments as :func:`classify_response`."""
+
+_SHARDS = 8
+
+
+class ShardedClient:
+    """Several httpx clients used in turn, each with its own small connection pool.
+
+    httpcore's pool re-examines every pooled connection for every queued request, so with 64
+    requests in flight one shared pool spends ~10 ms of CPU per request on bookkeeping (the
+    evaluation runner was CPU-bound at ~100 requests/s against a local server). Eight pools of
+    eight connections do the same work at a fraction of the cost.
+    """
+
+    def __init__(self, timeout: float, shards: int = _SHARDS) -> None:
+        # One TLS context for all shards: loading the CA bundle costs ~0.25 s each time.
+        tls = httpx.create_ssl_context()
+        self._clients = [
+            httpx.AsyncClient(
+                verify=tls,
+                timeout=httpx.Timeout(timeout, connect=min(timeout, 10.0)),
+                limits=httpx.Limits(max_connections=None, max_keepalive_connections=16),
+            )
+            for _ in range(shards)
+        ]
+        self._turn = 0
+
+    async def post(
+        self, url: str, *, json: Any = None, headers: Mapping[str, str] | None = None
+    ) -> httpx.Response:
+        """POST through the next client in turn."""
+        self._turn = (self._turn + 1) % len(self._clients)
+        return await self._clients[self._turn].post(url, json=json, headers=headers)
+
+    async def get(self, url: str) -> httpx.Response:
+        """GET through the next client in turn."""
+        self._turn = (self._turn + 1) % len(self._clients)
+        return await self._clients[self._turn].get(url)
+
+    async def aclose(self) -> None:
+        """Close every connection."""
+        for client in self._clients:
+            await client.aclose()
+
 
 # Status codes that heal by waiting. 408/409 are server-side races; 425 "too early".
 _TRANSIENT_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504, 520, 522, 524, 529})
@@ -104,7 +148,10 @@ def classify_response(
     if status in (400, 422, 500) and any(w in detail for w in unsupported):
         return ProviderError(message, ErrorKind.UNSUPPORTED, status_code=status)
     if _is_quota_error(status, detail):
-        return ProviderError(message, ErrorKind.FATAL, status_code=status, hint=_HINTS[402])
+        # OpenAI says "insufficient_quota" with a 429; waiting will not refill the account, so
+        # it is re-labelled 402 (payment required), which stops the run instead of recording
+        # thousands of failed items.
+        return ProviderError(message, ErrorKind.FATAL, status_code=402, hint=_HINTS[402])
     if status in _TRANSIENT_STATUS:
         retry_after = parse_retry_after(response.headers.get("retry-after"))
         return ProviderError(
@@ -114,7 +161,7 @@ def classify_response(
 
 
 async def post_json(
-    client: httpx.AsyncClient,
+    client: httpx.AsyncClient | ShardedClient,
     url: str,
     payload: Mapping[str, Any],
     *,

@@ -22,7 +22,13 @@ from typing import Any
 import httpx
 
 from lvlmbench.models._api import ErrorKind, ProviderError
-from lvlmbench.models._http import classify_response, post_json, redact, redact_json
+from lvlmbench.models._http import (
+    ShardedClient,
+    classify_response,
+    post_json,
+    redact,
+    redact_json,
+)
 from lvlmbench.types import (
     GenerationConfig,
     ImagePart,
@@ -161,10 +167,7 @@ class AnthropicChatModel:
                 ErrorKind.FATAL,
                 hint=f"set {api_key_env}, or pass base_url=... for a proxy that needs none",
             )
-        self._client = httpx.AsyncClient(
-            timeout=httpx.Timeout(timeout, connect=min(timeout, 10.0)),
-            limits=httpx.Limits(max_connections=None, max_keepalive_connections=64),
-        )
+        self._client = ShardedClient(timeout)
 
     def cache_identity(self) -> dict[str, object]:
         return {"provider": "anthropic", "model": self.name, "base_url": self.base_url}

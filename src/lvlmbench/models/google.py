@@ -27,6 +27,7 @@ import httpx
 
 from lvlmbench.models._api import ErrorKind, ProviderError
 from lvlmbench.models._http import (
+    ShardedClient,
     classify_response,
     parse_retry_after,
     post_json,
@@ -248,10 +249,7 @@ class GoogleChatModel:
                 f"{self.spec}: no API key", ErrorKind.FATAL, hint=f"{hint}, or pass base_url=..."
             )
         self._json_modes = [json_mode] if json_mode else list(JSON_MODES)
-        self._client = httpx.AsyncClient(
-            timeout=httpx.Timeout(timeout, connect=min(timeout, 10.0)),
-            limits=httpx.Limits(max_connections=None, max_keepalive_connections=64),
-        )
+        self._client = ShardedClient(timeout)
 
     def cache_identity(self) -> dict[str, object]:
         identity: dict[str, object] = {

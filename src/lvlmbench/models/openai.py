@@ -14,10 +14,8 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
-import httpx
-
 from lvlmbench.models._api import ErrorKind, ProviderError
-from lvlmbench.models._http import post_json, redact
+from lvlmbench.models._http import ShardedClient, post_json, redact
 from lvlmbench.types import (
     GenerationConfig,
     ImagePart,
@@ -96,10 +94,7 @@ class OpenAIChatModel:
         self._api_key = os.environ.get(api_key_env, "")
         self._api_key_env = api_key_env
         self._json_modes = [json_mode] if json_mode else ["json_schema", "json_object", "none"]
-        self._client = httpx.AsyncClient(
-            timeout=httpx.Timeout(timeout, connect=min(timeout, 10.0)),
-            limits=httpx.Limits(max_connections=None, max_keepalive_connections=64),
-        )
+        self._client = ShardedClient(timeout)
         if self.base_url == DEFAULT_BASE_URL and not self._api_key:
             raise ProviderError(
                 f"openai/{name}: no API key",
