@@ -14,6 +14,8 @@ from lvlmbench.cli.experiment import experiment_app
 from lvlmbench.cli.export import export
 from lvlmbench.cli.generate import generate
 from lvlmbench.cli.importing import import_dataset
+from lvlmbench.cli.judge import agreement, judge_app, rate
+from lvlmbench.cli.metrics import judge_metrics
 from lvlmbench.cli.models import models_app
 from lvlmbench.cli.scenes import scenes_app
 from lvlmbench.cli.store import store_app
@@ -31,6 +33,10 @@ app.command("evaluate")(evaluate)
 app.command("demo")(demo)
 app.command("export")(export)
 app.command("import")(import_dataset)
+app.command("rate")(rate)
+app.command("agreement")(agreement)
+judge_app.command("metrics")(judge_metrics)
+app.add_typer(judge_app, name="judge")
 app.add_typer(experiment_app, name="experiment")
 app.add_typer(models_app, name="models")
 app.add_typer(scenes_app, name="scenes")

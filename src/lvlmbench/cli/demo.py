@@ -38,6 +38,23 @@ async def _run(
     return names
 
 
+def _open_ended(store: Store, seed: int, capabilities: list[str]) -> None:
+    """VisIT-Bench-style open-ended flow on procedural instructions: the baselines answer,
+    text metrics judge them against the fact-built references, ratings rank the examinees."""
+    from lvlmbench.cli.metrics import open_ended_tables
+    from lvlmbench.judging.open_demo import run_open_ended
+
+    result = asyncio.run(run_open_ended(store, seed=seed, capabilities=capabilities))
+    for table in open_ended_tables(result):
+        console.print(table)
+    console.print(
+        f"open-ended ({result['benchmark']}): {result['items']} items, metrics "
+        f"{', '.join(result['metrics'])} in {result['timings']['total']:.1f}s"
+    )
+    for name, why in result["unavailable"].items():
+        console.print(f"[dim]{name} skipped: {why}[/]")
+
+
 @friendly_errors
 def demo(
     out: Annotated[Path, typer.Option(help="Directory for the store and result files.")] = Path(
@@ -80,5 +97,6 @@ def demo(
     paths = write_leaderboard(
         rows, out, {"benchmarks": names, "models": models, "wall_s": time.perf_counter() - started}
     )
+    _open_ended(store, seed, chosen)
     console.print(f"results: {', '.join(str(p) for p in paths)}; store: {store.url}")
     console.print(f"demo finished in {time.perf_counter() - started:.1f}s")

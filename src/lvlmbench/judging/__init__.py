@@ -1,5 +1,7 @@
-"""Judging examinee answers: answer extraction for choice items (more judges to come)."""
+"""Judging examinee answers: choice extraction, the VisIT-Bench pairwise judge, the TouchStone
+score and hallucination judges, caption-assisted references, and summaries of their verdicts."""
 
+from lvlmbench.judging._pool import JudgeRunSummary, ProgressHook
 from lvlmbench.judging.choice import (
     ChoiceKind,
     Extraction,
@@ -9,13 +11,140 @@ from lvlmbench.judging.choice import (
     render_choice_prompt,
     score_choice,
 )
+from lvlmbench.judging.hallucination import (
+    HALLUCINATION,
+    HallucinationScore,
+    hallucination_judgment,
+    hallucination_messages,
+    hallucination_report,
+    run_hallucination,
+)
+from lvlmbench.judging.pairwise import (
+    FAMILIES,
+    PAIRWISE,
+    PAIRWISE_REF,
+    combine_orders,
+    model_family,
+    pairwise_judgment,
+    pairwise_messages,
+    run_pairwise,
+    self_preference_warnings,
+)
+from lvlmbench.judging.reference import (
+    REFERENCE,
+    REFERENCE_PREFIX,
+    answer_texts,
+    make_references,
+    missing_answers,
+    reference_messages,
+    reference_name,
+)
+from lvlmbench.judging.score import (
+    SCORE,
+    ModelScore,
+    ScoreGroup,
+    run_score,
+    score_judgment,
+    score_messages,
+    score_report,
+)
+from lvlmbench.judging.summaries import (
+    HUMAN,
+    HumanAgreement,
+    PairRecord,
+    PairwiseReport,
+    human_agreement,
+    judges_for,
+    pair_records,
+    pairwise_report,
+)
+from lvlmbench.judging.verdict import (
+    ParsedRating,
+    ParsedScores,
+    ParsedVerdict,
+    parse_rating,
+    parse_scores,
+    parse_verdict,
+)
 
 __all__ = [
+    "FAMILIES",
+    "HALLUCINATION",
+    "HUMAN",
+    "PAIRWISE",
+    "PAIRWISE_REF",
+    "REFERENCE",
+    "REFERENCE_PREFIX",
+    "SCORE",
     "ChoiceKind",
     "Extraction",
+    "HallucinationScore",
+    "HumanAgreement",
+    "JudgeRunSummary",
+    "ModelScore",
+    "PairRecord",
+    "PairwiseReport",
     "ParsedChoice",
+    "ParsedRating",
+    "ParsedScores",
+    "ParsedVerdict",
+    "ProgressHook",
+    "ScoreGroup",
+    "answer_texts",
+    "combine_orders",
     "extract_choice",
+    "hallucination_judgment",
+    "hallucination_messages",
+    "hallucination_report",
+    "human_agreement",
+    "judges_for",
+    "make_references",
+    "missing_answers",
+    "model_family",
+    "pair_records",
+    "pairwise_judgment",
+    "pairwise_messages",
+    "pairwise_report",
     "parse_choice_prompt",
+    "parse_rating",
+    "parse_scores",
+    "parse_verdict",
+    "reference_messages",
+    "reference_name",
     "render_choice_prompt",
+    "run_hallucination",
+    "run_pairwise",
+    "run_score",
     "score_choice",
+    "score_judgment",
+    "score_messages",
+    "score_report",
+    "self_preference_warnings",
+]
+
+# Text metrics as judges (BLEU-4, ROUGE-L, METEOR, CIDEr, BERTScore, random, length).
+from lvlmbench.judging.metrics import (
+    DEFAULT_METRICS,
+    METRICS,
+    MetricRating,
+    MetricRunSummary,
+    MetricScore,
+    MetricUnavailable,
+    available_metrics,
+    judge_with_metrics,
+    load_metric,
+    summarise_metrics,
+)
+
+__all__ += [
+    "DEFAULT_METRICS",
+    "METRICS",
+    "MetricRating",
+    "MetricRunSummary",
+    "MetricScore",
+    "MetricUnavailable",
+    "available_metrics",
+    "judge_with_metrics",
+    "load_metric",
+    "summarise_metrics",
 ]

