@@ -13,6 +13,7 @@ from typing import Annotated, Any, ParamSpec, TypeVar
 import typer
 from pydantic import ValidationError
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
@@ -70,8 +71,9 @@ class BadInput(Exception):
 
 def fail(message: str, code: int = EXIT_BAD_INPUT) -> typer.Exit:
     """Print one error line to stderr and return the Exit to raise."""
+    # Escaped: messages carry install hints like 'lvlmbench[hf]' that rich would eat as markup.
     err_console.print(
-        f"[bold red]error:[/] {message}", markup=True, highlight=False, soft_wrap=True
+        f"[bold red]error:[/] {escape(message)}", markup=True, highlight=False, soft_wrap=True
     )
     return typer.Exit(code)
 

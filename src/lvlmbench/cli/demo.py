@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from rich.markup import escape
 
 from lvlmbench.autobench.leaderboard import leaderboard, write_leaderboard
 from lvlmbench.autobench.pipeline import GenerateSettings
@@ -52,7 +53,7 @@ def _open_ended(store: Store, seed: int, capabilities: list[str]) -> None:
         f"{', '.join(result['metrics'])} in {result['timings']['total']:.1f}s"
     )
     for name, why in result["unavailable"].items():
-        console.print(f"[dim]{name} skipped: {why}[/]")
+        console.print(f"[dim]{escape(f'{name} skipped: {why}')}[/]")  # keeps "[extra]" literal
 
 
 @friendly_errors
