@@ -16,6 +16,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from lvlmbench._concurrency import drain
 from lvlmbench.autobench._backend import AspectPlan, ExaminerBackend, PlannedAspect, UnitDraft
 from lvlmbench.autobench._finalize import finalize_benchmark
 from lvlmbench.images import ImageClient, ImageRequest
@@ -202,33 +203,19 @@ async def generate_benchmark(
     plan = await _plan(store, settings, backend)
     units = await _descriptions(store, settings, backend, plan)
     done = 0
-    pending = iter(units)
 
-    async def worker() -> None:
+    async def build(unit: _Unit) -> None:
         nonlocal done
-        for unit in pending:
-            if get_artifact(store, settings.benchmark, "units", unit.key) is None:
-                result = await _process(unit, settings, backend, images)
-                status = Status.OK if result["status"] == "accepted" else Status.ERROR
-                put_artifact(
-                    store,
-                    settings.benchmark,
-                    "units",
-                    unit.key,
-                    {**result, "meta": _unit_meta(unit)},
-                    status,
-                )
-            done += 1
-            if on_progress is not None:
-                on_progress(done, len(units))
+        if get_artifact(store, settings.benchmark, "units", unit.key) is None:
+            result = await _process(unit, settings, backend, images)
+            status = Status.OK if result["status"] == "accepted" else Status.ERROR
+            record = {**result, "meta": _unit_meta(unit)}
+            put_artifact(store, settings.benchmark, "units", unit.key, record, status)
+        done += 1
+        if on_progress is not None:
+            on_progress(done, len(units))
 
-    try:
-        # A TaskGroup cancels the other workers as soon as one fails (e.g. RunAborted).
-        async with asyncio.TaskGroup() as group:
-            for _ in range(settings.concurrency):
-                group.create_task(worker())
-    except BaseExceptionGroup as failures:
-        raise failures.exceptions[0] from None
+    await drain(units, build, settings.concurrency)
     return finalize_benchmark(
         store,
         settings,

@@ -7,12 +7,12 @@ refused is final and skipped on the next run; an error is asked again.
 
 from __future__ import annotations
 
-import asyncio
 import time
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TypeVar
 
+from lvlmbench._concurrency import BatchWriter, drain
 from lvlmbench.models import ModelClient
 from lvlmbench.store import Store, judgment_id, put_judgments
 from lvlmbench.store import _schema as tables
@@ -24,8 +24,6 @@ ProgressHook = Callable[[int, int], None]
 """Called with (units finished so far, units in this run) after each judge call."""
 
 J = TypeVar("J")
-_FLUSH_EVERY = 128
-_FLUSH_SECONDS = 2.0
 
 
 @dataclass
@@ -77,26 +75,6 @@ def done_judgments(store: Store, judge: str, protocol: str) -> set[str]:
     )
 
 
-class _Writer:
-    """Buffers judgments and writes them in batches bounded by count and time."""
-
-    def __init__(self, store: Store) -> None:
-        self.store = store
-        self.buffer: list[Judgment] = []
-        self.last = time.monotonic()
-
-    def add(self, judgment: Judgment) -> None:
-        self.buffer.append(judgment)
-        if len(self.buffer) >= _FLUSH_EVERY or time.monotonic() - self.last > _FLUSH_SECONDS:
-            self.flush()
-
-    def flush(self) -> None:
-        if self.buffer:
-            put_judgments(self.store, self.buffer)
-            self.buffer = []
-        self.last = time.monotonic()
-
-
 async def run_jobs(
     store: Store,
     client: ModelClient,
@@ -111,27 +89,23 @@ async def run_jobs(
     Raises RunAborted (after saving what finished) when the judge cannot serve any call.
     """
     started = time.perf_counter()
-    writer = _Writer(store)
-    pending = iter(jobs)
+    writer: BatchWriter[Judgment] = BatchWriter(
+        lambda batch: put_judgments(store, batch), every=128
+    )
     finished = 0
     requests, hits = client.stats.requests, client.stats.cache_hits
 
-    async def worker() -> None:
+    async def judge(job: J) -> None:
         nonlocal finished
-        for job in pending:  # shared iterator: each job goes to exactly one worker
-            judgment = await judge_one(job)
-            summary.tally(judgment)
-            writer.add(judgment)
-            finished += 1
-            if on_progress is not None:
-                on_progress(summary.skipped + finished, summary.total)
+        judgment = await judge_one(job)
+        summary.tally(judgment)
+        writer.add(judgment)
+        finished += 1
+        if on_progress is not None:
+            on_progress(summary.skipped + finished, summary.total)
 
     try:
-        async with asyncio.TaskGroup() as group:
-            for _ in range(max(1, client.concurrency)):
-                group.create_task(worker())
-    except BaseExceptionGroup as failures:
-        raise failures.exceptions[0] from None
+        await drain(jobs, judge, client.concurrency)
     finally:
         writer.flush()
         summary.wall_s = time.perf_counter() - started

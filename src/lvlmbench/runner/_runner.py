@@ -8,11 +8,11 @@ work (an unflushed response is rebuilt from the cache on the next run without a 
 
 from __future__ import annotations
 
-import asyncio
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
+from lvlmbench._concurrency import BatchWriter, drain
 from lvlmbench.models import ModelClient
 from lvlmbench.runner._messages import ItemUnavailable, MessageBuilder, item_messages
 from lvlmbench.store import Store, iter_items, put_responses
@@ -23,9 +23,6 @@ __all__ = ["EvalSummary", "ProgressHook", "run_examinee", "score_output"]
 
 ProgressHook = Callable[[int, int], None]
 """Called with (items finished so far, items in this run) after each item."""
-
-_FLUSH_EVERY = 256
-_FLUSH_SECONDS = 2.0
 
 
 @dataclass
@@ -80,27 +77,6 @@ def score_output(
     )
 
 
-class _Writer:
-    """Buffers responses and writes them in batches (bounded by count and by time)."""
-
-    def __init__(self, store: Store) -> None:
-        self.store = store
-        self.buffer: list[Response] = []
-        self.last_flush = time.monotonic()
-
-    def add(self, response: Response) -> None:
-        self.buffer.append(response)
-        due = time.monotonic() - self.last_flush > _FLUSH_SECONDS
-        if len(self.buffer) >= _FLUSH_EVERY or due:
-            self.flush()
-
-    def flush(self) -> None:
-        if self.buffer:
-            put_responses(self.store, self.buffer)
-            self.buffer = []
-        self.last_flush = time.monotonic()
-
-
 def _pending(
     store: Store, benchmark: str, done: set[str], summary: EvalSummary
 ) -> Iterator[BenchmarkItem]:
@@ -151,33 +127,26 @@ async def run_examinee(
     prepare = getattr(client.model, "prepare", None)
     if callable(prepare):  # privileged baselines (the oracle) learn the keys first
         prepare(iter_items(store, benchmark))
-    writer = _Writer(store)
-    items = _pending(store, benchmark, done, summary)
+    writer: BatchWriter[Response] = BatchWriter(lambda batch: put_responses(store, batch))
     finished = 0
 
-    async def worker() -> None:
+    async def answer(item: BenchmarkItem) -> None:
         nonlocal finished
-        for item in items:  # a shared iterator: each item goes to exactly one worker
-            try:
-                messages = builder(item)
-            except ItemUnavailable as exc:  # e.g. an imported image URL never fetched
-                output = ModelOutput(status=Status.ERROR, reason=str(exc))
-            else:
-                output = await client.generate(messages, config)
-            response = score_output(item, client.spec, output, variant)
-            _tally(summary, response)
-            writer.add(response)
-            finished += 1
-            if on_progress is not None:
-                on_progress(summary.skipped + finished, summary.total)
+        try:
+            messages = builder(item)
+        except ItemUnavailable as exc:  # e.g. an imported image URL never fetched
+            output = ModelOutput(status=Status.ERROR, reason=str(exc))
+        else:
+            output = await client.generate(messages, config)
+        response = score_output(item, client.spec, output, variant)
+        _tally(summary, response)
+        writer.add(response)
+        finished += 1
+        if on_progress is not None:
+            on_progress(summary.skipped + finished, summary.total)
 
     try:
-        # A TaskGroup cancels the other workers as soon as one fails (e.g. RunAborted).
-        async with asyncio.TaskGroup() as group:
-            for _ in range(max(1, client.concurrency)):
-                group.create_task(worker())
-    except BaseExceptionGroup as failures:
-        raise failures.exceptions[0] from None
+        await drain(_pending(store, benchmark, done, summary), answer, client.concurrency)
     finally:
         writer.flush()
         summary.wall_s = time.perf_counter() - started
