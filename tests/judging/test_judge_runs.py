@@ -271,6 +271,8 @@ async def test_human_agreement(tmp_path: Path) -> None:
     assert result.report is not None
     assert result.report.levels["3/5"].coin_flip_agree == 1
     assert result.report.levels["5/5"].coin_flip_agree == 0
+    # Two systems: the judge ranks good > bad, people split 1-1, so no ranking to compare.
+    assert result.ranking_tau is None
 
 
 async def test_score_judge_averages_orders_and_reports_x100(tmp_path: Path) -> None:
@@ -346,3 +348,16 @@ async def test_missing_answers_are_counted(tmp_path: Path) -> None:
     client = ModelClient(_client(store, fair_judge, "fake/judge"), store)
     summary = await run_pairwise(store, BENCH, ["m/good", "m/absent"], client)
     assert summary.missing == 4 and summary.ok == 0
+
+
+def test_ranking_tau_compares_judge_and_human_system_rankings() -> None:
+    from lvlmbench.judging.summaries import _ranking_tau
+
+    pairs = [
+        (("x", "y"), "A", ["A", "A", "B"]),  # both: x beats y
+        (("x", "z"), "A", ["A", "A"]),  # both: x beats z
+        (("y", "z"), "A", ["B", "B"]),  # judge: y beats z; people: z beats y
+        (("y", "z"), None, ["A"]),  # unscored by the judge: left out
+    ]
+    # judge x 1, y 0.5, z 0; people x 1, y 0, z 0.5: 2 concordant, 1 discordant pair of systems
+    assert _ranking_tau(pairs) == pytest.approx(1 / 3)

@@ -404,6 +404,7 @@ def agreement(
                 "judge": judge,
                 "pairs": result.pairs,
                 "kappa": result.kappa,
+                "ranking_kendall_tau": result.ranking_tau,
                 "levels": rows,
                 "human_ties_dropped": result.human_ties_dropped,
             }
@@ -433,7 +434,9 @@ def agreement(
         )
     console.print(table)
     kappa = "-" if result.kappa is None else f"{result.kappa:.3f}"
+    tau = "-" if result.ranking_tau is None else f"{result.ranking_tau:.3f}"
     console.print(
-        f"Cohen's kappa {kappa} over {result.pairs} pairs; "
-        f"human tie votes dropped: {result.human_ties_dropped}"
+        f"Cohen's kappa {kappa} over {result.pairs} pairs; Kendall tau between the judge's and "
+        f"the people's system rankings {tau}; human tie votes dropped: "
+        f"{result.human_ties_dropped}"
     )

@@ -24,6 +24,7 @@ from lvlmbench.ratings import (
     elo_ratings,
     judge_diagnostics,
     judge_human_agreement,
+    kendall_tau,
     win_rates_vs_reference,
 )
 from lvlmbench.store import Store, iter_items, iter_judgments
@@ -238,6 +239,9 @@ class HumanAgreement:
     """Pairs with human votes that the judge also judged."""
     human_ties_dropped: int = 0
     """Human 'tie' votes left out (agreement is measured against forced-choice votes)."""
+    ranking_tau: float | None = None
+    """Kendall tau-b between the systems ranked by judge wins and by human-majority wins on
+    the same pairs (None with fewer than two systems or no decided pair)."""
 
 
 def _human_votes(
@@ -268,10 +272,12 @@ def human_agreement(
         (r.item_id, *r.players): r.result() for r in pair_records(store, benchmark, judge, protocol)
     }
     compared: list[tuple[Any, list[str]]] = []
+    decided: list[tuple[tuple[str, str, str], tuple[Any, list[str]]]] = []
     for key, human in sorted(votes.items()):
         if key in verdicts:
             result = verdicts[key]
             compared.append(({"a": "A", "b": "B"}.get(result or "", result), human))
+            decided.append((key, compared[-1]))
     if not compared:
         return HumanAgreement(None, None, 0, ties)
     report = judge_human_agreement(compared, seed=seed)
@@ -285,4 +291,25 @@ def human_agreement(
     kappa = cohen_kappa(judge_labels, human_labels) if judge_labels else None
     if kappa is not None and math.isnan(kappa):
         kappa = None
-    return HumanAgreement(report, kappa, len(compared), ties)
+    tau = _ranking_tau([(key[1:], verdict, human) for key, (verdict, human) in decided])
+    return HumanAgreement(report, kappa, len(compared), ties, tau)
+
+
+def _ranking_tau(pairs: list[tuple[tuple[str, ...], str, list[str]]]) -> float | None:
+    """Kendall tau between per-system win rates by the judge and by the human majority."""
+    judged: dict[str, list[int]] = {}
+    voted: dict[str, list[int]] = {}
+    for (p1, p2), verdict, human in pairs:
+        a_votes = human.count("A")
+        if verdict not in ("A", "B") or 2 * a_votes == len(human):
+            continue
+        for table, winner_is_first in ((judged, verdict == "A"), (voted, 2 * a_votes > len(human))):
+            table.setdefault(p1, [0, 0])[1] += 1
+            table.setdefault(p2, [0, 0])[1] += 1
+            table[p1 if winner_is_first else p2][0] += 1
+    if len(judged) < 2:
+        return None
+    tau = kendall_tau(
+        {m: w / n for m, (w, n) in judged.items()}, {m: w / n for m, (w, n) in voted.items()}
+    )
+    return None if math.isnan(tau) else tau
