@@ -296,20 +296,32 @@ def _num(value: float | None, digits: int = 1) -> str:
     return "-" if value is None else f"{value:.{digits}f}"
 
 
-def _pick_judge(store: Store, protocol: str, judge: str | None) -> str:
-    if judge is not None:
-        return judge
-    judges = [j for j in judges_for(store, protocol) if not j.startswith("human")]
-    if len(judges) != 1:
-        found = ", ".join(judges) or "none"
-        raise BadInput(f"--judge is needed: judges with {protocol!r} rows: {found}")
-    return judges[0]
+def _pick_judge(store: Store, protocol: str | None, judge: str | None) -> tuple[str, str]:
+    """(judge, protocol) with stored rows: ``--judge`` may carry options the stored spec does
+    not (``openai/x?base_url=...`` is stored as ``openai/x``), and without ``--protocol`` the
+    one this judge used is taken (``judge pairwise`` stores pairwise-ref when items have
+    references)."""
+    protocols = [protocol] if protocol else [PAIRWISE_REF, PAIRWISE]
+    seen: dict[str, list[str]] = {}
+    for candidate in protocols:
+        judges = [j for j in judges_for(store, candidate) if not j.startswith("human")]
+        seen[candidate] = judges
+        if judge is None and len(judges) == 1:
+            return judges[0], candidate
+        for name in (judge, (judge or "").partition("?")[0]):
+            if name in judges:
+                return name, candidate
+    found = "; ".join(f"{p}: {', '.join(j) or 'none'}" for p, j in seen.items())
+    wanted = f"judge {judge!r} has no rows" if judge else "--judge is needed"
+    raise BadInput(f"{wanted}; judges with rows: {found}")
 
 
 @friendly_errors
 def rate(
     benchmark: Bench,
-    protocol: Annotated[str, typer.Option(help="pairwise or pairwise-ref.")] = PAIRWISE,
+    protocol: Annotated[
+        str | None, typer.Option(help="pairwise or pairwise-ref (default: the one judged).")
+    ] = None,
     judge: Annotated[str | None, typer.Option("--judge", "-j", help="Judge spec.")] = None,
     reference: Annotated[str, typer.Option(help="Reference player.")] = REFERENCE,
     rounds: Annotated[int, typer.Option(help="Bootstrap rounds.")] = 200,
@@ -318,7 +330,7 @@ def rate(
 ) -> None:
     """Elo and Bradley-Terry (95% bootstrap CI), win rate vs the reference, judge diagnostics."""
     opened = open_store(store)
-    chosen = _pick_judge(opened, protocol, judge)
+    chosen, protocol = _pick_judge(opened, protocol, judge)
     report = pairwise_report(
         opened, benchmark, chosen, protocol=protocol, reference=reference, rounds=rounds
     )
@@ -375,7 +387,9 @@ def _print_report(report: PairwiseReport) -> None:
 def agreement(
     benchmark: Bench,
     judge: JudgeSpec,
-    protocol: Annotated[str, typer.Option(help="pairwise or pairwise-ref.")] = PAIRWISE,
+    protocol: Annotated[
+        str | None, typer.Option(help="pairwise or pairwise-ref (default: the one judged).")
+    ] = None,
     seed: Annotated[int, typer.Option(help="Seed of the coin flips for judge ties.")] = 0,
     store: StoreOption = None,
     as_json: AsJson = False,
@@ -383,6 +397,7 @@ def agreement(
     """Agreement of the judge with the human majority (by level; ties as coin flips or
     excluded) and Cohen's kappa, on pairs people voted on (protocol 'human')."""
     opened = open_store(store)
+    judge, protocol = _pick_judge(opened, protocol, judge)
     result = human_agreement(opened, benchmark, judge, protocol=protocol, seed=seed)
     levels = (
         [] if result.report is None else [*result.report.levels.values(), result.report.overall]
