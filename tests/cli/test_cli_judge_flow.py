@@ -1,0 +1,72 @@
+"""The VisIT-Bench flow a user runs from the shell: import a CSV and human votes, answer with
+two examinees, judge in both orders with an OpenAI-compatible judge, rate, check agreement."""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+
+from fake_openai_server import FakeOpenAIServer
+from PIL import Image
+from typer.testing import CliRunner
+
+from lvlmbench.cli import app
+from lvlmbench.store import Store, iter_judgments
+
+runner = CliRunner()
+MODELS = ["baseline/prior", "baseline/random"]
+
+
+def _dataset(folder: Path) -> tuple[Path, Path]:
+    colours = {"red": (200, 30, 30), "green": (30, 200, 30), "blue": (30, 30, 200)}
+    rows = []
+    for i, (name, rgb) in enumerate(colours.items()):
+        Image.new("RGB", (16, 16), rgb).save(folder / f"img{i}.png")
+        rows.append(
+            ["What colour is the square?", "colour", f"img{i}.png", f"The square is {name}."]
+        )
+    visit = folder / "visit.csv"
+    with visit.open("w", newline="") as sink:
+        writer = csv.writer(sink)
+        writer.writerow(["instruction", "instruction_category", "image", "reference_output"])
+        writer.writerows(rows)
+    votes = folder / "votes.csv"
+    with votes.open("w", newline="") as sink:
+        writer = csv.writer(sink)
+        writer.writerow(["instance", "A_model", "B_model", "ann1", "ann2", "ann3"])
+        writer.writerow([0, *MODELS, "A", "A", "B"])
+        writer.writerow([1, *MODELS, "B", "B", "B"])
+    return visit, votes
+
+
+def _ok(args: list[str]) -> str:
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0, result.output
+    return result.output
+
+
+def test_import_judge_rate_and_agree(tmp_path: Path) -> None:
+    visit, votes = _dataset(tmp_path)
+    db = ["--store", str(tmp_path / "s.db")]
+    _ok(["import", str(visit), "-f", "visit", "--name", "visit", *db])
+    _ok(["import", str(votes), "-f", "votes", "--name", "visit", *db])
+    with FakeOpenAIServer() as server:
+        judge = f"openai/judge?base_url={server.base_url}"
+        models = [flag for m in MODELS for flag in ("-m", m)]
+        _ok(["judge", "pairwise", "visit", *models, "-j", judge, *db])
+        # 3 items x 1 pair x 2 orders (the examinees were asked first by the judge command);
+        # when both examinees wrote the same answer the two orders read alike and share one
+        # cached call.
+        assert 0 < server.stats.requests <= 6
+
+    store = Store.open(db[1])
+    rows = list(iter_judgments(store, judge="openai/judge"))
+    assert len(rows) == 6 and {r.order for r in rows} == {"ab", "ba"}
+    store.close()
+
+    rated = json.loads(_ok(["rate", "visit", "--json", *db]))
+    assert set(rated["elo"]) == set(MODELS)
+    # The judge is named with its options, as the user typed it for `judge pairwise`.
+    agreed = json.loads(_ok(["agreement", "visit", "-j", judge, "--json", *db]))
+    assert agreed["judge"] == "openai/judge" and agreed["pairs"] == 2
