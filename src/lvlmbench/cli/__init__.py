@@ -17,6 +17,7 @@ from lvlmbench.cli.importing import import_dataset
 from lvlmbench.cli.judge import agreement, judge_app, rate
 from lvlmbench.cli.metrics import judge_metrics
 from lvlmbench.cli.models import models_app
+from lvlmbench.cli.report import report
 from lvlmbench.cli.scenes import scenes_app
 from lvlmbench.cli.store import store_app
 
@@ -32,6 +33,7 @@ app.command("generate")(generate)
 app.command("evaluate")(evaluate)
 app.command("demo")(demo)
 app.command("export")(export)
+app.command("report")(report)
 app.command("import")(import_dataset)
 app.command("rate")(rate)
 app.command("agreement")(agreement)

@@ -17,6 +17,7 @@ from lvlmbench.cli._common import BadInput, console, friendly_errors
 from lvlmbench.cli._tables import accuracy_pivot
 from lvlmbench.cli.evaluate import run_models
 from lvlmbench.cli.generate import print_report, run_generation
+from lvlmbench.report import write_report
 from lvlmbench.scenes import CAPABILITIES
 from lvlmbench.store import Store
 
@@ -99,5 +100,8 @@ def demo(
         rows, out, {"benchmarks": names, "models": models, "wall_s": time.perf_counter() - started}
     )
     _open_ended(store, seed, chosen)
+    # In its own folder: the report writes a summary.json of its own beside the HTML.
+    report_html, _ = write_report(store, out / "report" / "report.html")
+    console.print(f"report: {report_html}")
     console.print(f"results: {', '.join(str(p) for p in paths)}; store: {store.url}")
     console.print(f"demo finished in {time.perf_counter() - started:.1f}s")

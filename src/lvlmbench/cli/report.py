@@ -1,0 +1,36 @@
+"""`lvlmbench report`: the static HTML report plus summary.json."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from lvlmbench.cli._common import BadInput, StoreOption, console, friendly_errors, open_store
+from lvlmbench.report import write_report
+
+__all__ = ["report"]
+
+
+@friendly_errors
+def report(
+    out: Annotated[
+        Path, typer.Option(help="HTML file to write (summary.json goes beside it).")
+    ] = Path("report.html"),
+    benchmark: Annotated[
+        list[str] | None, typer.Option(help="Only these benchmarks (repeatable; default all).")
+    ] = None,
+    gallery: Annotated[int, typer.Option(help="Gallery items per benchmark.", min=0)] = 24,
+    store: StoreOption = None,
+) -> None:
+    """Write one self-contained HTML report (inline SVG charts and thumbnails, no network)
+    with leaderboards, charts, generation figures, ratings and an item gallery."""
+    opened = open_store(store)
+    try:
+        html_path, summary = write_report(opened, out, benchmark, gallery_size=gallery)
+    except ValueError as exc:
+        raise BadInput(str(exc)) from None
+    console.print(
+        f"report: {html_path} ({html_path.stat().st_size // 1024} KiB); summary: {summary}"
+    )

@@ -1,0 +1,128 @@
+"""Read everything the report shows from the store into plain JSON-able dicts.
+
+The same dicts feed the HTML and ``summary.json``, so the two always agree.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+from lvlmbench.autobench.scoring import AccuracyRow, accuracy_table
+from lvlmbench.judging.pairwise import PAIRWISE
+from lvlmbench.judging.summaries import judges_for, pairwise_report
+from lvlmbench.store import Store, get_benchmark, iter_items, iter_judgments, list_benchmarks
+
+__all__ = ["LEVELS", "benchmark_summary", "collect", "pct"]
+
+LEVELS = ("easy", "medium", "hard")
+
+
+def pct(value: float) -> float:
+    """A fraction as a percentage rounded to one decimal, as every table shows it."""
+    return round(100 * value, 1)
+
+
+def _rows(rows: list[AccuracyRow], by: Sequence[str]) -> list[dict[str, Any]]:
+    out = []
+    for row in rows:
+        low, high = row.interval
+        out.append(
+            {
+                "model": row.model,
+                **dict(zip(by, row.group, strict=True)),
+                "accuracy": pct(row.accuracy),
+                "ci_low": pct(low),
+                "ci_high": pct(high),
+                "correct": row.correct,
+                "answered": row.answered,
+                "unparseable": row.unparseable,
+                "failed": row.failed,
+            }
+        )
+    return out
+
+
+def _finite(value: float) -> float | None:
+    return value if math.isfinite(value) else None
+
+
+def _metrics(store: Store, benchmark: str, item_ids: set[str]) -> list[dict[str, Any]]:
+    from lvlmbench.judging.metrics.run import summarise_metrics
+
+    found: dict[str, set[str]] = {}
+    for j in iter_judgments(store, status="ok"):
+        if j.protocol.startswith("metric:") and j.item_id in item_ids:
+            found.setdefault(j.protocol.removeprefix("metric:"), set()).add(j.model_a)
+    if not found:
+        return []
+    models = sorted(set().union(*found.values()))
+    try:
+        scores, ratings = summarise_metrics(store, benchmark, models, sorted(found), rounds=200)
+    except ValueError:  # a metric this build does not know: show nothing rather than fail
+        return []
+    by_metric = {r.metric: r for r in ratings}
+    out = []
+    for s in scores:
+        if s.n == 0:
+            continue
+        rating = by_metric.get(s.metric)
+        out.append(
+            {
+                "metric": s.metric,
+                "model": s.model,
+                "n": s.n,
+                "mean": _finite(s.mean),
+                "ci_low": _finite(s.interval.low),
+                "ci_high": _finite(s.interval.high),
+                "elo": None if rating is None else rating.elo.get(s.model),
+                "win_rate": None if rating is None else rating.win_rate.get(s.model),
+            }
+        )
+    return out
+
+
+def _pairwise(store: Store, benchmark: str) -> list[dict[str, Any]]:
+    out = []
+    for judge in judges_for(store, PAIRWISE):
+        report = pairwise_report(store, benchmark, judge, rounds=200)
+        if report.pairs:
+            out.append(report.as_dict())
+    return out
+
+
+def benchmark_summary(store: Store, name: str) -> dict[str, Any]:
+    """Every figure of one benchmark (sections without data are empty or None)."""
+    row = get_benchmark(store, name)
+    data: dict[str, Any] = row["data"] if row else {}
+    items = list(iter_items(store, name))
+    item_ids = {i.id for i in items}
+    overall = _rows(accuracy_table(store, name), ())
+    metrics = _metrics(store, name, item_ids)
+    models = [r["model"] for r in overall] or sorted({m["model"] for m in metrics})
+    return {
+        "name": name,
+        "kind": row["kind"] if row else None,
+        "items": len(items),
+        "models": models,
+        "overall": overall,
+        "capability": _rows(accuracy_table(store, name, ["capability"]), ["capability"]),
+        "difficulty": _rows(accuracy_table(store, name, ["difficulty"]), ["difficulty"]),
+        "fine_aspect": _rows(accuracy_table(store, name, ["fine_aspect"]), ["fine_aspect"]),
+        "self_check": data.get("self_check"),
+        "diversity": data.get("diversity"),
+        "answer_letters": data.get("answer_letters"),
+        "pairwise": _pairwise(store, name),
+        "metrics": metrics,
+    }
+
+
+def collect(store: Store, benchmarks: Sequence[str] | None = None) -> dict[str, Any]:
+    """The report's data for ``benchmarks`` (all of the store's when None)."""
+    known = [b["name"] for b in list_benchmarks(store)]
+    names = list(benchmarks) if benchmarks else known
+    missing = [n for n in names if n not in known]
+    if missing:
+        raise ValueError(f"unknown benchmark {missing[0]!r}; known: {', '.join(known) or 'none'}")
+    return {"store": store.url, "benchmarks": [benchmark_summary(store, n) for n in names]}

@@ -1,0 +1,179 @@
+"""Hand-made inline SVG charts: dot-and-interval, lines and heatmaps.
+
+Every label passes through :func:`html.escape`; the output is well-formed XML so that it can
+be embedded in HTML and parsed back by tests.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from html import escape
+
+__all__ = ["PALETTE", "Dot", "dot_interval_chart", "heatmap", "line_chart"]
+
+PALETTE = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2", "#17becf")
+_FONT = 'font-family="sans-serif" font-size="11"'
+
+
+@dataclass(frozen=True)
+class Dot:
+    """One point with an interval, drawn in row ``row`` and colour series ``series``."""
+
+    row: str
+    series: str
+    value: float
+    low: float
+    high: float
+
+
+def _svg(width: float, height: float, body: list[str], title: str) -> str:
+    return (
+        f'<svg width="{width:.0f}" height="{height:.0f}" '
+        f'viewBox="0 0 {width:.0f} {height:.0f}" role="img">'
+        f"<title>{escape(title)}</title>" + "".join(body) + "</svg>"
+    )
+
+
+def _text(x: float, y: float, text: str, anchor: str = "start", extra: str = "") -> str:
+    return (
+        f'<text x="{x:.1f}" y="{y:.1f}" text-anchor="{anchor}" {_FONT} {extra}>'
+        f"{escape(text)}</text>"
+    )
+
+
+def _legend(series: Sequence[str], x: float, y: float) -> list[str]:
+    out = []
+    for i, name in enumerate(series):
+        colour = PALETTE[i % len(PALETTE)]
+        yy = y + 16 * i
+        out.append(f'<rect x="{x:.1f}" y="{yy - 9:.1f}" width="10" height="10" fill="{colour}"/>')
+        out.append(_text(x + 14, yy, name))
+    return out
+
+
+def dot_interval_chart(
+    dots: Sequence[Dot],
+    title: str,
+    lo: float = 0.0,
+    hi: float = 100.0,
+    unit: str = "%",
+) -> str:
+    """Horizontal dot-and-whisker chart: one band per row, one offset dot per series."""
+    rows = list(dict.fromkeys(d.row for d in dots))
+    series = list(dict.fromkeys(d.series for d in dots))
+    if hi <= lo:
+        hi = lo + 1.0
+    left, plot_w, band = 170.0, 420.0, max(18.0, 10.0 * len(series) + 8)
+    top = 24.0
+    height = top + band * len(rows) + 34
+    width = left + plot_w + 30 + 190
+
+    def sx(v: float) -> float:
+        return left + plot_w * (min(max(v, lo), hi) - lo) / (hi - lo)
+
+    body = [_text(8, 14, title, extra='font-weight="bold"')]
+    for k in range(5):
+        v = lo + (hi - lo) * k / 4
+        x = sx(v)
+        body.append(
+            f'<line x1="{x:.1f}" y1="{top}" x2="{x:.1f}" y2="{height - 30:.1f}" stroke="#ddd"/>'
+        )
+        body.append(_text(x, height - 16, f"{v:.0f}{unit}", "middle"))
+    for r, row in enumerate(rows):
+        y0 = top + band * r
+        body.append(_text(left - 6, y0 + band / 2 + 4, row, "end"))
+        for d in (d for d in dots if d.row == row):
+            s = series.index(d.series)
+            colour = PALETTE[s % len(PALETTE)]
+            y = y0 + 8 + 10 * s
+            body.append(
+                f'<line x1="{sx(d.low):.1f}" y1="{y:.1f}" x2="{sx(d.high):.1f}" y2="{y:.1f}" '
+                f'stroke="{colour}" stroke-width="2"/>'
+            )
+            tip = f"{d.series} / {d.row}: {d.value:.1f} ({d.low:.1f}-{d.high:.1f})"
+            body.append(
+                f'<circle cx="{sx(d.value):.1f}" cy="{y:.1f}" r="3.5" fill="{colour}">'
+                f"<title>{escape(tip)}</title></circle>"
+            )
+    body += _legend(series, left + plot_w + 30, top + 10)
+    return _svg(width, height, body, title)
+
+
+def line_chart(
+    x_labels: Sequence[str],
+    series: Mapping[str, Sequence[float | None]],
+    title: str,
+    lo: float = 0.0,
+    hi: float = 100.0,
+) -> str:
+    """One polyline per series over categorical x positions (None leaves a gap)."""
+    left, top, plot_w, plot_h = 50.0, 34.0, 360.0, 200.0
+    width, height = left + plot_w + 30 + 190, top + plot_h + 40
+    n = max(len(x_labels), 1)
+
+    def sx(i: int) -> float:
+        return left + (plot_w * (i + 0.5) / n)
+
+    def sy(v: float) -> float:
+        return top + plot_h * (1 - (min(max(v, lo), hi) - lo) / (hi - lo))
+
+    body = [_text(8, 14, title, extra='font-weight="bold"')]
+    for k in range(5):
+        v = lo + (hi - lo) * k / 4
+        body.append(
+            f'<line x1="{left}" y1="{sy(v):.1f}" x2="{left + plot_w}" y2="{sy(v):.1f}" '
+            'stroke="#ddd"/>'
+        )
+        body.append(_text(left - 6, sy(v) + 4, f"{v:.0f}", "end"))
+    for i, label in enumerate(x_labels):
+        body.append(_text(sx(i), top + plot_h + 18, label, "middle"))
+    for s, (name, values) in enumerate(series.items()):
+        colour = PALETTE[s % len(PALETTE)]
+        points = [(sx(i), sy(v)) for i, v in enumerate(values) if v is not None]
+        if len(points) > 1:
+            path = " ".join(f"{x:.1f},{y:.1f}" for x, y in points)
+            body.append(
+                f'<polyline points="{path}" fill="none" stroke="{colour}" stroke-width="2"/>'
+            )
+        for (x, y), v in zip(points, [v for v in values if v is not None], strict=True):
+            body.append(
+                f'<circle cx="{x:.1f}" cy="{y:.1f}" r="3" fill="{colour}">'
+                f"<title>{escape(f'{name}: {v:.1f}')}</title></circle>"
+            )
+    body += _legend(list(series), left + plot_w + 30, top + 10)
+    return _svg(width, height, body, title)
+
+
+def _cell_colour(value: float) -> str:
+    """Red (0) through pale yellow (50) to green (100)."""
+    t = min(max(value / 100.0, 0.0), 1.0)
+    low, mid, high = (235, 125, 115), (250, 230, 140), (90, 185, 105)
+    a, b, u = (low, mid, t * 2) if t < 0.5 else (mid, high, t * 2 - 1)
+    r, g, bl = (round(x + (y - x) * u) for x, y in zip(a, b, strict=True))
+    return f"rgb({r},{g},{bl})"
+
+
+def heatmap(
+    rows: Sequence[str], columns: Sequence[str], values: dict[tuple[str, str], float], title: str
+) -> str:
+    """Rows × columns grid coloured by value (0-100), the value printed in each cell."""
+    left, top, cw, ch = 200.0, 90.0, 90.0, 22.0
+    width, height = left + cw * len(columns) + 90, top + ch * len(rows) + 10
+    body = [_text(8, 14, title, extra='font-weight="bold"')]
+    for j, col in enumerate(columns):
+        x = left + cw * (j + 0.5)
+        body.append(_text(x, top - 8, col, "start", f'transform="rotate(-30 {x:.1f} {top - 8})"'))
+    for i, row in enumerate(rows):
+        y = top + ch * i
+        body.append(_text(left - 6, y + ch / 2 + 4, row, "end"))
+        for j, col in enumerate(columns):
+            x = left + cw * j
+            v = values.get((row, col))
+            fill = "#eee" if v is None else _cell_colour(v)
+            body.append(
+                f'<rect x="{x:.1f}" y="{y:.1f}" width="{cw - 2}" height="{ch - 2}" fill="{fill}"/>'
+            )
+            label = "-" if v is None else f"{v:.1f}"
+            body.append(_text(x + cw / 2 - 1, y + ch / 2 + 3, label, "middle"))
+    return _svg(width, height, body, title)
