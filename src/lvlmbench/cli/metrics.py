@@ -159,27 +159,8 @@ def judge_metrics(
                     {"metric": r.metric, "computed": r.computed, "existing": r.existing}
                     for r in runs
                 ],
-                "scores": [
-                    {
-                        "metric": s.metric,
-                        "model": s.model,
-                        "n": s.n,
-                        "mean": s.mean,
-                        "low": s.interval.low,
-                        "high": s.interval.high,
-                        "skipped": s.skipped,
-                    }
-                    for s in scores
-                ],
-                "ratings": {
-                    r.metric: {
-                        "matches": r.matches,
-                        "bradley_terry": r.bradley_terry,
-                        "elo": r.elo,
-                        "win_rate": r.win_rate,
-                    }
-                    for r in ratings
-                },
+                "scores": [s.as_dict() for s in scores],
+                "ratings": {r.metric: r.as_dict() for r in ratings},
             }
         )
         return

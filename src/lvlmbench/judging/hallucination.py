@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from lvlmbench.judging._pool import JudgeRunSummary, ProgressHook, done_judgments, run_jobs, unit_id
 from lvlmbench.judging.pairwise import self_preference_warnings
 from lvlmbench.judging.reference import answer_texts
-from lvlmbench.judging.verdict import parse_rating
+from lvlmbench.judging.verdict import judged, parse_rating
 from lvlmbench.models import ModelClient
 from lvlmbench.prompts import render_prompt
 from lvlmbench.store import Store, iter_items
@@ -45,19 +45,13 @@ def hallucination_judgment(
     output: ModelOutput, *, item_id: str, judge: str, model: str
 ) -> Judgment:
     """The stored row for one reply: the rating, or the status that says why there is none."""
-    base = Judgment(
+    row = Judgment(
         item_id=item_id,
         judge=judge,
         protocol=HALLUCINATION,
         model_a=model,
-        rationale=output.text or None,
     )
-    if not output.ok:
-        return base.model_copy(update={"status": output.status, "reason": output.reason})
-    parsed = parse_rating(output.text)
-    return base.model_copy(
-        update={"score_a": parsed.value, "status": parsed.status, "reason": parsed.reason}
-    )
+    return judged(row, output, parse_rating)
 
 
 @dataclass(frozen=True)

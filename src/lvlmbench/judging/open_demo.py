@@ -185,25 +185,7 @@ async def run_open_ended(
         "metrics": chosen,
         "unavailable": unavailable,
         "computed": {run.metric: run.computed for run in runs},
-        "scores": [
-            {
-                "metric": s.metric,
-                "model": s.model,
-                "n": s.n,
-                "mean": s.mean,
-                "low": s.interval.low,
-                "high": s.interval.high,
-            }
-            for s in scores
-        ],
-        "ratings": {
-            r.metric: {
-                "matches": r.matches,
-                "bradley_terry": r.bradley_terry,
-                "elo": r.elo,
-                "win_rate": r.win_rate,
-            }
-            for r in ratings
-        },
+        "scores": [s.as_dict() for s in scores],
+        "ratings": {r.metric: r.as_dict() for r in ratings},
         "timings": timings,
     }

@@ -23,7 +23,7 @@ from itertools import combinations
 
 from lvlmbench.judging._pool import JudgeRunSummary, ProgressHook, done_judgments, run_jobs, unit_id
 from lvlmbench.judging.reference import REFERENCE, answer_texts
-from lvlmbench.judging.verdict import PairVerdict, parse_verdict
+from lvlmbench.judging.verdict import PairVerdict, judged, parse_verdict
 from lvlmbench.models import ModelClient
 from lvlmbench.prompts import render_prompt
 from lvlmbench.store import Store, iter_items
@@ -118,21 +118,15 @@ def pairwise_judgment(
     order: str,
 ) -> Judgment:
     """The stored row for one judge reply: parsed verdict, or the status that says why not."""
-    base = Judgment(
+    row = Judgment(
         item_id=item_id,
         judge=judge,
         protocol=protocol,
         model_a=shown[0],
         model_b=shown[1],
         order=order,
-        rationale=output.text or None,
     )
-    if not output.ok:
-        return base.model_copy(update={"status": output.status, "reason": output.reason})
-    parsed = parse_verdict(output.text)
-    return base.model_copy(
-        update={"verdict": parsed.verdict, "status": parsed.status, "reason": parsed.reason}
-    )
+    return judged(row, output, parse_verdict)
 
 
 def combine_orders(ab: Judgment | None, ba: Judgment | None) -> PairVerdict | None:

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from lvlmbench.judging._pool import JudgeRunSummary, ProgressHook, done_judgments, run_jobs, unit_id
 from lvlmbench.judging.pairwise import self_preference_warnings
 from lvlmbench.judging.reference import answer_texts
-from lvlmbench.judging.verdict import parse_scores
+from lvlmbench.judging.verdict import judged, parse_scores
 from lvlmbench.models import ModelClient
 from lvlmbench.prompts import render_prompt
 from lvlmbench.store import Store, iter_items
@@ -55,26 +55,15 @@ def score_judgment(
     output: ModelOutput, *, item_id: str, judge: str, shown: tuple[str, str], order: str
 ) -> Judgment:
     """The stored row for one reply: both scores, or the status that says why there are none."""
-    base = Judgment(
+    row = Judgment(
         item_id=item_id,
         judge=judge,
         protocol=SCORE,
         model_a=shown[0],
         model_b=shown[1],
         order=order,
-        rationale=output.text or None,
     )
-    if not output.ok:
-        return base.model_copy(update={"status": output.status, "reason": output.reason})
-    parsed = parse_scores(output.text)
-    return base.model_copy(
-        update={
-            "score_a": parsed.first,
-            "score_b": parsed.second,
-            "status": parsed.status,
-            "reason": parsed.reason,
-        }
-    )
+    return judged(row, output, parse_scores)
 
 
 @dataclass

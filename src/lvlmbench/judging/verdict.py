@@ -19,15 +19,17 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal, Protocol
 
-from lvlmbench.types import Status
+from lvlmbench.types import Judgment, ModelOutput, Status
 
 __all__ = [
     "ParsedRating",
     "ParsedScores",
     "ParsedVerdict",
+    "judged",
     "parse_rating",
     "parse_scores",
     "parse_verdict",
@@ -101,6 +103,10 @@ class ParsedVerdict:
     method: str = "none"
     """Which tier decided: arena, bracket, label, statement, last-line (or none)."""
 
+    def fields(self) -> dict[str, Any]:
+        """What a stored Judgment takes from this parse."""
+        return {"verdict": self.verdict, "status": self.status, "reason": self.reason}
+
 
 @dataclass(frozen=True)
 class ParsedScores:
@@ -111,6 +117,15 @@ class ParsedScores:
     status: Status
     reason: str | None = None
 
+    def fields(self) -> dict[str, Any]:
+        """What a stored Judgment takes from this parse."""
+        return {
+            "score_a": self.first,
+            "score_b": self.second,
+            "status": self.status,
+            "reason": self.reason,
+        }
+
 
 @dataclass(frozen=True)
 class ParsedRating:
@@ -119,6 +134,23 @@ class ParsedRating:
     value: float | None
     status: Status
     reason: str | None = None
+
+    def fields(self) -> dict[str, Any]:
+        """What a stored Judgment takes from this parse."""
+        return {"score_a": self.value, "status": self.status, "reason": self.reason}
+
+
+class _Parsed(Protocol):
+    def fields(self) -> dict[str, Any]: ...
+
+
+def judged(base: Judgment, output: ModelOutput, parse: Callable[[str], _Parsed]) -> Judgment:
+    """``base`` completed from the judge's reply: the parsed fields (an unreadable reply keeps
+    its unparseable status), or the failed call's status and reason."""
+    base = base.model_copy(update={"rationale": output.text or None})
+    if not output.ok:
+        return base.model_copy(update={"status": output.status, "reason": output.reason})
+    return base.model_copy(update=parse(output.text).fields())
 
 
 def _side(match: re.Match[str], text: str) -> PairVerdict | None:

@@ -16,6 +16,7 @@ import itertools
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -76,6 +77,18 @@ class MetricScore:
     skipped: int = 0
     """Responses of this model that were not ok, hence not scored."""
 
+    def as_dict(self) -> dict[str, Any]:
+        """JSON-ready form (the interval flattened to low/high)."""
+        return {
+            "metric": self.metric,
+            "model": self.model,
+            "n": self.n,
+            "mean": self.mean,
+            "low": self.interval.low,
+            "high": self.interval.high,
+            "skipped": self.skipped,
+        }
+
 
 @dataclass(frozen=True)
 class MetricRating:
@@ -87,6 +100,15 @@ class MetricRating:
     elo: dict[str, float]
     win_rate: dict[str, float]
     """Mean match score per model (ties count half)."""
+
+    def as_dict(self) -> dict[str, Any]:
+        """JSON-ready form, without the metric name (the key it is stored under)."""
+        return {
+            "matches": self.matches,
+            "bradley_terry": self.bradley_terry,
+            "elo": self.elo,
+            "win_rate": self.win_rate,
+        }
 
 
 @dataclass
