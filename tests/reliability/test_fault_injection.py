@@ -82,8 +82,8 @@ async def test_every_item_ends_answered_once_despite_faults(tmp_path: Path) -> N
     assert client.stats.retries == sum(stats.faults.values())
     assert max(stats.answered.values()) == 1 and sum(stats.answered.values()) == ITEMS
     # A 429 is followed by a wait of at least its Retry-After (jitter only adds).
-    assert client.stats.waits and min(client.stats.waits) >= 0.0
-    assert sum(w >= FAULTS.retry_after_s for w in client.stats.waits) >= stats.faults["rate_limit"]
+    # Other backoffs are at most max_delay (+ jitter), far below the 0.2 s Retry-After.
+    assert sum(w >= FAULTS.retry_after_s for w in client.stats.waits) == stats.faults["rate_limit"]
 
     # Running again asks nothing.
     with FakeOpenAIServer(faults=FAULTS) as again:
