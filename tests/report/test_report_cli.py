@@ -3,6 +3,7 @@ with one clear line for an unknown benchmark."""
 
 from __future__ import annotations
 
+import csv
 import json
 from pathlib import Path
 
@@ -38,6 +39,14 @@ def test_report_command_writes_html_and_summary(built: Built, tmp_path: Path) ->
     assert "open-ended-s0" not in html
     summary = json.loads((out.parent / "summary.json").read_text(encoding="utf-8"))
     assert [b["name"] for b in summary["benchmarks"]] == [AUTOBENCH]
+    # The leaderboard files sit beside the HTML, hold only the chosen benchmark, and the
+    # command names every file it wrote.
+    with (out.parent / "leaderboard.csv").open(encoding="utf-8", newline="") as source:
+        assert {row["benchmark"] for row in csv.DictReader(source)} == {AUTOBENCH}
+    assert (out.parent / "leaderboard.md").read_text(encoding="utf-8").startswith(f"## {AUTOBENCH}")
+    printed = "".join(result.output.split())  # rich may wrap (even split) long paths
+    for name in ("report.html", "summary.json", "leaderboard.csv", "leaderboard.md"):
+        assert name in printed
 
 
 def test_unknown_benchmark_exits_2(built: Built, tmp_path: Path) -> None:

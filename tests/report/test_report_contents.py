@@ -12,6 +12,7 @@ from report.conftest import AUTOBENCH, OPEN, Built
 
 from lvlmbench.autobench.scoring import accuracy_table
 from lvlmbench.judging.summaries import pairwise_report
+from lvlmbench.report import benchmark_html, report_css
 
 
 def _acc_cells(html: str) -> dict[tuple[str, str, str], str]:
@@ -63,6 +64,7 @@ def test_sections_present(built: Built) -> None:
         "Accuracy by capability",
         "Accuracy by difficulty",
         "Accuracy vs difficulty",
+        "Model spread by level",
         "Fine aspect × model",
         "Generation report",
         "Gallery",
@@ -75,6 +77,9 @@ def test_sections_present(built: Built) -> None:
     opened = _section(built.html, OPEN)
     assert "<h3>Metric scores (open-ended)</h3>" in opened
     assert "Pairwise ratings" in opened and "Bradley-Terry" in opened
+    assert "<h4>Judge diagnostics</h4>" in opened and "win rate vs reference" in opened
+    assert "<h3>TouchStone scores — judge judge/scorer</h3>" in opened
+    assert "<h3>Hallucination — judge judge/halluc</h3>" in opened
     assert "<h3>Leaderboard</h3>" not in opened  # no choice items: no accuracy section
 
 
@@ -127,3 +132,14 @@ def test_summary_json_matches_store_and_html(built: Built) -> None:
 
 def test_file_size_is_reasonable(built: Built) -> None:
     assert len(built.html.encode()) < 1_500_000
+
+
+def test_benchmark_fragment_for_other_pages(built: Built) -> None:
+    fragment = benchmark_html(built.store, AUTOBENCH)
+    assert fragment.startswith(f'<section id="{AUTOBENCH}">') and fragment.endswith("</section>")
+    assert "<style" not in fragment and "<script" not in fragment
+    assert '<div class="card">' not in fragment  # no gallery unless asked for
+    assert _acc_cells(fragment) == _acc_cells(_section(built.html, AUTOBENCH))
+    assert benchmark_html(built.store, AUTOBENCH, gallery_size=2).count('<div class="card">') == 2
+    css = report_css()
+    assert "td.acc" in css and css in built.html

@@ -7,7 +7,7 @@ from html import escape
 
 from report.conftest import AUTOBENCH, HOSTILE_MODEL, HOSTILE_TEXT, Built
 
-from lvlmbench.report import Dot, dot_interval_chart, heatmap, line_chart
+from lvlmbench.report import Dot, bar_chart, dot_interval_chart, heatmap, line_chart, range_chart
 
 
 def test_hostile_response_is_inert_text(built: Built) -> None:
@@ -32,6 +32,8 @@ def test_svg_labels_are_escaped() -> None:
         dot_interval_chart([Dot(evil, evil, 50.0, 40.0, 60.0)], evil),
         line_chart(["easy", evil], {evil: [10.0, None]}, evil),
         heatmap([evil], [evil], {(evil, evil): 12.5}, evil),
+        bar_chart([evil], [evil], {(evil, evil): -12.5}, evil, -20.0, 20.0),
+        range_chart({evil: {evil: 12.5, "b": 40.0}}, evil),
     ]
     for svg in charts:
         assert "<script>" not in svg

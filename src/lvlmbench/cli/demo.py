@@ -101,7 +101,8 @@ def demo(
     )
     _open_ended(store, seed, chosen)
     # In its own folder: the report writes a summary.json of its own beside the HTML.
-    report_html, _ = write_report(store, out / "report" / "report.html")
-    console.print(f"report: {report_html}")
+    report = write_report(store, out / "report" / "report.html")
+    console.print(f"report: {report.html}")
+    console.print(f"report leaderboard: {report.leaderboard_csv}, {report.leaderboard_md}")
     console.print(f"results: {', '.join(str(p) for p in paths)}; store: {store.url}")
     console.print(f"demo finished in {time.perf_counter() - started:.1f}s")

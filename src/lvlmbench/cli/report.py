@@ -16,7 +16,10 @@ __all__ = ["report"]
 @friendly_errors
 def report(
     out: Annotated[
-        Path, typer.Option(help="HTML file to write (summary.json goes beside it).")
+        Path,
+        typer.Option(
+            help="HTML file to write (summary.json and leaderboard.csv/.md go beside it)."
+        ),
     ] = Path("report.html"),
     benchmark: Annotated[
         list[str] | None, typer.Option(help="Only these benchmarks (repeatable; default all).")
@@ -28,9 +31,10 @@ def report(
     with leaderboards, charts, generation figures, ratings and an item gallery."""
     opened = open_store(store)
     try:
-        html_path, summary = write_report(opened, out, benchmark, gallery_size=gallery)
+        files = write_report(opened, out, benchmark, gallery_size=gallery)
     except ValueError as exc:
         raise BadInput(str(exc)) from None
     console.print(
-        f"report: {html_path} ({html_path.stat().st_size // 1024} KiB); summary: {summary}"
+        f"report: {files.html} ({files.html.stat().st_size // 1024} KiB); "
+        f"summary: {files.summary}; leaderboard: {files.leaderboard_csv}, {files.leaderboard_md}"
     )

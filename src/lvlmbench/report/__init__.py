@@ -1,5 +1,11 @@
 """The static report: one self-contained HTML file (inline SVG, inline thumbnails, no network,
-no JavaScript) plus ``summary.json`` beside it, both from the same collected data."""
+no JavaScript) plus ``summary.json``, ``leaderboard.csv`` and ``leaderboard.md`` beside it, all
+from the same collected data.
+
+To show one benchmark's section elsewhere (a web page), call :func:`benchmark_html` and style
+it with :func:`report_css`; or :func:`benchmark_summary` then :func:`render_benchmark` to keep
+the figures too.
+"""
 
 from __future__ import annotations
 
@@ -7,27 +13,61 @@ import json
 import time
 from collections.abc import Sequence
 from pathlib import Path
+from typing import NamedTuple
 
-from lvlmbench.report.collect import benchmark_summary, collect, pct
+from lvlmbench.report.collect import benchmark_summary, collect, level_spread, pct
 from lvlmbench.report.gallery import gallery_html, thumbnail_uri
-from lvlmbench.report.render import render_benchmark, render_page
-from lvlmbench.report.svg import Dot, dot_interval_chart, heatmap, line_chart
+from lvlmbench.report.leaderboard import leaderboard_markdown, leaderboard_rows, write_leaderboards
+from lvlmbench.report.render import render_benchmark, render_page, report_css
+from lvlmbench.report.svg import (
+    Dot,
+    bar_chart,
+    dot_interval_chart,
+    heatmap,
+    line_chart,
+    range_chart,
+)
 from lvlmbench.store import Store
 
 __all__ = [
     "Dot",
+    "ReportFiles",
+    "bar_chart",
+    "benchmark_html",
     "benchmark_summary",
     "collect",
     "dot_interval_chart",
     "gallery_html",
     "heatmap",
+    "leaderboard_markdown",
+    "leaderboard_rows",
+    "level_spread",
     "line_chart",
     "pct",
+    "range_chart",
     "render_benchmark",
     "render_page",
+    "report_css",
     "thumbnail_uri",
+    "write_leaderboards",
     "write_report",
 ]
+
+
+class ReportFiles(NamedTuple):
+    """The files :func:`write_report` wrote."""
+
+    html: Path
+    summary: Path
+    leaderboard_csv: Path
+    leaderboard_md: Path
+
+
+def benchmark_html(store: Store, name: str, gallery_size: int = 0) -> str:
+    """One benchmark's report section (tables, inline SVG charts, optional gallery) as an
+    escaped HTML fragment with no script and no styles of its own (see :func:`report_css`)."""
+    gallery = gallery_html(store, name, gallery_size) if gallery_size else ""
+    return render_benchmark(benchmark_summary(store, name), gallery)
 
 
 def write_report(
@@ -36,8 +76,9 @@ def write_report(
     benchmarks: Sequence[str] | None = None,
     *,
     gallery_size: int = 24,
-) -> tuple[Path, Path]:
-    """Write the HTML report to ``out`` and ``summary.json`` beside it; return both paths.
+) -> ReportFiles:
+    """Write the HTML report to ``out`` and ``summary.json``, ``leaderboard.csv`` and
+    ``leaderboard.md`` beside it; return their paths.
 
     Raises ValueError for a benchmark the store does not have.
     """
@@ -51,4 +92,5 @@ def write_report(
     out.write_text(render_page(data, sections, generated), encoding="utf-8")
     summary = out.with_name("summary.json")
     summary.write_text(json.dumps({"generated": generated, **data}, indent=2), encoding="utf-8")
-    return out, summary
+    csv_path, md_path = write_leaderboards(data, out.parent)
+    return ReportFiles(out, summary, csv_path, md_path)

@@ -6,22 +6,19 @@ The same dicts feed the HTML and ``summary.json``, so the two always agree.
 from __future__ import annotations
 
 import math
+import statistics
 from collections.abc import Sequence
 from typing import Any
 
 from lvlmbench.autobench.scoring import AccuracyRow, accuracy_table
 from lvlmbench.judging.pairwise import PAIRWISE
 from lvlmbench.judging.summaries import judges_for, pairwise_report
+from lvlmbench.report._common import LEVELS, pct
+from lvlmbench.report.experiments import leakage_summary, position_bias_summary, rekeyed_sources
+from lvlmbench.report.scores import hallucination_scores, touchstone_scores
 from lvlmbench.store import Store, get_benchmark, iter_items, iter_judgments, list_benchmarks
 
-__all__ = ["LEVELS", "benchmark_summary", "collect", "pct"]
-
-LEVELS = ("easy", "medium", "hard")
-
-
-def pct(value: float) -> float:
-    """A fraction as a percentage rounded to one decimal, as every table shows it."""
-    return round(100 * value, 1)
+__all__ = ["LEVELS", "benchmark_summary", "collect", "level_spread", "pct"]
 
 
 def _rows(rows: list[AccuracyRow], by: Sequence[str]) -> list[dict[str, Any]]:
@@ -92,15 +89,50 @@ def _pairwise(store: Store, benchmark: str) -> list[dict[str, Any]]:
     return out
 
 
-def benchmark_summary(store: Store, name: str) -> dict[str, Any]:
-    """Every figure of one benchmark (sections without data are empty or None)."""
+def level_spread(rows: list[AccuracyRow]) -> list[dict[str, Any]]:
+    """Per difficulty level, how far apart the models are: lowest, highest, range and population
+    standard deviation of their accuracies (AutoBench-V: harder levels separate models more)."""
+    by_level: dict[str, dict[str, float]] = {}
+    for row in rows:
+        by_level.setdefault(row.group[0], {})[row.model] = row.accuracy
+    order = sorted(by_level, key=lambda g: (LEVELS.index(g) if g in LEVELS else len(LEVELS), g))
+    out = []
+    for level in order:
+        accs = by_level[level]
+        low, high = min(accs.values()), max(accs.values())
+        out.append(
+            {
+                "difficulty": level,
+                "models": len(accs),
+                "min": pct(low),
+                "max": pct(high),
+                "range": pct(high - low),
+                "std": pct(statistics.pstdev(accs.values())),
+                "lowest": min(accs, key=lambda m: (accs[m], m)),
+                "highest": max(accs, key=lambda m: (accs[m], m)),
+                "accuracy": {m: pct(v) for m, v in accs.items()},
+            }
+        )
+    return out
+
+
+def benchmark_summary(
+    store: Store, name: str, benchmarks: list[dict[str, Any]] | None = None
+) -> dict[str, Any]:
+    """Every figure of one benchmark (sections without data are empty or None).
+
+    ``benchmarks`` is the store's ``list_benchmarks`` (read when None); it names the
+    position-bias experiment's re-keyed copies of ``name``.
+    """
     row = get_benchmark(store, name)
     data: dict[str, Any] = row["data"] if row else {}
-    items = list(iter_items(store, name))
-    item_ids = {i.id for i in items}
+    items = {i.id: i for i in iter_items(store, name)}
+    item_ids = set(items)
     overall = _rows(accuracy_table(store, name), ())
     metrics = _metrics(store, name, item_ids)
     models = [r["model"] for r in overall] or sorted({m["model"] for m in metrics})
+    by_level = accuracy_table(store, name, ["difficulty"])
+    listed = list_benchmarks(store) if benchmarks is None else benchmarks
     return {
         "name": name,
         "kind": row["kind"] if row else None,
@@ -108,21 +140,35 @@ def benchmark_summary(store: Store, name: str) -> dict[str, Any]:
         "models": models,
         "overall": overall,
         "capability": _rows(accuracy_table(store, name, ["capability"]), ["capability"]),
-        "difficulty": _rows(accuracy_table(store, name, ["difficulty"]), ["difficulty"]),
+        "difficulty": _rows(by_level, ["difficulty"]),
+        "spread": level_spread(by_level),
         "fine_aspect": _rows(accuracy_table(store, name, ["fine_aspect"]), ["fine_aspect"]),
         "self_check": data.get("self_check"),
         "diversity": data.get("diversity"),
         "answer_letters": data.get("answer_letters"),
         "pairwise": _pairwise(store, name),
         "metrics": metrics,
+        "touchstone": touchstone_scores(store, items),
+        "hallucination": hallucination_scores(store, item_ids),
+        "position_bias": position_bias_summary(store, name, listed),
+        "leakage": leakage_summary(store, name),
     }
 
 
 def collect(store: Store, benchmarks: Sequence[str] | None = None) -> dict[str, Any]:
-    """The report's data for ``benchmarks`` (all of the store's when None)."""
-    known = [b["name"] for b in list_benchmarks(store)]
-    names = list(benchmarks) if benchmarks else known
+    """The report's data for ``benchmarks`` (all of the store's when None).
+
+    By default a position-bias copy is left out when its source benchmark is shown: its
+    figures appear in the source's section, and a section per copy would only repeat them.
+    """
+    listed = list_benchmarks(store)
+    known = [b["name"] for b in listed]
+    copies = rekeyed_sources(listed)
+    names = list(benchmarks) if benchmarks else [n for n in known if copies.get(n) not in known]
     missing = [n for n in names if n not in known]
     if missing:
         raise ValueError(f"unknown benchmark {missing[0]!r}; known: {', '.join(known) or 'none'}")
-    return {"store": store.url, "benchmarks": [benchmark_summary(store, n) for n in names]}
+    return {
+        "store": store.url,
+        "benchmarks": [benchmark_summary(store, n, listed) for n in names],
+    }

@@ -1,4 +1,4 @@
-"""Hand-made inline SVG charts: dot-and-interval, lines and heatmaps.
+"""Hand-made inline SVG charts: dot-and-interval, lines, heatmaps, bars and ranges.
 
 Every label passes through :func:`html.escape`; the output is well-formed XML so that it can
 be embedded in HTML and parsed back by tests.
@@ -10,7 +10,15 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from html import escape
 
-__all__ = ["PALETTE", "Dot", "dot_interval_chart", "heatmap", "line_chart"]
+__all__ = [
+    "PALETTE",
+    "Dot",
+    "bar_chart",
+    "dot_interval_chart",
+    "heatmap",
+    "line_chart",
+    "range_chart",
+]
 
 PALETTE = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2", "#17becf")
 _FONT = 'font-family="sans-serif" font-size="11"'
@@ -176,4 +184,115 @@ def heatmap(
             )
             label = "-" if v is None else f"{v:.1f}"
             body.append(_text(x + cw / 2 - 1, y + ch / 2 + 3, label, "middle"))
+    return _svg(width, height, body, title)
+
+
+def _bar_scale(lo: float, hi: float, left: float, width: float) -> tuple[float, float]:
+    """(x of zero clamped into the axis, pixels per unit)."""
+    per = width / (hi - lo)
+    return left + per * (min(max(0.0, lo), hi) - lo), per
+
+
+def bar_chart(
+    rows: Sequence[str],
+    series: Sequence[str],
+    values: Mapping[tuple[str, str], float],
+    title: str,
+    lo: float = 0.0,
+    hi: float = 100.0,
+    unit: str = "%",
+) -> str:
+    """Horizontal grouped bars from zero (negative values go left), the value at each bar's end.
+
+    Used for signed figures such as bias rates, so the zero line is drawn when it is in range.
+    """
+    if hi <= lo:
+        hi = lo + 1.0
+    left, plot_w, bar = 170.0, 420.0, 11.0
+    band = bar * len(series) + 10
+    top = 24.0
+    height = top + band * len(rows) + 34
+    width = left + plot_w + 60 + 150
+    zero, per = _bar_scale(lo, hi, left, plot_w)
+    body = [_text(8, 14, title, extra='font-weight="bold"')]
+    for k in range(5):
+        v = lo + (hi - lo) * k / 4
+        x = left + per * (v - lo)
+        body.append(
+            f'<line x1="{x:.1f}" y1="{top}" x2="{x:.1f}" y2="{height - 30:.1f}" stroke="#ddd"/>'
+        )
+        body.append(_text(x, height - 16, f"{v:.0f}{unit}", "middle"))
+    if lo < 0 < hi:
+        body.append(
+            f'<line x1="{zero:.1f}" y1="{top}" x2="{zero:.1f}" y2="{height - 30:.1f}" '
+            'stroke="#555"/>'
+        )
+    for r, row in enumerate(rows):
+        y0 = top + band * r
+        body.append(_text(left - 6, y0 + band / 2 + 4, row, "end"))
+        for s, name in enumerate(series):
+            value = values.get((row, name))
+            if value is None:
+                continue
+            v = value
+            end = left + per * (min(max(v, lo), hi) - lo)
+            y = y0 + 5 + bar * s
+            x, w = min(zero, end), abs(end - zero)
+            colour = PALETTE[s % len(PALETTE)]
+            tip = escape(f"{name} / {row}: {v:.1f}{unit}")
+            body.append(
+                f'<rect x="{x:.1f}" y="{y:.1f}" width="{w:.1f}" height="{bar - 2}" '
+                f'fill="{colour}"><title>{tip}</title></rect>'
+            )
+            tx, anchor = (end + 3, "start") if v >= 0 else (end - 3, "end")
+            body.append(_text(tx, y + bar - 2, f"{v:.1f}", anchor))
+    body += _legend(series, left + plot_w + 60, top + 10)
+    return _svg(width, height, body, title)
+
+
+def range_chart(
+    values: Mapping[str, Mapping[str, float]],
+    title: str,
+    lo: float = 0.0,
+    hi: float = 100.0,
+    unit: str = "%",
+) -> str:
+    """Per row, a grey bar from the lowest to the highest value with every series' dot on it and
+    the range written beside it: how far apart the series are on that row."""
+    rows = list(values)
+    series = list(dict.fromkeys(s for row in values.values() for s in row))
+    left, plot_w, band, top = 170.0, 420.0, 30.0, 24.0
+    height = top + band * len(rows) + 34
+    width = left + plot_w + 100 + 190
+
+    def sx(v: float) -> float:
+        return left + plot_w * (min(max(v, lo), hi) - lo) / (hi - lo)
+
+    body = [_text(8, 14, title, extra='font-weight="bold"')]
+    for k in range(5):
+        v = lo + (hi - lo) * k / 4
+        x = sx(v)
+        body.append(
+            f'<line x1="{x:.1f}" y1="{top}" x2="{x:.1f}" y2="{height - 30:.1f}" stroke="#ddd"/>'
+        )
+        body.append(_text(x, height - 16, f"{v:.0f}{unit}", "middle"))
+    for r, row in enumerate(rows):
+        y = top + band * r + band / 2
+        points = values[row]
+        body.append(_text(left - 6, y + 4, row, "end"))
+        if not points:
+            continue
+        low, high = min(points.values()), max(points.values())
+        body.append(
+            f'<rect x="{sx(low):.1f}" y="{y - 5:.1f}" width="{sx(high) - sx(low):.1f}" '
+            'height="10" fill="#ccc"/>'
+        )
+        for name, v in points.items():
+            colour = PALETTE[series.index(name) % len(PALETTE)]
+            body.append(
+                f'<circle cx="{sx(v):.1f}" cy="{y:.1f}" r="4" fill="{colour}" stroke="#fff">'
+                f"<title>{escape(f'{name} / {row}: {v:.1f}{unit}')}</title></circle>"
+            )
+        body.append(_text(left + plot_w + 10, y + 4, f"range {high - low:.1f}", "start"))
+    body += _legend(series, left + plot_w + 100, top + 10)
     return _svg(width, height, body, title)

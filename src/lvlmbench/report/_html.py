@@ -1,0 +1,41 @@
+"""HTML building blocks shared by the report's section renderers.
+
+Cells arrive escaped: :func:`td` escapes its text, and :func:`table` escapes only the heads.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from html import escape
+from typing import Any
+
+__all__ = ["ci", "fmt", "table", "td"]
+
+
+def fmt(value: Any, digits: int = 1) -> str:
+    """A number with ``digits`` decimals; None as "-"."""
+    if value is None:
+        return "-"
+    if isinstance(value, float):
+        return f"{value:.{digits}f}"
+    return str(value)
+
+
+def ci(low: float | None, high: float | None, digits: int = 1) -> str:
+    """An interval as "low–high" ("-" when unknown)."""
+    if low is None or high is None:
+        return "-"
+    return f"{low:.{digits}f}–{high:.{digits}f}"
+
+
+def table(head: Sequence[str], rows: Sequence[Sequence[str]], css: str = "") -> str:
+    """Cells are given already escaped (they may carry markup such as data attributes)."""
+    ths = "".join(f"<th>{escape(h)}</th>" for h in head)
+    trs = "".join("<tr>" + "".join(cells) + "</tr>" for cells in rows)
+    return f'<table class="{css}"><thead><tr>{ths}</tr></thead><tbody>{trs}</tbody></table>'
+
+
+def td(text: str, **data: str) -> str:
+    """One escaped cell; keyword arguments become ``data-*`` attributes (tests find cells so)."""
+    attrs = "".join(f' data-{k.replace("_", "-")}="{escape(v)}"' for k, v in data.items())
+    return f"<td{attrs}>{escape(text)}</td>"

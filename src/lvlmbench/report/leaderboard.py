@@ -1,0 +1,183 @@
+"""``leaderboard.csv`` and ``leaderboard.md`` beside the report, from the same collected data.
+
+One row per benchmark × model (wide, so ``pandas.read_csv`` gives a usable table at once).
+Every figure ``X`` with an interval comes as three columns ``X``, ``X_low``, ``X_high``:
+
+- ``accuracy`` (choice items, %, Wilson 95%) with ``correct``, ``answered``, ``unparseable``,
+  ``failed``; ``level:<difficulty>`` and ``capability:<name>`` likewise per group;
+- ``metric:<name>`` (text-metric mean, bootstrap 95%);
+- ``elo:<judge>``, ``bt:<judge>`` (Bradley-Terry, bootstrap 95%) and ``win_rate:<judge>``
+  (% vs the reference, Wilson 95%) per pairwise judge;
+- ``touchstone:<judge>`` (score ×100, bootstrap 95%), ``touchstone_rel:<judge>`` (% of the
+  reference) and ``touchstone:<judge>:<ability>``;
+- ``hallucination:<judge>`` (mean 0-10, bootstrap 95%).
+
+Cells a benchmark has no figure for are empty. The Markdown file has one table per benchmark
+with only that benchmark's columns and each interval folded into its cell: ``62.5 [50.1, 73.2]``.
+"""
+
+from __future__ import annotations
+
+import csv
+from collections.abc import Iterator
+from html import escape
+from pathlib import Path
+from typing import Any
+
+from lvlmbench.report._common import LEVELS
+
+__all__ = ["leaderboard_markdown", "leaderboard_rows", "write_leaderboards"]
+
+_COUNTS = ("correct", "answered", "unparseable", "failed")
+
+
+def _with_ci(name: str, value: Any, low: Any, high: Any) -> dict[str, Any]:
+    return {name: value, f"{name}_low": low, f"{name}_high": high}
+
+
+def _accuracy(bench: dict[str, Any]) -> Iterator[tuple[str, dict[str, Any]]]:
+    for r in bench["overall"]:
+        yield (
+            r["model"],
+            {
+                **_with_ci("accuracy", r["accuracy"], r["ci_low"], r["ci_high"]),
+                **{k: r[k] for k in _COUNTS},
+            },
+        )
+    for facet, prefix in (("difficulty", "level"), ("capability", "capability")):
+        for r in _by_group(bench[facet], facet):
+            name = f"{prefix}:{r[facet]}"
+            yield r["model"], _with_ci(name, r["accuracy"], r["ci_low"], r["ci_high"])
+
+
+def _by_group(rows: list[dict[str, Any]], facet: str) -> list[dict[str, Any]]:
+    """Levels easy → hard (so the columns read in order), any other group by name."""
+
+    def order(row: dict[str, Any]) -> tuple[int, str]:
+        group = str(row[facet])
+        return (LEVELS.index(group) if group in LEVELS else len(LEVELS), group)
+
+    return sorted(rows, key=order)
+
+
+def _ratings(bench: dict[str, Any]) -> Iterator[tuple[str, dict[str, Any]]]:
+    for r in bench["metrics"]:
+        yield r["model"], _with_ci(f"metric:{r['metric']}", r["mean"], r["ci_low"], r["ci_high"])
+    for rep in bench["pairwise"]:
+        judge = rep["judge"]
+        for model, elo in rep["elo"].items():
+            yield model, {f"elo:{judge}": round(elo, 1)}
+        for model, b in (rep.get("bradley_terry") or {}).items():
+            yield model, _with_ci(f"bt:{judge}", b["rating"], b["low"], b["high"])
+        for model, w in (rep.get("win_rate_vs_reference") or {}).items():
+            scaled = (100 * w["rate"], 100 * w["low"], 100 * w["high"])
+            yield model, _with_ci(f"win_rate:{judge}", *scaled)
+
+
+def _judged(bench: dict[str, Any]) -> Iterator[tuple[str, dict[str, Any]]]:
+    for entry in bench.get("touchstone") or []:
+        name = f"touchstone:{entry['label']}"
+        for m in entry["models"]:
+            yield (
+                m["model"],
+                {
+                    **_with_ci(name, m["score"], m["ci_low"], m["ci_high"]),
+                    f"touchstone_rel:{entry['label']}": m["relative"],
+                },
+            )
+            for ability, g in m["abilities"].items():
+                yield (
+                    m["model"],
+                    _with_ci(f"{name}:{ability}", g["score"], g["ci_low"], g["ci_high"]),
+                )
+    for entry in bench.get("hallucination") or []:
+        name = f"hallucination:{entry['judge']}"
+        for m in entry["models"]:
+            yield m["model"], _with_ci(name, m["mean"], m["ci_low"], m["ci_high"])
+
+
+def _rounded(value: Any) -> Any:
+    """Floats to 4 significant decimals: the CSV is for reading, bootstraps are not exact."""
+    return round(value, 4) if isinstance(value, float) else value
+
+
+def leaderboard_rows(data: dict[str, Any]) -> list[dict[str, Any]]:
+    """One dict per benchmark × model from :func:`~lvlmbench.report.collect` data."""
+    out: list[dict[str, Any]] = []
+    for bench in data["benchmarks"]:
+        rows: dict[str, dict[str, Any]] = {}
+        for source in _SOURCES:
+            for model, figures in source(bench):
+                row = rows.setdefault(
+                    model, {"benchmark": bench["name"], "kind": bench["kind"], "model": model}
+                )
+                row.update({k: _rounded(v) for k, v in figures.items()})
+        # Best first where there is an accuracy; models without one keep name order after.
+        out += sorted(rows.values(), key=lambda r: (-r.get("accuracy", -1.0), r["model"]))
+    return out
+
+
+_SOURCES = (_accuracy, _ratings, _judged)
+
+
+def _columns(data: dict[str, Any]) -> list[str]:
+    """Kind of figure first, benchmark second: accuracy columns stay together across benchmarks."""
+    columns = ["benchmark", "kind", "model"]
+    for source in _SOURCES:
+        for bench in data["benchmarks"]:
+            columns += [k for _, figures in source(bench) for k in figures]
+    return list(dict.fromkeys(columns))
+
+
+def _cell(row: dict[str, Any], column: str) -> str:
+    value = row.get(column)
+    if value is None:
+        return ""
+    # Text metrics live on 0-1 (or 0-10) scales: one decimal would hide their differences.
+    digits = 3 if column.startswith("metric:") else 2 if column.startswith("hallucination:") else 1
+    text = f"{value:.{digits}f}" if isinstance(value, float) else str(value)
+    low, high = row.get(f"{column}_low"), row.get(f"{column}_high")
+    if isinstance(low, float) and isinstance(high, float):
+        text += f" [{low:.{digits}f}, {high:.{digits}f}]"
+    return _md(text)
+
+
+def _md(text: str) -> str:
+    """Inert in a Markdown table: no pipes, no line breaks, no raw HTML from a model's name."""
+    return escape(text, quote=False).replace("|", "\\|").replace("\n", " ")
+
+
+def leaderboard_markdown(data: dict[str, Any]) -> str:
+    """One Markdown table per benchmark, intervals folded into their cells."""
+    rows = leaderboard_rows(data)
+    parts = []
+    for name in dict.fromkeys(r["benchmark"] for r in rows):
+        mine = [r for r in rows if r["benchmark"] == name]
+        columns = [
+            c
+            for c in _columns(data)
+            if c not in ("benchmark", "kind")
+            and not c.endswith(("_low", "_high"))
+            and any(r.get(c) is not None for r in mine)
+        ]
+        lines = [
+            f"## {_md(name)}",
+            "",
+            "| " + " | ".join(_md(c) for c in columns) + " |",
+            "|" + "---|" * len(columns),
+        ]
+        lines += ["| " + " | ".join(_cell(r, c) for c in columns) + " |" for r in mine]
+        parts.append("\n".join(lines) + "\n")
+    return "\n".join(parts) if parts else "(no results)\n"
+
+
+def write_leaderboards(data: dict[str, Any], out_dir: Path) -> tuple[Path, Path]:
+    """Write ``leaderboard.csv`` and ``leaderboard.md`` into ``out_dir``; return both paths."""
+    rows = leaderboard_rows(data)
+    csv_path, md_path = out_dir / "leaderboard.csv", out_dir / "leaderboard.md"
+    with csv_path.open("w", newline="", encoding="utf-8") as sink:
+        writer = csv.DictWriter(sink, fieldnames=_columns(data))
+        writer.writeheader()
+        writer.writerows(rows)
+    md_path.write_text(leaderboard_markdown(data), encoding="utf-8")
+    return csv_path, md_path

@@ -1,0 +1,117 @@
+"""Sections of the AutoBench-V experiments: position bias and answer leakage (shown only when
+the store holds their runs), and the spread of models per difficulty level."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from lvlmbench.report._html import fmt, table, td
+from lvlmbench.report.svg import bar_chart, range_chart
+
+__all__ = ["leakage_section", "position_bias_section", "spread_section"]
+
+
+def spread_section(bench: dict[str, Any]) -> str:
+    """Per level, the lowest and highest model accuracy and how far apart the models are."""
+    spread = bench.get("spread") or []
+    if not spread or max(s["models"] for s in spread) < 2:
+        return ""  # one model has no spread to show
+    body = [
+        [
+            td(s["difficulty"]),
+            td(str(s["models"])),
+            td(fmt(s["min"]), spread=s["difficulty"], figure="min"),
+            td(fmt(s["max"]), spread=s["difficulty"], figure="max"),
+            td(fmt(s["range"]), spread=s["difficulty"], figure="range"),
+            td(fmt(s["std"]), spread=s["difficulty"], figure="std"),
+            td(f"{s['lowest']} → {s['highest']}"),
+        ]
+        for s in spread
+    ]
+    head = ["level", "models", "lowest %", "highest %", "range", "std", "lowest → highest"]
+    models = bench["models"]
+    # Series in the benchmark's model order so that colours match the other charts.
+    values = {
+        s["difficulty"]: {m: s["accuracy"][m] for m in models if m in s["accuracy"]} for s in spread
+    }
+    chart = range_chart(values, "spread of model accuracy % per level (range: highest − lowest)")
+    note = (
+        '<p class="note">Over every model with answers, baselines included: an upper bound '
+        "such as <code>baseline/oracle</code> widens the range at every level; the standard "
+        "deviation shows how the rest spread out.</p>"
+    )
+    return "<h3>Model spread by level</h3>" + table(head, body, "spread") + chart + note
+
+
+def _bias_value(rows: list[dict[str, Any]], model: str, target: str, key: str) -> Any:
+    return next((r[key] for r in rows if r["model"] == model and r["target"] == target), None)
+
+
+def position_bias_section(bench: dict[str, Any]) -> str:
+    """Accuracy with every key at one letter against evenly spread keys, and the bias rate."""
+    rows = bench.get("position_bias") or []
+    if not rows:
+        return ""
+    models = list(dict.fromkeys(r["model"] for r in rows))
+    targets = list(dict.fromkeys(r["target"] for r in rows))
+    body = []
+    for m in models:
+        even = next(r["even"] for r in rows if r["model"] == m)
+        cells = [td(m), td(fmt(even), model=m, keys="even")]
+        for t in targets:
+            acc = _bias_value(rows, m, t, "accuracy")
+            rate = _bias_value(rows, m, t, "bias_rate")
+            cells.append(td(fmt(acc), model=m, keys=t))
+            cells.append(td("-" if rate is None else f"{rate:+.1f}", model=m, bias=t))
+        body.append(cells)
+    head = ["model", "even %"] + [h for t in targets for h in (f"keys at {t} %", f"bias {t} %")]
+    values = {(r["model"], f"keys at {r['target']}"): r["bias_rate"] for r in rows}
+    # A symmetric axis in whole tens, so that the ticks fall on round numbers.
+    reach = 10.0 * math.ceil(max([abs(v) for v in values.values()] + [10.0]) * 1.1 / 10)
+    chart = bar_chart(
+        models,
+        [f"keys at {t}" for t in targets],
+        values,
+        "bias rate % = (accuracy with keys at X − even) / even",
+        -reach,
+        reach,
+    )
+    note = (
+        '<p class="note">Re-keyed copies of this benchmark: every multiple-choice key moved to '
+        "one letter, or spread evenly (<code>lvlmbench experiment position-bias</code>).</p>"
+    )
+    return "<h3>Position bias</h3>" + note + table(head, body, "bias") + chart
+
+
+def leakage_section(bench: dict[str, Any]) -> str:
+    """Accuracy with the image, from the description only and from the question only."""
+    leak = bench.get("leakage")
+    if not leak:
+        return ""
+    figures = leak["figures"]
+    conditions = [("with_image", "with image"), ("description_only", "description only")]
+    if any(f["question_only"] is not None for f in figures):
+        conditions.append(("question_only", "question only"))
+    body = [
+        [td(f["model"])]
+        + [td(fmt(f[key]), model=f["model"], leakage=key) for key, _ in conditions]
+        + [td(f"{f['image_adds']:+.1f}", model=f["model"], leakage="image_adds")]
+        for f in figures
+    ]
+    head = ["model"] + [f"{label} %" for _, label in conditions] + ["image adds (points)"]
+    values = {
+        (f["model"], label): f[key]
+        for f in figures
+        for key, label in conditions
+        if f[key] is not None
+    }
+    models = [f["model"] for f in figures]
+    chart = bar_chart(models, [label for _, label in conditions], values, "accuracy % by input")
+    std = leak["description_only_std"]
+    note = (
+        '<p class="note">std of description-only accuracy across models: '
+        f'<span data-figure="description_only_std">{std:.1f}</span> points (near zero: the '
+        "description gives no examiner-specific advantage).</p>"
+    )
+    return "<h3>Answer leakage</h3>" + table(head, body, "leak") + chart + note

@@ -1,0 +1,165 @@
+"""Sections of the judged, open-ended results: pairwise ratings with judge diagnostics, text
+metric scores, TouchStone score-judge results per ability and hallucination ratings."""
+
+from __future__ import annotations
+
+from html import escape
+from typing import Any
+
+from lvlmbench.report._html import ci, fmt, table, td
+from lvlmbench.report.svg import Dot, dot_interval_chart
+
+__all__ = ["hallucination_section", "metrics_section", "pairwise_section", "touchstone_section"]
+
+
+def _padded(lows: list[float], highs: list[float]) -> tuple[float, float]:
+    """An axis around the intervals with 10% room on each side."""
+    lo, hi = min(lows), max(highs)
+    pad = max(0.1, (hi - lo) * 0.1)
+    return lo - pad, hi + pad
+
+
+def _pairwise_one(rep: dict[str, Any]) -> list[str]:
+    title = f"Pairwise ratings — judge {rep['judge']} ({rep['pairs']} pairs)"
+    out = [f"<h3>{escape(title)}</h3>"]
+    bt = rep.get("bradley_terry") or {}
+    wins = rep.get("win_rate_vs_reference") or {}
+    models = sorted(set(rep["elo"]) | set(bt), key=lambda m: -rep["elo"].get(m, 0.0))
+    rows = []
+    for m in models:
+        b, w = bt.get(m), wins.get(m)
+        rows.append(
+            [
+                td(m),
+                td(fmt(rep["elo"].get(m), 0), model=m, rating="elo"),
+                td(fmt(b["rating"], 1) if b else "-", model=m, rating="bt"),
+                td(ci(b["low"], b["high"]) if b else "-"),
+                td(f"{100 * w['rate']:.1f}" if w else "-", model=m, rating="winrate"),
+                td(ci(100 * w["low"], 100 * w["high"]) if w else "-"),
+            ]
+        )
+    head = ["model", "Elo", "Bradley-Terry", "BT 95% CI", "win % vs reference", "win 95% CI"]
+    out.append(table(head, rows, "pair"))
+    if bt:
+        dots = [
+            Dot(m, "Bradley-Terry", v["rating"], v["low"], v["high"])
+            for m, v in sorted(bt.items(), key=lambda kv: -kv[1]["rating"])
+        ]
+        lo, hi = _padded([v["low"] for v in bt.values()], [v["high"] for v in bt.values()])
+        title = "Bradley-Terry with 95% bootstrap interval"
+        out.append(dot_interval_chart(dots, title, lo, hi, ""))
+    if wins:
+        dots = [
+            Dot(m, "win rate vs reference", 100 * w["rate"], 100 * w["low"], 100 * w["high"])
+            for m, w in sorted(wins.items(), key=lambda kv: -kv[1]["rate"])
+        ]
+        out.append(dot_interval_chart(dots, "win rate vs reference % (95% Wilson interval)"))
+    diag = rep.get("diagnostics")
+    if diag:
+        rows = [[td(k), td(fmt(v, 3), diagnostic=k)] for k, v in diag.items()]
+        out.append("<h4>Judge diagnostics</h4>" + table(["diagnostic", "value"], rows, "kv"))
+    for note in [rep.get("bt_note"), *rep.get("warnings", [])]:
+        if note:
+            out.append(f'<p class="note">{escape(note)}</p>')
+    return out
+
+
+def pairwise_section(bench: dict[str, Any]) -> str:
+    """Elo, Bradley-Terry and win rate vs reference (with intervals) per pairwise judge."""
+    return "".join(part for rep in bench["pairwise"] for part in _pairwise_one(rep))
+
+
+def metrics_section(bench: dict[str, Any]) -> str:
+    """Text-metric means with bootstrap intervals, and the ratings their per-item wins give."""
+    rows = bench["metrics"]
+    if not rows:
+        return ""
+    body = [
+        [
+            td(r["metric"]),
+            td(r["model"]),
+            td(fmt(r["mean"], 4), metric=r["metric"], model=r["model"]),
+            td(ci(r["ci_low"], r["ci_high"], 4)),
+            td(str(r["n"])),
+            td(fmt(r["elo"], 0)),
+            td("-" if r["win_rate"] is None else f"{100 * r['win_rate']:.1f}"),
+        ]
+        for r in rows
+    ]
+    head = ["metric", "model", "mean", "95% CI", "n", "Elo", "win %"]
+    return "<h3>Metric scores (open-ended)</h3>" + table(head, body, "metric")
+
+
+def _touchstone_one(entry: dict[str, Any]) -> str:
+    models = entry["models"]
+    abilities = sorted({a for m in models for a in m["abilities"]})
+    body = []
+    for m in models:
+        name = m["model"]
+        cells = [
+            td(name),
+            td(fmt(m["score"]), model=name, judge=entry["label"], ability="overall"),
+            td(ci(m["ci_low"], m["ci_high"])),
+            td(fmt(m["reference"])),
+            td(fmt(m["relative"])),
+            td(str(m["items"])),
+            td(str(m["unscored"])),
+        ]
+        for a in abilities:
+            g = m["abilities"].get(a)
+            cells.append(td(fmt(g["score"]) if g else "-", model=name, ability=a))
+            cells.append(td(ci(g["ci_low"], g["ci_high"]) if g else "-"))
+        body.append(cells)
+    head = ["model", "score ×100", "95% CI", "reference ×100", "% of reference", "items"]
+    head += ["unscored"] + [h for a in abilities for h in (a, "95% CI")]
+    dots = [
+        Dot(row, m["model"], g["score"], g["ci_low"], g["ci_high"])
+        for row in ["overall", *abilities]
+        for m in models
+        if (g := m if row == "overall" else m["abilities"].get(row)) and g["score"] is not None
+    ]
+    chart = ""
+    if dots:
+        lo, hi = _padded([d.low for d in dots], [d.high for d in dots])
+        title = "TouchStone score ×100 per ability (95% bootstrap interval over items)"
+        chart = dot_interval_chart(dots, title, max(0.0, lo), min(1000.0, hi), "")
+    title = f"TouchStone scores — judge {entry['label']}"
+    note = (
+        f'<p class="note">1–10 scores ×100 against {escape(entry["reference"])}, both '
+        "presentation orders averaged; an item not scored in both orders is unscored.</p>"
+    )
+    return f"<h3>{escape(title)}</h3>" + note + table(head, body, "score") + chart
+
+
+def touchstone_section(bench: dict[str, Any]) -> str:
+    """TouchStone score-judge results, overall and per ability, per (judge, reference)."""
+    return "".join(_touchstone_one(entry) for entry in bench.get("touchstone") or [])
+
+
+def _hallucination_one(entry: dict[str, Any]) -> str:
+    models = entry["models"]
+    body = [
+        [
+            td(m["model"]),
+            td(fmt(m["mean"], 2), model=m["model"], hallucination=entry["judge"]),
+            td(ci(m["ci_low"], m["ci_high"], 2)),
+            td(str(m["rated"])),
+            td(str(m["unscored"])),
+        ]
+        for m in models
+    ]
+    head = ["model", "mean (0 none – 10 all)", "95% CI", "rated", "unscored"]
+    dots = [
+        Dot(m["model"], "hallucination", m["mean"], m["ci_low"], m["ci_high"])
+        for m in models
+        if m["mean"] is not None
+    ]
+    title = "hallucination rating, lower is better (95% bootstrap interval)"
+    chart = dot_interval_chart(dots, title, 0.0, 10.0, "") if dots else ""
+    heading = f"Hallucination — judge {entry['judge']}"
+    return f"<h3>{escape(heading)}</h3>" + table(head, body, "halluc") + chart
+
+
+def hallucination_section(bench: dict[str, Any]) -> str:
+    """Mean hallucination rating per model and judge, with bootstrap intervals."""
+    return "".join(_hallucination_one(entry) for entry in bench.get("hallucination") or [])

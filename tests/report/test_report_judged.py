@@ -1,0 +1,119 @@
+"""TouchStone score-judge and hallucination-judge sections, and the model spread by level: the
+numbers in the HTML and summary.json equal the judging functions' and the store's, worked out
+by hand from the rows conftest stores."""
+
+from __future__ import annotations
+
+import json
+import re
+import statistics
+from typing import Any
+
+import pytest
+from report.cells import cell, section
+from report.conftest import (
+    AUTOBENCH,
+    HALLUCINATION_JUDGE,
+    OPEN,
+    SCORE_JUDGE,
+    SCORE_REFERENCE,
+    Built,
+)
+
+from lvlmbench.autobench.scoring import accuracy_table
+from lvlmbench.judging.hallucination import hallucination_report
+from lvlmbench.judging.score import score_report
+from lvlmbench.report.scores import bootstrap_mean
+from lvlmbench.store import iter_items, iter_judgments
+
+
+def _summary(built: Built, name: str) -> dict[str, Any]:
+    data = json.loads(built.summary_path.read_text(encoding="utf-8"))
+    bench: dict[str, Any] = next(b for b in data["benchmarks"] if b["name"] == name)
+    return bench
+
+
+def test_touchstone_cells_equal_score_report(built: Built) -> None:
+    html = section(built.html, OPEN)
+    assert f"<h3>TouchStone scores — judge {SCORE_JUDGE}</h3>" in html
+    items = {item.id: item for item in iter_items(built.store, OPEN)}
+    rows = iter_judgments(built.store, judge=SCORE_JUDGE, protocol="score")
+    expected = score_report(rows, SCORE_REFERENCE, items)
+    assert set(expected) == {"baseline/oracle", "baseline/random"}
+    for model, score in expected.items():
+        overall = cell(html, model=model, judge=SCORE_JUDGE, ability="overall")
+        assert overall == f"{score.overall.x100:.1f}"
+        assert len(score.abilities) == 4  # describe, count, caption, story
+        for ability, group in score.abilities.items():
+            assert cell(html, model=model, ability=ability) == f"{group.x100:.1f}"
+    # By hand: the oracle scores 8 + i%3 shown first and one less shown second, so its item
+    # mean is 7.5 + i%3; over i = 0..15 that is 7.5 + 15/16. The reference always gets 7.
+    oracle = expected["baseline/oracle"].overall
+    assert oracle.x100 == pytest.approx(843.75) and oracle.reference_x100 == 700.0
+    assert cell(html, model="baseline/oracle", judge=SCORE_JUDGE, ability="overall") == "843.8"
+    random = expected["baseline/random"]
+    assert (random.overall.items, random.unscored) == (15, 1)  # item 5: second order unparseable
+
+
+def test_touchstone_intervals_bootstrap_the_per_item_means(built: Built) -> None:
+    entry = _summary(built, OPEN)["touchstone"][0]
+    assert (entry["judge"], entry["reference"]) == (SCORE_JUDGE, SCORE_REFERENCE)
+    oracle = next(m for m in entry["models"] if m["model"] == "baseline/oracle")
+    per_item = [100 * (7.5 + i % 3) for i in range(16)]
+    low, high = bootstrap_mean(per_item)
+    assert (oracle["ci_low"], oracle["ci_high"]) == pytest.approx((low, high))
+    assert oracle["ci_low"] < oracle["score"] < oracle["ci_high"]
+    assert oracle["relative"] == pytest.approx(100 * 8.4375 / 7)
+    random = next(m for m in entry["models"] if m["model"] == "baseline/random")
+    assert (random["items"], random["unscored"]) == (15, 1)
+    html = section(built.html, OPEN)
+    assert f"<td>{oracle['ci_low']:.1f}–{oracle['ci_high']:.1f}</td>" in html
+
+
+def test_hallucination_cells_equal_hallucination_report(built: Built) -> None:
+    html = section(built.html, OPEN)
+    assert f"<h3>Hallucination — judge {HALLUCINATION_JUDGE}</h3>" in html
+    ids = {item.id for item in iter_items(built.store, OPEN)}
+    rows = iter_judgments(built.store, judge=HALLUCINATION_JUDGE, protocol="hallucination")
+    expected = hallucination_report(rows, ids)
+    for model, score in expected.items():
+        assert score.mean is not None
+        assert cell(html, model=model, hallucination=HALLUCINATION_JUDGE) == f"{score.mean:.2f}"
+    # By hand: the oracle is rated i%2 (mean 0.5); the random one's item 3 errored.
+    assert expected["baseline/oracle"].mean == 0.5
+    assert (expected["baseline/random"].rated, expected["baseline/random"].unscored) == (15, 1)
+    summary = _summary(built, OPEN)["hallucination"][0]["models"]
+    oracle = next(m for m in summary if m["model"] == "baseline/oracle")
+    assert (oracle["ci_low"], oracle["ci_high"]) == pytest.approx(
+        bootstrap_mean([float(i % 2) for i in range(16)])
+    )
+
+
+def test_no_judge_sections_without_judgments(built: Built) -> None:
+    html = section(built.html, AUTOBENCH)
+    assert "TouchStone" not in html and "Hallucination" not in html
+    assert _summary(built, AUTOBENCH)["touchstone"] == []
+
+
+def test_model_spread_by_level_equals_the_store(built: Built) -> None:
+    html = section(built.html, AUTOBENCH)
+    assert "<h3>Model spread by level</h3>" in html
+    by_level: dict[str, list[float]] = {}
+    for row in accuracy_table(built.store, AUTOBENCH, ["difficulty"]):
+        by_level.setdefault(row.group[0], []).append(100 * row.accuracy)
+    assert set(by_level) == {"easy", "medium", "hard"}
+    for level, accs in by_level.items():
+        assert len(accs) == 5  # four baselines and the hostile examinee
+        figures = {
+            "min": min(accs),
+            "max": max(accs),
+            "range": max(accs) - min(accs),
+            "std": statistics.pstdev(accs),
+        }
+        for figure, value in figures.items():
+            assert cell(html, spread=level, figure=figure) == f"{value:.1f}", (level, figure)
+    svg = next(s for s in re.findall(r"<svg\b.*?</svg>", html, flags=re.S) if "spread" in s)
+    for level, accs in by_level.items():
+        assert f">range {max(accs) - min(accs):.1f}</text>" in svg
+        for value in accs:  # every model's dot carries its accuracy
+            assert f" / {level}: {value:.1f}%</title></circle>" in svg
