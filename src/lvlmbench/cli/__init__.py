@@ -19,6 +19,7 @@ from lvlmbench.cli.metrics import judge_metrics
 from lvlmbench.cli.models import models_app
 from lvlmbench.cli.report import report
 from lvlmbench.cli.scenes import scenes_app
+from lvlmbench.cli.serve import serve
 from lvlmbench.cli.store import store_app
 
 __all__ = ["app", "main"]
@@ -37,6 +38,7 @@ app.command("report")(report)
 app.command("import")(import_dataset)
 app.command("rate")(rate)
 app.command("agreement")(agreement)
+app.command("serve")(serve)
 judge_app.command("metrics")(judge_metrics)
 app.add_typer(judge_app, name="judge")
 app.add_typer(experiment_app, name="experiment")

@@ -296,12 +296,16 @@ def _num(value: float | None, digits: int = 1) -> str:
     return "-" if value is None else f"{value:.{digits}f}"
 
 
-def _pick_judge(store: Store, protocol: str | None, judge: str | None) -> tuple[str, str]:
+def _pick_judge(
+    store: Store, protocol: str | None, judge: str | None, *, metrics: bool = False
+) -> tuple[str, str]:
     """(judge, protocol) with stored rows: ``--judge`` may carry options the stored spec does
     not (``openai/x?base_url=...`` is stored as ``openai/x``), and without ``--protocol`` the
     one this judge used is taken (``judge pairwise`` stores pairwise-ref when items have
-    references)."""
+    references). With ``metrics``, a text metric (``metric/rougeL``) is a judge too."""
     protocols = [protocol] if protocol else [PAIRWISE_REF, PAIRWISE]
+    if metrics and protocol is None and (judge or "").startswith("metric/"):
+        protocols = ["metric:" + (judge or "").removeprefix("metric/").partition("@")[0]]
     seen: dict[str, list[str]] = {}
     for candidate in protocols:
         judges = [j for j in judges_for(store, candidate) if not j.startswith("human")]
@@ -395,9 +399,10 @@ def agreement(
     as_json: AsJson = False,
 ) -> None:
     """Agreement of the judge with the human majority (by level; ties as coin flips or
-    excluded) and Cohen's kappa, on pairs people voted on (protocol 'human')."""
+    excluded) and Cohen's kappa, on pairs people voted on (protocol 'human'). The judge may
+    be a text metric (``-j metric/rougeL``): the answer scoring higher wins the pair."""
     opened = open_store(store)
-    judge, protocol = _pick_judge(opened, protocol, judge)
+    judge, protocol = _pick_judge(opened, protocol, judge, metrics=True)
     result = human_agreement(opened, benchmark, judge, protocol=protocol, seed=seed)
     levels = (
         [] if result.report is None else [*result.report.levels.values(), result.report.overall]

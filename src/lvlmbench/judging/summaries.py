@@ -6,6 +6,7 @@ are *unscored*: they enter no rating and are counted in :class:`PairwiseReport`.
 
 from __future__ import annotations
 
+import itertools
 import math
 from dataclasses import dataclass, field
 from typing import Any
@@ -37,6 +38,7 @@ __all__ = [
     "PairwiseReport",
     "human_agreement",
     "judges_for",
+    "metric_verdicts",
     "pair_records",
     "pairwise_report",
 ]
@@ -268,9 +270,14 @@ def human_agreement(
     between the judge's combined two-order verdict and the human majority."""
     items = {item.id for item in iter_items(store, benchmark)}
     votes, ties = _human_votes(store, items)
-    verdicts = {
-        (r.item_id, *r.players): r.result() for r in pair_records(store, benchmark, judge, protocol)
-    }
+    verdicts = (
+        metric_verdicts(store, items, judge, protocol)
+        if protocol.startswith("metric:")
+        else {
+            (r.item_id, *r.players): r.result()
+            for r in pair_records(store, benchmark, judge, protocol)
+        }
+    )
     compared: list[tuple[Any, list[str]]] = []
     decided: list[tuple[tuple[str, str, str], tuple[Any, list[str]]]] = []
     for key, human in sorted(votes.items()):
@@ -293,6 +300,24 @@ def human_agreement(
         kappa = None
     tau = _ranking_tau([(key[1:], verdict, human) for key, (verdict, human) in decided])
     return HumanAgreement(report, kappa, len(compared), ties, tau)
+
+
+def metric_verdicts(
+    store: Store, items: set[str], judge: str, protocol: str
+) -> dict[tuple[str, str, str], str]:
+    """A text metric read as a pairwise judge: per item and pair of models (sorted), 'a' when
+    the first scored higher against the reference, 'b' when the second did, 'tie' when equal.
+    It is the same rule that turns metric scores into rating matches."""
+    scores: dict[str, dict[str, float]] = {}
+    for j in iter_judgments(store, judge=judge, protocol=protocol, status=Status.OK.value):
+        if j.item_id in items and j.score_a is not None:
+            scores.setdefault(j.item_id, {})[j.model_a] = j.score_a
+    verdicts: dict[tuple[str, str, str], str] = {}
+    for item_id, by_model in scores.items():
+        for p1, p2 in itertools.combinations(sorted(by_model), 2):
+            s1, s2 = by_model[p1], by_model[p2]
+            verdicts[(item_id, p1, p2)] = "a" if s1 > s2 else "b" if s2 > s1 else "tie"
+    return verdicts
 
 
 def _ranking_tau(pairs: list[tuple[tuple[str, ...], str, list[str]]]) -> float | None:

@@ -1,0 +1,64 @@
+"""Shared pieces of the route modules: templates, the store, form-field helpers."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from importlib import resources
+from typing import Any
+
+from fastapi import HTTPException, Request
+from fastapi.responses import HTMLResponse
+from fastapi.templating import Jinja2Templates
+
+from lvlmbench.store import Store, get_benchmark
+from lvlmbench.web.security import csrf_value
+
+__all__ = [
+    "ANNOTATOR_COOKIE",
+    "WebSettings",
+    "render",
+    "require_benchmark",
+    "store_of",
+    "templates",
+]
+
+ANNOTATOR_COOKIE = "lvlmbench_annotator"
+
+
+@dataclass(frozen=True)
+class WebSettings:
+    """How the app was started."""
+
+    host: str = "127.0.0.1"
+    token: str | None = None
+    """Write token; required (not None) whenever ``host`` is not a loopback address."""
+    max_upload_bytes: int = 20 * 1024 * 1024
+    """Largest request body accepted (submissions are the big ones)."""
+
+
+# Autoescape is on for every .html template (Jinja2Templates' default): model and dataset text
+# is never marked safe; only the report's own charts, built with escaping, are.
+templates = Jinja2Templates(directory=str(resources.files("lvlmbench.web") / "templates"))
+
+
+def store_of(request: Request) -> Store:
+    store: Store = request.app.state.store
+    return store
+
+
+def require_benchmark(request: Request, name: str) -> dict[str, Any]:
+    """The benchmark's record, or 404 naming it."""
+    bench = get_benchmark(store_of(request), name)
+    if bench is None:
+        raise HTTPException(404, f"no benchmark {name!r} in this store")
+    return bench
+
+
+def render(request: Request, template: str, status_code: int = 200, **context: Any) -> HTMLResponse:
+    """A page with what every template needs: the CSRF value, the annotator, the settings."""
+    context.update(
+        csrf=csrf_value(request),
+        annotator=request.cookies.get(ANNOTATOR_COOKIE, ""),
+        needs_token=request.app.state.settings.token is not None,
+    )
+    return templates.TemplateResponse(request, template, context, status_code=status_code)

@@ -1,0 +1,60 @@
+"""What the leaderboard page says about people's votes: how many, by whom, and how well each
+judge (model judges and text metrics) agrees with them — the numbers `lvlmbench agreement`
+prints, from the same function."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from lvlmbench.judging import PAIRWISE, PAIRWISE_REF
+from lvlmbench.judging.summaries import HUMAN, human_agreement, judges_for
+from lvlmbench.store import Store, iter_items, iter_judgments
+
+__all__ = ["JudgeAgreement", "VoteSummary", "vote_summary"]
+
+
+@dataclass(frozen=True)
+class JudgeAgreement:
+    judge: str
+    protocol: str
+    pairs: int
+    agreement: float | None
+    """Overall agreement with the human majority, judge ties as coin flips."""
+    kappa: float | None
+
+
+@dataclass
+class VoteSummary:
+    votes: int = 0
+    annotators: list[str] = field(default_factory=list)
+    judges: list[JudgeAgreement] = field(default_factory=list)
+
+
+def _judges(store: Store) -> list[tuple[str, str]]:
+    found = [(j, p) for p in (PAIRWISE_REF, PAIRWISE) for j in judges_for(store, p)]
+    metric_protocols = sorted(
+        {j.protocol for j in iter_judgments(store) if j.protocol.startswith("metric:")}
+    )
+    for protocol in metric_protocols:
+        found += [(j, protocol) for j in judges_for(store, protocol) if "@" not in j]
+    return [(j, p) for j, p in found if not j.startswith("human")]
+
+
+def vote_summary(store: Store, benchmark: str) -> VoteSummary:
+    """Votes on ``benchmark`` and every judge's agreement with them (judges with no overlap
+    with the votes are left out)."""
+    ids = {item.id for item in iter_items(store, benchmark)}
+    votes = [j for j in iter_judgments(store, protocol=HUMAN) if j.item_id in ids]
+    summary = VoteSummary(len(votes), sorted({v.judge.removeprefix("human:") for v in votes}))
+    if not votes:
+        return summary
+    for judge, protocol in _judges(store):
+        result = human_agreement(store, benchmark, judge, protocol=protocol)
+        if result.report is None:
+            continue
+        summary.judges.append(
+            JudgeAgreement(
+                judge, protocol, result.pairs, result.report.overall.coin_flip_rate, result.kappa
+            )
+        )
+    return summary

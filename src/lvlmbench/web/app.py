@@ -1,0 +1,56 @@
+"""The FastAPI application: routes, security middleware and the error pages."""
+
+from __future__ import annotations
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import Response
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from lvlmbench import __version__
+from lvlmbench.store import Store
+from lvlmbench.web import routes_browse, routes_human, routes_submit
+from lvlmbench.web._render import WebSettings, render
+from lvlmbench.web.human import BallotBox
+from lvlmbench.web.security import BodyLimit, is_loopback, security_headers
+
+__all__ = ["create_app"]
+
+
+def create_app(store: Store, settings: WebSettings | None = None) -> FastAPI:
+    """The web app over ``store``. ValueError when ``settings`` bind a non-loopback address
+    without a write token (anyone on the network could otherwise vote and submit)."""
+    settings = settings or WebSettings()
+    if not is_loopback(settings.host) and not settings.token:
+        raise ValueError(
+            f"serving on {settings.host} makes the app reachable from other machines: "
+            "set a write token (--token or LVLMBENCH_WEB_TOKEN)"
+        )
+    app = FastAPI(title="lvlmbench", version=__version__, docs_url=None, redoc_url=None)
+    app.state.store = store
+    app.state.settings = settings
+    app.state.ballots = BallotBox()
+    app.middleware("http")(security_headers)
+    app.add_middleware(BodyLimit, limit=settings.max_upload_bytes)
+    for module in (routes_browse, routes_human, routes_submit):
+        app.include_router(module.router)
+    app.add_exception_handler(StarletteHTTPException, _error_page)
+    app.add_exception_handler(RequestValidationError, _invalid_request)
+    return app
+
+
+async def _error_page(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, StarletteHTTPException)
+    return render(
+        request,
+        "error.html",
+        status_code=exc.status_code,
+        status=exc.status_code,
+        detail=exc.detail,
+    )
+
+
+async def _invalid_request(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, RequestValidationError)
+    problems = [f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors()[:10]]
+    return render(request, "error.html", status_code=422, status=422, detail="; ".join(problems))

@@ -1,0 +1,177 @@
+"""Human evaluation in the browser: blind pairwise votes and alignment checks.
+
+A ballot shows two answers as "Answer 1" and "Answer 2" in a random order. Which model wrote
+which stays on the server (in :class:`BallotBox`, keyed by a random id), so not even the page
+source reveals the models before the vote. A vote is stored as a ``human`` judgment with the two
+players sorted, so voting again on the same pair replaces the earlier vote instead of adding a
+second one, and ``lvlmbench agreement`` reads it like an imported vote.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+import secrets
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass
+from itertools import combinations
+
+from lvlmbench.judging.human_checks import CHECKS, HUMAN_CHECK, check_judgment
+from lvlmbench.judging.summaries import HUMAN
+from lvlmbench.store import Store, iter_items, iter_judgments, iter_responses, put_judgments
+from lvlmbench.types import BenchmarkItem, Judgment, Status
+
+__all__ = [
+    "ANNOTATOR_PATTERN",
+    "Ballot",
+    "BallotBox",
+    "check_candidates",
+    "new_ballot",
+    "pick_check_item",
+    "record_checks",
+    "record_vote",
+    "valid_annotator",
+]
+
+ANNOTATOR_PATTERN = re.compile(r"^[A-Za-z0-9_.-]{1,40}$")
+
+
+def valid_annotator(name: str) -> str:
+    """The annotator name, or ValueError saying what a name may contain."""
+    if not ANNOTATOR_PATTERN.match(name):
+        raise ValueError("annotator name: 1-40 letters, digits, '.', '_' or '-'")
+    return name
+
+
+@dataclass(frozen=True)
+class Ballot:
+    """One blind comparison: ``left`` is shown as Answer 1, ``right`` as Answer 2."""
+
+    id: str
+    benchmark: str
+    item: BenchmarkItem
+    left: str
+    right: str
+    left_text: str
+    right_text: str
+
+
+class BallotBox:
+    """Open ballots by id (bounded: the oldest are forgotten first; a forgotten ballot asks
+    the voter to take a new one)."""
+
+    def __init__(self, capacity: int = 10_000) -> None:
+        self._open: OrderedDict[str, Ballot] = OrderedDict()
+        self._capacity = capacity
+        self._lock = threading.Lock()
+
+    def add(self, ballot: Ballot) -> None:
+        with self._lock:
+            self._open[ballot.id] = ballot
+            while len(self._open) > self._capacity:
+                self._open.popitem(last=False)
+
+    def take(self, ballot_id: str) -> Ballot | None:
+        """The ballot, removed so that it counts once; None when unknown or already used."""
+        with self._lock:
+            return self._open.pop(ballot_id, None)
+
+
+def _answers(store: Store, items: dict[str, BenchmarkItem]) -> dict[str, dict[str, str]]:
+    """item id → model → ok default-variant answer text, for open-ended items."""
+    answers: dict[str, dict[str, str]] = {}
+    for response in iter_responses(store, variant="default", status=Status.OK.value):
+        if response.item_id in items and response.text.strip():
+            answers.setdefault(response.item_id, {})[response.model] = response.text
+    return answers
+
+
+def _voted(store: Store, annotator: str) -> set[tuple[str, str, str]]:
+    return {
+        (j.item_id, j.model_a, j.model_b or "")
+        for j in iter_judgments(store, protocol=HUMAN, judge=f"human:{annotator}")
+    }
+
+
+def new_ballot(store: Store, benchmark: str, annotator: str, rng: random.Random) -> Ballot | None:
+    """A random pair this annotator has not voted on, in random order; None when none is left
+    (or the benchmark has no open-ended item with two answers)."""
+    items = {i.id: i for i in iter_items(store, benchmark) if i.kind == "open"}
+    answers = _answers(store, items)
+    voted = _voted(store, annotator)
+    pairs = [
+        (item_id, a, b)
+        for item_id, by_model in sorted(answers.items())
+        for a, b in combinations(sorted(by_model), 2)
+        if (item_id, a, b) not in voted
+    ]
+    if not pairs:
+        return None
+    item_id, a, b = rng.choice(pairs)
+    left, right = (a, b) if rng.random() < 0.5 else (b, a)
+    texts = answers[item_id]
+    return Ballot(
+        secrets.token_urlsafe(16), benchmark, items[item_id], left, right, texts[left], texts[right]
+    )
+
+
+def record_vote(store: Store, ballot: Ballot, choice: str, annotator: str) -> Judgment:
+    """Store the vote (``choice``: left, right or tie) as a human judgment; return it."""
+    if choice not in ("left", "right", "tie"):
+        raise ValueError("choice must be left, right or tie")
+    first, second = sorted((ballot.left, ballot.right))
+    winner = {"left": ballot.left, "right": ballot.right}.get(choice)
+    verdict = "tie" if winner is None else "a" if winner == first else "b"
+    judgment = Judgment(
+        item_id=ballot.item.id,
+        judge=f"human:{annotator}",
+        protocol=HUMAN,
+        model_a=first,
+        model_b=second,
+        verdict=verdict,
+    )
+    put_judgments(store, [judgment])
+    return judgment
+
+
+def check_candidates(item: BenchmarkItem) -> list[str]:
+    """The checks that make sense for an item: the image one needs an image and a description,
+    the key one needs a key or reference."""
+    checks = []
+    if item.images and item.caption:
+        checks.append("image-matches-description")
+    if item.answer is not None or item.reference:
+        checks.append("key-is-right")
+    return checks
+
+
+def pick_check_item(
+    store: Store, benchmark: str, annotator: str, rng: random.Random
+) -> BenchmarkItem | None:
+    """A random item with at least one check this annotator has not answered yet."""
+    done: dict[str, set[str]] = {}
+    for j in iter_judgments(store, protocol=HUMAN_CHECK, judge=f"human:{annotator}"):
+        done.setdefault(j.item_id, set()).add(j.model_a)
+    open_items = [
+        item
+        for item in iter_items(store, benchmark)
+        if set(check_candidates(item)) - done.get(item.id, set())
+    ]
+    return rng.choice(open_items) if open_items else None
+
+
+def record_checks(
+    store: Store, item: BenchmarkItem, annotator: str, answers: dict[str, str]
+) -> list[Judgment]:
+    """Store the answered checks (unknown checks or answers raise ValueError, nothing stored)."""
+    allowed = check_candidates(item)
+    judgments = []
+    for check, answer in answers.items():
+        if check not in allowed:
+            raise ValueError(f"check {check!r} does not apply to this item ({CHECKS.get(check)})")
+        judgments.append(check_judgment(item.id, annotator, check, answer))
+    if not judgments:
+        raise ValueError("answer at least one question")
+    put_judgments(store, judgments)
+    return judgments

@@ -1,0 +1,221 @@
+"""Read-side queries of the web app: benchmark listings, filtered item pages and item details.
+
+Everything is read from the store on each request (a few thousand items parse in tens of
+milliseconds), so a vote, a submission or a CLI run elsewhere shows up on the next page load.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from lvlmbench.autobench.scoring import item_facets
+from lvlmbench.judging import PAIRWISE, PAIRWISE_REF
+from lvlmbench.judging.summaries import judges_for, pair_records
+from lvlmbench.store import Store, iter_items, iter_judgments, iter_responses, list_benchmarks
+from lvlmbench.store import _schema as tables
+from lvlmbench.types import BenchmarkItem, Judgment, Response, Status
+
+__all__ = [
+    "OUTCOMES",
+    "PAGE_SIZE",
+    "VERDICTS",
+    "BenchmarkListing",
+    "ItemFilter",
+    "ItemPage",
+    "ItemRow",
+    "benchmark_listing",
+    "filter_items",
+    "find_item",
+    "item_judgments",
+    "item_responses",
+    "models_of",
+    "outcome",
+]
+
+PAGE_SIZE = 50
+OUTCOMES = ("right", "wrong", "unparseable", "refused", "error", "missing")
+"""How a model's answer to a choice item came out (``missing``: it never answered)."""
+VERDICTS = ("win", "loss", "tie", "unscored")
+"""How a model fared on an item under the pairwise judges (both orders combined)."""
+
+
+@dataclass(frozen=True)
+class BenchmarkListing:
+    """One benchmark on the front page."""
+
+    name: str
+    kind: str
+    items: int
+    models: list[str]
+
+
+def benchmark_listing(store: Store) -> list[BenchmarkListing]:
+    """Every benchmark with its item count and the models that answered it."""
+    listing = []
+    for bench in list_benchmarks(store):
+        ids = {item.id for item in iter_items(store, bench["name"])}
+        listing.append(
+            BenchmarkListing(bench["name"], bench["kind"], len(ids), models_of(store, ids))
+        )
+    return listing
+
+
+def models_of(store: Store, item_ids: set[str]) -> list[str]:
+    """Models with default-variant responses on any of ``item_ids``."""
+    models = {r.model for r in iter_responses(store, variant="default") if r.item_id in item_ids}
+    return sorted(models)
+
+
+def outcome(item: BenchmarkItem, response: Response | None) -> str | None:
+    """right/wrong/unparseable/refused/error/missing for choice items; None for open ones.
+
+    The same rule as the accuracy tables: only an ok answer equal to the key is right.
+    """
+    if item.kind == "open" or item.answer is None:
+        return None
+    if response is None:
+        return "missing"
+    if response.status is Status.OK:
+        said = (response.extracted or "").strip().lower()
+        return "right" if said == item.answer.strip().lower() else "wrong"
+    return response.status.value
+
+
+@dataclass(frozen=True)
+class ItemFilter:
+    """Filters of the item browser; empty strings mean "any"."""
+
+    model: str = ""
+    capability: str = ""
+    aspect: str = ""
+    difficulty: str = ""
+    outcome: str = ""
+    verdict: str = ""
+    page: int = 1
+
+    def matches_facets(self, facets: dict[str, str]) -> bool:
+        wanted = (
+            ("capability", self.capability),
+            ("fine_aspect", self.aspect),
+            ("difficulty", self.difficulty),
+        )
+        return all(not value or facets[key] == value for key, value in wanted)
+
+
+@dataclass(frozen=True)
+class ItemRow:
+    """One row of the item browser."""
+
+    item: BenchmarkItem
+    facets: dict[str, str]
+    response: Response | None
+    outcome: str | None
+    verdict: str | None
+
+
+@dataclass
+class ItemPage:
+    """A page of filtered items plus what the filter menus offer."""
+
+    rows: list[ItemRow]
+    total: int
+    pages: int
+    models: list[str]
+    facet_values: dict[str, list[str]] = field(default_factory=dict)
+    has_verdicts: bool = False
+
+
+def _model_verdicts(store: Store, benchmark: str, model: str) -> dict[str, str]:
+    """item id → win/loss/tie/unscored for ``model`` over every pairwise judge (not people).
+
+    Against several opponents an item is a win only if the model won every scored pair, a loss
+    if it lost every one, a tie otherwise.
+    """
+    results: dict[str, set[str]] = defaultdict(set)
+    for protocol in (PAIRWISE, PAIRWISE_REF):
+        for judge in judges_for(store, protocol):
+            for record in pair_records(store, benchmark, judge, protocol):
+                players = record.players
+                if model not in players:
+                    continue
+                result = record.result()
+                if result is None:
+                    results[record.item_id].add("unscored")
+                elif result == "tie":
+                    results[record.item_id].add("tie")
+                else:
+                    won = players[0 if result == "a" else 1] == model
+                    results[record.item_id].add("win" if won else "loss")
+    combined = {}
+    for item_id, seen in results.items():
+        scored = seen - {"unscored"}
+        combined[item_id] = (
+            "unscored" if not scored else scored.pop() if len(scored) == 1 else "tie"
+        )
+    return combined
+
+
+def _facet_values(facets: Iterable[dict[str, str]]) -> dict[str, list[str]]:
+    values: dict[str, set[str]] = defaultdict(set)
+    for facet in facets:
+        for key in ("capability", "fine_aspect", "difficulty"):
+            if facet[key] != "-":
+                values[key].add(facet[key])
+    return {key: sorted(found) for key, found in values.items()}
+
+
+def filter_items(store: Store, benchmark: str, wanted: ItemFilter) -> ItemPage:
+    """The page ``wanted.page`` of the benchmark's items that pass every filter."""
+    items = list(iter_items(store, benchmark))
+    facets = {item.id: item_facets(item) for item in items}
+    ids = set(facets)
+    responses: dict[str, Response] = {}
+    if wanted.model:
+        for response in iter_responses(store, model=wanted.model, variant="default"):
+            if response.item_id in ids:
+                responses[response.item_id] = response
+    verdicts = _model_verdicts(store, benchmark, wanted.model) if wanted.model else {}
+    rows = []
+    for item in items:
+        if not wanted.matches_facets(facets[item.id]):
+            continue
+        answer = responses.get(item.id)
+        result = outcome(item, answer) if wanted.model else None
+        verdict = verdicts.get(item.id)
+        if wanted.outcome and result != wanted.outcome:
+            continue
+        if wanted.verdict and verdict != wanted.verdict:
+            continue
+        rows.append(ItemRow(item, facets[item.id], answer, result, verdict))
+    pages = max(1, -(-len(rows) // PAGE_SIZE))
+    page = min(max(1, wanted.page), pages)
+    return ItemPage(
+        rows=rows[(page - 1) * PAGE_SIZE : page * PAGE_SIZE],
+        total=len(rows),
+        pages=pages,
+        models=models_of(store, ids),
+        facet_values=_facet_values(facets.values()),
+        has_verdicts=bool(verdicts),
+    )
+
+
+def find_item(store: Store, benchmark: str, item_id: str) -> BenchmarkItem | None:
+    """The item with this id if it belongs to ``benchmark``."""
+    row = store.get_row(tables.items, item_id)
+    if row is None or row["benchmark"] != benchmark:
+        return None
+    return BenchmarkItem.model_validate_json(row["data"])
+
+
+def item_responses(store: Store, item_id: str) -> list[Response]:
+    """Every response to the item (all variants), by model then variant."""
+    found = iter_responses(store, item_id=item_id)
+    return sorted(found, key=lambda r: (r.variant != "default", r.model, r.variant))
+
+
+def item_judgments(store: Store, item_id: str) -> list[Judgment]:
+    """Every judgment on the item (judges, metrics and people), grouped by protocol."""
+    found = iter_judgments(store, item_id=item_id)
+    return sorted(found, key=lambda j: (j.protocol, j.judge, j.model_a, j.model_b or "", j.order))

@@ -1,0 +1,141 @@
+"""Read-only pages: benchmarks, leaderboards (the report's charts), the item browser, one item,
+and images by content hash."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import asdict
+from importlib import resources
+from typing import Annotated
+
+from fastapi import APIRouter, HTTPException, Query, Request
+from fastapi.responses import FileResponse, HTMLResponse, Response
+from markupsafe import Markup
+
+from lvlmbench.judging.human_checks import CHECKS, check_summaries
+from lvlmbench.report import benchmark_html, report_css
+from lvlmbench.web._render import render, require_benchmark, store_of
+from lvlmbench.web.agreement import vote_summary
+from lvlmbench.web.queries import (
+    OUTCOMES,
+    VERDICTS,
+    ItemFilter,
+    benchmark_listing,
+    filter_items,
+    find_item,
+    item_judgments,
+    item_responses,
+    outcome,
+)
+from lvlmbench.web.submissions import list_submissions
+
+__all__ = ["router"]
+
+router = APIRouter()
+_DIGEST = re.compile(r"^[0-9a-f]{64}$")
+
+
+@router.get("/", response_class=HTMLResponse)
+def index(request: Request) -> Response:
+    return render(request, "index.html", benchmarks=benchmark_listing(store_of(request)))
+
+
+@router.get("/b/{name}", response_class=HTMLResponse)
+def leaderboard(request: Request, name: str) -> Response:
+    """The benchmark's leaderboard: the static report's section (same numbers, same charts)
+    plus what people added here: votes, alignment checks and submissions."""
+    require_benchmark(request, name)
+    store = store_of(request)
+    # Built by the report with every store string escaped (its tests feed hostile names).
+    section = Markup(benchmark_html(store, name))
+    return render(
+        request,
+        "benchmark.html",
+        name=name,
+        section=section,
+        checks=check_summaries(store, name),
+        check_labels=CHECKS,
+        votes=vote_summary(store, name),
+        submissions=list_submissions(store, name),
+    )
+
+
+_Filter = Annotated[str, Query(max_length=512)]
+
+
+@router.get("/b/{name}/items", response_class=HTMLResponse)
+def items(
+    request: Request,
+    name: str,
+    model: _Filter = "",
+    capability: _Filter = "",
+    aspect: _Filter = "",
+    difficulty: _Filter = "",
+    result: Annotated[str, Query(alias="outcome", max_length=32)] = "",
+    verdict: Annotated[str, Query(max_length=32)] = "",
+    page: Annotated[int, Query(ge=1, le=1_000_000)] = 1,
+) -> Response:
+    require_benchmark(request, name)
+    if (result and result not in OUTCOMES) or (verdict and verdict not in VERDICTS):
+        raise HTTPException(422, f"outcome must be one of {OUTCOMES}; verdict one of {VERDICTS}")
+    wanted = ItemFilter(model, capability, aspect, difficulty, result, verdict, page)
+    found = filter_items(store_of(request), name, wanted)
+    query = {k: v for k, v in asdict(wanted).items() if v and k != "page"}
+    return render(
+        request,
+        "items.html",
+        name=name,
+        found=found,
+        wanted=wanted,
+        query=query,
+        outcomes=OUTCOMES,
+        verdicts=VERDICTS,
+    )
+
+
+@router.get("/b/{name}/items/{item_id}", response_class=HTMLResponse)
+def item(request: Request, name: str, item_id: str) -> Response:
+    require_benchmark(request, name)
+    store = store_of(request)
+    found = find_item(store, name, item_id)
+    if found is None:
+        raise HTTPException(404, f"no item {item_id!r} in benchmark {name!r}")
+    return render(
+        request,
+        "item.html",
+        name=name,
+        item=found,
+        responses=[(r, outcome(found, r)) for r in item_responses(store, item_id)],
+        judgments=item_judgments(store, item_id),
+    )
+
+
+@router.get("/images/{digest}")
+def image(request: Request, digest: str) -> Response:
+    """An image by its sha256, and nothing else: the name must be 64 hex digits, so no path
+    (``..``, ``/``, a drive) can ever reach the file system."""
+    if not _DIGEST.match(digest):
+        raise HTTPException(404, "no such image")
+    path = store_of(request).image_path(digest)
+    if not path.is_file():
+        raise HTTPException(404, "no such image")
+    return FileResponse(
+        path, media_type="image/png", headers={"Cache-Control": "public, max-age=31536000"}
+    )
+
+
+@router.get("/static/report.css")
+def report_stylesheet() -> Response:
+    """The report's own style sheet, so leaderboard pages look like the HTML report."""
+    return Response(report_css(), media_type="text/css")
+
+
+@router.get("/static/app.css")
+def app_css() -> Response:
+    css = resources.files("lvlmbench.web").joinpath("static/app.css").read_text(encoding="utf-8")
+    return Response(css, media_type="text/css")
+
+
+@router.get("/healthz")
+def health() -> dict[str, bool]:
+    return {"ok": True}

@@ -1,0 +1,173 @@
+"""What keeps the web app safe to run: the write token, cross-site form protection, upload
+limits and response headers.
+
+* Bound to loopback (the default) anyone who can reach the port is on this machine, so writes
+  need no token. Bound to any other address every write needs the token, given once on
+  ``/login`` (stored in an HttpOnly, SameSite=Strict cookie) or as ``Authorization: Bearer``.
+* Form posts carry a per-browser random value that must equal the ``lvlmbench_csrf`` cookie
+  (double submit): another site can make a browser post a form here but cannot read the
+  cookie, so it cannot fill the field. A request whose ``Origin`` is another host is refused
+  outright.
+* Request bodies over the limit are cut off with 413 while they stream in, so a huge upload
+  never reaches memory or disk.
+"""
+
+from __future__ import annotations
+
+import hmac
+import ipaddress
+import secrets
+from collections.abc import Awaitable, Callable, MutableMapping
+from typing import Any
+from urllib.parse import urlsplit
+
+from fastapi import HTTPException, Request
+
+__all__ = [
+    "CSRF_COOKIE",
+    "TOKEN_COOKIE",
+    "BodyLimit",
+    "check_origin",
+    "check_write",
+    "csrf_value",
+    "is_loopback",
+    "security_headers",
+]
+
+CSRF_COOKIE = "lvlmbench_csrf"
+TOKEN_COOKIE = "lvlmbench_token"
+
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+
+
+def is_loopback(host: str) -> bool:
+    """True for 127.0.0.0/8, ::1 and ``localhost``: addresses only this machine can reach."""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def csrf_value(request: Request) -> str:
+    """The browser's CSRF value (from its cookie), or a fresh one the page will set."""
+    existing = request.cookies.get(CSRF_COOKIE, "")
+    if len(existing) == 43 and existing.replace("-", "").replace("_", "").isalnum():
+        return existing
+    value: str = getattr(request.state, "new_csrf", "") or secrets.token_urlsafe(32)
+    request.state.new_csrf = value
+    return value
+
+
+def check_origin(request: Request) -> None:
+    """403 when the browser says the request comes from another site."""
+    origin = request.headers.get("origin")
+    if origin is None:
+        return
+    host = request.headers.get("host", "")
+    if origin == "null" or urlsplit(origin).netloc != host:
+        raise HTTPException(403, "cross-site request refused (Origin does not match Host)")
+
+
+def _bearer(request: Request) -> str | None:
+    header = request.headers.get("authorization", "")
+    scheme, _, value = header.partition(" ")
+    return value.strip() if scheme.lower() == "bearer" and value.strip() else None
+
+
+def check_write(request: Request, form_csrf: str | None) -> None:
+    """Every write endpoint calls this first: origin, token (when required), then CSRF.
+
+    A valid ``Authorization: Bearer`` request is an API client, not a browser form, so it needs
+    no CSRF value (browsers never attach that header on their own).
+    """
+    check_origin(request)
+    token: str | None = request.app.state.settings.token
+    bearer = _bearer(request)
+    if token is not None:
+        given = bearer or request.cookies.get(TOKEN_COOKIE)
+        if given is None or not hmac.compare_digest(given.encode(), token.encode()):
+            raise HTTPException(403, "this server needs its write token: sign in at /login")
+        if bearer is not None:
+            return
+    cookie = request.cookies.get(CSRF_COOKIE)
+    if not cookie or not form_csrf or not hmac.compare_digest(cookie, form_csrf):
+        raise HTTPException(403, "form expired or sent from another site: reload the page")
+
+
+async def security_headers(request: Request, call_next: Callable[[Request], Awaitable[Any]]) -> Any:
+    """No inline or third-party scripts, no framing, no MIME sniffing, and the CSRF cookie."""
+    response = await call_next(request)
+    response.headers["Content-Security-Policy"] = (
+        "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; "
+        "script-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'; "
+        "form-action 'self'"
+    )
+    response.headers["X-Content-Type-Options"] = "nosniff"
+    response.headers["X-Frame-Options"] = "DENY"
+    response.headers["Referrer-Policy"] = "same-origin"
+    new_csrf = getattr(request.state, "new_csrf", None)
+    if new_csrf and CSRF_COOKIE not in request.cookies:
+        response.set_cookie(CSRF_COOKIE, new_csrf, httponly=True, samesite="strict")
+    return response
+
+
+class BodyLimit:
+    """ASGI middleware: 413 for a body over ``limit`` bytes, checked on the declared length and
+    again on the bytes actually received (a chunked upload declares none)."""
+
+    def __init__(self, app: ASGIApp, limit: int) -> None:
+        self.app = app
+        self.limit = limit
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        declared = dict(scope.get("headers") or []).get(b"content-length")
+        if declared is not None and declared.isdigit() and int(declared) > self.limit:
+            await _too_large(send, self.limit)
+            return
+        received = 0
+        started = False
+
+        async def counting_receive() -> Message:
+            nonlocal received
+            message = await receive()
+            if message["type"] == "http.request":
+                received += len(message.get("body", b""))
+                if received > self.limit:
+                    raise _BodyTooLarge
+            return message
+
+        async def tracking_send(message: Message) -> None:
+            nonlocal started
+            started = started or message["type"] == "http.response.start"
+            await send(message)
+
+        try:
+            await self.app(scope, counting_receive, tracking_send)
+        except* _BodyTooLarge:  # raised in an inner task group, so it may arrive grouped
+            if not started:
+                await _too_large(send, self.limit)
+
+
+class _BodyTooLarge(Exception):
+    pass
+
+
+async def _too_large(send: Send, limit: int) -> None:
+    body = f"request body over the limit of {limit:,} bytes".encode()
+    await send(
+        {
+            "type": "http.response.start",
+            "status": 413,
+            "headers": [(b"content-type", b"text/plain; charset=utf-8")],
+        }
+    )
+    await send({"type": "http.response.body", "body": body})

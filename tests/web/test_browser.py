@@ -1,0 +1,189 @@
+"""The web app in a real browser: Debian's Chromium driven by Playwright against a real
+uvicorn server. Screenshots of the main pages go to $LVLMBENCH_SCREENSHOTS (or a temp dir).
+
+Skipped when /usr/bin/chromium is missing, unless LVLMBENCH_REQUIRE_BROWSER=1 (set by
+`make test`, which installs it) turns that into a failure.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import uvicorn
+from web.conftest import CHOICE, OPEN, Fixture, build_store
+
+from lvlmbench.store import iter_judgments
+from lvlmbench.web import create_app
+
+pytestmark = pytest.mark.integration
+
+CHROMIUM = Path("/usr/bin/chromium")
+if not CHROMIUM.exists():
+    if os.environ.get("LVLMBENCH_REQUIRE_BROWSER") == "1":
+        raise RuntimeError("browser tests need Debian's chromium: apt-get install chromium")
+    pytest.skip("Debian's chromium is not installed", allow_module_level=True)
+
+sync_api = pytest.importorskip("playwright.sync_api")
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Fixture]]:
+    built = build_store(tmp_path_factory.mktemp("browser"))
+    port = _free_port()
+    config = uvicorn.Config(
+        create_app(built.store), host="127.0.0.1", port=port, log_level="warning"
+    )
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 20
+    while not server.started and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert server.started, "uvicorn did not start"
+    yield f"http://127.0.0.1:{port}", built
+    server.should_exit = True
+    thread.join(timeout=10)
+    built.store.close()
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[object]:
+    with sync_api.sync_playwright() as playwright:
+        launched = playwright.chromium.launch(
+            executable_path=str(CHROMIUM),
+            headless=True,
+            args=["--no-sandbox", "--disable-background-networking", "--disable-gpu"],
+        )
+        yield launched
+        launched.close()
+
+
+@pytest.fixture()
+def page(browser: object) -> Iterator[object]:
+    context = browser.new_context(viewport={"width": 1280, "height": 900})  # type: ignore[attr-defined]
+    opened = context.new_page()
+    yield opened
+    context.close()
+
+
+@pytest.fixture(scope="module")
+def shots(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    wanted = os.environ.get("LVLMBENCH_SCREENSHOTS")
+    folder = Path(wanted) if wanted else tmp_path_factory.mktemp("screenshots")
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+def test_leaderboard_shows_numbers_and_charts(
+    served: tuple[str, Fixture], page, shots: Path
+) -> None:  # type: ignore[no-untyped-def]
+    base, _ = served
+    page.goto(f"{base}/b/{CHOICE}")
+    cell = page.locator('td.acc[data-model="m/good"][data-facet="overall"]')
+    assert cell.inner_text() == "75.0"
+    assert page.locator("svg").count() >= 2
+    page.screenshot(path=str(shots / "leaderboard.png"), full_page=True)
+
+
+def test_filtering_items_in_the_form(served: tuple[str, Fixture], page, shots: Path) -> None:  # type: ignore[no-untyped-def]
+    base, _ = served
+    page.goto(f"{base}/b/{CHOICE}/items")
+    assert page.locator("#count").inner_text().startswith("12 item(s)")
+    page.select_option('select[name="model"]', "m/good")
+    page.select_option('select[name="outcome"]', "wrong")
+    page.click("#filters button[type=submit]")
+    page.wait_for_url("**outcome=wrong**")
+    assert page.locator("#count").inner_text().startswith("3 item(s)")
+    ids = {page.locator(".card.item").nth(i).get_attribute("data-id") for i in range(3)}
+    assert ids == {"mc00", "mc04", "mc08"}
+    page.screenshot(path=str(shots / "items-filtered.png"), full_page=True)
+
+
+def test_casting_a_vote_stores_a_human_judgment(
+    served: tuple[str, Fixture], page, shots: Path
+) -> None:  # type: ignore[no-untyped-def]
+    base, built = served
+    page.goto(f"{base}/b/{OPEN}/vote")
+    page.screenshot(path=str(shots / "vote.png"), full_page=True)
+    assert "m/good" not in page.content()
+    page.fill('input[name="annotator"]', "browser-voter")
+    page.click("#vote-2")
+    reveal = page.locator("#reveal").inner_text()
+    assert "Answer 1 was" in reveal and "You chose: Answer 2" in reveal
+    votes = [
+        j for j in iter_judgments(built.store, protocol="human") if j.judge == "human:browser-voter"
+    ]
+    assert len(votes) == 1
+    shown_second = reveal.split("Answer 2 was ")[1].split(".")[0].strip()
+    winner = votes[0].model_a if votes[0].verdict == "a" else votes[0].model_b
+    assert winner == shown_second
+
+
+def test_uploaded_submission_reaches_the_leaderboard(  # type: ignore[no-untyped-def]
+    served: tuple[str, Fixture], page, shots: Path, tmp_path: Path
+) -> None:
+    base, built = served
+    answers = tmp_path / "answers.jsonl"
+    answers.write_text(
+        "\n".join(
+            json.dumps({"item_id": item.id, "text": f"({item.answer})"})
+            for item in built.choice_items
+        ),
+        encoding="utf-8",
+    )
+    page.goto(f"{base}/b/{CHOICE}/submit")
+    page.fill('input[name="model"]', "from-browser")
+    page.set_input_files('input[name="answers"]', str(answers))
+    page.click("#upload")
+    page.wait_for_url("**/submissions/**")
+    for _ in range(50):  # judging runs in the background after the redirect
+        if "done" in page.locator("#status").inner_text():
+            break
+        time.sleep(0.1)
+        page.reload()
+    assert "done" in page.locator("#status").inner_text()
+    page.goto(f"{base}/b/{CHOICE}")
+    cell = page.locator('td.acc[data-model="submission/from-browser"][data-facet="overall"]')
+    assert cell.inner_text() == "100.0"
+    page.screenshot(path=str(shots / "leaderboard-with-submission.png"), full_page=True)
+
+
+def test_hostile_answer_renders_as_inert_text(
+    served: tuple[str, Fixture], page, shots: Path
+) -> None:  # type: ignore[no-untyped-def]
+    base, _ = served
+    dialogs: list[str] = []
+    page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
+    page.goto(f"{base}/b/{CHOICE}/items/mc01")
+    row = page.locator("#responses tr", has_text="m/evil")
+    assert "<script>alert(1)</script>" in row.inner_text()
+    assert page.locator('img[src="x"]').count() == 0
+    assert page.locator("script").count() == 0
+    page.goto(f"{base}/b/{CHOICE}/items?model=m/evil")
+    page.screenshot(path=str(shots / "hostile.png"), full_page=True)
+    assert dialogs == []
+
+
+def test_image_paths_cannot_escape(served: tuple[str, Fixture], page) -> None:  # type: ignore[no-untyped-def]
+    base, built = served
+    for path in ("/images/../../etc/passwd", "/images/..%2F..%2Fetc%2Fpasswd"):
+        response = page.goto(base + path)
+        assert response is not None and response.status == 404, path
+        assert "root:" not in page.content()
+    digest = built.choice_items[0].images[0]
+    response = page.goto(f"{base}/images/{digest}")
+    assert response is not None and response.status == 200
