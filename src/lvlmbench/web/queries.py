@@ -10,6 +10,8 @@ from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from sqlalchemy import select
+
 from lvlmbench.autobench.scoring import item_facets
 from lvlmbench.judging import PAIRWISE, PAIRWISE_REF
 from lvlmbench.judging.summaries import judges_for, pair_records
@@ -53,19 +55,28 @@ class BenchmarkListing:
 
 def benchmark_listing(store: Store) -> list[BenchmarkListing]:
     """Every benchmark with its item count and the models that answered it."""
-    listing = []
-    for bench in list_benchmarks(store):
-        ids = {item.id for item in iter_items(store, bench["name"])}
-        listing.append(
-            BenchmarkListing(bench["name"], bench["kind"], len(ids), models_of(store, ids))
+    return [
+        BenchmarkListing(
+            bench["name"],
+            bench["kind"],
+            store.count(tables.items, benchmark=bench["name"]),
+            models_of(store, bench["name"]),
         )
-    return listing
+        for bench in list_benchmarks(store)
+    ]
 
 
-def models_of(store: Store, item_ids: set[str]) -> list[str]:
-    """Models with default-variant responses on any of ``item_ids``."""
-    models = {r.model for r in iter_responses(store, variant="default") if r.item_id in item_ids}
-    return sorted(models)
+def models_of(store: Store, benchmark: str) -> list[str]:
+    """Models with default-variant responses on the benchmark's items (one SQL query: the
+    front page lists every benchmark, and parsing every response for it took seconds)."""
+    query = (
+        select(tables.responses.c.model)
+        .join(tables.items, tables.items.c.id == tables.responses.c.item_id)
+        .where(tables.items.c.benchmark == benchmark, tables.responses.c.variant == "default")
+        .distinct()
+    )
+    with store.engine.connect() as conn:
+        return sorted(conn.execute(query).scalars())
 
 
 def outcome(item: BenchmarkItem, response: Response | None) -> str | None:
@@ -195,7 +206,7 @@ def filter_items(store: Store, benchmark: str, wanted: ItemFilter) -> ItemPage:
         rows=rows[(page - 1) * PAGE_SIZE : page * PAGE_SIZE],
         total=len(rows),
         pages=pages,
-        models=models_of(store, ids),
+        models=models_of(store, benchmark),
         facet_values=_facet_values(facets.values()),
         has_verdicts=bool(verdicts),
     )
