@@ -21,10 +21,11 @@ from typer.testing import CliRunner
 
 from lvlmbench.autobench.experiments import leakage_figures, position_bias_figures
 from lvlmbench.cli import app
+from lvlmbench.cli.demo import DEMO_MODELS
 from lvlmbench.report import write_report
 from lvlmbench.store import Store
 
-MODELS = ("baseline/oracle", "baseline/prior", "baseline/random")
+MODELS = DEMO_MODELS  # the demo already ran both experiments with these; the CLI reuses them
 
 
 @dataclass(frozen=True)
@@ -69,7 +70,7 @@ def test_position_bias_cells_equal_the_figures(experimented: Experimented) -> No
     html = section(experimented.html, AUTOBENCH)
     assert "<h3>Position bias</h3>" in html
     figures = position_bias_figures(experimented.store, AUTOBENCH, ["A", "D"], MODELS)
-    assert len(figures) == 6
+    assert len(figures) == 2 * len(MODELS)
     printed = {(f["model"], f["target"]): f for f in experimented.bias_json}
     for f in figures:
         assert cell(html, model=f.model, keys=f.target) == f"{100 * f.accuracy:.1f}"
@@ -123,9 +124,21 @@ def test_rekeyed_copies_fold_into_their_source(experimented: Experimented) -> No
     assert f'<section id="{AUTOBENCH}@keys-A">' in files.html.read_text(encoding="utf-8")
 
 
-def test_no_experiment_sections_without_runs(built: Built) -> None:
-    html = section(built.html, AUTOBENCH)
+def test_no_experiment_sections_without_runs(
+    built: Built, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """The demo runs both experiments; without their rows (re-keyed copies, no-image and
+    question-only answers) the report has no such sections."""
+    db = _copy_store(built, tmp_path_factory.mktemp("no-experiments"))
+    with sqlite3.connect(db) as conn:
+        conn.execute("DELETE FROM responses WHERE variant != 'default'")
+        conn.execute("DELETE FROM items WHERE benchmark LIKE '%@keys-%'")
+        conn.execute("DELETE FROM benchmarks WHERE name LIKE '%@keys-%'")
+    store = Store.open(str(db))
+    files = write_report(store, db.parent / "report" / "report.html", gallery_size=0)
+    html = section(files.html.read_text(encoding="utf-8"), AUTOBENCH)
     assert "Position bias" not in html and "Answer leakage" not in html
-    summary = json.loads(built.summary_path.read_text(encoding="utf-8"))
+    summary = json.loads(files.summary.read_text(encoding="utf-8"))
     auto = next(b for b in summary["benchmarks"] if b["name"] == AUTOBENCH)
     assert auto["position_bias"] == [] and auto["leakage"] is None
+    store.close()

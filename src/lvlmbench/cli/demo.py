@@ -16,6 +16,7 @@ from lvlmbench.autobench.scoring import accuracy_table
 from lvlmbench.cli._common import BadInput, console, friendly_errors
 from lvlmbench.cli._tables import accuracy_pivot
 from lvlmbench.cli.evaluate import run_models
+from lvlmbench.cli.experiment import run_leakage, run_position_bias
 from lvlmbench.cli.generate import print_report, run_generation
 from lvlmbench.report import write_report
 from lvlmbench.scenes import CAPABILITIES
@@ -55,6 +56,19 @@ def _open_ended(store: Store, seed: int, capabilities: list[str]) -> None:
     )
     for name, why in result["unavailable"].items():
         console.print(f"[dim]{escape(f'{name} skipped: {why}')}[/]")  # keeps "[extra]" literal
+
+
+def _experiments(store: Store, benchmark: str, models: list[str], seed: int) -> None:
+    """The paper's two experiments on the first benchmark, so the report has their charts:
+    keys moved to A, to D and spread evenly (position bias), and answers without the image
+    (leakage). The baselines answer in seconds; finished answers are reused on a re-run."""
+    started = time.perf_counter()
+    run_position_bias(store, benchmark, models, ["A", "D", "even"], seed, 16, True)
+    run_leakage(store, benchmark, models, True, 16, True)
+    console.print(
+        f"experiments on {benchmark} (position bias, leakage) in "
+        f"{time.perf_counter() - started:.1f}s"
+    )
 
 
 @friendly_errors
@@ -100,6 +114,7 @@ def demo(
         rows, out, {"benchmarks": names, "models": models, "wall_s": time.perf_counter() - started}
     )
     _open_ended(store, seed, chosen)
+    _experiments(store, names[0], models, seed)
     # In its own folder: the report writes a summary.json of its own beside the HTML.
     report = write_report(store, out / "report" / "report.html")
     console.print(f"report: {report.html}")

@@ -26,7 +26,7 @@ from lvlmbench.cli.evaluate import Models, check_specs, run_models
 from lvlmbench.models import DEFAULT_CONCURRENCY
 from lvlmbench.store import Store, get_benchmark
 
-__all__ = ["experiment_app"]
+__all__ = ["experiment_app", "run_leakage", "run_position_bias"]
 
 experiment_app = typer.Typer(help="AutoBench-V experiments.", no_args_is_help=True)
 Concurrency = Annotated[int, typer.Option(help="Requests in flight per endpoint.")]
@@ -38,6 +38,54 @@ def _opened(store: str | None, benchmark: str) -> Store:
     if get_benchmark(opened, benchmark) is None:
         raise BadInput(f"no benchmark {benchmark!r} in {opened.url}")
     return opened
+
+
+def run_leakage(
+    store: Store,
+    benchmark: str,
+    models: list[str],
+    question_only: bool,
+    concurrency: int = DEFAULT_CONCURRENCY,
+    show_progress: bool = True,
+) -> None:
+    """Answer every item with the image, from the description only (and, with
+    ``question_only``, from neither); finished answers are reused."""
+    variants = ["default", "no-image"] + (["question-only"] if question_only else [])
+    for variant in variants:
+        asyncio.run(
+            run_models(
+                store,
+                benchmark,
+                models,
+                variant=variant,
+                concurrency=concurrency,
+                show_progress=show_progress,
+            )
+        )
+
+
+def run_position_bias(
+    store: Store,
+    benchmark: str,
+    models: list[str],
+    targets: list[Target],
+    seed: int = 0,
+    concurrency: int = DEFAULT_CONCURRENCY,
+    show_progress: bool = True,
+) -> None:
+    """Write a re-keyed copy of the benchmark per target and answer it with every model."""
+    for target in targets:
+        copy = rekey_benchmark(store, benchmark, target, seed)
+        asyncio.run(
+            run_models(
+                store,
+                copy,
+                models,
+                variant="default",
+                concurrency=concurrency,
+                show_progress=show_progress,
+            )
+        )
 
 
 @experiment_app.command("leakage")
@@ -57,18 +105,7 @@ def leakage(
     vision, not the examiner's bias."""
     check_specs(model)
     opened = _opened(store, benchmark)
-    variants = ["default", "no-image"] + (["question-only"] if question_only else [])
-    for variant in variants:
-        asyncio.run(
-            run_models(
-                opened,
-                benchmark,
-                model,
-                variant=variant,
-                concurrency=concurrency,
-                show_progress=not as_json,
-            )
-        )
+    run_leakage(opened, benchmark, model, question_only, concurrency, show_progress=not as_json)
     figures, spread = leakage_figures(opened, benchmark, model)
     if as_json:
         print_json(
@@ -116,18 +153,7 @@ def position_bias(
     check_specs(model)  # before the re-keyed copies are written
     opened = _opened(store, benchmark)
     targets = [cast(Target, t) for t in [*letters, "even"]]
-    for t in targets:
-        copy = rekey_benchmark(opened, benchmark, t, seed)
-        asyncio.run(
-            run_models(
-                opened,
-                copy,
-                model,
-                variant="default",
-                concurrency=concurrency,
-                show_progress=not as_json,
-            )
-        )
+    run_position_bias(opened, benchmark, model, targets, seed, concurrency, not as_json)
     figures = position_bias_figures(opened, benchmark, targets, model)
     if as_json:
         print_json([{**vars(f), "bias_rate": f.rate} for f in figures])
