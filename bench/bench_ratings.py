@@ -18,13 +18,16 @@ import math
 import time
 
 import numpy as np
+from figures import emit
 
 from lvlmbench.ratings import bradley_terry_bootstrap, elo_ratings, kendall_tau
 
 TARGET_S = 10.0
 
 
-def simulate(models: int, matches: int, ties: float, seed: int) -> tuple[dict[str, float], list]:
+def simulate(
+    models: int, matches: int, ties: float, seed: int
+) -> tuple[dict[str, float], list[tuple[str, str, float]]]:
     """True strengths (Elo scale, mean 1000) and random-pair matches drawn from them."""
     rng = np.random.default_rng(seed)
     theta = rng.normal(0.0, 0.8, models)  # about ±300 Elo between the extremes
@@ -87,6 +90,25 @@ def main() -> None:
     print(
         f"BT {boot.confidence:.0%} intervals: mean width {width:.1f} Elo, "
         f"cover the true rating for {covered}/{len(truth)} models"
+    )
+    scale = f"{args.rounds:,} rounds, {args.matches:,} matches, {args.models} models"
+    emit(
+        "ratings",
+        f"Bradley-Terry + bootstrap ({scale})",
+        bt_s,
+        "s",
+        f"< {TARGET_S:.0f}",
+        bt_s < TARGET_S,
+        f"pearson r {bt_r:.4f}, kendall tau {bt_tau:.4f}, {covered}/{len(truth)} intervals cover",
+    )
+    emit(
+        "ratings",
+        f"online Elo, one pass ({args.matches:,} matches)",
+        elo_s,
+        "s",
+        "—",
+        None,
+        f"pearson r {elo_r:.4f}, kendall tau {elo_tau:.4f}",
     )
 
 

@@ -13,6 +13,8 @@ import os
 import statistics
 import time
 
+from figures import emit
+
 from lvlmbench.scenes import (
     CAPABILITIES,
     DIFFICULTIES,
@@ -68,6 +70,17 @@ def main() -> None:
             f"{difficulty:<10} {objects:>7.1f} {drawn:>9.1f} {drawn / TARGET:>8.2f}x "
             f"{encoded:>8.1f}"
         )
+        size = f"{args.size}x{args.size}"
+        target = f"≥ {TARGET:.0f}" if difficulty == "medium" else "—"
+        for label, value in (("draw only", drawn), ("draw + PNG encode", encoded)):
+            emit(
+                "renderer",
+                f"{difficulty} scenes ({objects:.1f} objects), {size}, one core, {label}",
+                value,
+                "images/s",
+                target,
+                value >= TARGET if difficulty == "medium" else None,
+            )
 
 
 if __name__ == "__main__":
