@@ -3,15 +3,23 @@ leaderboard; a bad file stores nothing and names every bad line."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 
 import httpx
+from fakes import ScriptedModel
 from fastapi.testclient import TestClient
 from web.conftest import CHOICE, OPEN, Fixture
 
 from lvlmbench.autobench.scoring import accuracy_table
+from lvlmbench.judging import PAIRWISE_REF, run_pairwise
+from lvlmbench.judging.summaries import pairwise_report
+from lvlmbench.models import ModelClient
 from lvlmbench.store import iter_judgments, iter_responses
+from lvlmbench.types import Message, ModelOutput
+from lvlmbench.web import WebSettings, create_app
+from lvlmbench.web.background import pairwise_plan
 from lvlmbench.web.submissions import list_submissions
 
 
@@ -137,3 +145,50 @@ def test_api_endpoint_takes_jsonl_and_refuses_form_content_types(
         headers={"Content-Type": "application/jsonl"},
     )
     assert bad.status_code == 422 and bad.json()["errors"][0].startswith("line 1: not JSON")
+
+
+def _fair_judge(messages: list[Message]) -> ModelOutput:
+    """Prefers the answer that copies the reference; a tie when neither or both do."""
+    text = messages[-1].text()
+    a = re.search(r'Response A:\n"""\n(.*?)\n"""', text, re.S)
+    b = re.search(r'Response B:\n"""\n(.*?)\n"""', text, re.S)
+    assert a is not None and b is not None
+    a_good, b_good = (m.group(1).startswith("a yellow square") for m in (a, b))
+    verdict = "A" if a_good and not b_good else "B" if b_good and not a_good else "tie"
+    return ModelOutput(text=f"Reasoning.\n[[{verdict}]]")
+
+
+def test_open_submission_is_judged_pairwise_when_the_server_has_a_judge(
+    web_store: Fixture,
+) -> None:
+    """Players the judge compared before stay; the new model is judged against them only."""
+    store = web_store.store
+    earlier = ScriptedModel(steps=[_fair_judge] * 100, spec="fake/judge")
+    asyncio.run(
+        run_pairwise(
+            store, OPEN, ["m/good", "m/bad"], ModelClient(earlier, store), reference_backed=True
+        )
+    )
+    assert len(earlier.calls) == 6 * 2
+    judge = ScriptedModel(steps=[_fair_judge] * 100, spec="fake/judge")
+    app = create_app(store, WebSettings(), judge=lambda: judge)
+    with TestClient(app) as client:
+        rows: list[dict[str, object]] = [
+            {"item_id": item.id, "text": "a red circle, maybe"} for item in web_store.open_items
+        ]
+        reply = _upload(client, OPEN, "newcomer", _jsonl(rows))
+        assert reply.status_code == 303
+        status = client.get(reply.headers["location"])
+        assert "Judged pairwise by fake/judge" in status.text
+    # Two new pairs per item (vs m/good, vs m/bad), both orders; nothing judged twice.
+    assert len(judge.calls) == 6 * 2 * 2
+    report = pairwise_report(store, OPEN, "fake/judge", protocol=PAIRWISE_REF)
+    assert "submission/newcomer" in report.elo
+    assert report.elo["submission/newcomer"] < report.elo["m/good"]
+
+
+def test_pairwise_plan_without_earlier_judging_plays_the_reference(web_store: Fixture) -> None:
+    store = web_store.store
+    plan = pairwise_plan(store, web_store.open_items, "fake/judge", "submission/x")
+    assert plan == (["submission/x"], False, True)
+    assert pairwise_plan(store, web_store.choice_items, "fake/judge", "submission/x") is None

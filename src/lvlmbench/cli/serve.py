@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import functools
 from typing import Annotated
 
 import typer
 
 from lvlmbench.cli._common import BadInput, StoreOption, console, friendly_errors, open_store
+from lvlmbench.models import load_chat_model
 
 __all__ = ["serve"]
 
@@ -23,6 +25,14 @@ def serve(
             envvar="LVLMBENCH_WEB_TOKEN",
             help="Write token (votes, checks, submissions) for a server others can reach.",
             show_default=False,
+        ),
+    ] = None,
+    judge: Annotated[
+        str | None,
+        typer.Option(
+            "--judge",
+            "-j",
+            help="Pairwise judge for open-ended submissions (metrics only without one).",
         ),
     ] = None,
     max_upload_mb: Annotated[
@@ -42,8 +52,13 @@ def serve(
             f"the web app needs the web extra ({exc.name} is missing): pip install 'lvlmbench[web]'"
         ) from None
     settings = WebSettings(host=host, token=token, max_upload_bytes=max_upload_mb * 1024 * 1024)
+    judge_factory = None
+    if judge is not None:
+        spec = judge
+        load_chat_model(spec)  # a bad spec or missing extra fails now, not in the background
+        judge_factory = functools.partial(load_chat_model, spec)
     try:
-        app = create_app(open_store(store), settings)
+        app = create_app(open_store(store), settings, judge_factory)
     except ValueError as exc:
         raise BadInput(str(exc)) from None
     console.print(f"lvlmbench web app on http://{host}:{port}/ (Ctrl-C stops it)")

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from lvlmbench import __version__
+from lvlmbench.models import ChatModel
 from lvlmbench.store import Store
 from lvlmbench.web import routes_browse, routes_human, routes_submit
 from lvlmbench.web._render import WebSettings, render
@@ -17,9 +20,14 @@ from lvlmbench.web.security import BodyLimit, is_loopback, security_headers
 __all__ = ["create_app"]
 
 
-def create_app(store: Store, settings: WebSettings | None = None) -> FastAPI:
-    """The web app over ``store``. ValueError when ``settings`` bind a non-loopback address
-    without a write token (anyone on the network could otherwise vote and submit)."""
+def create_app(
+    store: Store,
+    settings: WebSettings | None = None,
+    judge: Callable[[], ChatModel] | None = None,
+) -> FastAPI:
+    """The web app over ``store``; ``judge`` builds the pairwise judge model for submissions
+    (None: submissions get the benchmark's metrics only). ValueError when ``settings`` bind a
+    non-loopback address without a write token (anyone could otherwise vote and submit)."""
     settings = settings or WebSettings()
     if not is_loopback(settings.host) and not settings.token:
         raise ValueError(
@@ -30,6 +38,7 @@ def create_app(store: Store, settings: WebSettings | None = None) -> FastAPI:
     app.state.store = store
     app.state.settings = settings
     app.state.ballots = BallotBox()
+    app.state.judge = judge
     app.middleware("http")(security_headers)
     app.add_middleware(BodyLimit, limit=settings.max_upload_bytes)
     for module in (routes_browse, routes_human, routes_submit):

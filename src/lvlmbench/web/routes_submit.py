@@ -14,13 +14,9 @@ from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Resp
 from starlette.concurrency import run_in_threadpool
 
 from lvlmbench.web._render import render, require_benchmark, store_of
+from lvlmbench.web.background import judge_submission
 from lvlmbench.web.security import check_origin, check_write
-from lvlmbench.web.submissions import (
-    Submission,
-    SubmissionError,
-    judge_submission,
-    store_submission,
-)
+from lvlmbench.web.submissions import Submission, SubmissionError, store_submission
 
 __all__ = ["router"]
 
@@ -53,7 +49,7 @@ async def submit_form(
         return render(
             request, "submit.html", status_code=422, name=name, errors=exc.errors, model=model
         )
-    background.add_task(judge_submission, store, submission.id)
+    background.add_task(judge_submission, store, submission.id, request.app.state.judge)
     return RedirectResponse(f"/submissions/{submission.id}", status_code=303)
 
 
@@ -77,7 +73,7 @@ async def submit_api(
         submission = await run_in_threadpool(store_submission, store_of(request), name, model, data)
     except SubmissionError as exc:
         return JSONResponse({"errors": exc.errors}, status_code=422)
-    background.add_task(judge_submission, store_of(request), submission.id)
+    background.add_task(judge_submission, store_of(request), submission.id, request.app.state.judge)
     return JSONResponse(
         {"id": submission.id, "model": submission.model, "url": f"/submissions/{submission.id}"},
         status_code=202,

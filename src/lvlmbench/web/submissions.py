@@ -4,46 +4,40 @@ stored as the responses of ``submission/<name>``, then judged in the background.
 One JSON object per line: the item under ``item_id`` (or ``id``), the answer under ``text`` (or
 ``response``/``answer``/``prediction``). The whole file is checked before anything is stored, so
 a file with one bad line stores nothing and the uploader gets every bad line at once.
-Choice answers are extracted exactly as for a model run; open-ended answers are scored with the
-metrics the benchmark already uses, so the new row compares like with like.
+Choice answers are extracted exactly as for a model run; open-ended answers are judged in the
+background by :mod:`lvlmbench.web.background`.
 """
 
 from __future__ import annotations
 
 import json
-import logging
 import re
 import time
 from dataclasses import dataclass, field
 from typing import Any
 
 from lvlmbench.ids import content_id
-from lvlmbench.judging.metrics import available_metrics, judge_with_metrics
 from lvlmbench.runner import score_output
 from lvlmbench.store import (
     Store,
     get_artifact,
     iter_artifacts,
     iter_items,
-    iter_judgments,
     iter_responses,
     put_artifact,
     put_responses,
 )
-from lvlmbench.types import BenchmarkItem, ModelOutput, Status
+from lvlmbench.types import BenchmarkItem, ModelOutput
 
 __all__ = [
     "MAX_ERRORS",
     "Submission",
     "SubmissionError",
-    "judge_submission",
     "list_submissions",
     "parse_submission",
     "store_submission",
     "submission_model",
 ]
-
-log = logging.getLogger("lvlmbench.web")
 
 MAX_ERRORS = 50
 """Errors listed per upload; the count of the rest is given."""
@@ -140,6 +134,8 @@ class Submission:
     """judging, done or failed."""
     created: float = field(default_factory=time.time)
     metrics: list[str] = field(default_factory=list)
+    judge: str | None = None
+    """The pairwise judge that compared the answers, if the server has one."""
     reason: str | None = None
 
     def save(self, store: Store) -> None:
@@ -183,33 +179,3 @@ def store_submission(store: Store, benchmark: str, name: str, data: bytes) -> Su
     )
     submission.save(store)
     return submission
-
-
-def _metrics_in_use(store: Store, items: set[str]) -> list[str]:
-    used = {
-        j.protocol.removeprefix("metric:")
-        for j in iter_judgments(store, status=Status.OK.value)
-        if j.protocol.startswith("metric:") and j.item_id in items
-    }
-    if used:
-        return sorted(used)
-    runnable, _ = available_metrics(("bleu4", "rougeL", "length"))
-    return runnable
-
-
-def judge_submission(store: Store, submission_id: str) -> None:
-    """Background step: score open-ended answers with the benchmark's metrics (choice answers
-    were scored when stored) and mark the submission done or failed with the reason."""
-    submission = Submission.load(store, submission_id)
-    if submission is None:
-        return
-    try:
-        items = {i.id for i in iter_items(store, submission.benchmark) if i.kind == "open"}
-        if items:
-            submission.metrics = _metrics_in_use(store, items)
-            judge_with_metrics(store, submission.benchmark, [submission.model], submission.metrics)
-        submission.status = "done"
-    except Exception as exc:  # a background task has no caller to report to: record it
-        log.exception("judging submission %s failed", submission_id)
-        submission.status, submission.reason = "failed", f"{type(exc).__name__}: {exc}"
-    submission.save(store)
