@@ -8,6 +8,7 @@ import re
 from fastapi.testclient import TestClient
 from web.conftest import CHOICE, HOSTILE, OPEN, Fixture
 
+from lvlmbench.autobench.experiments import rekey_benchmark
 from lvlmbench.autobench.scoring import accuracy_table
 from lvlmbench.store import iter_responses
 
@@ -122,3 +123,13 @@ def test_every_page_sends_the_security_headers(client: TestClient) -> None:
     assert "script-src 'self'" in page.headers["content-security-policy"]
     assert page.headers["x-frame-options"] == "DENY"
     assert page.headers["x-content-type-options"] == "nosniff"
+
+
+def test_position_bias_copies_are_listed_under_their_source(
+    client: TestClient, web_store: Fixture
+) -> None:
+    copy = rekey_benchmark(web_store.store, CHOICE, "A")
+    page = client.get("/")
+    assert f'<td><a href="/b/{copy}">' not in page.text
+    assert f'href="/b/{copy}/items">keys-A</a>' in page.text
+    assert client.get(f"/b/{copy}/items").status_code == 200

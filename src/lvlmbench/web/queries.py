@@ -43,7 +43,7 @@ VERDICTS = ("win", "loss", "tie", "unscored")
 """How a model fared on an item under the pairwise judges (both orders combined)."""
 
 
-@dataclass(frozen=True)
+@dataclass
 class BenchmarkListing:
     """One benchmark on the front page."""
 
@@ -51,19 +51,31 @@ class BenchmarkListing:
     kind: str
     items: int
     models: list[str]
+    copies: list[str] = field(default_factory=list)
+    """Its position-bias copies (``<name>@keys-A`` ...): their figures are on its page."""
 
 
 def benchmark_listing(store: Store) -> list[BenchmarkListing]:
-    """Every benchmark with its item count and the models that answered it."""
-    return [
-        BenchmarkListing(
-            bench["name"],
-            bench["kind"],
-            store.count(tables.items, benchmark=bench["name"]),
-            models_of(store, bench["name"]),
-        )
-        for bench in list_benchmarks(store)
-    ]
+    """Every benchmark with its item count and the models that answered it; experiment copies
+    are listed under their source instead of as benchmarks of their own."""
+    listing: dict[str, BenchmarkListing] = {}
+    copies: list[str] = []
+    for bench in list_benchmarks(store):
+        name = bench["name"]
+        if "@keys-" in name:
+            copies.append(name)
+            continue
+        items = store.count(tables.items, benchmark=name)
+        listing[name] = BenchmarkListing(name, bench["kind"], items, models_of(store, name))
+    for copy in copies:
+        source = listing.get(copy.partition("@keys-")[0])
+        if source is None:  # the source was deleted: show the copy on its own
+            listing[copy] = BenchmarkListing(
+                copy, "copy", store.count(tables.items, benchmark=copy), models_of(store, copy)
+            )
+        else:
+            source.copies.append(copy)
+    return sorted(listing.values(), key=lambda b: b.name)
 
 
 def models_of(store: Store, benchmark: str) -> list[str]:
