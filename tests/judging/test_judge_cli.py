@@ -12,6 +12,7 @@ from fakes import ScriptedModel
 from typer.testing import CliRunner
 
 from lvlmbench.cli import judge as judge_cli
+from lvlmbench.cli import judgments as judgments_cli
 from lvlmbench.store import Store, put_items, put_judgments, put_responses
 from lvlmbench.types import BenchmarkItem, Judgment, Message, ModelOutput, Response
 
@@ -22,8 +23,8 @@ runner = CliRunner()
 def _app() -> typer.Typer:
     app = typer.Typer()
     app.add_typer(judge_cli.judge_app, name="judge")
-    app.command("rate")(judge_cli.rate)
-    app.command("agreement")(judge_cli.agreement)
+    app.command("rate")(judgments_cli.rate)
+    app.command("agreement")(judgments_cli.agreement)
     return app
 
 

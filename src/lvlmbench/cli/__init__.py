@@ -14,7 +14,8 @@ from lvlmbench.cli.experiment import experiment_app
 from lvlmbench.cli.export import export
 from lvlmbench.cli.generate import generate
 from lvlmbench.cli.importing import import_dataset
-from lvlmbench.cli.judge import agreement, judge_app, rate
+from lvlmbench.cli.judge import judge_app
+from lvlmbench.cli.judgments import agreement, rate
 from lvlmbench.cli.metrics import judge_metrics
 from lvlmbench.cli.models import models_app
 from lvlmbench.cli.report import report

@@ -1,18 +1,18 @@
-"""`lvlmbench judge pairwise|score|hallucination`, `lvlmbench rate`, `lvlmbench agreement`.
+"""`lvlmbench judge pairwise|score|hallucination`.
 
 The judge commands ask examinees first where their answers are missing (resumable, cached),
-then run the judge (both orders where the protocol has two) and print a summary. ``rate`` and
-``agreement`` only read the store.
+then run the judge (both orders where the protocol has two) and print a summary.
+``lvlmbench rate`` and ``lvlmbench agreement`` (:mod:`lvlmbench.cli.judgments`) read the results
+back.
 """
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
-from rich.table import Table
 
 from lvlmbench.cli._common import (
     EXIT_FAILURES,
@@ -25,6 +25,7 @@ from lvlmbench.cli._common import (
     print_json,
     progress_bar,
 )
+from lvlmbench.cli._judge_tables import hallucination_table, print_pairwise_report, score_table
 from lvlmbench.judging import (
     HALLUCINATION,
     PAIRWISE,
@@ -33,10 +34,7 @@ from lvlmbench.judging import (
     REFERENCE_PREFIX,
     SCORE,
     JudgeRunSummary,
-    PairwiseReport,
     hallucination_report,
-    human_agreement,
-    judges_for,
     make_references,
     missing_answers,
     pairwise_report,
@@ -49,7 +47,7 @@ from lvlmbench.judging import (
 from lvlmbench.models import DEFAULT_CONCURRENCY, ModelClient, load_chat_model, parse_spec
 from lvlmbench.store import Store, get_benchmark, iter_items, iter_judgments
 
-__all__ = ["agreement", "judge_app", "rate"]
+__all__ = ["AsJson", "Bench", "JudgeSpec", "judge_app"]
 
 judge_app = typer.Typer(
     help="Judge open-ended answers: pairwise (VisIT-Bench), score and hallucination (TouchStone).",
@@ -172,7 +170,7 @@ def pairwise(
         print_json({"run": vars(summary), "ratings": report.as_dict()})
     else:
         console.print(_summary_line(summary), markup=False, highlight=False)
-        _print_report(report)
+        print_pairwise_report(report)
     _finish(summary)
 
 
@@ -233,26 +231,8 @@ def score(
         print_json({"run": vars(summary), "reference": reference, "scores": rows})
     else:
         console.print(_summary_line(summary), markup=False, highlight=False)
-        console.print(_score_table(rows, f"{benchmark}: TouchStone score ×100 vs {reference}"))
+        console.print(score_table(rows, f"{benchmark}: TouchStone score ×100 vs {reference}"))
     _finish(summary)
-
-
-def _score_table(rows: list[dict[str, Any]], title: str) -> Table:
-    abilities = sorted({a for r in rows for a in r["abilities"]})
-    table = Table(title=title, title_justify="left")
-    for name in ("model", "score", "reference", "% of ref", *abilities, "n", "unscored"):
-        table.add_column(name, justify="left" if name == "model" else "right")
-    for r in rows:
-        table.add_row(
-            r["model"],
-            _num(r["score"]),
-            _num(r["reference"]),
-            _num(r["relative_pct"]),
-            *(_num(r["abilities"].get(a)) for a in abilities),
-            str(r["items"]),
-            str(r["unscored"]),
-        )
-    return table
 
 
 @judge_app.command("hallucination")
@@ -283,180 +263,6 @@ def hallucination(
         print_json({"run": vars(summary), "hallucination": rows})
     else:
         console.print(_summary_line(summary), markup=False, highlight=False)
-        table = Table(title=f"{benchmark}: hallucination (0 none - 10 all)", title_justify="left")
-        for name in ("model", "mean", "rated", "unscored"):
-            table.add_column(name, justify="left" if name == "model" else "right")
-        for r in rows:
-            table.add_row(r["model"], _num(r["mean"], 2), str(r["rated"]), str(r["unscored"]))
-        console.print(table)
+        title = f"{benchmark}: hallucination (0 none - 10 all)"
+        console.print(hallucination_table(rows, title))
     _finish(summary)
-
-
-def _num(value: float | None, digits: int = 1) -> str:
-    return "-" if value is None else f"{value:.{digits}f}"
-
-
-def _pick_judge(
-    store: Store, protocol: str | None, judge: str | None, *, metrics: bool = False
-) -> tuple[str, str]:
-    """(judge, protocol) with stored rows: ``--judge`` may carry options the stored spec does
-    not (``openai/x?base_url=...`` is stored as ``openai/x``), and without ``--protocol`` the
-    one this judge used is taken (``judge pairwise`` stores pairwise-ref when items have
-    references). With ``metrics``, a text metric (``metric/rougeL``) is a judge too."""
-    protocols = [protocol] if protocol else [PAIRWISE_REF, PAIRWISE]
-    if metrics and protocol is None and (judge or "").startswith("metric/"):
-        protocols = ["metric:" + (judge or "").removeprefix("metric/").partition("@")[0]]
-    seen: dict[str, list[str]] = {}
-    for candidate in protocols:
-        judges = [j for j in judges_for(store, candidate) if not j.startswith("human")]
-        seen[candidate] = judges
-        if judge is None and len(judges) == 1:
-            return judges[0], candidate
-        for name in (judge, (judge or "").partition("?")[0]):
-            if name in judges:
-                return name, candidate
-    found = "; ".join(f"{p}: {', '.join(j) or 'none'}" for p, j in seen.items())
-    wanted = f"judge {judge!r} has no rows" if judge else "--judge is needed"
-    raise BadInput(f"{wanted}; judges with rows: {found}")
-
-
-@friendly_errors
-def rate(
-    benchmark: Bench,
-    protocol: Annotated[
-        str | None, typer.Option(help="pairwise or pairwise-ref (default: the one judged).")
-    ] = None,
-    judge: Annotated[str | None, typer.Option("--judge", "-j", help="Judge spec.")] = None,
-    reference: Annotated[str, typer.Option(help="Reference player.")] = REFERENCE,
-    rounds: Annotated[int, typer.Option(help="Bootstrap rounds.")] = 200,
-    store: StoreOption = None,
-    as_json: AsJson = False,
-) -> None:
-    """Elo and Bradley-Terry (95% bootstrap CI), win rate vs the reference, judge diagnostics."""
-    opened = open_store(store)
-    chosen, protocol = _pick_judge(opened, protocol, judge)
-    report = pairwise_report(
-        opened, benchmark, chosen, protocol=protocol, reference=reference, rounds=rounds
-    )
-    if as_json:
-        print_json(report.as_dict())
-    else:
-        _print_report(report)
-
-
-def _pct(value: float | None) -> str:
-    return "-" if value is None else f"{100 * value:.1f}%"
-
-
-def _print_report(report: PairwiseReport) -> None:
-    data = report.as_dict()
-    table = Table(title=f"{report.protocol} judged by {report.judge}", title_justify="left")
-    for name in ("model", "Elo", "Bradley-Terry (95% CI)", "win rate vs ref (95% CI)", "ties"):
-        table.add_column(name, justify="left" if name == "model" else "right")
-    bt = data["bradley_terry"] or {}
-    for player in sorted(report.elo, key=lambda p: -report.elo[p]):
-        b = bt.get(player)
-        w = report.win_rates.get(player)
-        table.add_row(
-            player,
-            f"{report.elo[player]:.0f}",
-            "-" if b is None else f"{b['rating']:.0f} ({b['low']:.0f}–{b['high']:.0f})",
-            "-"
-            if w is None
-            else f"{_pct(w.rate)} ({_pct(w.interval.low)}–{_pct(w.interval.high)})",
-            "-" if w is None else str(w.ties),
-        )
-    console.print(table)
-    console.print(
-        f"pairs {report.pairs}, unscored {report.unscored_pairs}; rows by status: "
-        + ", ".join(f"{k} {v}" for k, v in sorted(report.statuses.items()))
-    )
-    diag = data["diagnostics"]
-    if diag is not None:
-        console.print(
-            "judge diagnostics: position flips "
-            + _pct(diag["position_flip_rate"])
-            + ", first position wins "
-            + _pct(diag["first_position_win_rate"])
-            + ", longer answer wins "
-            + _pct(diag["longer_answer_win_rate"])
-            + ", own family wins "
-            + _pct(diag["self_preference_rate"])
-        )
-    for note in [*report.warnings, *([report.bt_note] if report.bt_note else [])]:
-        err_console.print(f"[yellow]note:[/] {note}", highlight=False)
-
-
-@friendly_errors
-def agreement(
-    benchmark: Bench,
-    judge: JudgeSpec,
-    protocol: Annotated[
-        str | None, typer.Option(help="pairwise or pairwise-ref (default: the one judged).")
-    ] = None,
-    seed: Annotated[int, typer.Option(help="Seed of the coin flips for judge ties.")] = 0,
-    store: StoreOption = None,
-    as_json: AsJson = False,
-) -> None:
-    """Agreement of the judge with the human majority (by level; ties as coin flips or
-    excluded) and Cohen's kappa, on pairs people voted on (protocol 'human'). The judge may
-    be a text metric (``-j metric/rougeL``): the answer scoring higher wins the pair."""
-    opened = open_store(store)
-    judge, protocol = _pick_judge(opened, protocol, judge, metrics=True)
-    result = human_agreement(opened, benchmark, judge, protocol=protocol, seed=seed)
-    levels = (
-        [] if result.report is None else [*result.report.levels.values(), result.report.overall]
-    )
-    rows: list[dict[str, Any]] = [
-        {
-            "level": lv.level,
-            "pairs": lv.pairs,
-            "unscored": lv.unscored,
-            "judge_ties": lv.judge_ties,
-            "coin_flip_rate": lv.coin_flip_rate,
-            "ties_excluded_rate": lv.excluded_rate,
-        }
-        for lv in levels
-    ]
-    if as_json:
-        print_json(
-            {
-                "judge": judge,
-                "pairs": result.pairs,
-                "kappa": result.kappa,
-                "ranking_kendall_tau": result.ranking_tau,
-                "levels": rows,
-                "human_ties_dropped": result.human_ties_dropped,
-            }
-        )
-        return
-    if result.report is None:
-        console.print(f"no pairs with human votes that {judge} judged under {protocol!r}")
-        return
-    table = Table(title=f"{judge} vs human majority ({protocol})", title_justify="left")
-    for name in (
-        "level",
-        "pairs",
-        "unscored",
-        "judge ties",
-        "agree (ties coin flip)",
-        "agree (ties excluded)",
-    ):
-        table.add_column(name, justify="left" if name == "level" else "right")
-    for r in rows:
-        table.add_row(
-            r["level"],
-            str(r["pairs"]),
-            str(r["unscored"]),
-            str(r["judge_ties"]),
-            _pct(r["coin_flip_rate"]),
-            _pct(r["ties_excluded_rate"]),
-        )
-    console.print(table)
-    kappa = "-" if result.kappa is None else f"{result.kappa:.3f}"
-    tau = "-" if result.ranking_tau is None else f"{result.ranking_tau:.3f}"
-    console.print(
-        f"Cohen's kappa {kappa} over {result.pairs} pairs; Kendall tau between the judge's and "
-        f"the people's system rankings {tau}; human tie votes dropped: "
-        f"{result.human_ties_dropped}"
-    )

@@ -1,0 +1,115 @@
+"""Rich tables for the judge commands and `rate`/`agreement`: TouchStone scores,
+hallucination, pairwise ratings and judge-human agreement."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.table import Table
+
+from lvlmbench.cli._common import console, err_console
+from lvlmbench.judging import PairwiseReport
+
+__all__ = [
+    "agreement_table",
+    "hallucination_table",
+    "num",
+    "pct",
+    "print_pairwise_report",
+    "score_table",
+]
+
+
+def num(value: float | None, digits: int = 1) -> str:
+    return "-" if value is None else f"{value:.{digits}f}"
+
+
+def pct(value: float | None) -> str:
+    return "-" if value is None else f"{100 * value:.1f}%"
+
+
+def score_table(rows: list[dict[str, Any]], title: str) -> Table:
+    abilities = sorted({a for r in rows for a in r["abilities"]})
+    table = Table(title=title, title_justify="left")
+    for name in ("model", "score", "reference", "% of ref", *abilities, "n", "unscored"):
+        table.add_column(name, justify="left" if name == "model" else "right")
+    for r in rows:
+        table.add_row(
+            r["model"],
+            num(r["score"]),
+            num(r["reference"]),
+            num(r["relative_pct"]),
+            *(num(r["abilities"].get(a)) for a in abilities),
+            str(r["items"]),
+            str(r["unscored"]),
+        )
+    return table
+
+
+def hallucination_table(rows: list[dict[str, Any]], title: str) -> Table:
+    table = Table(title=title, title_justify="left")
+    for name in ("model", "mean", "rated", "unscored"):
+        table.add_column(name, justify="left" if name == "model" else "right")
+    for r in rows:
+        table.add_row(r["model"], num(r["mean"], 2), str(r["rated"]), str(r["unscored"]))
+    return table
+
+
+def print_pairwise_report(report: PairwiseReport) -> None:
+    data = report.as_dict()
+    table = Table(title=f"{report.protocol} judged by {report.judge}", title_justify="left")
+    for name in ("model", "Elo", "Bradley-Terry (95% CI)", "win rate vs ref (95% CI)", "ties"):
+        table.add_column(name, justify="left" if name == "model" else "right")
+    bt = data["bradley_terry"] or {}
+    for player in sorted(report.elo, key=lambda p: -report.elo[p]):
+        b = bt.get(player)
+        w = report.win_rates.get(player)
+        table.add_row(
+            player,
+            f"{report.elo[player]:.0f}",
+            "-" if b is None else f"{b['rating']:.0f} ({b['low']:.0f}–{b['high']:.0f})",
+            "-" if w is None else f"{pct(w.rate)} ({pct(w.interval.low)}–{pct(w.interval.high)})",
+            "-" if w is None else str(w.ties),
+        )
+    console.print(table)
+    console.print(
+        f"pairs {report.pairs}, unscored {report.unscored_pairs}; rows by status: "
+        + ", ".join(f"{k} {v}" for k, v in sorted(report.statuses.items()))
+    )
+    diag = data["diagnostics"]
+    if diag is not None:
+        console.print(
+            "judge diagnostics: position flips "
+            + pct(diag["position_flip_rate"])
+            + ", first position wins "
+            + pct(diag["first_position_win_rate"])
+            + ", longer answer wins "
+            + pct(diag["longer_answer_win_rate"])
+            + ", own family wins "
+            + pct(diag["self_preference_rate"])
+        )
+    for note in [*report.warnings, *([report.bt_note] if report.bt_note else [])]:
+        err_console.print(f"[yellow]note:[/] {note}", highlight=False)
+
+
+def agreement_table(rows: list[dict[str, Any]], title: str) -> Table:
+    table = Table(title=title, title_justify="left")
+    for name in (
+        "level",
+        "pairs",
+        "unscored",
+        "judge ties",
+        "agree (ties coin flip)",
+        "agree (ties excluded)",
+    ):
+        table.add_column(name, justify="left" if name == "level" else "right")
+    for r in rows:
+        table.add_row(
+            r["level"],
+            str(r["pairs"]),
+            str(r["unscored"]),
+            str(r["judge_ties"]),
+            pct(r["coin_flip_rate"]),
+            pct(r["ties_excluded_rate"]),
+        )
+    return table

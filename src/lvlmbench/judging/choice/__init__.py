@@ -1,0 +1,22 @@
+"""Choice items (multiple choice with lettered options, true/false): the prompt an examinee sees
+and its inverse (:mod:`.prompt`), reading the chosen answer back out of free text
+(:mod:`.extraction`), and scoring it against the key (:mod:`.scoring`)."""
+
+from lvlmbench.judging.choice.extraction import Extraction, extract_choice
+from lvlmbench.judging.choice.prompt import (
+    ChoiceKind,
+    ParsedChoice,
+    parse_choice_prompt,
+    render_choice_prompt,
+)
+from lvlmbench.judging.choice.scoring import score_choice
+
+__all__ = [
+    "ChoiceKind",
+    "Extraction",
+    "ParsedChoice",
+    "extract_choice",
+    "parse_choice_prompt",
+    "render_choice_prompt",
+    "score_choice",
+]

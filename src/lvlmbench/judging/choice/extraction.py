@@ -1,0 +1,50 @@
+"""Reading the chosen answer of a choice item (multiple choice with lettered options,
+true/false) back out of a model's free text.
+
+Extraction never guesses. It looks for evidence in this order and stops at the first tier that
+has any:
+
+1. explicit answers: a JSON ``{"answer": ...}``, ``\\boxed{...}``, "answer is / Answer: / final
+   answer", "B is correct", "I choose B", "so (B)"; the letter may also be given as the option's
+   text ("The answer is blue"). The *last* one wins, except that a "final answer" outranks the
+   rest (models reconsider, and the conclusion is what they mean). Hypothetical ("if the answer
+   is B, ...") and negated ("neither A nor B is correct", "I would not choose A", "(A) is
+   wrong") mentions are no answers;
+2. (mc) lines that start with a letter form ("B.", "(C) blue", "c)", "Option B"): one distinct
+   letter, or a lone letter on the last line; (tf) a leading or lone "Yes"/"False."/...;
+3. (mc) the whole answer, or its last line, is one option's text (normalised: case, punctuation,
+   a leading article); (tf) "true"/"false" words, "not true" read as false, when they all agree;
+4. (mc) exactly one distinct bold or bracketed letter ("**B**", "(B)"), not ruled out, and no
+   refusal.
+
+An answer that hedges ("A or B"), names a letter that is no option, pairs a letter with another
+option's text ("(C) blue" when blue is B), lists several options without choosing, refuses, or
+is empty is UNPARSEABLE with a reason: never mapped to a letter.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from lvlmbench.judging.choice._evidence import Extraction, _clean
+from lvlmbench.judging.choice._letters import _McExtractor
+from lvlmbench.judging.choice._truefalse import _extract_tf
+from lvlmbench.judging.choice.prompt import ChoiceKind
+from lvlmbench.types import Status
+
+__all__ = ["Extraction", "extract_choice"]
+
+
+def extract_choice(text: str, kind: ChoiceKind, options: Mapping[str, str]) -> Extraction:
+    """The answer in ``text`` for an mc item (a letter among ``options``' keys) or a tf item
+    ("true"/"false"); UNPARSEABLE with a reason when there is no single clear answer."""
+    if kind not in ("mc", "tf"):
+        raise ValueError(f"extract_choice reads mc or tf answers, not {kind!r}")
+    if not _clean(text).strip():  # nothing, or only markdown ("**", "```")
+        return Extraction(None, Status.UNPARSEABLE, "empty answer")
+    if kind == "tf":
+        return _extract_tf(_clean(text))
+    keys = {k.strip().upper(): v for k, v in options.items()}
+    if not keys:
+        return Extraction(None, Status.UNPARSEABLE, "multiple-choice item without options")
+    return _McExtractor(keys).extract(text)
