@@ -3,6 +3,8 @@ store."""
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Callable, Iterator
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
@@ -61,6 +63,26 @@ def _print_summary(summary: ImportSummary) -> None:
         )
 
 
+_Hook = Callable[[int, int], None]
+
+
+@contextlib.contextmanager
+def _phase_bars(name: str, enabled: bool) -> Iterator[tuple[_Hook, _Hook]]:
+    """(validate, write) progress hooks, one bar per phase: "validating" while the whole file is
+    checked (a big file would otherwise look hung), then "importing" while items are stored.
+    Rich shows one live display at a time, so the first write closes the validating bar."""
+    with contextlib.ExitStack() as stack:
+        hooks = [stack.enter_context(progress_bar(f"validating {name}", enabled))]
+
+        def write(done: int, total: int) -> None:
+            if len(hooks) == 1:
+                stack.close()
+                hooks.append(stack.enter_context(progress_bar(f"importing {name}", enabled)))
+            hooks[1](done, total)
+
+        yield hooks[0], write
+
+
 @friendly_errors
 def import_dataset(
     file: Annotated[Path, typer.Argument(help="Dataset file (CSV, TSV or JSONL).")],
@@ -94,9 +116,15 @@ def import_dataset(
     opened = open_store(store)
     try:
         show = not json_output and format is not DatasetFormat.VOTES
-        with progress_bar(f"importing {file.name}", enabled=show) as hook:
+        with _phase_bars(file.name, show) as (validated, written):
             summary = run_import(
-                opened, file, format.value, name, concat_images=concat_images, on_progress=hook
+                opened,
+                file,
+                format.value,
+                name,
+                concat_images=concat_images,
+                on_validate=validated,
+                on_progress=written,
             )
     except DatasetError as exc:
         raise BadInput(str(exc)) from None

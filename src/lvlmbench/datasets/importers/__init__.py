@@ -14,8 +14,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from lvlmbench.datasets.importers._common import DatasetError, ParsedItem
-from lvlmbench.datasets.importers._write import ImportSummary, ProgressHook, item_id, write_items
+from lvlmbench.datasets.importers._common import DatasetError, ParsedItem, ProgressHook
+from lvlmbench.datasets.importers._write import ImportSummary, item_id, write_items
 from lvlmbench.datasets.importers.jsonl import parse_jsonl
 from lvlmbench.datasets.importers.touchstone import parse_touchstone
 from lvlmbench.datasets.importers.visit import parse_visit
@@ -33,7 +33,7 @@ __all__ = [
     "parse_items",
 ]
 
-_PARSERS: dict[str, Callable[[Path], list[ParsedItem]]] = {
+_PARSERS: dict[str, Callable[[Path, ProgressHook | None], list[ParsedItem]]] = {
     "visit": parse_visit,
     "touchstone": parse_touchstone,
     "jsonl": parse_jsonl,
@@ -62,14 +62,17 @@ def check_text_sizes(path: Path, item: ParsedItem) -> None:
             )
 
 
-def parse_items(path: Path, fmt: str) -> list[ParsedItem]:
-    """Validated items of an item file in ``fmt``; DatasetError at the first problem."""
+def parse_items(
+    path: Path, fmt: str, *, on_progress: ProgressHook | None = None
+) -> list[ParsedItem]:
+    """Validated items of an item file in ``fmt``; DatasetError at the first problem.
+    ``on_progress`` hears (rows validated, rows in the file) as validation goes."""
     if fmt not in _PARSERS:
         raise ValueError(f"unknown item format {fmt!r}; known: {', '.join(_PARSERS)}")
     if not path.is_file():
         raise DatasetError(path, "no such file")
     try:
-        parsed = _PARSERS[fmt](path)
+        parsed = _PARSERS[fmt](path, on_progress)
     except UnicodeDecodeError as exc:
         raise DatasetError(
             path,
@@ -97,12 +100,14 @@ def import_dataset(
     name: str | None = None,
     *,
     concat_images: bool = False,
+    on_validate: ProgressHook | None = None,
     on_progress: ProgressHook | None = None,
 ) -> ImportSummary:
     """Import ``path`` in format ``fmt`` (see :data:`FORMATS`) into benchmark ``name`` (default:
     the file's stem). ``concat_images`` stores multi-image rows as one side-by-side image (the
     originals stay in the store, listed in ``meta["original_images"]``). Votes go to the
-    benchmark ``name`` names, which must exist."""
+    benchmark ``name`` names, which must exist. ``on_validate`` hears (rows validated, rows)
+    while the file is checked, ``on_progress`` (items written, items) while it is stored."""
     path = Path(path)
     benchmark = name or path.stem
     if fmt not in FORMATS:
@@ -111,7 +116,7 @@ def import_dataset(
         if not path.is_file():
             raise DatasetError(path, "no such file")
         return import_votes(store, path, benchmark)
-    parsed = parse_items(path, fmt)
+    parsed = parse_items(path, fmt, on_progress=on_validate)
     return write_items(
         store, benchmark, fmt, path, parsed, concat_images=concat_images, on_progress=on_progress
     )

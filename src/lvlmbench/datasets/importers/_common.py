@@ -11,7 +11,7 @@ import ast
 import csv
 import json
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -19,11 +19,18 @@ from typing import Any
 __all__ = [
     "DatasetError",
     "ParsedItem",
+    "ProgressHook",
     "Row",
+    "count_lines",
+    "count_rows",
     "parse_list",
     "read_table",
+    "report_progress",
     "require_columns",
 ]
+
+ProgressHook = Callable[[int, int], None]
+"""Called with (done, total) as rows are validated or items written."""
 
 
 class DatasetError(ValueError):
@@ -105,7 +112,7 @@ def read_table(
 
     Cells may be large (base64 images), so the csv module's field limit is lifted.
     """
-    csv.field_size_limit(min(sys.maxsize, 2**31 - 1))
+    _lift_field_limit()
     handle = path.open(newline="", encoding="utf-8-sig")
     reader = csv.reader(handle, delimiter=delimiter)
     try:
@@ -149,6 +156,51 @@ def read_table(
                 yield Row(path, number, reader.line_num, dict(zip(columns, cells, strict=True)))
 
     return columns, rows()
+
+
+def _lift_field_limit() -> None:
+    csv.field_size_limit(min(sys.maxsize, 2**31 - 1))
+
+
+def count_rows(path: Path, delimiter: str) -> int:
+    """The number of data rows :func:`read_table` would yield, for a progress total.
+
+    An extra read of the file, but a cheap one next to validating (images are decoded there).
+    It never raises: where the file cannot be read (bad encoding, a malformed row) it returns
+    the rows counted so far and leaves the error to the validating pass, so errors and their
+    order are those of validation alone.
+    """
+    _lift_field_limit()
+    count = 0
+    try:
+        with path.open(newline="", encoding="utf-8-sig") as handle:
+            reader = csv.reader(handle, delimiter=delimiter)
+            next(reader, None)  # the header
+            for cells in reader:
+                if any(c.strip() for c in cells):  # read_table skips blank lines
+                    count += 1
+    except (OSError, UnicodeDecodeError, csv.Error):
+        pass
+    return count
+
+
+def count_lines(path: Path) -> int:
+    """Non-blank lines of a text file (JSONL items), for a progress total; like
+    :func:`count_rows`, it never raises."""
+    count = 0
+    try:
+        with path.open(encoding="utf-8-sig") as handle:
+            count = sum(1 for text in handle if text.strip())
+    except (OSError, UnicodeDecodeError):
+        pass
+    return count
+
+
+def report_progress(on_progress: ProgressHook | None, done: int, total: int) -> None:
+    """Tell ``on_progress`` (if any) that ``done`` rows are validated. The total is a pre-count
+    that stops early at an unreadable spot, so it is never reported below ``done``."""
+    if on_progress is not None:
+        on_progress(done, max(done, total))
 
 
 def require_columns(path: Path, columns: list[str], *required: str | tuple[str, ...]) -> None:

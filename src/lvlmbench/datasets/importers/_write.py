@@ -3,20 +3,17 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from lvlmbench.datasets.importers._common import DatasetError, ParsedItem
+from lvlmbench.datasets.importers._common import DatasetError, ParsedItem, ProgressHook
 from lvlmbench.ids import content_id
 from lvlmbench.store import Store, get_benchmark, put_benchmark, put_items
 from lvlmbench.store import _schema as tables
 from lvlmbench.types import BenchmarkItem
 
-__all__ = ["ImportSummary", "ProgressHook", "item_id", "write_items"]
-
-ProgressHook = Callable[[int, int], None]
+__all__ = ["ImportSummary", "item_id", "write_items"]
 
 
 @dataclass

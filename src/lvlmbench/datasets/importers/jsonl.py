@@ -16,7 +16,14 @@ import json
 from pathlib import Path
 from typing import Any
 
-from lvlmbench.datasets.importers._common import DatasetError, ParsedItem, Row
+from lvlmbench.datasets.importers._common import (
+    DatasetError,
+    ParsedItem,
+    ProgressHook,
+    Row,
+    count_lines,
+    report_progress,
+)
 from lvlmbench.datasets.importers._images import resolve_images
 
 __all__ = ["parse_jsonl"]
@@ -120,8 +127,10 @@ def _parse_record(path: Path, line: int, record: dict[str, Any]) -> ParsedItem:
     )
 
 
-def parse_jsonl(path: Path) -> list[ParsedItem]:
-    """Validated items of a JSONL file; DatasetError at the first bad line."""
+def parse_jsonl(path: Path, on_progress: ProgressHook | None = None) -> list[ParsedItem]:
+    """Validated items of a JSONL file; DatasetError at the first bad line. ``on_progress``
+    hears (lines validated, non-blank lines in the file)."""
+    total = count_lines(path) if on_progress is not None else 0
     parsed = []
     with path.open(encoding="utf-8-sig") as handle:
         for line, text in enumerate(handle, start=1):
@@ -136,6 +145,7 @@ def parse_jsonl(path: Path) -> list[ParsedItem]:
             if not isinstance(record, dict):
                 raise DatasetError(path, "expected a JSON object per line", row=line)
             parsed.append(_parse_record(path, line, record))
+            report_progress(on_progress, len(parsed), total)
     if not parsed:
         raise DatasetError(path, "no items: the file has no JSON lines")
     return parsed

@@ -12,7 +12,14 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from lvlmbench.datasets.importers._common import ParsedItem, read_table, require_columns
+from lvlmbench.datasets.importers._common import (
+    ParsedItem,
+    ProgressHook,
+    count_rows,
+    read_table,
+    report_progress,
+    require_columns,
+)
 from lvlmbench.datasets.importers._images import resolve_images
 
 __all__ = ["parse_touchstone"]
@@ -20,10 +27,12 @@ __all__ = ["parse_touchstone"]
 _KNOWN = {"index", "question", "image", "human_annotation", "gpt4_ha_answer", "category"}
 
 
-def parse_touchstone(path: Path) -> list[ParsedItem]:
-    """Validated items of a TouchStone TSV; DatasetError at the first bad row."""
+def parse_touchstone(path: Path, on_progress: ProgressHook | None = None) -> list[ParsedItem]:
+    """Validated items of a TouchStone TSV; DatasetError at the first bad row. ``on_progress``
+    hears (rows validated, rows in the file)."""
     columns, rows = read_table(path, "\t")
     require_columns(path, columns, "index", "question", "image")
+    total = count_rows(path, "\t") if on_progress is not None else 0
     parsed = []
     for row in rows:
         key = row.required("index", "the question's index")
@@ -50,4 +59,5 @@ def parse_touchstone(path: Path) -> list[ParsedItem]:
                 meta=meta,
             )
         )
+        report_progress(on_progress, len(parsed), total)
     return parsed

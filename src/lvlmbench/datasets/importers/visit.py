@@ -22,9 +22,12 @@ from typing import Any
 
 from lvlmbench.datasets.importers._common import (
     ParsedItem,
+    ProgressHook,
     Row,
+    count_rows,
     parse_list,
     read_table,
+    report_progress,
     require_columns,
 )
 from lvlmbench.datasets.importers._images import resolve_images
@@ -120,15 +123,18 @@ def _parse_row(row: Row, images: list[str], key_column: str | None, base: Path) 
     )
 
 
-def parse_visit(path: Path) -> list[ParsedItem]:
-    """Validated items of a VisIT-Bench CSV; DatasetError at the first bad row."""
+def parse_visit(path: Path, on_progress: ProgressHook | None = None) -> list[ParsedItem]:
+    """Validated items of a VisIT-Bench CSV; DatasetError at the first bad row. ``on_progress``
+    hears (rows validated, rows in the file)."""
     columns, rows = read_table(path, ",")
     images = image_columns(columns)
     require_columns(path, columns, "instruction", tuple(images) or ("image",))
     key_column = next((k for k in _KEYS if k in columns), None)
+    total = count_rows(path, ",") if on_progress is not None else 0
     parsed = []
     for row in rows:
         if key_column is not None:
             row.required(key_column, "an instance id")
         parsed.append(_parse_row(row, images, key_column, path.parent))
+        report_progress(on_progress, len(parsed), total)
     return parsed

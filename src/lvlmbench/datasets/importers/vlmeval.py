@@ -17,7 +17,14 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from lvlmbench.datasets.importers._common import ParsedItem, Row, read_table, require_columns
+from lvlmbench.datasets.importers._common import (
+    ParsedItem,
+    ProgressHook,
+    Row,
+    read_table,
+    report_progress,
+    require_columns,
+)
 from lvlmbench.datasets.importers._images import ResolvedImages, resolve_images
 
 __all__ = ["parse_vlmeval"]
@@ -57,8 +64,9 @@ def _images(
     return resolve_images(row, image_columns, base), None
 
 
-def parse_vlmeval(path: Path) -> list[ParsedItem]:
-    """Validated items of a VLMEvalKit TSV; DatasetError at the first bad row."""
+def parse_vlmeval(path: Path, on_progress: ProgressHook | None = None) -> list[ParsedItem]:
+    """Validated items of a VLMEvalKit TSV; DatasetError at the first bad row. ``on_progress``
+    hears (rows validated, rows in the file)."""
     columns, stream = read_table(path, "\t")
     require_columns(path, columns, "index", "question", ("image", "image_path"))
     image_columns: list[str] = [c for c in ("image", "image_path") if c in columns]
@@ -98,4 +106,5 @@ def parse_vlmeval(path: Path) -> list[ParsedItem]:
                 meta=meta,
             )
         )
+        report_progress(on_progress, len(parsed), len(rows))
     return parsed
