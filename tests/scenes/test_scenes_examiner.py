@@ -220,3 +220,13 @@ def test_threshold_is_respected() -> None:
         )
         facts = compute_facts(sample.program, threshold=0.95)
         assert all(facts.objects[i].visible >= 0.95 for i in sample.question.subjects)
+
+
+def test_an_offset_off_the_canvas_redraws_instead_of_failing() -> None:
+    """Overlap detection, easy, seed 7 once put the covering shape's centre at x=1.005: a
+    validation error that ended the sample instead of a redraw."""
+    sample = EXAMINER.sample(
+        "spatial understanding", "distance and containment", "overlap detection", "easy", 7
+    )
+    assert all(0 <= o.position.x <= 1 and 0 <= o.position.y <= 1 for o in sample.program.objects)
+    assert sample.question.text

@@ -197,7 +197,12 @@ def pattern_color(name: str) -> tuple[int, int, int]:
     """Second colour of a striped/dotted/checkered body: a shade of the body colour, so the
     object still reads as one colour ("a red striped ball", not "red and brown")."""
     rgb = COLORS[name]
-    if name in ("black", "brown", "purple", "blue"):
+    if name == "black":
+        # A lighter tint of black is gray (and of brown, beige-gray): densely patterned
+        # objects of these colours read as gray, so black gets only a slight tint and brown
+        # a darker shade like the others.
+        return tint(rgb, 0.2)
+    if name in ("purple", "blue"):
         return tint(rgb, 0.45)
     if name in ("white", "yellow", "pink"):
         return shade(rgb, 0.2)

@@ -20,8 +20,9 @@ from lvlmbench.scenes.schema import SceneObject, SceneProgram, TextLabel
 
 __all__ = ["RENDERER_VERSION", "SUPERSAMPLE", "font", "render", "render_png", "text_color"]
 
-RENDERER_VERSION = "2"
-"""Bump whenever the same program would render to different pixels (it is in cache keys)."""
+RENDERER_VERSION = "3"
+"""Bump whenever the same program would render to different pixels (it is in cache keys).
+3: black and brown pattern colours that no longer read as gray."""
 SUPERSAMPLE = 2
 RGB = tuple[int, int, int]
 _DARK_TEXT_ON = ("yellow", "white", "pink", "orange")

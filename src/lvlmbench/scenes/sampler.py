@@ -239,8 +239,12 @@ class SceneBuilder:
         raise Retry(f"no room for a {category}")
 
     def at(self, category: str, x: float, y: float, **given: Any) -> int:
-        """Add an object centred at (x, y)."""
-        return self.place(category, position=Position(x=round(x, 3), y=round(y, 3)), **given)
+        """Add an object centred at (x, y); Retry (draw the scene again) when a recipe's offset
+        puts the centre off the canvas, rather than a validation error that ends the sample."""
+        x, y = round(x, 3), round(y, 3)
+        if not (0.0 <= x <= 1.0 and 0.0 <= y <= 1.0):
+            raise Retry(f"a {category} centred at ({x}, {y}) is off the canvas")
+        return self.place(category, position=Position(x=x, y=y), **given)
 
     def fill(
         self, pool: Sequence[str] | None = None, count: int | None = None, **given: Any
