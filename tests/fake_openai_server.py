@@ -1,9 +1,10 @@
 """A local OpenAI-compatible chat server with fixed latency, a concurrency cap and injected faults.
 
 Used by the orchestration benchmarks (``bench/``) and the reliability tests. It speaks plain
-HTTP/1.1 with keep-alive on asyncio streams, so one process serves thousands of requests a
-second, and it misbehaves on purpose at configurable rates: 429 with Retry-After, 500, replies
-slower than the client's timeout, malformed JSON, truncated bodies and dropped connections.
+HTTP/1.1 with keep-alive straight on asyncio protocols and timers, no stream or task per
+request (it shares the benchmark machine's cores with the client it measures), and it
+misbehaves on purpose at configurable rates: 429 with Retry-After, 500, replies slower than the
+client's timeout, malformed JSON, truncated bodies and dropped connections.
 Faults are drawn from a seeded generator, and a prompt that already failed
 ``max_faults_per_prompt`` times is answered normally, so a client that retries always gets
 through eventually.
@@ -16,8 +17,9 @@ import hashlib
 import json
 import random
 import threading
-from collections import Counter
+from collections import Counter, deque
 from dataclasses import dataclass, field
+from functools import cache
 from typing import Any
 
 __all__ = ["FakeOpenAIServer", "Faults"]
@@ -53,6 +55,7 @@ def _answer(prompt: str) -> str:
     return f"Answer: {letter}"
 
 
+@cache
 def _completion(text: str) -> bytes:
     body = {
         "id": "fake",
@@ -70,6 +73,7 @@ def _completion(text: str) -> bytes:
     return json.dumps(body).encode()
 
 
+@cache
 def _response(status: int, body: bytes, extra: str = "", length: int | None = None) -> bytes:
     reason = {200: "OK", 429: "Too Many Requests", 500: "Internal Server Error"}[status]
     head = (
@@ -98,8 +102,9 @@ class FakeOpenAIServer:
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self._loop.run_forever, daemon=True)
         self._server: asyncio.AbstractServer | None = None
-        self._limit: asyncio.Semaphore | None = None
-        self._handlers: set[asyncio.Task[None]] = set()
+        self._connections: set[_Connection] = set()
+        # Answers waiting for one of the ``concurrency`` slots, oldest first.
+        self._queued: deque[tuple[_Connection, str]] = deque()
         self.port = 0
 
     @property
@@ -118,36 +123,19 @@ class FakeOpenAIServer:
         self._thread.join(timeout=5)
 
     async def _start(self) -> None:
-        self._limit = asyncio.Semaphore(self.concurrency)
-        self._server = await asyncio.start_server(self._serve, "127.0.0.1", 0, backlog=1024)
+        self._server = await self._loop.create_server(
+            lambda: _Connection(self), "127.0.0.1", 0, backlog=1024
+        )
         self.port = self._server.sockets[0].getsockname()[1]
 
     async def _stop(self) -> None:
         assert self._server is not None
         self._server.close()
-        # Connections still open (keep-alive, a slow reply) are cancelled here rather than
-        # left to die with the loop, which would spray "Event loop is closed" warnings.
-        for task in list(self._handlers):
-            task.cancel()
-        await asyncio.gather(*self._handlers, return_exceptions=True)
-
-    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        task = asyncio.current_task()
-        assert task is not None
-        self._handlers.add(task)
-        try:
-            while True:
-                request = await _read_request(reader)
-                if request is None:
-                    break
-                keep = await self._handle(request, writer)
-                if not keep:
-                    break
-        except (ConnectionError, asyncio.IncompleteReadError, asyncio.CancelledError):
-            pass
-        finally:
-            self._handlers.discard(task)
-            writer.close()
+        # Connections still open (keep-alive, a slow reply) are closed here rather than left to
+        # die with the loop, which would spray "Event loop is closed" warnings.
+        for connection in list(self._connections):
+            connection.close()
+        self._queued.clear()
 
     def _fault(self, prompt: str) -> str | None:
         if self.stats.per_prompt[prompt] > self.faults.max_faults_per_prompt:
@@ -160,8 +148,8 @@ class FakeOpenAIServer:
             draw -= rate
         return None
 
-    async def _handle(self, body: dict[str, Any], writer: asyncio.StreamWriter) -> bool:
-        assert self._limit is not None
+    def _handle(self, body: dict[str, Any], connection: _Connection) -> None:
+        """Answer one request on ``connection``, now or from a timer."""
         messages = body.get("messages", [])
         prompt = json.dumps(messages[-1] if messages else {}, sort_keys=True)
         self.stats.requests += 1
@@ -169,54 +157,110 @@ class FakeOpenAIServer:
         fault = self._fault(prompt)
         if fault is not None:
             self.stats.faults[fault] += 1
-            return await self._misbehave(fault, writer)
-        async with self._limit:
-            self.stats.in_flight += 1
-            self.stats.max_in_flight = max(self.stats.max_in_flight, self.stats.in_flight)
-            try:
-                if self.latency_s:
-                    await asyncio.sleep(self.latency_s)
-            finally:
-                self.stats.in_flight -= 1
-        self.stats.answered[prompt] += 1
-        writer.write(_response(200, _completion(_answer(prompt))))
-        await writer.drain()
-        return True
+            self._misbehave(fault, connection)
+        elif self.stats.in_flight < self.concurrency:
+            self._begin(connection, prompt)
+        else:
+            self._queued.append((connection, prompt))
 
-    async def _misbehave(self, fault: str, writer: asyncio.StreamWriter) -> bool:
+    def _begin(self, connection: _Connection, prompt: str) -> None:
+        self.stats.in_flight += 1
+        self.stats.max_in_flight = max(self.stats.max_in_flight, self.stats.in_flight)
+        connection.later(self.latency_s, self._finish, connection, prompt)
+
+    def _finish(self, connection: _Connection, prompt: str) -> None:
+        self.stats.in_flight -= 1
+        self.stats.answered[prompt] += 1
+        connection.reply(_response(200, _completion(_answer(prompt))))
+        if self._queued:
+            self._begin(*self._queued.popleft())
+
+    def _misbehave(self, fault: str, connection: _Connection) -> None:
         if fault == "rate_limit":
             error = json.dumps({"error": {"message": "rate limited", "type": "requests"}})
             retry = f"retry-after: {self.faults.retry_after_s}\r\n"
-            writer.write(_response(429, error.encode(), retry))
+            connection.reply(_response(429, error.encode(), retry))
         elif fault == "server_error":
-            writer.write(_response(500, b'{"error": {"message": "boom"}}'))
+            connection.reply(_response(500, b'{"error": {"message": "boom"}}'))
         elif fault == "slow":
-            await asyncio.sleep(self.faults.slow_s)
-            writer.write(_response(200, _completion("Answer: A")))
+            reply = _response(200, _completion("Answer: A"))
+            connection.later(self.faults.slow_s, connection.reply, reply)
         elif fault == "malformed":
-            writer.write(_response(200, b'{"choices": [ this is not json'))
+            connection.reply(_response(200, b'{"choices": [ this is not json'))
         elif fault == "truncated":
             full = _completion("Answer: A")
-            writer.write(_response(200, full[: len(full) // 2], length=len(full)))
-            await writer.drain()
-            return False
+            connection.reply(_response(200, full[: len(full) // 2], length=len(full)), keep=False)
         else:  # dropped: close without a word
-            return False
-        await writer.drain()
-        return True
+            connection.close()
 
 
-async def _read_request(reader: asyncio.StreamReader) -> dict[str, Any] | None:
-    try:
-        head = await reader.readuntil(b"\r\n\r\n")
-    except (asyncio.IncompleteReadError, asyncio.LimitOverrunError):
+class _Connection(asyncio.Protocol):
+    """One keep-alive connection: parses requests as bytes arrive and answers them in order."""
+
+    def __init__(self, server: FakeOpenAIServer) -> None:
+        self._server = server
+        self._transport: asyncio.Transport | None = None
+        self._buffer = bytearray()
+        self._requests: deque[dict[str, Any]] = deque()
+        self._busy = False
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        assert isinstance(transport, asyncio.Transport)
+        self._transport = transport
+        self._server._connections.add(self)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        # Timers still pending for this connection fire anyway and find it closed: an answer
+        # whose client left must still give its concurrency slot back.
+        self._server._connections.discard(self)
+
+    def data_received(self, data: bytes) -> None:
+        self._buffer += data
+        while (request := _take_request(self._buffer)) is not None:
+            self._requests.append(request)
+        self._next()
+
+    def later(self, delay: float, callback: Any, *args: Any) -> None:
+        """Run ``callback(*args)`` after ``delay`` seconds."""
+        self._server._loop.call_later(delay, callback, *args)
+
+    def reply(self, data: bytes, keep: bool = True) -> None:
+        """Send one response; then close, or go on with the next request on this connection."""
+        if self._transport is None or self._transport.is_closing():
+            return
+        self._transport.write(data)
+        self._busy = False
+        if keep:
+            self._next()
+        else:
+            self.close()
+
+    def close(self) -> None:
+        if self._transport is not None:
+            self._transport.close()
+
+    def _next(self) -> None:
+        if self._busy or not self._requests:
+            return
+        self._busy = True
+        self._server._handle(self._requests.popleft(), self)
+
+
+def _take_request(buffer: bytearray) -> dict[str, Any] | None:
+    """The first complete request's JSON body (removed from ``buffer``), or None."""
+    end = buffer.find(b"\r\n\r\n")
+    if end < 0:
         return None
     length = 0
-    for line in head.decode("latin-1").split("\r\n")[1:]:
+    for line in bytes(buffer[:end]).decode("latin-1").split("\r\n")[1:]:
         name, _, value = line.partition(":")
         if name.strip().lower() == "content-length":
             length = int(value.strip())
-    payload = await reader.readexactly(length) if length else b"{}"
+    start = end + 4
+    if len(buffer) < start + length:
+        return None
+    payload = bytes(buffer[start : start + length]) if length else b"{}"
+    del buffer[: start + length]
     parsed: dict[str, Any] = json.loads(payload)
     return parsed
 

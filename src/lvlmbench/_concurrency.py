@@ -12,7 +12,7 @@ import time
 from collections.abc import Awaitable, Callable, Iterable
 from typing import Generic, TypeVar
 
-__all__ = ["BatchWriter", "drain"]
+__all__ = ["BatchWriter", "Coalescer", "drain"]
 
 T = TypeVar("T")
 
@@ -62,3 +62,72 @@ class BatchWriter(Generic[T]):
             self._write(self._buffer)
             self._buffer = []
         self._last = time.monotonic()
+
+
+R = TypeVar("R")
+
+
+class Coalescer(Generic[T, R]):
+    """Hands everything submitted within ``window`` seconds to ``run`` in one call, and each
+    submitter its own result: one transaction or one query for many concurrent callers.
+
+    ``run`` is synchronous and returns one result per item, in order. It runs on the event loop
+    thread, so a batch costs one statement's overhead instead of one per item; a caller that
+    awaits :meth:`submit` knows its item was handled (a written row is committed). Items whose
+    caller was cancelled are still handled: a paid call's cache row is never dropped.
+    """
+
+    def __init__(
+        self, run: Callable[[list[T]], list[R]], window: float = 0.0, limit: int = 256
+    ) -> None:
+        self._run = run
+        self._window = window
+        self._limit = limit
+        self._items: list[T] = []
+        self._futures: list[asyncio.Future[R]] = []
+        self._timer: asyncio.Handle | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+
+    async def submit(self, item: T) -> R:
+        """``run``'s result for ``item``, once its batch has run."""
+        loop = asyncio.get_running_loop()
+        if self._loop is not loop:
+            # Items left by a loop that ended before its timer fired (a model reused under a
+            # new asyncio.run) are handled now rather than waiting forever.
+            self.flush()
+            self._loop = loop
+        future: asyncio.Future[R] = loop.create_future()
+        self._items.append(item)
+        self._futures.append(future)
+        if len(self._items) >= self._limit:
+            self.flush()
+        elif self._timer is None and self._window > 0:
+            self._timer = loop.call_later(self._window, self.flush)
+        elif self._timer is None:  # cheaper than a zero-delay timer: no heap entry
+            self._timer = loop.call_soon(self.flush)
+        return await future
+
+    def flush(self) -> None:
+        """Run whatever is pending now."""
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        items, futures = self._items, self._futures
+        self._items, self._futures = [], []
+        if not items:
+            return
+        try:
+            results = self._run(items)
+        except Exception as exc:
+            for future in futures:
+                if _waiting(future):
+                    future.set_exception(exc)
+            return
+        for future, result in zip(futures, results, strict=True):
+            if _waiting(future):
+                future.set_result(result)
+
+
+def _waiting(future: asyncio.Future[R]) -> bool:
+    # False when its caller is gone: cancelled, or its event loop has ended.
+    return not future.done() and not future.get_loop().is_closed()

@@ -3,6 +3,7 @@ import asyncio
 import pytest
 from fakes import ScriptedModel
 from pydantic import BaseModel
+from sqlalchemy import event
 
 from lvlmbench.models import ErrorKind, ModelClient, ProviderError, RetryPolicy, RunAborted
 from lvlmbench.store import Store
@@ -140,3 +141,23 @@ async def test_usage_and_cost_accounting(store):
     await client.generate([Message.user("a")])  # cache hit: not paid again
     assert client.stats.input_tokens == 20 and client.stats.output_tokens == 4
     assert client.stats.cost_usd == pytest.approx((20 * 2 + 4 * 10) / 1e6)
+
+
+async def test_concurrent_calls_share_lookups_and_commits_and_return_once_stored(store):
+    """Group commit: 40 concurrent calls cost a handful of queries and transactions, and each
+    call's cache row is committed before the call returns (a kill then loses no paid call)."""
+    statements: list[str] = []
+    event.listen(store.engine, "before_cursor_execute", lambda *a: statements.append(a[2]))
+    client = ModelClient(ScriptedModel(), store, concurrency=40)
+
+    async def call(i: int) -> None:
+        await client.generate([Message.user(f"q{i}")])
+        key = client.cache_key([Message.user(f"q{i}")], GenerationConfig())
+        assert store.get_row(tables.cache, key) is not None
+
+    await asyncio.gather(*(call(i) for i in range(40)))
+    lookups = [s for s in statements if s.lstrip().upper().startswith("SELECT")]
+    inserts = [s for s in statements if s.lstrip().upper().startswith("INSERT")]
+    assert store.count(tables.cache) == 40
+    # The 40 checks above are one SELECT each; the client's own lookups came in a few batches.
+    assert len(inserts) <= 3 and len(lookups) - 40 <= 3

@@ -6,7 +6,7 @@ import asyncio
 
 import pytest
 
-from lvlmbench._concurrency import BatchWriter, drain
+from lvlmbench._concurrency import BatchWriter, Coalescer, drain
 
 
 async def test_every_job_runs_once_with_at_most_n_at_a_time() -> None:
@@ -48,3 +48,49 @@ def test_batches_are_written_by_count_and_on_flush() -> None:
     writer.flush()
     writer.flush()  # nothing left: no empty batch
     assert batches == [[0, 1, 2], [3, 4, 5], [6]]
+
+
+async def test_coalescer_runs_concurrent_submissions_as_one_batch() -> None:
+    batches: list[list[int]] = []
+
+    def square(items: list[int]) -> list[int]:
+        batches.append(items)
+        return [i * i for i in items]
+
+    batcher: Coalescer[int, int] = Coalescer(square)
+    assert await asyncio.gather(*(batcher.submit(i) for i in range(5))) == [0, 1, 4, 9, 16]
+    assert batches == [[0, 1, 2, 3, 4]]
+    assert await batcher.submit(7) == 49 and batches[-1] == [7]
+
+
+async def test_coalescer_starts_a_batch_when_full_and_shares_a_failure() -> None:
+    batches: list[list[int]] = []
+
+    def fail_on_three(items: list[int]) -> list[None]:
+        batches.append(items)
+        if 3 in items:
+            raise ValueError("three")
+        return [None] * len(items)
+
+    batcher: Coalescer[int, None] = Coalescer(fail_on_three, window=60.0, limit=2)
+    results = await asyncio.gather(*(batcher.submit(i) for i in range(4)), return_exceptions=True)
+    assert batches == [[0, 1], [2, 3]]  # never waited out the window: both batches were full
+    assert results[:2] == [None, None]
+    assert all(isinstance(r, ValueError) for r in results[2:])
+
+
+async def test_coalescer_handles_the_item_of_a_cancelled_caller() -> None:
+    handled: list[str] = []
+
+    def record(items: list[str]) -> list[None]:
+        handled.extend(items)
+        return [None] * len(items)
+
+    batcher: Coalescer[str, None] = Coalescer(record, window=0.01)
+    waiting = asyncio.create_task(batcher.submit("paid call"))
+    await asyncio.sleep(0)
+    waiting.cancel()
+    await asyncio.sleep(0.05)
+    assert handled == ["paid call"]
+    batcher.flush()  # nothing left: no second write
+    assert handled == ["paid call"]

@@ -22,12 +22,12 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
-import httpx
-
 from lvlmbench.images._api import ImageOutput, ImageRequest
 from lvlmbench.models._api import ErrorKind, ProviderError
 from lvlmbench.models._http import (
-    ShardedClient,
+    HttpClient,
+    HttpError,
+    HttpResponse,
     classify_response,
     post_json,
     redact,
@@ -48,7 +48,7 @@ class _Refused(ProviderError):
     """A content-policy rejection; :meth:`OpenAITextToImage.generate` turns it into a value."""
 
 
-def _error_payload(response: httpx.Response) -> dict[str, Any]:
+def _error_payload(response: HttpResponse) -> dict[str, Any]:
     try:
         body = response.json()
     except (json.JSONDecodeError, UnicodeDecodeError):
@@ -58,7 +58,7 @@ def _error_payload(response: httpx.Response) -> dict[str, Any]:
 
 
 def classify_images(
-    response: httpx.Response, what: str, unsupported: tuple[str, ...]
+    response: HttpResponse, what: str, unsupported: tuple[str, ...]
 ) -> ProviderError:
     """:func:`classify_response`, except that content-policy codes become :class:`_Refused`."""
     error = classify_response(response, what, unsupported)
@@ -128,7 +128,7 @@ class OpenAITextToImage:
                 ErrorKind.FATAL,
                 hint=f"set {api_key_env}, or pass base_url=... for a local server",
             )
-        self._client = ShardedClient(timeout)
+        self._client = HttpClient(timeout)
 
     def cache_identity(self) -> dict[str, object]:
         identity: dict[str, object] = {
@@ -219,9 +219,9 @@ class OpenAITextToImage:
         # No auth header: the URL may point at another host (a CDN), which must not see the key.
         try:
             response = await self._client.get(url)
-        except httpx.HTTPError as exc:
+        except HttpError as exc:
             raise ProviderError(
-                f"{self.spec}: image download failed ({type(exc).__name__})", ErrorKind.TRANSIENT
+                f"{self.spec}: image download failed ({exc})", ErrorKind.TRANSIENT
             ) from None
         if response.status_code >= 400:
             raise classify_response(response, f"{self.spec}: image download", ())

@@ -12,6 +12,7 @@ from typing import Generic, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from lvlmbench.models._api import ChatModel, ProviderError
+from lvlmbench.models._cache import CallCache
 from lvlmbench.models._policy import (
     DEFAULT_CONCURRENCY,
     CallStats,
@@ -24,12 +25,12 @@ from lvlmbench.models._policy import (
 from lvlmbench.models._structured import extract_json
 from lvlmbench.prompts import render_prompt
 from lvlmbench.store import Store
-from lvlmbench.store import _schema as tables
 from lvlmbench.types import GenerationConfig, Message, ModelOutput, Status
 
 __all__ = ["ModelClient", "RunAborted", "Structured"]
 
 M = TypeVar("M", bound=BaseModel)
+_DEFAULT_CONFIG = GenerationConfig()  # frozen: one instance serves every call without a config
 
 
 class RunAborted(RuntimeError):
@@ -75,7 +76,8 @@ class ModelClient:
         self._identity = model.cache_identity()
         # A model may opt out (``cacheable = False``) when answering costs less than a cache
         # lookup and is deterministic anyway: the baselines. Runner responses still resume.
-        self._use_cache = store is not None and bool(getattr(model, "cacheable", True))
+        use_cache = store is not None and bool(getattr(model, "cacheable", True))
+        self._cache = CallCache(store) if use_cache and store is not None else None
         # Identical calls already in flight: a second caller awaits the first instead of paying.
         self._inflight: dict[str, asyncio.Future[ModelOutput]] = {}
 
@@ -88,35 +90,28 @@ class ModelClient:
         """The key this call is cached under."""
         return chat_cache_key(self._identity, messages, config)
 
-    def _cached(self, key: str) -> ModelOutput | None:
-        if self.store is None or not self._use_cache:
+    async def _cached(self, key: str) -> ModelOutput | None:
+        if self._cache is None:
             return None
-        row = self.store.get_row(tables.cache, key)
-        if row is None:
+        found = await self._cache.get(key)
+        if found is None:
             return None
-        output = ModelOutput.model_validate_json(row["output"])
+        output = ModelOutput.model_validate_json(found)
         return output.model_copy(update={"cached": True, "attempts": 0})
 
-    def _remember(self, key: str, output: ModelOutput) -> None:
-        if (
-            self.store is None
-            or not self._use_cache
-            or output.status not in (Status.OK, Status.REFUSED)
-        ):
+    async def _remember(self, key: str, output: ModelOutput) -> None:
+        if self._cache is None or output.status not in (Status.OK, Status.REFUSED):
             return
-        self.store.put_rows(
-            tables.cache,
-            [
-                {
-                    "key": key,
-                    "kind": "chat",
-                    "spec": self.model.spec,
-                    "output": output.model_dump_json(),
-                    "input_tokens": output.usage.input_tokens,
-                    "output_tokens": output.usage.output_tokens,
-                    "created_at": time.time(),
-                }
-            ],
+        await self._cache.put(
+            {
+                "key": key,
+                "kind": "chat",
+                "spec": self.model.spec,
+                "output": output.model_dump_json(),
+                "input_tokens": output.usage.input_tokens,
+                "output_tokens": output.usage.output_tokens,
+                "created_at": time.time(),
+            }
         )
 
     def _account(self, output: ModelOutput) -> None:
@@ -136,9 +131,9 @@ class ModelClient:
         Returns an output whose status says what happened; raises :class:`RunAborted` for
         failures that will not heal for any later call either.
         """
-        config = config or GenerationConfig()
+        config = config or _DEFAULT_CONFIG
         key = self.cache_key(messages, config)
-        hit = self._cached(key)
+        hit = await self._cached(key)
         if hit is not None:
             self.stats.cache_hits += 1
             return hit
@@ -175,9 +170,12 @@ class ModelClient:
                 if aborts_run(exc):
                     raise RunAborted(str(exc)) from None
                 return ModelOutput(status=Status.ERROR, reason=str(exc))
-        output = output.model_copy(update={"attempts": attempts})
-        self._account(output)
-        self._remember(key, output)
+            if output.attempts != attempts:  # a copy costs as much as the accounting below
+                output = output.model_copy(update={"attempts": attempts})
+            self._account(output)
+            # Still holding the endpoint slot: the next call starts only once this one's cache
+            # row is committed, so a run that aborts on that next call keeps this answer.
+            await self._remember(key, output)
         return output
 
     async def generate_json(
@@ -215,7 +213,9 @@ class ModelClient:
         return Structured(None, output, Status.UNPARSEABLE, reason, max_reasks + 1)
 
     async def aclose(self) -> None:
-        """Close the wrapped model."""
+        """Commit cache rows still waiting for their batch, and close the wrapped model."""
+        if self._cache is not None:
+            self._cache.flush()
         await self.model.aclose()
 
 

@@ -19,11 +19,10 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
-import httpx
-
 from lvlmbench.models._api import ErrorKind, ProviderError
 from lvlmbench.models._http import (
-    ShardedClient,
+    HttpClient,
+    HttpResponse,
     classify_response,
     post_json,
     redact,
@@ -119,7 +118,7 @@ def _json_tool(schema: dict[str, Any]) -> tuple[dict[str, Any], bool]:
     return tool, wrapped
 
 
-def _error_payload(response: httpx.Response) -> dict[str, Any]:
+def _error_payload(response: HttpResponse) -> dict[str, Any]:
     try:
         body = response.json()
     except (json.JSONDecodeError, UnicodeDecodeError):
@@ -129,7 +128,7 @@ def _error_payload(response: httpx.Response) -> dict[str, Any]:
 
 
 def classify_anthropic(
-    response: httpx.Response, what: str, unsupported: tuple[str, ...]
+    response: HttpResponse, what: str, unsupported: tuple[str, ...]
 ) -> ProviderError:
     """:func:`classify_response`, plus Anthropic's billing errors, which never heal by waiting."""
     error = classify_response(response, what, unsupported)
@@ -167,7 +166,7 @@ class AnthropicChatModel:
                 ErrorKind.FATAL,
                 hint=f"set {api_key_env}, or pass base_url=... for a proxy that needs none",
             )
-        self._client = ShardedClient(timeout)
+        self._client = HttpClient(timeout)
 
     def cache_identity(self) -> dict[str, object]:
         return {"provider": "anthropic", "model": self.name, "base_url": self.base_url}

@@ -23,11 +23,10 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
-import httpx
-
 from lvlmbench.models._api import ErrorKind, ProviderError
 from lvlmbench.models._http import (
-    ShardedClient,
+    HttpClient,
+    HttpResponse,
     classify_response,
     parse_retry_after,
     post_json,
@@ -150,7 +149,7 @@ def _json_config(schema: dict[str, Any], mode: str) -> dict[str, Any]:
     return config
 
 
-def _error_payload(response: httpx.Response) -> dict[str, Any]:
+def _error_payload(response: HttpResponse) -> dict[str, Any]:
     try:
         body = response.json()
     except (json.JSONDecodeError, UnicodeDecodeError):
@@ -186,7 +185,7 @@ def _is_daily_or_zero_quota(details: list[Any], message: str) -> bool:
 
 
 def classify_google(
-    response: httpx.Response, what: str, unsupported: tuple[str, ...]
+    response: HttpResponse, what: str, unsupported: tuple[str, ...]
 ) -> ProviderError:
     """:func:`classify_response`, corrected with what Gemini's error details say.
 
@@ -249,7 +248,7 @@ class GoogleChatModel:
                 f"{self.spec}: no API key", ErrorKind.FATAL, hint=f"{hint}, or pass base_url=..."
             )
         self._json_modes = [json_mode] if json_mode else list(JSON_MODES)
-        self._client = ShardedClient(timeout)
+        self._client = HttpClient(timeout)
 
     def cache_identity(self) -> dict[str, object]:
         identity: dict[str, object] = {

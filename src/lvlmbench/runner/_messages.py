@@ -16,6 +16,7 @@ MessageBuilder = Callable[[BenchmarkItem], list[Message]]
 # AutoBench-V answer-leakage / examiner-priority experiment. question-only: neither (language
 # prior). Position-bias variants re-key the items themselves; they need no message variant.
 VARIANTS = ("default", "no-image", "question-only")
+_KEPT_PARTS = 1024
 
 
 class ItemUnavailable(LookupError):
@@ -68,7 +69,17 @@ def item_messages(store: Store, variant: str = "default") -> MessageBuilder:
         unavailable = _unfetched_images(item)
         if unavailable is not None:
             raise unavailable
-        images = [ImagePart.from_path(store.image_path(h), sha256=h) for h in item.images]
-        return [Message.user(*images, prompt)]
+        return [Message.user(*[image(h) for h in item.images], prompt)]
+
+    # Items often share a picture; its part is made once (the hash is already checked then).
+    parts: dict[str, ImagePart] = {}
+
+    def image(digest: str) -> ImagePart:
+        part = parts.get(digest)
+        if part is None:
+            if len(parts) >= _KEPT_PARTS:
+                parts.clear()
+            part = parts[digest] = ImagePart.from_path(store.image_path(digest), sha256=digest)
+        return part
 
     return build
