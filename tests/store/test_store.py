@@ -10,6 +10,7 @@ from lvlmbench.store import (
     Store,
     StoreError,
     get_artifact,
+    iter_benchmark_responses,
     iter_items,
     iter_responses,
     put_artifact,
@@ -103,3 +104,23 @@ def test_bare_path_and_env_var(tmp_path, monkeypatch):
     monkeypatch.setenv("LVLMBENCH_STORE", str(tmp_path / "env.db"))
     store = Store.open()
     assert store.url == f"sqlite:///{tmp_path / 'env.db'}"
+
+
+def test_benchmark_responses_are_selected_by_benchmark_and_filters(tmp_path):
+    store = Store.open(str(tmp_path / "s.db"))
+    put_items(store, [_item(i, "one") for i in range(3)] + [_item(i, "two") for i in range(3, 5)])
+    put_responses(
+        store,
+        [
+            Response(item_id=f"id{i}", model=model, text="A", variant=variant)
+            for i in range(5)
+            for model in ("m1", "m2")
+            for variant in ("default", "no-image")
+        ],
+    )
+    one = list(iter_benchmark_responses(store, "one"))
+    assert len(one) == 3 * 2 * 2 and {r.item_id for r in one} == {"id0", "id1", "id2"}
+    picked = list(iter_benchmark_responses(store, "two", model="m2", variant="no-image"))
+    assert sorted(r.item_id for r in picked) == ["id3", "id4"]
+    assert all(r.model == "m2" and r.variant == "no-image" for r in picked)
+    assert list(iter_benchmark_responses(store, "three")) == []

@@ -14,7 +14,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from lvlmbench.ratings import wilson_interval
-from lvlmbench.store import Store, iter_items, iter_responses
+from lvlmbench.store import Store, iter_benchmark_responses, iter_items
 from lvlmbench.types import BenchmarkItem, Response, Status
 
 __all__ = ["GROUPINGS", "AccuracyRow", "accuracy_table", "item_facets"]
@@ -86,7 +86,8 @@ def accuracy_table(
     wanted = set(models) if models is not None else None
     counts: dict[tuple[str, str, tuple[str, ...]], list[int]] = {}
     where = {"variant": variant} if variant is not None else {}
-    for response in iter_responses(store, **where):
+    responses = (r for name in names for r in iter_benchmark_responses(store, name, **where))
+    for response in responses:
         item = items.get(response.item_id)
         if item is None or (wanted is not None and response.model not in wanted):
             continue

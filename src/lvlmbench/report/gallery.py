@@ -8,7 +8,7 @@ import io
 from collections import defaultdict
 from html import escape
 
-from lvlmbench.store import Store, StoreError, iter_items, iter_responses
+from lvlmbench.store import Store, StoreError, iter_benchmark_responses, iter_items
 from lvlmbench.types import BenchmarkItem, Response, Status
 
 __all__ = ["gallery_html", "thumbnail_uri"]
@@ -80,7 +80,7 @@ def gallery_html(store: Store, benchmark: str, limit: int = 24) -> str:
         return ""
     wanted = {item.id for item in items}
     responses: dict[str, list[Response]] = defaultdict(list)
-    for response in iter_responses(store, variant="default"):
+    for response in iter_benchmark_responses(store, benchmark, variant="default"):
         if response.item_id in wanted:
             responses[response.item_id].append(response)
     cards = []

@@ -7,6 +7,8 @@ import time
 from collections.abc import Iterable, Iterator
 from typing import Any
 
+from sqlalchemy import select
+
 from lvlmbench.ids import canonical_json, content_id
 from lvlmbench.store import _schema as s
 from lvlmbench.store._store import Store
@@ -16,6 +18,7 @@ __all__ = [
     "get_artifact",
     "get_benchmark",
     "iter_artifacts",
+    "iter_benchmark_responses",
     "iter_items",
     "iter_judgments",
     "iter_responses",
@@ -109,6 +112,20 @@ def iter_responses(store: Store, **where: Any) -> Iterator[Response]:
     """Responses filtered by model, variant, item_id or status."""
     for row in store.iter_rows(s.responses, **where):
         yield Response.model_validate_json(row["data"])
+
+
+def iter_benchmark_responses(store: Store, benchmark: str, **where: Any) -> Iterator[Response]:
+    """Responses to ``benchmark``'s items (filtered by model, variant or status), selected in
+    SQL: reports and pages ask per benchmark, and parsing every response of a store holding
+    many benchmarks was most of their time."""
+    query = (
+        select(s.responses.c.data)
+        .join(s.items, s.items.c.id == s.responses.c.item_id)
+        .where(s.items.c.benchmark == benchmark, *[s.responses.c[k] == v for k, v in where.items()])
+    )
+    with store.engine.connect() as conn:
+        for (data,) in conn.execution_options(stream_results=True).execute(query):
+            yield Response.model_validate_json(data)
 
 
 def judgment_id(j: Judgment) -> str:

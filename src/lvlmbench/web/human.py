@@ -19,7 +19,13 @@ from itertools import combinations
 
 from lvlmbench.judging.human_checks import CHECKS, HUMAN_CHECK, check_judgment
 from lvlmbench.judging.summaries import HUMAN
-from lvlmbench.store import Store, iter_items, iter_judgments, iter_responses, put_judgments
+from lvlmbench.store import (
+    Store,
+    iter_benchmark_responses,
+    iter_items,
+    iter_judgments,
+    put_judgments,
+)
 from lvlmbench.types import BenchmarkItem, Judgment, Status
 
 __all__ = [
@@ -78,10 +84,13 @@ class BallotBox:
             return self._open.pop(ballot_id, None)
 
 
-def _answers(store: Store, items: dict[str, BenchmarkItem]) -> dict[str, dict[str, str]]:
+def _answers(
+    store: Store, benchmark: str, items: dict[str, BenchmarkItem]
+) -> dict[str, dict[str, str]]:
     """item id → model → ok default-variant answer text, for open-ended items."""
     answers: dict[str, dict[str, str]] = {}
-    for response in iter_responses(store, variant="default", status=Status.OK.value):
+    ok = Status.OK.value
+    for response in iter_benchmark_responses(store, benchmark, variant="default", status=ok):
         if response.item_id in items and response.text.strip():
             answers.setdefault(response.item_id, {})[response.model] = response.text
     return answers
@@ -98,7 +107,7 @@ def new_ballot(store: Store, benchmark: str, annotator: str, rng: random.Random)
     """A random pair this annotator has not voted on, in random order; None when none is left
     (or the benchmark has no open-ended item with two answers)."""
     items = {i.id: i for i in iter_items(store, benchmark) if i.kind == "open"}
-    answers = _answers(store, items)
+    answers = _answers(store, benchmark, items)
     voted = _voted(store, annotator)
     pairs = [
         (item_id, a, b)

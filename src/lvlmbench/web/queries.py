@@ -15,7 +15,14 @@ from sqlalchemy import select
 from lvlmbench.autobench.scoring import item_facets
 from lvlmbench.judging import PAIRWISE, PAIRWISE_REF
 from lvlmbench.judging.summaries import judges_for, pair_records
-from lvlmbench.store import Store, iter_items, iter_judgments, iter_responses, list_benchmarks
+from lvlmbench.store import (
+    Store,
+    iter_benchmark_responses,
+    iter_items,
+    iter_judgments,
+    iter_responses,
+    list_benchmarks,
+)
 from lvlmbench.store import _schema as tables
 from lvlmbench.types import BenchmarkItem, Judgment, Response, Status
 
@@ -196,7 +203,9 @@ def filter_items(store: Store, benchmark: str, wanted: ItemFilter) -> ItemPage:
     ids = set(facets)
     responses: dict[str, Response] = {}
     if wanted.model:
-        for response in iter_responses(store, model=wanted.model, variant="default"):
+        for response in iter_benchmark_responses(
+            store, benchmark, model=wanted.model, variant="default"
+        ):
             if response.item_id in ids:
                 responses[response.item_id] = response
     verdicts = _model_verdicts(store, benchmark, wanted.model) if wanted.model else {}
