@@ -6,7 +6,7 @@ be embedded in HTML and parsed back by tests.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from html import escape
 
@@ -60,6 +60,30 @@ def _legend(series: Sequence[str], x: float, y: float) -> list[str]:
     return out
 
 
+def _value_scale(lo: float, hi: float, left: float, plot_w: float) -> Callable[[float], float]:
+    """x of a value on a horizontal axis from ``lo`` to ``hi`` (values outside are clamped)."""
+
+    def sx(v: float) -> float:
+        return left + plot_w * (min(max(v, lo), hi) - lo) / (hi - lo)
+
+    return sx
+
+
+def _value_grid(
+    sx: Callable[[float], float], lo: float, hi: float, top: float, height: float, unit: str
+) -> list[str]:
+    """Five vertical grid lines with their values under the plot."""
+    body = []
+    for k in range(5):
+        v = lo + (hi - lo) * k / 4
+        x = sx(v)
+        body.append(
+            f'<line x1="{x:.1f}" y1="{top}" x2="{x:.1f}" y2="{height - 30:.1f}" stroke="#ddd"/>'
+        )
+        body.append(_text(x, height - 16, f"{v:.0f}{unit}", "middle"))
+    return body
+
+
 def dot_interval_chart(
     dots: Sequence[Dot],
     title: str,
@@ -77,17 +101,9 @@ def dot_interval_chart(
     height = top + band * len(rows) + 34
     width = left + plot_w + 30 + 190
 
-    def sx(v: float) -> float:
-        return left + plot_w * (min(max(v, lo), hi) - lo) / (hi - lo)
-
+    sx = _value_scale(lo, hi, left, plot_w)
     body = [_text(8, 14, title, extra='font-weight="bold"')]
-    for k in range(5):
-        v = lo + (hi - lo) * k / 4
-        x = sx(v)
-        body.append(
-            f'<line x1="{x:.1f}" y1="{top}" x2="{x:.1f}" y2="{height - 30:.1f}" stroke="#ddd"/>'
-        )
-        body.append(_text(x, height - 16, f"{v:.0f}{unit}", "middle"))
+    body += _value_grid(sx, lo, hi, top, height, unit)
     for r, row in enumerate(rows):
         y0 = top + band * r
         body.append(_text(left - 6, y0 + band / 2 + 4, row, "end"))
@@ -215,13 +231,7 @@ def bar_chart(
     width = left + plot_w + 60 + 150
     zero, per = _bar_scale(lo, hi, left, plot_w)
     body = [_text(8, 14, title, extra='font-weight="bold"')]
-    for k in range(5):
-        v = lo + (hi - lo) * k / 4
-        x = left + per * (v - lo)
-        body.append(
-            f'<line x1="{x:.1f}" y1="{top}" x2="{x:.1f}" y2="{height - 30:.1f}" stroke="#ddd"/>'
-        )
-        body.append(_text(x, height - 16, f"{v:.0f}{unit}", "middle"))
+    body += _value_grid(_value_scale(lo, hi, left, plot_w), lo, hi, top, height, unit)
     if lo < 0 < hi:
         body.append(
             f'<line x1="{zero:.1f}" y1="{top}" x2="{zero:.1f}" y2="{height - 30:.1f}" '
@@ -265,17 +275,9 @@ def range_chart(
     height = top + band * len(rows) + 34
     width = left + plot_w + 100 + 190
 
-    def sx(v: float) -> float:
-        return left + plot_w * (min(max(v, lo), hi) - lo) / (hi - lo)
-
+    sx = _value_scale(lo, hi, left, plot_w)
     body = [_text(8, 14, title, extra='font-weight="bold"')]
-    for k in range(5):
-        v = lo + (hi - lo) * k / 4
-        x = sx(v)
-        body.append(
-            f'<line x1="{x:.1f}" y1="{top}" x2="{x:.1f}" y2="{height - 30:.1f}" stroke="#ddd"/>'
-        )
-        body.append(_text(x, height - 16, f"{v:.0f}{unit}", "middle"))
+    body += _value_grid(sx, lo, hi, top, height, unit)
     for r, row in enumerate(rows):
         y = top + band * r + band / 2
         points = values[row]
