@@ -29,6 +29,7 @@ from lvlmbench.ratings import (
     win_rates_vs_reference,
 )
 from lvlmbench.store import Store, iter_items, iter_judgments
+from lvlmbench.store import _schema as tables
 from lvlmbench.types import Judgment, Status
 
 __all__ = [
@@ -68,8 +69,8 @@ class PairRecord:
 
 
 def judges_for(store: Store, protocol: str) -> list[str]:
-    """Judges that have rows under ``protocol``."""
-    return sorted({j.judge for j in iter_judgments(store, protocol=protocol)})
+    """Judges that have rows under ``protocol`` (read from the column, no row is parsed)."""
+    return sorted(store.existing_keys(tables.judgments, "judge", protocol=protocol))
 
 
 def pair_records(store: Store, benchmark: str, judge: str, protocol: str) -> list[PairRecord]:

@@ -17,6 +17,7 @@ from lvlmbench.judging.metrics import available_metrics, judge_with_metrics
 from lvlmbench.judging.reference import REFERENCE
 from lvlmbench.models import ChatModel, ModelClient
 from lvlmbench.store import Store, iter_items, iter_judgments
+from lvlmbench.store import _schema as tables
 from lvlmbench.types import BenchmarkItem, Status
 from lvlmbench.web.submissions import Submission
 
@@ -26,10 +27,16 @@ log = logging.getLogger("lvlmbench.web")
 
 
 def _metrics_in_use(store: Store, items: set[str]) -> list[str]:
+    # Columns only, no row parsed: the metric protocols, then which of them scored these items.
+    ok = Status.OK.value
+    protocols = store.existing_keys(tables.judgments, "protocol")
+    metrics = [p for p in protocols if p.startswith("metric:")]
     used = {
-        j.protocol.removeprefix("metric:")
-        for j in iter_judgments(store, status=Status.OK.value)
-        if j.protocol.startswith("metric:") and j.item_id in items
+        protocol.removeprefix("metric:")
+        for protocol in metrics
+        if not items.isdisjoint(
+            store.existing_keys(tables.judgments, "item_id", protocol=protocol, status=ok)
+        )
     }
     if used:
         return sorted(used)
