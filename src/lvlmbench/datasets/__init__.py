@@ -8,13 +8,18 @@ from lvlmbench.datasets.importers import (
     import_dataset,
     parse_items,
 )
+from lvlmbench.datasets.lookup import ItemLookup, image_name, item_lookup, normalise_instruction
 
 __all__ = [
     "FORMATS",
     "DatasetError",
     "ImportSummary",
+    "ItemLookup",
     "export_jsonl",
     "export_parquet",
+    "image_name",
     "import_dataset",
+    "item_lookup",
+    "normalise_instruction",
     "parse_items",
 ]

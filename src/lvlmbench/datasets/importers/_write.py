@@ -69,6 +69,7 @@ def _to_item(
     hashes, extra = _store_images(store, parsed, concat, summary)
     meta = dict(parsed.meta)
     meta.update(extra)
+    meta["source_key"] = parsed.key  # the join column of prediction and vote files
     if parsed.image_urls:
         meta["image_urls"] = list(parsed.image_urls)
         summary.urls_not_fetched.extend(parsed.image_urls)
