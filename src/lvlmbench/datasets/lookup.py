@@ -13,24 +13,15 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable
-from urllib.parse import unquote, urlsplit
 
 from lvlmbench.datasets.importers import item_id
+from lvlmbench.datasets.importers._images import image_name
 from lvlmbench.store import Store, iter_items
 from lvlmbench.types import BenchmarkItem
 
 __all__ = ["ItemLookup", "image_name", "item_lookup", "normalise_instruction"]
 
-_IMAGE_META = ("image_sources", "image_urls", "original_image_names", "file_name")
-
-
-def image_name(url_or_path: str) -> str:
-    """The file name a URL or path names ("https://x/a/b.jpg?v=1" -> "b.jpg"), for matching
-    the same picture written as a URL in one file and a file name in another."""
-    text = url_or_path.strip()
-    if "://" in text:
-        text = unquote(urlsplit(text).path)
-    return text.replace("\\", "/").rstrip("/").rsplit("/", 1)[-1]
+_IMAGE_META = ("image_sources", "image_urls", "missing_images", "image_aliases", "file_name")
 
 
 def normalise_instruction(text: str) -> str:

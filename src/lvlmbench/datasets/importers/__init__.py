@@ -1,22 +1,34 @@
-"""Importers of published benchmarks into the store: VisIT-Bench CSV, TouchStone TSV, generic
-JSONL, VLMEvalKit TSV, and human pairwise votes.
+"""Importers of published benchmarks into the store: VisIT-Bench CSV (and its Hugging Face
+``metadata.csv``), TouchStone TSV, VLMEvalKit TSV, LLaVA-Bench questions.jsonl, generic JSONL
+(and ``lvlmbench export`` output), and human pairwise votes. The format is detected from the
+file's columns or first record (:func:`detect_format`) unless named.
 
 Every importer parses and validates the whole file first (images decoded, columns checked) and
 writes only when all rows are good, so a bad row leaves nothing behind; the error
 (:class:`DatasetError`, a ValueError) names the file, row and column and what was expected.
 Item ids are content ids of the benchmark name and the row key, so re-importing adds nothing.
-Image URLs are never downloaded: they are kept in ``meta["image_urls"]`` and evaluating such an
-item fails with a reason naming the URL.
+Image URLs are never downloaded: with an image root they are found there by file name, else
+they are kept in ``meta["image_urls"]`` and evaluating such an item fails with a reason naming
+the URL.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
+from typing import Protocol
 
 from lvlmbench.datasets.importers._common import DatasetError, ParsedItem, ProgressHook
+from lvlmbench.datasets.importers._images import ImageRoot
 from lvlmbench.datasets.importers._write import ImportSummary, item_id, write_items
+from lvlmbench.datasets.importers.detect import (
+    FileSample,
+    FormatRule,
+    detect_format,
+    format_rules,
+    register_format,
+)
 from lvlmbench.datasets.importers.jsonl import parse_jsonl
+from lvlmbench.datasets.importers.llava import parse_llava
 from lvlmbench.datasets.importers.touchstone import parse_touchstone
 from lvlmbench.datasets.importers.visit import parse_visit
 from lvlmbench.datasets.importers.vlmeval import parse_vlmeval
@@ -26,18 +38,32 @@ from lvlmbench.store import Store
 __all__ = [
     "FORMATS",
     "DatasetError",
+    "FileSample",
+    "FormatRule",
+    "ImageRoot",
     "ImportSummary",
     "ParsedItem",
+    "detect_format",
+    "format_rules",
     "import_dataset",
     "item_id",
     "parse_items",
+    "register_format",
 ]
 
-_PARSERS: dict[str, Callable[[Path, ProgressHook | None], list[ParsedItem]]] = {
+
+class _Parser(Protocol):
+    def __call__(
+        self, path: Path, on_progress: ProgressHook | None = None, *, root: ImageRoot | None = None
+    ) -> list[ParsedItem]: ...
+
+
+_PARSERS: dict[str, _Parser] = {
     "visit": parse_visit,
     "touchstone": parse_touchstone,
     "jsonl": parse_jsonl,
     "vlmeval": parse_vlmeval,
+    "llava": parse_llava,
 }
 FORMATS = (*_PARSERS, "votes")
 """Format names accepted by :func:`import_dataset`."""
@@ -63,16 +89,22 @@ def check_text_sizes(path: Path, item: ParsedItem) -> None:
 
 
 def parse_items(
-    path: Path, fmt: str, *, on_progress: ProgressHook | None = None
+    path: Path,
+    fmt: str,
+    *,
+    on_progress: ProgressHook | None = None,
+    image_root: Path | None = None,
 ) -> list[ParsedItem]:
     """Validated items of an item file in ``fmt``; DatasetError at the first problem.
-    ``on_progress`` hears (rows validated, rows in the file) as validation goes."""
+    ``on_progress`` hears (rows validated, rows in the file) as validation goes; URLs and file
+    names are looked up by name under ``image_root`` (a folder of downloaded images)."""
     if fmt not in _PARSERS:
         raise ValueError(f"unknown item format {fmt!r}; known: {', '.join(_PARSERS)}")
     if not path.is_file():
         raise DatasetError(path, "no such file")
+    root = ImageRoot(image_root) if image_root is not None else None
     try:
-        parsed = _PARSERS[fmt](path, on_progress)
+        parsed = _PARSERS[fmt](path, on_progress, root=root)
     except UnicodeDecodeError as exc:
         raise DatasetError(
             path,
@@ -96,27 +128,39 @@ def parse_items(
 def import_dataset(
     store: Store,
     path: str | Path,
-    fmt: str,
+    fmt: str | None = None,
     name: str | None = None,
     *,
     concat_images: bool = False,
+    image_root: Path | None = None,
     on_validate: ProgressHook | None = None,
     on_progress: ProgressHook | None = None,
 ) -> ImportSummary:
-    """Import ``path`` in format ``fmt`` (see :data:`FORMATS`) into benchmark ``name`` (default:
-    the file's stem). ``concat_images`` stores multi-image rows as one side-by-side image (the
-    originals stay in the store, listed in ``meta["original_images"]``). Votes go to the
-    benchmark ``name`` names, which must exist. ``on_validate`` hears (rows validated, rows)
-    while the file is checked, ``on_progress`` (items written, items) while it is stored."""
+    """Import ``path`` in format ``fmt`` (see :data:`FORMATS`; None: detected from the file)
+    into benchmark ``name`` (default: the file's stem). ``concat_images`` stores multi-image
+    rows as one side-by-side image (the originals stay in the store, listed in
+    ``meta["original_images"]``); ``image_root`` is a folder where URL and file-name images are
+    found by file name. Votes go to the benchmark ``name`` names, which must exist.
+    ``on_validate`` hears (rows validated, rows) while the file is checked, ``on_progress``
+    (items written, items) while it is stored."""
     path = Path(path)
     benchmark = name or path.stem
+    if fmt is None:
+        fmt = detect_format(path)
     if fmt not in FORMATS:
         raise ValueError(f"unknown format {fmt!r}; known: {', '.join(FORMATS)}")
     if fmt == "votes":
         if not path.is_file():
             raise DatasetError(path, "no such file")
         return import_votes(store, path, benchmark)
-    parsed = parse_items(path, fmt, on_progress=on_validate)
+    parsed = parse_items(path, fmt, on_progress=on_validate, image_root=image_root)
     return write_items(
-        store, benchmark, fmt, path, parsed, concat_images=concat_images, on_progress=on_progress
+        store,
+        benchmark,
+        fmt,
+        path,
+        parsed,
+        concat_images=concat_images,
+        on_progress=on_progress,
+        image_root=image_root,
     )

@@ -95,6 +95,9 @@ class ParsedItem:
     question: str
     images: list[bytes] = field(default_factory=list)
     image_urls: list[str] = field(default_factory=list)
+    missing_images: list[str] = field(default_factory=list)
+    """Bare image file names not found (the user downloads them; see ``--image-root``)."""
+    images_from_root: int = 0
     kind: str = "open"
     options: dict[str, str] = field(default_factory=dict)
     answer: str | None = None

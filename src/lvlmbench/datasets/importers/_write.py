@@ -33,6 +33,11 @@ class ImportSummary:
     concatenated: int = 0
     """Multi-image rows stored as one concatenated image."""
     urls_not_fetched: list[str] = field(default_factory=list)
+    images_missing: list[str] = field(default_factory=list)
+    """Image file names found nowhere: those items fail at evaluation until downloaded."""
+    image_root: str | None = None
+    """The ``--image-root`` folder URLs and file names were looked up in."""
+    images_from_root: int = 0
     votes: int = 0
     """Human judgments written (votes format)."""
     votes_added: int = 0
@@ -73,6 +78,10 @@ def _to_item(
     if parsed.image_urls:
         meta["image_urls"] = list(parsed.image_urls)
         summary.urls_not_fetched.extend(parsed.image_urls)
+    if parsed.missing_images:
+        meta["missing_images"] = list(parsed.missing_images)
+        summary.images_missing.extend(parsed.missing_images)
+    summary.images_from_root += parsed.images_from_root
     return BenchmarkItem(
         id=item_id(benchmark, parsed.key),
         benchmark=benchmark,
@@ -104,6 +113,7 @@ def write_items(
     *,
     concat_images: bool = False,
     on_progress: ProgressHook | None = None,
+    image_root: Path | None = None,
 ) -> ImportSummary:
     """Store validated items under ``benchmark`` (created or updated); idempotent: items already
     stored under the same id are left alone unless their content changed."""
@@ -115,6 +125,7 @@ def write_items(
             f"{fmt} data under another --name",
         )
     summary = ImportSummary(benchmark=benchmark, format=fmt, source=str(source))
+    summary.image_root = str(image_root) if image_root is not None else None
     summary.rows = len(parsed_items)
     stored = _stored(store, benchmark)
     added: list[BenchmarkItem] = []

@@ -8,6 +8,11 @@ to the JSONL file, base64, a ``data:`` URL or a web URL, which is recorded, not 
 (mc/tf/open; inferred when absent: options make "mc", a true/false/yes/no answer "tf", else
 "open" with ``answer`` as reference when there is no ``reference``), ``meta`` (an object merged
 into the item's meta). Every other field goes to meta under its name.
+
+``lvlmbench export`` output reads back as is: its ``image_files`` (paths relative to the JSONL)
+are the images, and its ``images`` (store digests, meaningless elsewhere) are ignored. A
+multiple-choice item may lack its answer only when it is from a TEST split (``split`` or
+``meta.split`` is "test"), as VLMEvalKit TEST splits are exported.
 """
 
 from __future__ import annotations
@@ -24,11 +29,12 @@ from lvlmbench.datasets.importers._common import (
     count_lines,
     report_progress,
 )
-from lvlmbench.datasets.importers._images import resolve_images
+from lvlmbench.datasets.importers._images import ImageRoot, resolve_images
 
 __all__ = ["parse_jsonl"]
 
 _IMAGE_FIELDS = ("image", "images", "image_url", "image_urls", "image_path", "image_paths")
+_EXPORTED_IMAGES = "image_files"  # lvlmbench export: paths; its "images" are store digests
 _TEXT_FIELDS = ("reference", "caption", "category")
 _KNOWN = {"id", "question", "instruction", "options", "answer", "kind", "meta"}
 _TF = {"true": "true", "false": "false", "yes": "true", "no": "false"}
@@ -65,6 +71,8 @@ def _kind(
     if kind is None:
         kind = "tf" if answer is not None and answer.lower() in _TF else "open"
     if kind == "mc":
+        if answer is None and len(options) >= 2 and _split(record) == "test":
+            return "mc", None, reference  # a TEST split withholds the key
         if len(options) < 2 or answer is None or answer.upper() not in options:
             letters = ", ".join(options) or "none given"
             raise row.error(
@@ -82,13 +90,25 @@ def _kind(
     return "open", None, reference if reference is not None else answer
 
 
-def _parse_record(path: Path, line: int, record: dict[str, Any]) -> ParsedItem:
+def _split(record: dict[str, Any]) -> str:
+    meta = record.get("meta")
+    split = record.get("split") or (meta.get("split") if isinstance(meta, dict) else None)
+    return str(split or "").strip().lower()
+
+
+def _image_fields(record: dict[str, Any]) -> tuple[str, ...]:
+    return (_EXPORTED_IMAGES,) if _EXPORTED_IMAGES in record else _IMAGE_FIELDS
+
+
+def _parse_record(
+    path: Path, line: int, record: dict[str, Any], root: ImageRoot | None = None
+) -> ParsedItem:
     row = Row(path, line, line, {})
     question = _text(row, record, "question") or _text(row, record, "instruction")
     if question is None:
         raise row.error("expected a non-empty question (or instruction)", "question")
     found = None
-    for name in _IMAGE_FIELDS:
+    for name in _image_fields(record):
         value = record.get(name)
         if value in (None, "", []):
             continue
@@ -96,7 +116,7 @@ def _parse_record(path: Path, line: int, record: dict[str, Any]) -> ParsedItem:
         if not all(isinstance(v, str) for v in values):
             raise row.error("expected an image path, base64 or URL string (or a list)", name)
         found = resolve_images(
-            Row(path, line, line, {name: json.dumps(values)}), [name], path.parent, found
+            Row(path, line, line, {name: json.dumps(values)}), [name], path.parent, found, root
         )
     options = _options(row, record.get("options"))
     kind, answer, reference = _kind(row, record, options)
@@ -106,17 +126,24 @@ def _parse_record(path: Path, line: int, record: dict[str, Any]) -> ParsedItem:
         raise row.error("expected an object", "meta")
     meta.update(extra or {})
     for name, value in record.items():
+        if name in (_EXPORTED_IMAGES, "benchmark") and _EXPORTED_IMAGES in record:
+            continue  # export bookkeeping, not the item's
         if name not in _KNOWN and name not in _IMAGE_FIELDS and name not in _TEXT_FIELDS:
             meta[name] = value
-    if found is not None:
+    exported = _EXPORTED_IMAGES in record
+    if found is not None and not (exported and "image_sources" in meta):
         meta["image_sources"] = found.sources
-    key = record.get("id")
+    # An exported item keeps the row key it was first imported under, so importing the export
+    # under the same benchmark name gives the same item ids as the original import.
+    key = meta.get("source_key") if exported and meta.get("source_key") else record.get("id")
     return ParsedItem(
         key=str(key) if key not in (None, "") else f"line-{line}",
         row=line,
         question=question,
         images=found.images if found else [],
         image_urls=found.urls if found else [],
+        missing_images=found.missing if found else [],
+        images_from_root=found.from_root if found else 0,
         kind=kind,
         options=options,
         answer=answer,
@@ -127,9 +154,11 @@ def _parse_record(path: Path, line: int, record: dict[str, Any]) -> ParsedItem:
     )
 
 
-def parse_jsonl(path: Path, on_progress: ProgressHook | None = None) -> list[ParsedItem]:
+def parse_jsonl(
+    path: Path, on_progress: ProgressHook | None = None, *, root: ImageRoot | None = None
+) -> list[ParsedItem]:
     """Validated items of a JSONL file; DatasetError at the first bad line. ``on_progress``
-    hears (lines validated, non-blank lines in the file)."""
+    hears (lines validated, non-blank lines in the file); ``root`` is the ``--image-root``."""
     total = count_lines(path) if on_progress is not None else 0
     parsed = []
     with path.open(encoding="utf-8-sig") as handle:
@@ -144,7 +173,7 @@ def parse_jsonl(path: Path, on_progress: ProgressHook | None = None) -> list[Par
                 ) from None
             if not isinstance(record, dict):
                 raise DatasetError(path, "expected a JSON object per line", row=line)
-            parsed.append(_parse_record(path, line, record))
+            parsed.append(_parse_record(path, line, record, root))
             report_progress(on_progress, len(parsed), total)
     if not parsed:
         raise DatasetError(path, "no items: the file has no JSON lines")

@@ -20,16 +20,18 @@ from lvlmbench.datasets.importers._common import (
     report_progress,
     require_columns,
 )
-from lvlmbench.datasets.importers._images import resolve_images
+from lvlmbench.datasets.importers._images import ImageRoot, resolve_images
 
 __all__ = ["parse_touchstone"]
 
 _KNOWN = {"index", "question", "image", "human_annotation", "gpt4_ha_answer", "category"}
 
 
-def parse_touchstone(path: Path, on_progress: ProgressHook | None = None) -> list[ParsedItem]:
+def parse_touchstone(
+    path: Path, on_progress: ProgressHook | None = None, *, root: ImageRoot | None = None
+) -> list[ParsedItem]:
     """Validated items of a TouchStone TSV; DatasetError at the first bad row. ``on_progress``
-    hears (rows validated, rows in the file)."""
+    hears (rows validated, rows in the file); ``root`` is the ``--image-root`` folder."""
     columns, rows = read_table(path, "\t")
     require_columns(path, columns, "index", "question", "image")
     total = count_rows(path, "\t") if on_progress is not None else 0
@@ -37,8 +39,8 @@ def parse_touchstone(path: Path, on_progress: ProgressHook | None = None) -> lis
     for row in rows:
         key = row.required("index", "the question's index")
         question = row.required("question", "the question text")
-        found = resolve_images(row, ["image"], path.parent)
-        if not found.images and not found.urls:
+        found = resolve_images(row, ["image"], path.parent, root=root)
+        if not found.images and not found.urls and not found.missing:
             raise row.error("expected a base64 image (or a list of them)", "image")
         meta: dict[str, Any] = {"row": row.number, "index": key}
         if len(found.sources) > 1 or any(s != "base64" for s in found.sources):
@@ -53,6 +55,8 @@ def parse_touchstone(path: Path, on_progress: ProgressHook | None = None) -> lis
                 question=question,
                 images=found.images,
                 image_urls=found.urls,
+                missing_images=found.missing,
+                images_from_root=found.from_root,
                 reference=row.get("gpt4_ha_answer") or None,
                 caption=row.get("human_annotation") or None,
                 category=row.get("category") or None,

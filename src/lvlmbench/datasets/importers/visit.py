@@ -12,6 +12,13 @@ no instruction-conditioned one; reference in ``reference_output`` (or ``referenc
 to ``meta["human_ratings"]`` (True/False as booleans); an ``id``/``instance_id``/``index``
 column keys the items (else the row number); every other non-empty cell goes to meta under its
 column name.
+
+The Hugging Face imagefolder layout (``test/metadata.csv`` beside the image files) names each
+row's picture in ``file_name``, relative to the CSV: it is the image read, and the row's URL
+columns are kept for joins only. Where ``image`` and ``image_url`` name the same picture (the
+published CSV repeats the URL) it is read once. URLs are found by file name under ``--image-root``
+when given. The join columns stay in meta whatever happens to the images: ``image`` and
+``image_url`` (the raw cells), ``image_sources`` and ``image_aliases``.
 """
 
 from __future__ import annotations
@@ -30,7 +37,12 @@ from lvlmbench.datasets.importers._common import (
     report_progress,
     require_columns,
 )
-from lvlmbench.datasets.importers._images import resolve_images
+from lvlmbench.datasets.importers._images import (
+    ImageRoot,
+    ResolvedImages,
+    is_url,
+    resolve_images,
+)
 
 __all__ = ["IMAGE_COLUMN", "parse_visit"]
 
@@ -49,14 +61,32 @@ _CATEGORIES = ("instruction_category", "category")
 _KEYS = ("id", "instance_id", "index")
 
 
+_FILE_NAME = "file_name"  # the Hugging Face imagefolder's metadata.csv column
+_JOIN_COLUMNS = ("image", "image_url")
+
+
 def image_columns(columns: list[str]) -> list[str]:
-    """Image columns in order: unnumbered first, then by number."""
+    """Image columns in order: ``file_name`` (HF imagefolder), unnumbered, then by number."""
 
     def order(name: str) -> tuple[int, str]:
         digits = re.search(r"\d+", name)
         return (int(digits.group()) if digits else -1, name)
 
-    return sorted((c for c in columns if IMAGE_COLUMN.match(c)), key=order)
+    named = sorted((c for c in columns if IMAGE_COLUMN.match(c)), key=order)
+    return ([_FILE_NAME] if _FILE_NAME in columns else []) + named
+
+
+def _row_images(row: Row, images: list[str], base: Path, root: ImageRoot | None) -> ResolvedImages:
+    """The row's pictures: from ``file_name`` when it has one (its URL columns then only join),
+    else from every image column, the same picture named twice read once."""
+    if row.get(_FILE_NAME):
+        found = resolve_images(row, [_FILE_NAME], base, root=root)
+        others = [row.get(c) for c in images if c != _FILE_NAME]
+        for cell in others:
+            values = parse_list(cell)
+            found.aliases.extend(v for v in values or [cell] if v and is_url(v))
+        return found
+    return resolve_images(row, images, base, root=root)
 
 
 def _first(row: Row, names: tuple[str, ...]) -> tuple[str | None, str | None]:
@@ -85,10 +115,12 @@ def _rating(value: str) -> str | bool:
     return {"true": True, "false": False}.get(value.lower(), value)
 
 
-def _parse_row(row: Row, images: list[str], key_column: str | None, base: Path) -> ParsedItem:
+def _parse_row(
+    row: Row, images: list[str], key_column: str | None, base: Path, root: ImageRoot | None
+) -> ParsedItem:
     question = row.required("instruction", "the instruction text")
-    found = resolve_images(row, images, base)
-    if not found.images and not found.urls:
+    found = _row_images(row, images, base, root)
+    if not found.images and not found.urls and not found.missing:
         raise row.error("expected at least one image path, URL or base64 image", images[0])
     caption_col, caption = _first(row, _CAPTIONS)
     dense_col, dense_cell = _first(row, _DENSE)
@@ -96,6 +128,12 @@ def _parse_row(row: Row, images: list[str], key_column: str | None, base: Path) 
     ref_col, reference = _first(row, _REFERENCES)
     cat_col, category = _first(row, _CATEGORIES)
     meta: dict[str, Any] = {"row": row.number, "image_sources": found.sources}
+    if found.aliases:
+        meta["image_aliases"] = found.aliases
+    for column in (*_JOIN_COLUMNS, _FILE_NAME):  # what vote and prediction files join on
+        value = row.get(column)
+        if value and len(value) <= 2048:  # a URL or name, not inline image data
+            meta[column] = value
     used = {"instruction", caption_col, dense_col, ref_col, cat_col, key_column, *images}
     ratings: dict[str, str | bool] = {}
     for column, value in row.cells.items():
@@ -116,6 +154,8 @@ def _parse_row(row: Row, images: list[str], key_column: str | None, base: Path) 
         question=question,
         images=found.images,
         image_urls=found.urls,
+        missing_images=found.missing,
+        images_from_root=found.from_root,
         reference=reference,
         caption=caption if caption is not None else dense,
         category=category,
@@ -123,9 +163,11 @@ def _parse_row(row: Row, images: list[str], key_column: str | None, base: Path) 
     )
 
 
-def parse_visit(path: Path, on_progress: ProgressHook | None = None) -> list[ParsedItem]:
+def parse_visit(
+    path: Path, on_progress: ProgressHook | None = None, *, root: ImageRoot | None = None
+) -> list[ParsedItem]:
     """Validated items of a VisIT-Bench CSV; DatasetError at the first bad row. ``on_progress``
-    hears (rows validated, rows in the file)."""
+    hears (rows validated, rows in the file); ``root`` is the ``--image-root`` folder."""
     columns, rows = read_table(path, ",")
     images = image_columns(columns)
     require_columns(path, columns, "instruction", tuple(images) or ("image",))
@@ -135,6 +177,6 @@ def parse_visit(path: Path, on_progress: ProgressHook | None = None) -> list[Par
     for row in rows:
         if key_column is not None:
             row.required(key_column, "an instance id")
-        parsed.append(_parse_row(row, images, key_column, path.parent))
+        parsed.append(_parse_row(row, images, key_column, path.parent, root))
         report_progress(on_progress, len(parsed), total)
     return parsed

@@ -1,0 +1,204 @@
+"""Which format a file is in, from its columns (tables) or its first record (JSON lines).
+
+Detection is a list of :class:`FormatRule` values tried in priority order (lowest first); the
+first whose predicate accepts the file's :class:`FileSample` names the format. A format that
+is a more specific layout of another one (a prediction file carries the dataset's columns plus
+``prediction``; VisIT-Bench's human preferences carry ``image_url`` and ``instruction`` like the
+dataset) registers with a lower priority than the dataset rules (:data:`DATASET_PRIORITY`), in
+its own module::
+
+    register_format(FormatRule("vlmeval-predictions", "TSV/XLSX: index + prediction",
+                               lambda s: {"index", "prediction"} <= s.columns, priority=10))
+
+An unrecognised file gets a :class:`DatasetError` listing every rule's name and what it needs.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from lvlmbench.datasets.importers._common import DatasetError
+from lvlmbench.datasets.importers.visit import image_columns
+
+__all__ = [
+    "DATASET_PRIORITY",
+    "FileSample",
+    "FormatRule",
+    "detect_format",
+    "format_rules",
+    "read_sample",
+    "register_format",
+]
+
+DATASET_PRIORITY = 100
+"""Priority of the dataset rules; more specific layouts register below it."""
+_GENERIC_PRIORITY = 200
+_SNIFF_BYTES = 64 * 1024
+
+
+@dataclass(frozen=True)
+class FileSample:
+    """What detection looks at: the layout ("csv", "tsv", "jsonl" or "json"), the column or
+    field names (lower-cased), and the first record of a JSON file (None for tables)."""
+
+    path: Path
+    layout: str
+    columns: frozenset[str]
+    record: dict[str, Any] | None = None
+
+    @property
+    def table(self) -> bool:
+        """Whether the file is a CSV or TSV."""
+        return self.layout in ("csv", "tsv")
+
+
+@dataclass(frozen=True)
+class FormatRule:
+    """One detectable format: its name (as ``-f`` takes it), what it needs (shown when nothing
+    matches) and the predicate."""
+
+    name: str
+    needs: str
+    matches: Callable[[FileSample], bool] = field(compare=False)
+    priority: int = DATASET_PRIORITY
+
+
+_RULES: list[FormatRule] = []
+
+
+def register_format(rule: FormatRule) -> None:
+    """Add ``rule`` to detection (replacing a rule of the same name)."""
+    _RULES[:] = [r for r in _RULES if r.name != rule.name]
+    _RULES.append(rule)
+    _RULES.sort(key=lambda r: r.priority)  # stable: equal priorities keep registration order
+
+
+def format_rules() -> list[FormatRule]:
+    """The detection rules in the order they are tried."""
+    return list(_RULES)
+
+
+def _first_line(path: Path) -> str:
+    with path.open(encoding="utf-8-sig", errors="replace") as handle:
+        for line in handle:
+            if line.strip():
+                return line.strip()
+            if handle.tell() > _SNIFF_BYTES:
+                break
+    return ""
+
+
+def _json_sample(path: Path, first: str) -> FileSample:
+    layout = "jsonl"
+    record: Any = None
+    try:
+        record = json.loads(first)
+    except json.JSONDecodeError:
+        if first.startswith("["):  # a JSON array over several lines: its first element
+            layout = "json"
+            try:
+                whole = json.loads(path.read_text(encoding="utf-8-sig"))
+            except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+                raise DatasetError(path, f"not valid JSON: {exc}") from None
+            record = whole[0] if isinstance(whole, list) and whole else None
+    if isinstance(record, list):
+        layout, record = "json", record[0] if record else None
+    if not isinstance(record, dict):
+        raise DatasetError(path, "expected JSON objects (one per line, or an array of them)")
+    return FileSample(path, layout, frozenset(str(k).lower() for k in record), record)
+
+
+def read_sample(path: Path) -> FileSample:
+    """The :class:`FileSample` of ``path``: a JSON file by its first record, else a table by
+    its header (tab-separated when the suffix says so or the header has more tabs than
+    commas)."""
+    if not path.is_file():
+        raise DatasetError(path, "no such file")
+    try:
+        first = _first_line(path)
+    except OSError as exc:
+        raise DatasetError(path, f"cannot be read: {exc.strerror or exc}") from None
+    if not first:
+        raise DatasetError(path, "the file is empty")
+    if first.startswith(("{", "[")) or path.suffix.lower() in (".jsonl", ".json"):
+        return _json_sample(path, first)
+    suffix = path.suffix.lower()
+    tabbed = suffix == ".tsv" or (suffix != ".csv" and first.count("\t") > first.count(","))
+    try:
+        with path.open(newline="", encoding="utf-8-sig", errors="replace") as handle:
+            header = next(csv.reader(handle, delimiter="\t" if tabbed else ","), [])
+    except csv.Error as exc:
+        raise DatasetError(path, f"not a readable table: {exc}") from None
+    columns = frozenset(c.strip().lower() for c in header if c.strip())
+    return FileSample(path, "tsv" if tabbed else "csv", columns)
+
+
+def detect_format(path: str | Path) -> str:
+    """The name of the first rule that accepts ``path``; DatasetError listing every format
+    looked for (and what each needs) when none does."""
+    sample = read_sample(Path(path))
+    for rule in _RULES:
+        if rule.matches(sample):
+            return rule.name
+    found = ", ".join(sorted(sample.columns)) or "none"
+    wanted = "; ".join(f"{r.name} ({r.needs})" for r in _RULES)
+    what = "columns" if sample.table else "fields"
+    raise DatasetError(
+        sample.path,
+        f"not a recognised format ({sample.layout} with {what}: {found}); looked for: {wanted}. "
+        "Name the format with -f if the file is one of these",
+    )
+
+
+def _has_image_column(columns: frozenset[str]) -> bool:
+    return bool(image_columns(sorted(columns)))
+
+
+_DATASET_RULES = (
+    FormatRule(
+        "votes",
+        "CSV: instance, a_model, b_model + one column per annotator",
+        lambda s: s.table and {"instance", "a_model", "b_model"} <= s.columns,
+    ),
+    FormatRule(
+        "touchstone",
+        "TSV: index, question, image + human_annotation or gpt4_ha_answer",
+        lambda s: (
+            s.layout == "tsv"
+            and {"index", "question", "image"} <= s.columns
+            and bool({"human_annotation", "gpt4_ha_answer"} & s.columns)
+        ),
+    ),
+    FormatRule(
+        "vlmeval",
+        "TSV: index, question + image or image_path (MMBench, SEEDBench, MME, MMMU, ...)",
+        lambda s: (
+            s.layout == "tsv"
+            and {"index", "question"} <= s.columns
+            and bool({"image", "image_path"} & s.columns)
+        ),
+    ),
+    FormatRule(
+        "visit",
+        "CSV: instruction + image, image_url, images or file_name (VisIT-Bench, HF metadata.csv)",
+        lambda s: s.layout == "csv" and "instruction" in s.columns and _has_image_column(s.columns),
+    ),
+    FormatRule(
+        "llava",
+        "JSONL: question_id, image, text (LLaVA-Bench questions.jsonl)",
+        lambda s: s.layout == "jsonl" and {"question_id", "image", "text"} <= s.columns,
+    ),
+    FormatRule(
+        "jsonl",
+        "JSONL: question or instruction (our JSONL and `lvlmbench export` output)",
+        lambda s: s.layout == "jsonl" and bool({"question", "instruction"} & s.columns),
+        priority=_GENERIC_PRIORITY,
+    ),
+)
+for _rule in _DATASET_RULES:
+    register_format(_rule)

@@ -1,0 +1,110 @@
+"""LLaVA-Bench (in the wild) ``questions.jsonl``: one JSON object per line with ``question_id``
+(keys the items), ``image`` (a file name), ``text`` (the question) and ``category`` (conv,
+detail, complex).
+
+The pictures ship separately (the benchmark's ``images/`` folder): a name is looked up beside the
+file, in an ``images/`` folder beside it, then by name under ``--image-root``; a name found
+nowhere is recorded in ``meta["missing_images"]`` and the item fails at evaluation naming it.
+Where the benchmark's ``answers_gpt4.jsonl`` (``question_id``, ``text``) sits beside the file
+its answers become the references, and ``context.jsonl`` (``image``, ``caption``) gives the
+captions. ``meta["question_id"]`` keeps the join column of answer/prediction files.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from lvlmbench.datasets.importers._common import (
+    DatasetError,
+    ParsedItem,
+    ProgressHook,
+    Row,
+    count_lines,
+    report_progress,
+)
+from lvlmbench.datasets.importers._images import ImageRoot, resolve_images
+
+__all__ = ["parse_llava"]
+
+_REFERENCES = "answers_gpt4.jsonl"
+_CONTEXT = "context.jsonl"
+_KNOWN = {"question_id", "image", "text", "category"}
+
+
+def _records(path: Path) -> list[tuple[int, dict[str, Any]]]:
+    """(line, object) of every non-blank line; DatasetError naming a line that is no object."""
+    records = []
+    with path.open(encoding="utf-8-sig") as handle:
+        for line, text in enumerate(handle, start=1):
+            if not text.strip():
+                continue
+            try:
+                record = json.loads(text)
+            except json.JSONDecodeError as exc:
+                raise DatasetError(
+                    path, f"not valid JSON: {exc.msg} at column {exc.colno}", row=line
+                ) from None
+            if not isinstance(record, dict):
+                raise DatasetError(path, "expected a JSON object per line", row=line)
+            records.append((line, record))
+    return records
+
+
+def _side_file(path: Path, name: str, key: str, value: str) -> dict[str, str]:
+    """``key`` → ``value`` of a companion JSONL beside ``path`` (empty when there is none)."""
+    side = path.parent / name
+    if not side.is_file() or side == path:
+        return {}
+    found: dict[str, str] = {}
+    for line, record in _records(side):
+        if key not in record or not isinstance(record.get(value), str):
+            raise DatasetError(side, f"expected fields {key!r} and {value!r}", row=line)
+        found.setdefault(str(record[key]), record[value].strip())
+    return found
+
+
+def _field(row: Row, record: dict[str, Any], name: str) -> str:
+    value = record.get(name)
+    if not isinstance(value, str | int) or isinstance(value, bool) or not str(value).strip():
+        raise row.error(f"expected a non-empty string, found {value!r}", name)
+    return str(value).strip()
+
+
+def parse_llava(
+    path: Path, on_progress: ProgressHook | None = None, *, root: ImageRoot | None = None
+) -> list[ParsedItem]:
+    """Validated items of a LLaVA-Bench questions.jsonl; DatasetError at the first bad line."""
+    total = count_lines(path) if on_progress is not None else 0
+    references = _side_file(path, _REFERENCES, "question_id", "text")
+    captions = _side_file(path, _CONTEXT, "image", "caption")
+    images_dir = path.parent / "images"
+    base = images_dir if images_dir.is_dir() else path.parent
+    parsed = []
+    for line, record in _records(path):
+        row = Row(path, line, line, {})
+        key = _field(row, record, "question_id")
+        name = _field(row, record, "image")
+        found = resolve_images(Row(path, line, line, {"image": name}), ["image"], base, root=root)
+        meta: dict[str, Any] = {"row": line, "question_id": key, "image_sources": found.sources}
+        meta.update({k: v for k, v in record.items() if k not in _KNOWN})
+        parsed.append(
+            ParsedItem(
+                key=key,
+                row=line,
+                question=_field(row, record, "text"),
+                images=found.images,
+                image_urls=found.urls,
+                missing_images=found.missing,
+                images_from_root=found.from_root,
+                reference=references.get(key),
+                caption=captions.get(name),
+                category=str(record.get("category") or "").strip() or None,
+                meta=meta,
+            )
+        )
+        report_progress(on_progress, len(parsed), total)
+    if not parsed:
+        raise DatasetError(path, "no items: the file has no JSON lines")
+    return parsed
