@@ -1,5 +1,5 @@
-"""`lvlmbench import FILE --format ...`: bring a published benchmark (or human votes) into the
-store."""
+"""`lvlmbench import FILE [-f FORMAT]`: bring a published benchmark (or human votes) into the
+store; the format is detected from the file unless ``-f`` names it."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ from lvlmbench.cli._common import (
     print_json,
     progress_bar,
 )
-from lvlmbench.datasets import DatasetError, ImportSummary
+from lvlmbench.datasets import DatasetError, ImportSummary, detect_format
 from lvlmbench.datasets import import_dataset as run_import
 
 __all__ = ["DatasetFormat", "import_dataset"]
@@ -33,6 +33,7 @@ class DatasetFormat(StrEnum):
     TOUCHSTONE = "touchstone"
     JSONL = "jsonl"
     VLMEVAL = "vlmeval"
+    LLAVA = "llava"
     VOTES = "votes"
 
 
@@ -54,11 +55,24 @@ def _print_summary(summary: ImportSummary) -> None:
             else ""
         )
     )
+    if summary.image_root is not None:
+        console.print(
+            f"{summary.images_from_root} image(s) found under --image-root {summary.image_root}",
+            highlight=False,
+        )
     if summary.urls_not_fetched:
         first = summary.urls_not_fetched[0]
         console.print(
             f"[yellow]{len(summary.urls_not_fetched)} image URL(s) not fetched[/] (e.g. {first}): "
-            "those items fail at evaluation until their images are imported from files or base64",
+            "those items fail at evaluation until their images are downloaded (re-import with "
+            "--image-root DIR) or imported from files or base64",
+            highlight=False,
+        )
+    if summary.images_missing:
+        console.print(
+            f"[yellow]{len(summary.images_missing)} image file(s) not found[/] (e.g. "
+            f"{summary.images_missing[0]}): those items fail at evaluation until the files are "
+            "put beside the dataset file or under --image-root DIR and it is re-imported",
             highlight=False,
         )
 
@@ -87,8 +101,11 @@ def _phase_bars(name: str, enabled: bool) -> Iterator[tuple[_Hook, _Hook]]:
 def import_dataset(
     file: Annotated[Path, typer.Argument(help="Dataset file (CSV, TSV or JSONL).")],
     format: Annotated[
-        DatasetFormat, typer.Option("--format", "-f", help="Which format FILE is in.")
-    ],
+        DatasetFormat | None,
+        typer.Option(
+            "--format", "-f", help="Which format FILE is in (default: detected from the file)."
+        ),
+    ] = None,
     name: Annotated[
         str | None,
         typer.Option(
@@ -104,25 +121,40 @@ def import_dataset(
             "(originals kept in meta).",
         ),
     ] = False,
+    image_root: Annotated[
+        Path | None,
+        typer.Option(
+            "--image-root",
+            help="Folder of downloaded images: URL and file-name images are found in it (or "
+            "its subfolders) by file name.",
+        ),
+    ] = None,
     store: StoreOption = None,
     json_output: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
 ) -> None:
-    """Import VisIT-Bench CSV, TouchStone TSV, JSONL, VLMEvalKit TSV or human pairwise votes.
+    """Import VisIT-Bench CSV (or HF metadata.csv), TouchStone TSV, VLMEvalKit TSV (MMBench,
+    SEEDBench, MME, MMMU, TEST splits), LLaVA-Bench questions.jsonl, JSONL (and our export) or
+    human pairwise votes; the format is detected from the file's columns unless -f names it.
 
     The whole file is checked first: a bad row stops the import, naming its row and column,
     and nothing is written. Re-importing the same file adds nothing. Image URLs are recorded,
-    not downloaded.
+    not downloaded (or found by file name under --image-root).
     """
+    try:
+        fmt = format.value if format is not None else detect_format(file)
+    except DatasetError as exc:
+        raise BadInput(str(exc)) from None
     opened = open_store(store)
     try:
-        show = not json_output and format is not DatasetFormat.VOTES
+        show = not json_output and fmt != DatasetFormat.VOTES.value
         with _phase_bars(file.name, show) as (validated, written):
             summary = run_import(
                 opened,
                 file,
-                format.value,
+                fmt,
                 name,
                 concat_images=concat_images,
+                image_root=image_root,
                 on_validate=validated,
                 on_progress=written,
             )
@@ -133,4 +165,6 @@ def import_dataset(
     if json_output:
         print_json(summary.as_dict())
     else:
+        if format is None:
+            console.print(f"{file.name}: detected format [bold]{fmt}[/]", highlight=False)
         _print_summary(summary)

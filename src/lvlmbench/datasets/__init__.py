@@ -5,6 +5,7 @@ from lvlmbench.datasets.importers import (
     FORMATS,
     DatasetError,
     ImportSummary,
+    detect_format,
     import_dataset,
     parse_items,
 )
@@ -15,6 +16,7 @@ __all__ = [
     "DatasetError",
     "ImportSummary",
     "ItemLookup",
+    "detect_format",
     "export_jsonl",
     "export_parquet",
     "image_name",

@@ -2,13 +2,24 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
+from typing import TypeVar
 
 from lvlmbench.prompts import render_prompt
 from lvlmbench.store import Store
 from lvlmbench.types import BenchmarkItem, ImagePart, Message
 
-__all__ = ["VARIANTS", "ItemUnavailable", "MessageBuilder", "item_messages", "item_prompt"]
+__all__ = [
+    "VARIANTS",
+    "ItemUnavailable",
+    "MessageBuilder",
+    "interleave",
+    "item_messages",
+    "item_prompt",
+]
+
+T = TypeVar("T")
 
 MessageBuilder = Callable[[BenchmarkItem], list[Message]]
 
@@ -24,19 +35,52 @@ class ItemUnavailable(LookupError):
     response with this message as the reason, and asks the other items."""
 
 
+def _shown(names: list[str]) -> str:
+    return ", ".join(names[:3]) + (f" (+{len(names) - 3} more)" if len(names) > 3 else "")
+
+
 def _unfetched_images(item: BenchmarkItem) -> ItemUnavailable | None:
-    """Imported items whose images are web URLs (never downloaded) cannot be shown with their
-    images; asking text-only would score the model on a different question."""
-    urls = item.meta.get("image_urls")
-    if not urls:
+    """Imported items whose images are web URLs (never downloaded) or file names found nowhere
+    cannot be shown with their images; asking text-only would score the model on a different
+    question. The reason names what to download."""
+    urls = [str(u) for u in item.meta.get("image_urls") or []]
+    missing = [str(m) for m in item.meta.get("missing_images") or []]
+    if not urls and not missing:
         return None
-    shown = ", ".join(str(u) for u in urls[:3]) + (
-        f" (+{len(urls) - 3} more)" if len(urls) > 3 else ""
-    )
+    parts = []
+    if urls:
+        parts.append(f"image not fetched: {_shown(urls)}")
+    if missing:
+        parts.append(f"image file not found: {_shown(missing)}")
     return ItemUnavailable(
-        f"image not fetched: {shown}; download it and re-import the dataset with a local path "
-        "or base64 image"
+        "; ".join(parts) + "; download it into a folder and re-import the dataset with "
+        "--image-root FOLDER (or with a local path or base64 image)"
     )
+
+
+_PLACEHOLDER = re.compile(r"<image (\d+)>")
+
+
+def interleave(prompt: str, images: list[T]) -> list[str | T]:
+    """The prompt with image ``N`` placed at each ``<image N>`` placeholder (MMMU writes them
+    in the question and options; like VLMEvalKit the placeholder itself is replaced). Images no
+    placeholder names come first; without placeholders: all images, then the prompt."""
+    placed = [int(n) for n in _PLACEHOLDER.findall(prompt) if 1 <= int(n) <= len(images)]
+    if not placed:
+        return [*images, prompt]
+    parts: list[str | T] = [image for n, image in enumerate(images, 1) if n not in placed]
+    cursor = 0
+    for match in _PLACEHOLDER.finditer(prompt):
+        number = int(match.group(1))
+        if not 1 <= number <= len(images):
+            continue  # a placeholder without its image stays as text
+        if prompt[cursor : match.start()]:
+            parts.append(prompt[cursor : match.start()])
+        parts.append(images[number - 1])
+        cursor = match.end()
+    if prompt[cursor:]:
+        parts.append(prompt[cursor:])
+    return parts
 
 
 def item_prompt(item: BenchmarkItem) -> str:
@@ -69,7 +113,7 @@ def item_messages(store: Store, variant: str = "default") -> MessageBuilder:
         unavailable = _unfetched_images(item)
         if unavailable is not None:
             raise unavailable
-        return [Message.user(*[image(h) for h in item.images], prompt)]
+        return [Message.user(*interleave(prompt, [image(h) for h in item.images]))]
 
     # Items often share a picture; its part is made once (the hash is already checked then).
     parts: dict[str, ImagePart] = {}

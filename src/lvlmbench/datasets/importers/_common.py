@@ -230,9 +230,22 @@ def parse_list(value: str) -> list[str] | None:
         parsed = json.loads(text)
     except ValueError:
         try:
-            parsed = ast.literal_eval(text)
-        except (ValueError, SyntaxError, MemoryError, RecursionError):
+            parsed = ast.literal_eval(_without_nan(ast.parse(text, mode="eval")))
+        except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
             return None
     if not isinstance(parsed, list):
         return None
-    return [str(v).strip() for v in parsed if str(v).strip()]
+    return [str(v).strip() for v in parsed if v is not None and str(v).strip()]
+
+
+class _NanToNone(ast.NodeTransformer):
+    def visit_Name(self, node: ast.Name) -> ast.AST:
+        if node.id.lower() == "nan":
+            return ast.copy_location(ast.Constant(None), node)
+        return node
+
+
+def _without_nan(tree: ast.AST) -> ast.AST:
+    """``tree`` with bare ``NaN`` names as None: pandas writes missing list entries as NaN,
+    which neither JSON nor Python literals allow next to quoted strings."""
+    return _NanToNone().visit(tree)
