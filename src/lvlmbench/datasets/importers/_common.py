@@ -248,4 +248,5 @@ class _NanToNone(ast.NodeTransformer):
 def _without_nan(tree: ast.AST) -> ast.AST:
     """``tree`` with bare ``NaN`` names as None: pandas writes missing list entries as NaN,
     which neither JSON nor Python literals allow next to quoted strings."""
-    return _NanToNone().visit(tree)
+    cleaned: ast.AST = _NanToNone().visit(tree)
+    return cleaned
