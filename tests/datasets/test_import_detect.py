@@ -11,7 +11,13 @@ import dataset_layouts as layouts
 import pytest
 from PIL import Image
 
-from lvlmbench.datasets import DatasetError, detect_format, export_jsonl, import_dataset
+from lvlmbench.datasets import (
+    DatasetError,
+    detect_format,
+    export_jsonl,
+    export_parquet,
+    import_dataset,
+)
 from lvlmbench.datasets.importers import FormatRule, format_rules, item_id, register_format
 from lvlmbench.store import Store, get_benchmark, iter_items, list_benchmarks
 
@@ -201,3 +207,24 @@ def test_a_registered_rule_is_tried_before_the_dataset_rules(tmp_path: Path) -> 
         from lvlmbench.datasets.importers import detect
 
         detect._RULES.remove(rule)
+
+
+def test_mmmu_options_survive_the_parquet_export(tmp_path: Path, store: Store, b64: B64) -> None:
+    import pyarrow.parquet as pq
+
+    import_dataset(store, layouts.mmmu(tmp_path / "MMMU_DEV_VAL.tsv", b64), name="mmmu")
+    out = tmp_path / "mmmu.parquet"
+    assert export_parquet(store, "mmmu", out) == 2
+    first = pq.read_table(out).to_pylist()[0]
+    assert (first["E"], first["I"], first["answer"]) == ("five", "<image 2>", "I")
+
+
+def test_bad_llava_line_names_row_and_field(tmp_path: Path, store: Store, png: PNG) -> None:
+    path = layouts.llava_bench(tmp_path / "llava", png)
+    lines = path.read_text(encoding="utf-8").splitlines()
+    broken = json.loads(lines[1])
+    broken["text"] = ""
+    path.write_text("\n".join([lines[0], json.dumps(broken), lines[2]]), encoding="utf-8")
+    with pytest.raises(DatasetError, match=r"questions\.jsonl, row 2, column 'text': expected"):
+        import_dataset(store, path)
+    assert list_benchmarks(store) == []

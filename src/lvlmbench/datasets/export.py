@@ -20,16 +20,13 @@ from lvlmbench.types import BenchmarkItem
 
 __all__ = ["export_jsonl", "export_parquet"]
 
-_LETTERS = ("A", "B", "C", "D")
+_LETTERS = tuple("ABCDEFGHI")  # MMMU has up to nine options
 _STRING_COLUMNS = (
     "id",
     "benchmark",
     "kind",
     "question",
-    "A",
-    "B",
-    "C",
-    "D",
+    *_LETTERS,
     "answer",
     "reference",
     "caption",
