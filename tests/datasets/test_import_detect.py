@@ -8,6 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import dataset_layouts as layouts
+import pyarrow.parquet as pq
 import pytest
 from PIL import Image
 
@@ -19,7 +20,9 @@ from lvlmbench.datasets import (
     import_dataset,
 )
 from lvlmbench.datasets.importers import FormatRule, format_rules, item_id, register_format
-from lvlmbench.store import Store, get_benchmark, iter_items, list_benchmarks
+from lvlmbench.models import ModelClient, load_chat_model
+from lvlmbench.runner import run_examinee
+from lvlmbench.store import Store, get_benchmark, iter_items, iter_responses, list_benchmarks
 
 B64 = Callable[[str], str]
 PNG = Callable[..., bytes]
@@ -210,8 +213,6 @@ def test_a_registered_rule_is_tried_before_the_dataset_rules(tmp_path: Path) -> 
 
 
 def test_mmmu_options_survive_the_parquet_export(tmp_path: Path, store: Store, b64: B64) -> None:
-    import pyarrow.parquet as pq
-
     import_dataset(store, layouts.mmmu(tmp_path / "MMMU_DEV_VAL.tsv", b64), name="mmmu")
     out = tmp_path / "mmmu.parquet"
     assert export_parquet(store, "mmmu", out) == 2
@@ -228,3 +229,13 @@ def test_bad_llava_line_names_row_and_field(tmp_path: Path, store: Store, png: P
     with pytest.raises(DatasetError, match=r"questions\.jsonl, row 2, column 'text': expected"):
         import_dataset(store, path)
     assert list_benchmarks(store) == []
+
+
+async def test_test_split_items_are_evaluated(tmp_path: Path, store: Store, b64: B64) -> None:
+    path = layouts.mmbench(tmp_path / "MMBench_TEST_EN.tsv", b64, test=True)
+    import_dataset(store, path, name="mmb-test")
+    client = ModelClient(load_chat_model("baseline/random"), store)
+    summary = await run_examinee(store, "mmb-test", client)
+    assert (summary.ok, summary.failed) == (3, 0)
+    letters = {r.extracted for r in iter_responses(store, model="baseline/random")}
+    assert letters <= {"A", "B", "C"} and None not in letters

@@ -126,7 +126,7 @@ def _as_path(value: str, base_dir: Path) -> Path | None:
 
 
 def _from_root(value: str, root: ImageRoot | None, found: ResolvedImages) -> bytes | None:
-    local = root.find(value) if root is not None else None
+    local = root.find(value) if root is not None and _names_picture(value) else None
     if local is None:
         return None
     found.from_root += 1
