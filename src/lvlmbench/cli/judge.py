@@ -45,9 +45,10 @@ from lvlmbench.judging import (
     score_report,
 )
 from lvlmbench.models import DEFAULT_CONCURRENCY, ModelClient, load_chat_model, parse_spec
+from lvlmbench.ratings import COMBINE_RULES, CombineRule
 from lvlmbench.store import Store, get_benchmark, iter_items, iter_judgments
 
-__all__ = ["AsJson", "Bench", "JudgeSpec", "judge_app"]
+__all__ = ["AsJson", "Bench", "Combine", "JudgeSpec", "combine_rule", "judge_app"]
 
 judge_app = typer.Typer(
     help="Judge open-ended answers: pairwise (VisIT-Bench), score and hallucination (TouchStone).",
@@ -59,6 +60,21 @@ Models = Annotated[list[str], typer.Option("--model", "-m", help="Examinee spec;
 JudgeSpec = Annotated[str, typer.Option("--judge", "-j", help="Judge model spec.")]
 Concurrency = Annotated[int, typer.Option(help="Judge requests in flight per endpoint.")]
 AsJson = Annotated[bool, typer.Option("--json", help="Machine-readable output.")]
+Combine = Annotated[
+    str,
+    typer.Option(
+        help="How a pair's two orders combine: 'majority' (VisIT-Bench's released rule: the "
+        "side that wins more of the two wins, so win+tie is a win) or 'both' (wins both)."
+    ),
+]
+
+
+def combine_rule(value: str) -> CombineRule:
+    """``--combine`` checked: one of :data:`COMBINE_RULES`, else exit 2."""
+    for rule in COMBINE_RULES:
+        if value == rule:
+            return rule
+    raise BadInput(f"--combine must be one of {', '.join(COMBINE_RULES)}, got {value!r}")
 
 
 def _check(store: Store, benchmark: str, specs: list[str], concurrency: int) -> None:
@@ -142,11 +158,13 @@ def pairwise(
         bool,
         typer.Option(help="Reference-free only: the reference plays as model 'reference'."),
     ] = True,
+    combine: Combine = "majority",
     concurrency: Concurrency = DEFAULT_CONCURRENCY,
     store: StoreOption = None,
     as_json: AsJson = False,
 ) -> None:
     """Judge every pair of models in both orders (VisIT-Bench); print Elo and win rates."""
+    rule = combine_rule(combine)
     opened = open_store(store)
     _check(opened, benchmark, [*model, judge], concurrency)
     include = reference_free and play_reference
@@ -165,7 +183,7 @@ def pairwise(
 
     summary = _run(opened, benchmark, model, judge, concurrency, not as_json, body)
     protocol = PAIRWISE if reference_free else PAIRWISE_REF
-    report = pairwise_report(opened, benchmark, summary.judge, protocol=protocol)
+    report = pairwise_report(opened, benchmark, summary.judge, protocol=protocol, combine=rule)
     if as_json:
         print_json({"run": vars(summary), "ratings": report.as_dict()})
     else:
