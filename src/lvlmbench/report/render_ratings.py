@@ -19,9 +19,29 @@ def _padded(lows: list[float], highs: list[float]) -> tuple[float, float]:
     return lo - pad, hi + pad
 
 
+_COMBINE = {
+    "majority": "the side that wins more of the two orders wins, otherwise a tie "
+    "(VisIT-Bench's released rule)",
+    "both": "a side wins only if it wins both orders, otherwise a tie",
+}
+
+
+def _combine_note(rep: dict[str, Any]) -> str:
+    """Which two-order rule the ratings use, and the items left out of the win rate."""
+    rule = rep.get("combine", "majority")
+    note = f"Both presentation orders judged; combined by rule '{rule}': {_COMBINE.get(rule, '')}."
+    missing = rep.get("items_without_reference") or 0
+    if missing:
+        note += (
+            f" Win rate vs {rep.get('reference', 'reference')}: {missing} of {rep.get('items')}"
+            " items have no verified reference and are excluded."
+        )
+    return f'<p class="note" data-combine="{escape(rule)}">{escape(note)}</p>'
+
+
 def _pairwise_one(rep: dict[str, Any]) -> list[str]:
     title = f"Pairwise ratings — judge {rep['judge']} ({rep['pairs']} pairs)"
-    out = [f"<h3>{escape(title)}</h3>"]
+    out = [f"<h3>{escape(title)}</h3>", _combine_note(rep)]
     bt = rep.get("bradley_terry") or {}
     wins = rep.get("win_rate_vs_reference") or {}
     models = sorted(set(rep["elo"]) | set(bt), key=lambda m: -rep["elo"].get(m, 0.0))
