@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -192,47 +192,41 @@ def pairwise(
     _finish(summary)
 
 
-@judge_app.command("score")
-@friendly_errors
-def score(
-    benchmark: Bench,
-    model: Models,
-    judge: JudgeSpec,
-    reference_writer: Annotated[
-        str | None,
-        typer.Option(help="Text model that writes the caption-assisted reference (the judge)."),
-    ] = None,
-    concurrency: Concurrency = DEFAULT_CONCURRENCY,
-    store: StoreOption = None,
-    as_json: AsJson = False,
-) -> None:
-    """Score each model 1-10 against the caption-assisted reference, both orders (TouchStone)."""
-    opened = open_store(store)
-    writer_spec = reference_writer or judge
-    _check(opened, benchmark, [*model, judge, writer_spec], concurrency)
-    reference = reference_name(writer_spec)
+def _reference_for(
+    store: Store, benchmark: str, regenerate: bool, writer: str | None, judge: str
+) -> str:
+    """The reference player ``judge score`` scores against: the dataset's own (TouchStone's
+    ``gpt4_ha_answer``, stored as ``item.reference``) unless ``regenerate`` asks for a
+    caption-assisted one written by ``writer`` (default: the judge). BadInput when neither is
+    possible, before anything is asked or written."""
+    if writer is not None and not regenerate:
+        raise BadInput(
+            "--writer only applies with --regenerate-reference "
+            "(the dataset's own reference needs no writer)"
+        )
+    if regenerate:
+        return reference_name(writer or judge)
+    items = list(iter_items(store, benchmark))
+    without = sum(not item.reference for item in items)
+    if items and without == len(items):
+        raise BadInput(
+            f"no item of {benchmark!r} carries a reference answer (TouchStone's gpt4_ha_answer "
+            "column); pass --regenerate-reference [--writer SPEC] to have a text model write "
+            "a caption-assisted one"
+        )
+    if without:
+        err_console.print(
+            f"[yellow]warning:[/] {without} of {len(items)} items have no reference answer: "
+            "they are counted as missing, not scored",
+            highlight=False,
+        )
+    return REFERENCE
 
-    async def body(client: ModelClient) -> JudgeRunSummary:
-        writer = client
-        if writer_spec != judge:
-            writer = ModelClient(load_chat_model(writer_spec), opened, concurrency=concurrency)
-        try:
-            with progress_bar(f"reference {writer_spec}", not as_json) as hook:
-                await make_references(opened, benchmark, writer, on_progress=hook)
-        finally:
-            if writer is not client:
-                await writer.aclose()
-        with progress_bar(f"judge {judge}", not as_json) as hook:
-            return await run_score(
-                opened, benchmark, model, client, reference=reference, on_progress=hook
-            )
 
-    summary = _run(opened, benchmark, model, judge, concurrency, not as_json, body)
-    items = {item.id: item for item in iter_items(opened, benchmark)}
-    scores = score_report(
-        iter_judgments(opened, judge=summary.judge, protocol=SCORE), reference, items
-    )
-    rows = [
+def _score_rows(store: Store, benchmark: str, judge: str, reference: str) -> list[dict[str, Any]]:
+    items = {item.id: item for item in iter_items(store, benchmark)}
+    scores = score_report(iter_judgments(store, judge=judge, protocol=SCORE), reference, items)
+    return [
         {
             "model": s.model,
             "score": s.overall.x100,
@@ -245,12 +239,74 @@ def score(
         }
         for s in scores.values()
     ]
+
+
+@judge_app.command("score")
+@friendly_errors
+def score(
+    benchmark: Bench,
+    model: Models,
+    judge: JudgeSpec,
+    regenerate_reference: Annotated[
+        bool,
+        typer.Option(
+            "--regenerate-reference",
+            help="Score against a caption-assisted reference written by --writer instead of "
+            "the dataset's own (TouchStone's gpt4_ha_answer, the default).",
+        ),
+    ] = False,
+    writer: Annotated[
+        str | None,
+        typer.Option(
+            help="With --regenerate-reference: the text model that writes it (the judge)."
+        ),
+    ] = None,
+    concurrency: Concurrency = DEFAULT_CONCURRENCY,
+    store: StoreOption = None,
+    as_json: AsJson = False,
+) -> None:
+    """Score each model 1-10 against the reference answer, both orders (TouchStone)."""
+    opened = open_store(store)
+    writer_spec = writer or judge
+    _check(opened, benchmark, [*model, judge, writer_spec], concurrency)
+    reference = _reference_for(opened, benchmark, regenerate_reference, writer, judge)
+
+    async def body(client: ModelClient) -> JudgeRunSummary:
+        if regenerate_reference:
+            own = client if writer_spec == judge else None
+            await _write_references(opened, benchmark, writer_spec, own, concurrency, as_json)
+        with progress_bar(f"judge {judge}", not as_json) as hook:
+            return await run_score(
+                opened, benchmark, model, client, reference=reference, on_progress=hook
+            )
+
+    summary = _run(opened, benchmark, model, judge, concurrency, not as_json, body)
+    rows = _score_rows(opened, benchmark, summary.judge, reference)
     if as_json:
         print_json({"run": vars(summary), "reference": reference, "scores": rows})
     else:
         console.print(_summary_line(summary), markup=False, highlight=False)
         console.print(score_table(rows, f"{benchmark}: TouchStone score ×100 vs {reference}"))
     _finish(summary)
+
+
+async def _write_references(
+    store: Store,
+    benchmark: str,
+    writer_spec: str,
+    own: ModelClient | None,
+    concurrency: int,
+    as_json: bool,
+) -> None:
+    """The caption-assisted reference by ``writer_spec`` (``own``: the judge's client, when
+    the judge writes it), resumable and cached like any examinee run."""
+    writer = own or ModelClient(load_chat_model(writer_spec), store, concurrency=concurrency)
+    try:
+        with progress_bar(f"reference {writer_spec}", not as_json) as hook:
+            await make_references(store, benchmark, writer, on_progress=hook)
+    finally:
+        if writer is not own:
+            await writer.aclose()
 
 
 @judge_app.command("hallucination")

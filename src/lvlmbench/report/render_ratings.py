@@ -144,9 +144,13 @@ def _touchstone_one(entry: dict[str, Any]) -> str:
         title = "TouchStone score ×100 per ability (95% bootstrap interval over items)"
         chart = dot_interval_chart(dots, title, max(0.0, lo), min(1000.0, hi), "")
     title = f"TouchStone scores — judge {entry['label']}"
+    against = entry["reference"]
+    if against == "reference":  # the item's own reference field
+        against = "the dataset's own reference (TouchStone: gpt4_ha_answer)"
     note = (
-        f'<p class="note">1–10 scores ×100 against {escape(entry["reference"])}, both '
-        "presentation orders averaged; an item not scored in both orders is unscored.</p>"
+        f'<p class="note">1–10 scores ×100 against {escape(against)}, both '
+        "presentation orders averaged; an item not scored in both orders is unscored; an "
+        "item in several comma-separated abilities counts in each.</p>"
     )
     return f"<h3>{escape(title)}</h3>" + note + table(head, body, "score") + chart
 
