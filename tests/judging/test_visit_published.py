@@ -9,9 +9,11 @@ from pathlib import Path
 
 import pytest
 import typer
+from fakes import ScriptedModel
 from PIL import Image
 from typer.testing import CliRunner
 
+from lvlmbench.cli import judge as judge_cli
 from lvlmbench.cli import judgments as judgments_cli
 from lvlmbench.datasets import import_dataset
 from lvlmbench.datasets.importers import item_id
@@ -19,7 +21,7 @@ from lvlmbench.judging import PAIRWISE, REFERENCE, pairwise_report
 from lvlmbench.report.collect import benchmark_summary
 from lvlmbench.report.render_ratings import pairwise_section
 from lvlmbench.store import Store, iter_items, put_judgments, put_responses
-from lvlmbench.types import Judgment, Response
+from lvlmbench.types import Judgment, Message, ModelOutput, Response
 
 BENCH = "visit"
 JUDGE = "j/judge"
@@ -194,3 +196,41 @@ def test_report_shows_rule_and_exclusions(store_path: str) -> None:
     html = pairwise_section(bench)
     assert 'data-combine="majority"' in html
     assert "1 of 5 items have no verified reference" in html
+
+
+def _shown_first_or_tie(messages: list[Message]) -> ModelOutput:
+    """Prefers the model when it is shown first, and calls it a tie when the reference is."""
+    text = messages[-1].text()
+    shown_first = text.split("Response A:", 1)[1].split("Response B:", 1)[0]
+    return ModelOutput(text="[[A]]" if "MODELTEXT" in shown_first else "[[tie]]")
+
+
+def test_judge_pairwise_prints_and_returns_the_rule(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = Store.open(str(tmp_path / "s.db"))
+    import_dataset(store, _write_csv(tmp_path), "visit", BENCH)
+    ids = [item_id(BENCH, f"row-{n}") for n in range(1, 6)]
+    put_responses(store, [Response(item_id=i, model=MODEL, text=f"MODELTEXT {i}") for i in ids])
+    store.close()
+    monkeypatch.setattr(judge_cli, "parse_spec", lambda spec: None)
+    monkeypatch.setattr(
+        judge_cli,
+        "load_chat_model",
+        lambda spec, **_: ScriptedModel(steps=[_shown_first_or_tie] * 100, spec=spec),
+    )
+    app = typer.Typer()
+    app.add_typer(judge_cli.judge_app, name="judge")
+    app.command("noop")(lambda: None)
+    args = ["judge", "pairwise", BENCH, "-m", MODEL, "-j", JUDGE, "--reference-free"]
+    args += ["--store", str(tmp_path / "s.db"), "--json"]
+    # m/x vs the reference on the 4 verified items: a win for m/x in order ab, a tie in ba.
+    for rule, rate in (("majority", 1.0), ("both", 0.0)):
+        result = runner.invoke(app, [*args, "--combine", rule])
+        assert result.exit_code == 0, result.output
+        data = json.loads(result.output)
+        assert data["run"]["missing"] == 2  # item 5 has no reference to play: both orders
+        ratings = data["ratings"]
+        assert ratings["combine"] == rule and ratings["items_without_reference"] == 1
+        win = ratings["win_rate_vs_reference"][MODEL]
+        assert (win["rate"], win["matches"]) == (rate, 4)

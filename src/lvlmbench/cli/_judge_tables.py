@@ -85,7 +85,8 @@ def print_pairwise_report(report: PairwiseReport) -> None:
         highlight=False,
     )
     console.print(f"two orders combined: {COMBINE_NOTES[report.combine]}", highlight=False)
-    if report.items_without_reference:
+    missing = report.items_without_reference
+    if missing and (report.win_rates or missing == report.items):
         console.print(
             f"win rate vs {report.reference}: {report.items_without_reference} of "
             f"{report.items} items have no verified reference and are excluded",

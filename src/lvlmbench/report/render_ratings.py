@@ -31,7 +31,7 @@ def _combine_note(rep: dict[str, Any]) -> str:
     rule = rep.get("combine", "majority")
     note = f"Both presentation orders judged; combined by rule '{rule}': {_COMBINE.get(rule, '')}."
     missing = rep.get("items_without_reference") or 0
-    if missing:
+    if missing and (rep.get("win_rate_vs_reference") or missing == rep.get("items")):
         note += (
             f" Win rate vs {rep.get('reference', 'reference')}: {missing} of {rep.get('items')}"
             " items have no verified reference and are excluded."
