@@ -190,8 +190,10 @@ def test_visit_published_multi_image_layout(
     (item,) = iter_items(store, "multi")
     assert item.images == [hashlib.sha256(png(c)).hexdigest() for c in ("red", "green")]
     assert item.caption == "Image 1: A red cube.\nImage 2: A green cube."
-    assert item.reference == "the cube changed to green" and item.category == "rcc"
-    assert item.meta["gpt4_prediction"] == "The cube changed colour."
+    # The human-verified reference (GPT-4's answer, rated correct), not the source label.
+    assert item.reference == "The cube changed colour." and item.category == "rcc"
+    assert item.meta["reference_output"] == "the cube changed to green"
+    assert item.meta["verified_reference"] is True
     assert item.meta["human_ratings"] == {
         "gpt4_correct": True,
         "problem_in_caption": False,

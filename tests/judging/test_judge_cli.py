@@ -114,7 +114,10 @@ def test_pairwise_rate_agreement(store_path: str) -> None:
 def test_score_and_hallucination(store_path: str) -> None:
     app = _app()
     base = ["--store", store_path, "--judge", "x/judge"]
-    scored = runner.invoke(app, ["judge", "score", BENCH, "-m", "m/good", *base, "--json"])
+    # The items carry their own reference (TouchStone's gpt4_ha_answer), the default since
+    # "published"; a caption-assisted one written by the judge is asked for explicitly.
+    regen = ["--regenerate-reference", "--json"]
+    scored = runner.invoke(app, ["judge", "score", BENCH, "-m", "m/good", *base, *regen])
     assert scored.exit_code == 0, scored.output
     data = json.loads(scored.output)
     assert data["reference"] == "reference:x/judge"

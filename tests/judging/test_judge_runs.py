@@ -139,8 +139,16 @@ def test_combine_orders_table() -> None:
     assert combine_orders(row("ab", "a"), row("ba", "b")) == "a"  # x wins both
     assert combine_orders(row("ab", "b"), row("ba", "a")) == "b"  # y wins both
     assert combine_orders(row("ab", "a"), row("ba", "a")) == "tie"  # position flip
-    assert combine_orders(row("ab", "tie"), row("ba", "b")) == "tie"
+    # VisIT-Bench's released rule (the default since "published"): a tie plus a win for x
+    # ("ba" shows y first, so its verdict 'b' is x) is a win for x; "both" calls it a tie.
+    assert combine_orders(row("ab", "tie"), row("ba", "b")) == "a"
+    assert combine_orders(row("ab", "tie"), row("ba", "b"), "both") == "tie"
+    assert combine_orders(row("ab", "b"), row("ba", "tie")) == "b"
+    assert combine_orders(row("ab", "tie"), row("ba", "tie")) == "tie"
+    assert combine_orders(row("ab", "a"), row("ba", "a"), "both") == "tie"
+    assert combine_orders(row("ab", "a"), row("ba", "b"), "both") == "a"
     assert combine_orders(row("ab", "a"), row("ba", None, Status.UNPARSEABLE)) is None
+    assert combine_orders(row("ab", "tie"), row("ba", None, Status.REFUSED)) is None
     assert combine_orders(row("ab", "a"), None) is None
 
 

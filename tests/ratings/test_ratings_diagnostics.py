@@ -22,8 +22,12 @@ def test_winners_and_combined_outcome():
     assert (R2.winner_ab, R2.winner_ba) == ("a", "c")
     assert (R3.winner_ab, R3.winner_ba) == ("tie", "c")
     assert R4.winner_ab is None
-    assert [r.outcome() for r in RECORDS] == [1.0, 0.5, 0.5, None]
+    # VisIT-Bench's released rule by default: R3 (tie, then c) is a win for c, i.e. 0 for b.
+    assert [r.outcome() for r in RECORDS] == [1.0, 0.5, 0.0, None]
+    assert [r.outcome("both") for r in RECORDS] == [1.0, 0.5, 0.5, None]
     assert TwoOrderVerdict("a", "b", 1, 1, "B", "A").outcome() == 0.0
+    with pytest.raises(ValueError, match="combine rule"):
+        R1.outcome("strict")  # type: ignore[arg-type]
 
 
 def test_position_flip_rate():

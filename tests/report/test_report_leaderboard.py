@@ -71,6 +71,7 @@ def test_rating_and_score_columns_equal_the_judging_functions(built: Built) -> N
         row = _row(rows, OPEN, model)
         assert float(row["bt:judge/fake"]) == pytest.approx(rating, abs=1e-4)
         assert float(row["elo:judge/fake"]) == pytest.approx(report.elo[model], abs=0.05)
+        assert row["combine:judge/fake"] == report.combine == "majority"
     oracle = _row(rows, OPEN, "baseline/oracle")
     assert float(oracle["win_rate:judge/fake"]) == 100.0
     assert float(oracle["metric:bleu4"]) == 100.0

@@ -11,6 +11,7 @@ from lvlmbench.cli._common import console, err_console
 from lvlmbench.judging import PairwiseReport
 
 __all__ = [
+    "COMBINE_NOTES",
     "agreement_table",
     "hallucination_table",
     "num",
@@ -18,6 +19,12 @@ __all__ = [
     "print_pairwise_report",
     "score_table",
 ]
+
+
+COMBINE_NOTES = {
+    "majority": "majority (VisIT-Bench's rule: the side winning more of the two orders wins)",
+    "both": "both (a side must win both orders)",
+}
 
 
 def num(value: float | None, digits: int = 1) -> str:
@@ -74,8 +81,18 @@ def print_pairwise_report(report: PairwiseReport) -> None:
     console.print(table)
     console.print(
         f"pairs {report.pairs}, unscored {report.unscored_pairs}; rows by status: "
-        + ", ".join(f"{k} {v}" for k, v in sorted(report.statuses.items()))
+        + ", ".join(f"{k} {v}" for k, v in sorted(report.statuses.items())),
+        highlight=False,
     )
+    console.print(f"two orders combined: {COMBINE_NOTES[report.combine]}", highlight=False)
+    missing = report.items_without_reference
+    if missing and (report.win_rates or missing == report.items):
+        console.print(
+            f"win rate vs {report.reference}: {report.items_without_reference} of "
+            f"{report.items} items have no verified reference and are excluded",
+            markup=False,
+            highlight=False,
+        )
     diag = data["diagnostics"]
     if diag is not None:
         console.print(

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -45,9 +45,10 @@ from lvlmbench.judging import (
     score_report,
 )
 from lvlmbench.models import DEFAULT_CONCURRENCY, ModelClient, load_chat_model, parse_spec
+from lvlmbench.ratings import COMBINE_RULES, CombineRule
 from lvlmbench.store import Store, get_benchmark, iter_items, iter_judgments
 
-__all__ = ["AsJson", "Bench", "JudgeSpec", "judge_app"]
+__all__ = ["AsJson", "Bench", "Combine", "JudgeSpec", "combine_rule", "judge_app"]
 
 judge_app = typer.Typer(
     help="Judge open-ended answers: pairwise (VisIT-Bench), score and hallucination (TouchStone).",
@@ -59,6 +60,21 @@ Models = Annotated[list[str], typer.Option("--model", "-m", help="Examinee spec;
 JudgeSpec = Annotated[str, typer.Option("--judge", "-j", help="Judge model spec.")]
 Concurrency = Annotated[int, typer.Option(help="Judge requests in flight per endpoint.")]
 AsJson = Annotated[bool, typer.Option("--json", help="Machine-readable output.")]
+Combine = Annotated[
+    str,
+    typer.Option(
+        help="How a pair's two orders combine: 'majority' (VisIT-Bench's released rule: the "
+        "side that wins more of the two wins, so win+tie is a win) or 'both' (wins both)."
+    ),
+]
+
+
+def combine_rule(value: str) -> CombineRule:
+    """``--combine`` checked: one of :data:`COMBINE_RULES`, else exit 2."""
+    for rule in COMBINE_RULES:
+        if value == rule:
+            return rule
+    raise BadInput(f"--combine must be one of {', '.join(COMBINE_RULES)}, got {value!r}")
 
 
 def _check(store: Store, benchmark: str, specs: list[str], concurrency: int) -> None:
@@ -142,11 +158,13 @@ def pairwise(
         bool,
         typer.Option(help="Reference-free only: the reference plays as model 'reference'."),
     ] = True,
+    combine: Combine = "majority",
     concurrency: Concurrency = DEFAULT_CONCURRENCY,
     store: StoreOption = None,
     as_json: AsJson = False,
 ) -> None:
     """Judge every pair of models in both orders (VisIT-Bench); print Elo and win rates."""
+    rule = combine_rule(combine)
     opened = open_store(store)
     _check(opened, benchmark, [*model, judge], concurrency)
     include = reference_free and play_reference
@@ -165,7 +183,7 @@ def pairwise(
 
     summary = _run(opened, benchmark, model, judge, concurrency, not as_json, body)
     protocol = PAIRWISE if reference_free else PAIRWISE_REF
-    report = pairwise_report(opened, benchmark, summary.judge, protocol=protocol)
+    report = pairwise_report(opened, benchmark, summary.judge, protocol=protocol, combine=rule)
     if as_json:
         print_json({"run": vars(summary), "ratings": report.as_dict()})
     else:
@@ -174,47 +192,41 @@ def pairwise(
     _finish(summary)
 
 
-@judge_app.command("score")
-@friendly_errors
-def score(
-    benchmark: Bench,
-    model: Models,
-    judge: JudgeSpec,
-    reference_writer: Annotated[
-        str | None,
-        typer.Option(help="Text model that writes the caption-assisted reference (the judge)."),
-    ] = None,
-    concurrency: Concurrency = DEFAULT_CONCURRENCY,
-    store: StoreOption = None,
-    as_json: AsJson = False,
-) -> None:
-    """Score each model 1-10 against the caption-assisted reference, both orders (TouchStone)."""
-    opened = open_store(store)
-    writer_spec = reference_writer or judge
-    _check(opened, benchmark, [*model, judge, writer_spec], concurrency)
-    reference = reference_name(writer_spec)
+def _reference_for(
+    store: Store, benchmark: str, regenerate: bool, writer: str | None, judge: str
+) -> str:
+    """The reference player ``judge score`` scores against: the dataset's own (TouchStone's
+    ``gpt4_ha_answer``, stored as ``item.reference``) unless ``regenerate`` asks for a
+    caption-assisted one written by ``writer`` (default: the judge). BadInput when neither is
+    possible, before anything is asked or written."""
+    if writer is not None and not regenerate:
+        raise BadInput(
+            "--writer only applies with --regenerate-reference "
+            "(the dataset's own reference needs no writer)"
+        )
+    if regenerate:
+        return reference_name(writer or judge)
+    items = list(iter_items(store, benchmark))
+    without = sum(not item.reference for item in items)
+    if items and without == len(items):
+        raise BadInput(
+            f"no item of {benchmark!r} carries a reference answer (TouchStone's gpt4_ha_answer "
+            "column); pass --regenerate-reference [--writer SPEC] to have a text model write "
+            "a caption-assisted one"
+        )
+    if without:
+        err_console.print(
+            f"[yellow]warning:[/] {without} of {len(items)} items have no reference answer: "
+            "they are counted as missing, not scored",
+            highlight=False,
+        )
+    return REFERENCE
 
-    async def body(client: ModelClient) -> JudgeRunSummary:
-        writer = client
-        if writer_spec != judge:
-            writer = ModelClient(load_chat_model(writer_spec), opened, concurrency=concurrency)
-        try:
-            with progress_bar(f"reference {writer_spec}", not as_json) as hook:
-                await make_references(opened, benchmark, writer, on_progress=hook)
-        finally:
-            if writer is not client:
-                await writer.aclose()
-        with progress_bar(f"judge {judge}", not as_json) as hook:
-            return await run_score(
-                opened, benchmark, model, client, reference=reference, on_progress=hook
-            )
 
-    summary = _run(opened, benchmark, model, judge, concurrency, not as_json, body)
-    items = {item.id: item for item in iter_items(opened, benchmark)}
-    scores = score_report(
-        iter_judgments(opened, judge=summary.judge, protocol=SCORE), reference, items
-    )
-    rows = [
+def _score_rows(store: Store, benchmark: str, judge: str, reference: str) -> list[dict[str, Any]]:
+    items = {item.id: item for item in iter_items(store, benchmark)}
+    scores = score_report(iter_judgments(store, judge=judge, protocol=SCORE), reference, items)
+    return [
         {
             "model": s.model,
             "score": s.overall.x100,
@@ -227,12 +239,74 @@ def score(
         }
         for s in scores.values()
     ]
+
+
+@judge_app.command("score")
+@friendly_errors
+def score(
+    benchmark: Bench,
+    model: Models,
+    judge: JudgeSpec,
+    regenerate_reference: Annotated[
+        bool,
+        typer.Option(
+            "--regenerate-reference",
+            help="Score against a caption-assisted reference written by --writer instead of "
+            "the dataset's own (TouchStone's gpt4_ha_answer, the default).",
+        ),
+    ] = False,
+    writer: Annotated[
+        str | None,
+        typer.Option(
+            help="With --regenerate-reference: the text model that writes it (the judge)."
+        ),
+    ] = None,
+    concurrency: Concurrency = DEFAULT_CONCURRENCY,
+    store: StoreOption = None,
+    as_json: AsJson = False,
+) -> None:
+    """Score each model 1-10 against the reference answer, both orders (TouchStone)."""
+    opened = open_store(store)
+    writer_spec = writer or judge
+    _check(opened, benchmark, [*model, judge, writer_spec], concurrency)
+    reference = _reference_for(opened, benchmark, regenerate_reference, writer, judge)
+
+    async def body(client: ModelClient) -> JudgeRunSummary:
+        if regenerate_reference:
+            own = client if writer_spec == judge else None
+            await _write_references(opened, benchmark, writer_spec, own, concurrency, as_json)
+        with progress_bar(f"judge {judge}", not as_json) as hook:
+            return await run_score(
+                opened, benchmark, model, client, reference=reference, on_progress=hook
+            )
+
+    summary = _run(opened, benchmark, model, judge, concurrency, not as_json, body)
+    rows = _score_rows(opened, benchmark, summary.judge, reference)
     if as_json:
         print_json({"run": vars(summary), "reference": reference, "scores": rows})
     else:
         console.print(_summary_line(summary), markup=False, highlight=False)
         console.print(score_table(rows, f"{benchmark}: TouchStone score ×100 vs {reference}"))
     _finish(summary)
+
+
+async def _write_references(
+    store: Store,
+    benchmark: str,
+    writer_spec: str,
+    own: ModelClient | None,
+    concurrency: int,
+    as_json: bool,
+) -> None:
+    """The caption-assisted reference by ``writer_spec`` (``own``: the judge's client, when
+    the judge writes it), resumable and cached like any examinee run."""
+    writer = own or ModelClient(load_chat_model(writer_spec), store, concurrency=concurrency)
+    try:
+        with progress_bar(f"reference {writer_spec}", not as_json) as hook:
+            await make_references(store, benchmark, writer, on_progress=hook)
+    finally:
+        if writer is not own:
+            await writer.aclose()
 
 
 @judge_app.command("hallucination")

@@ -17,7 +17,7 @@ from lvlmbench.cli._common import (
     print_json,
 )
 from lvlmbench.cli._judge_tables import agreement_table, print_pairwise_report
-from lvlmbench.cli.judge import AsJson, Bench, JudgeSpec
+from lvlmbench.cli.judge import AsJson, Bench, Combine, JudgeSpec, combine_rule
 from lvlmbench.judging import (
     PAIRWISE,
     PAIRWISE_REF,
@@ -64,14 +64,23 @@ def rate(
     judge: Annotated[str | None, typer.Option("--judge", "-j", help="Judge spec.")] = None,
     reference: Annotated[str, typer.Option(help="Reference player.")] = REFERENCE,
     rounds: Annotated[int, typer.Option(help="Bootstrap rounds.")] = 200,
+    combine: Combine = "majority",
     store: StoreOption = None,
     as_json: AsJson = False,
 ) -> None:
-    """Elo and Bradley-Terry (95% bootstrap CI), win rate vs the reference, judge diagnostics."""
+    """Elo and Bradley-Terry (95% bootstrap CI), win rate vs the reference, judge diagnostics;
+    the two orders of each pair combined by ``--combine``."""
+    rule = combine_rule(combine)
     opened = open_store(store)
     chosen, protocol = _pick_judge(opened, protocol, judge)
     report = pairwise_report(
-        opened, benchmark, chosen, protocol=protocol, reference=reference, rounds=rounds
+        opened,
+        benchmark,
+        chosen,
+        protocol=protocol,
+        reference=reference,
+        combine=rule,
+        rounds=rounds,
     )
     if as_json:
         print_json(report.as_dict())

@@ -6,8 +6,11 @@ that presentation ('a', 'b', 'tie'); ``order`` is "ab" when the pair's players a
 order and "ba" for the swapped presentation. So a row records exactly what the judge saw, and a
 human vote (protocol "human") has the same shape.
 
-The combined result (:func:`combine_orders`): a model wins only if it wins both orders; a split
-or a tie is a tie; an order that was unparseable, refused or failed leaves the pair *unscored*.
+The combined result (:func:`combine_orders`) follows VisIT-Bench's released leaderboard rule by
+default (``"majority"``): the side that wins more of the two orders wins, so a win plus a tie is
+a win and a split or two ties is a tie; ``"both"`` is the stricter option where a side must win
+both orders (:mod:`lvlmbench.ratings.combine`). An order that was unparseable, refused or failed
+leaves the pair *unscored*.
 
 Two variants: reference-free (protocol ``"pairwise"``, the paper's choice; the reference may
 play as model ``"reference"``) and reference-backed (``"pairwise-ref"``, the reference text is
@@ -26,6 +29,7 @@ from lvlmbench.judging.reference import REFERENCE, answer_texts
 from lvlmbench.judging.verdict import PairVerdict, judged, parse_verdict
 from lvlmbench.models import ModelClient
 from lvlmbench.prompts import render_prompt
+from lvlmbench.ratings import MAJORITY, CombineRule, combine_winners
 from lvlmbench.store import Store, iter_items
 from lvlmbench.types import BenchmarkItem, GenerationConfig, Judgment, Message, ModelOutput, Status
 
@@ -129,16 +133,31 @@ def pairwise_judgment(
     return judged(row, output, parse_verdict)
 
 
-def combine_orders(ab: Judgment | None, ba: Judgment | None) -> PairVerdict | None:
-    """The pair's result in terms of the "ab" row's players: 'a' if ``ab.model_a`` wins both
-    orders, 'b' if ``ab.model_b`` does, 'tie' otherwise; None when an order is missing or not ok."""
+def combine_orders(
+    ab: Judgment | None, ba: Judgment | None, rule: CombineRule = MAJORITY
+) -> PairVerdict | None:
+    """The pair's result in terms of the "ab" row's players under ``rule``: 'a' if
+    ``ab.model_a`` wins, 'b' if ``ab.model_b`` does, 'tie' otherwise; None when an order is
+    missing or not ok. ``"majority"`` (VisIT-Bench's released rule): the side that wins more of
+    the two orders wins; ``"both"``: a side must win both orders."""
     if ab is None or ba is None or ab.status is not Status.OK or ba.status is not Status.OK:
         return None
-    first = ab.verdict
-    second = {"a": "b", "b": "a"}.get(ba.verdict or "", ba.verdict)  # back to ab's terms
-    if first == second and first in ("a", "b"):
-        return first  # type: ignore[return-value]
-    return "tie"
+    first, second = _winner(ab), _winner(ba)
+    if first is None or second is None or ab.model_b is None:
+        return None
+    outcome = combine_winners(first, second, ab.model_a, ab.model_b, rule)
+    return None if outcome is None else "a" if outcome == 1.0 else "b" if outcome == 0.0 else "tie"
+
+
+def _winner(row: Judgment) -> str | None:
+    """The player a row's verdict picks, 'tie', or None without a verdict."""
+    if row.verdict == "tie":
+        return "tie"
+    if row.verdict == "a":
+        return row.model_a
+    if row.verdict == "b":
+        return row.model_b
+    return None
 
 
 @dataclass(frozen=True)

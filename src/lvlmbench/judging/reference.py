@@ -2,8 +2,9 @@
 
 Players are named by model spec; two kinds of name are special:
 
-- ``"reference"`` (:data:`REFERENCE`): the item's own ``reference`` field, e.g. VisIT-Bench's
-  human-verified reference imported with the dataset;
+- ``"reference"`` (:data:`REFERENCE`): the item's own ``reference`` field, imported with the
+  dataset: VisIT-Bench's human-verified reference (absent where people did not verify GPT-4's
+  answer), TouchStone's ``gpt4_ha_answer`` (the default reference of the score judge);
 - ``"reference:<spec>"`` (:func:`reference_name`): a *caption-assisted reference*, written by the
   text model ``<spec>`` from the item's caption and question, without the image.
 

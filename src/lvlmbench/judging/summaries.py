@@ -1,7 +1,11 @@
 """From stored pairwise judgments to ratings, win rates, diagnostics and human agreement.
 
-Pure reads of the store plus :mod:`lvlmbench.ratings`. Pairs whose two orders are not both ok
-are *unscored*: they enter no rating and are counted in :class:`PairwiseReport`.
+Pure reads of the store plus :mod:`lvlmbench.ratings`. The two orders of a pair combine by
+VisIT-Bench's released rule unless told otherwise (``combine="both"``), and every report says
+which rule it used. Pairs whose two orders are not both ok are *unscored*: they enter no rating
+and are counted in :class:`PairwiseReport`. Items where the reference player has no answer
+(VisIT-Bench rows whose GPT-4 answer people did not verify) are counted and left out of the win
+rate vs reference.
 """
 
 from __future__ import annotations
@@ -14,8 +18,10 @@ from typing import Any
 from lvlmbench.judging.pairwise import PAIRWISE, combine_orders, model_family
 from lvlmbench.judging.reference import REFERENCE, answer_texts
 from lvlmbench.ratings import (
+    MAJORITY,
     AgreementReport,
     BootstrapRatings,
+    CombineRule,
     JudgeDiagnostics,
     TwoOrderVerdict,
     WinRate,
@@ -63,9 +69,9 @@ class PairRecord:
         assert row is not None and row.model_b is not None
         return tuple(sorted((row.model_a, row.model_b)))  # type: ignore[return-value]
 
-    def result(self) -> str | None:
-        """'a' (first sorted player wins both), 'b', 'tie', or None (unscored)."""
-        return combine_orders(self.ab, self.ba)
+    def result(self, rule: CombineRule = MAJORITY) -> str | None:
+        """'a' (the first sorted player wins under ``rule``), 'b', 'tie', or None (unscored)."""
+        return combine_orders(self.ab, self.ba, rule)
 
 
 def judges_for(store: Store, protocol: str) -> list[str]:
@@ -94,6 +100,14 @@ class PairwiseReport:
 
     judge: str
     protocol: str
+    combine: CombineRule = MAJORITY
+    """How the two orders of a pair were combined (see :mod:`lvlmbench.ratings.combine`)."""
+    reference: str = REFERENCE
+    items: int = 0
+    """Items of the benchmark."""
+    items_without_reference: int = 0
+    """Items where the reference player has no answer (VisIT-Bench: no human-verified
+    reference): no match against the reference is counted on them."""
     pairs: int = 0
     unscored_pairs: int = 0
     statuses: dict[str, int] = field(default_factory=dict)
@@ -113,6 +127,10 @@ class PairwiseReport:
         return {
             "judge": self.judge,
             "protocol": self.protocol,
+            "combine": self.combine,
+            "reference": self.reference,
+            "items": self.items,
+            "items_without_reference": self.items_without_reference,
             "pairs": self.pairs,
             "unscored_pairs": self.unscored_pairs,
             "statuses": self.statuses,
@@ -153,10 +171,7 @@ class PairwiseReport:
         }
 
 
-def _records(store: Store, benchmark: str, pairs: list[PairRecord]) -> list[TwoOrderVerdict]:
-    players = {p for r in pairs for p in r.players}
-    items = [i for i in iter_items(store, benchmark)]
-    texts = answer_texts(store, items, players)
+def _records(pairs: list[PairRecord], texts: dict[str, dict[str, str]]) -> list[TwoOrderVerdict]:
     out = []
     for r in pairs:
         a, b = r.players
@@ -180,6 +195,30 @@ def _upper(row: Judgment | None) -> Any:
     return "tie" if row.verdict == "tie" else row.verdict.upper()
 
 
+def _tally(
+    report: PairwiseReport, pairs: list[PairRecord], with_reference: set[str]
+) -> tuple[list[tuple[str, str, float]], list[tuple[str, str, float, str]]]:
+    """All scored matches under ``report.combine``, and the matches against the reference
+    (with their category) on items that have a reference answer."""
+    matches: list[tuple[str, str, float]] = []
+    vs_reference: list[tuple[str, str, float, str]] = []
+    for r in pairs:
+        for row in (r.ab, r.ba):
+            if row is not None:
+                report.statuses[row.status.value] = report.statuses.get(row.status.value, 0) + 1
+        report.pairs += 1
+        result = r.result(report.combine)
+        if result is None:
+            report.unscored_pairs += 1
+            continue
+        a, b = r.players
+        outcome = {"a": 1.0, "b": 0.0, "tie": 0.5}[result]
+        matches.append((a, b, outcome))
+        if report.reference in (a, b) and r.item_id in with_reference:
+            vs_reference.append((a, b, outcome, r.category or "(none)"))
+    return matches, vs_reference
+
+
 def pairwise_report(
     store: Store,
     benchmark: str,
@@ -187,28 +226,23 @@ def pairwise_report(
     *,
     protocol: str = PAIRWISE,
     reference: str = REFERENCE,
+    combine: CombineRule = MAJORITY,
     rounds: int = 200,
     seed: int = 0,
 ) -> PairwiseReport:
     """Elo (shuffled online), Bradley-Terry with bootstrap CI, win rate vs ``reference``
-    (overall and per category) and judge diagnostics from stored pairwise rows."""
-    report = PairwiseReport(judge=judge, protocol=protocol)
+    (overall and per category) and judge diagnostics from stored pairwise rows, the two
+    orders of each pair combined by ``combine``. Items where ``reference`` has no answer (no
+    verified reference) are counted in ``items_without_reference`` and excluded from the win
+    rate vs reference."""
+    report = PairwiseReport(judge=judge, protocol=protocol, combine=combine, reference=reference)
     pairs = pair_records(store, benchmark, judge, protocol)
-    matches: list[tuple[str, str, float]] = []
-    by_category: list[tuple[str, str, float, str]] = []
-    for r in pairs:
-        for row in (r.ab, r.ba):
-            if row is not None:
-                report.statuses[row.status.value] = report.statuses.get(row.status.value, 0) + 1
-        report.pairs += 1
-        result = r.result()
-        if result is None:
-            report.unscored_pairs += 1
-            continue
-        a, b = r.players
-        outcome = {"a": 1.0, "b": 0.0, "tie": 0.5}[result]
-        matches.append((a, b, outcome))
-        by_category.append((a, b, outcome, r.category or "(none)"))
+    items = list(iter_items(store, benchmark))
+    texts = answer_texts(store, items, [reference, *{p for r in pairs for p in r.players}])
+    with_reference = {item_id for item_id, answers in texts.items() if reference in answers}
+    report.items = len(items)
+    report.items_without_reference = len(items) - len(with_reference)
+    matches, vs_reference = _tally(report, pairs, with_reference)
     if not matches:
         report.warnings.append("no scored pairs: nothing to rate")
         return report
@@ -218,10 +252,10 @@ def pairwise_report(
     except ValueError:
         report.bradley_terry = bradley_terry_bootstrap(matches, rounds=rounds, seed=seed, l2=1.0)
         report.bt_note = "sparse data: Bradley-Terry fitted with l2=1.0 regularisation"
-    if any(reference in m[:2] for m in matches):
-        report.win_rates = win_rates_vs_reference(matches, reference)
-        report.category_win_rates = category_win_rates(by_category, reference)
-    records = _records(store, benchmark, pairs)
+    if vs_reference:
+        report.win_rates = win_rates_vs_reference([m[:3] for m in vs_reference], reference)
+        report.category_win_rates = category_win_rates(vs_reference, reference)
+    records = _records(pairs, texts)
     family = model_family(judge)
     if family is not None:
         report.diagnostics = judge_diagnostics(
@@ -265,17 +299,23 @@ def _human_votes(
 
 
 def human_agreement(
-    store: Store, benchmark: str, judge: str, *, protocol: str = PAIRWISE, seed: int = 0
+    store: Store,
+    benchmark: str,
+    judge: str,
+    *,
+    protocol: str = PAIRWISE,
+    seed: int = 0,
+    combine: CombineRule = MAJORITY,
 ) -> HumanAgreement:
     """Per-level agreement (5/5, 4/5, ...; ties as coin flips and excluded) and Cohen's kappa
-    between the judge's combined two-order verdict and the human majority."""
+    between the judge's two-order verdict (combined by ``combine``) and the human majority."""
     items = {item.id for item in iter_items(store, benchmark)}
     votes, ties = _human_votes(store, items)
     verdicts = (
         metric_verdicts(store, items, judge, protocol)
         if protocol.startswith("metric:")
         else {
-            (r.item_id, *r.players): r.result()
+            (r.item_id, *r.players): r.result(combine)
             for r in pair_records(store, benchmark, judge, protocol)
         }
     )

@@ -13,6 +13,13 @@ from lvlmbench.ratings.bradley_terry import (
     bradley_terry,
     bradley_terry_bootstrap,
 )
+from lvlmbench.ratings.combine import (
+    BOTH,
+    COMBINE_RULES,
+    MAJORITY,
+    CombineRule,
+    combine_winners,
+)
 from lvlmbench.ratings.diagnostics import (
     JudgeDiagnostics,
     PositionConsistency,
@@ -35,10 +42,14 @@ from lvlmbench.ratings.winrate import (
 )
 
 __all__ = [
+    "BOTH",
+    "COMBINE_RULES",
+    "MAJORITY",
     "OUTCOMES",
     "AgreementLevel",
     "AgreementReport",
     "BootstrapRatings",
+    "CombineRule",
     "Interval",
     "JudgeDiagnostics",
     "Match",
@@ -52,6 +63,7 @@ __all__ = [
     "bradley_terry_bootstrap",
     "category_win_rates",
     "cohen_kappa",
+    "combine_winners",
     "elo_ratings",
     "first_position_preference",
     "judge_diagnostics",

@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 
 from lvlmbench.ratings.agreement import Verdict
+from lvlmbench.ratings.combine import MAJORITY, CombineRule, combine_winners
 from lvlmbench.ratings.intervals import Interval, wilson_interval
 
 __all__ = [
@@ -73,18 +74,12 @@ class TwoOrderVerdict:
         """Preferred player in order "ba": a player's name, ``'tie'``, or None if unparseable."""
         return _winner(self.verdict_ba, self.player_b, self.player_a)
 
-    def outcome(self) -> float | None:
-        """VisIT-Bench's combined result for ``player_a``: 1 if it wins in both orders, 0 if
-        ``player_b`` does, 0.5 otherwise (a tie or a position flip), None if either verdict is
-        unparseable, so the pair is unscored rather than guessed."""
-        ab, ba = self.winner_ab, self.winner_ba
-        if ab is None or ba is None:
-            return None
-        if ab == ba == self.player_a:
-            return 1.0
-        if ab == ba == self.player_b:
-            return 0.0
-        return 0.5
+    def outcome(self, rule: CombineRule = MAJORITY) -> float | None:
+        """The combined result for ``player_a`` under ``rule`` (:mod:`~lvlmbench.ratings.combine`):
+        1 win, 0 loss, 0.5 tie; None if either verdict is unparseable, so the pair is unscored
+        rather than guessed. By default VisIT-Bench's released rule: the side that wins more of
+        the two orders wins (a win plus a tie is a win); ``"both"`` wants both orders."""
+        return combine_winners(self.winner_ab, self.winner_ba, self.player_a, self.player_b, rule)
 
 
 @dataclass(frozen=True)

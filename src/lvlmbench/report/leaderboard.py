@@ -7,7 +7,8 @@ Every figure ``X`` with an interval comes as three columns ``X``, ``X_low``, ``X
   ``failed``; ``level:<difficulty>`` and ``capability:<name>`` likewise per group;
 - ``metric:<name>`` (text-metric mean, bootstrap 95%);
 - ``elo:<judge>``, ``bt:<judge>`` (Bradley-Terry, bootstrap 95%) and ``win_rate:<judge>``
-  (% vs the reference, Wilson 95%) per pairwise judge;
+  (% vs the reference, Wilson 95%) per pairwise judge, with ``combine:<judge>`` naming how
+  the two orders were combined (``majority`` or ``both``);
 - ``touchstone:<judge>`` (score ×100, bootstrap 95%), ``touchstone_rel:<judge>`` (% of the
   reference) and ``touchstone:<judge>:<ability>``;
 - ``hallucination:<judge>`` (mean 0-10, bootstrap 95%).
@@ -66,7 +67,7 @@ def _ratings(bench: dict[str, Any]) -> Iterator[tuple[str, dict[str, Any]]]:
     for rep in bench["pairwise"]:
         judge = rep["judge"]
         for model, elo in rep["elo"].items():
-            yield model, {f"elo:{judge}": round(elo, 1)}
+            yield model, {f"elo:{judge}": round(elo, 1), f"combine:{judge}": rep.get("combine")}
         for model, b in (rep.get("bradley_terry") or {}).items():
             yield model, _with_ci(f"bt:{judge}", b["rating"], b["low"], b["high"])
         for model, w in (rep.get("win_rate_vs_reference") or {}).items():

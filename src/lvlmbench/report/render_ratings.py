@@ -19,9 +19,29 @@ def _padded(lows: list[float], highs: list[float]) -> tuple[float, float]:
     return lo - pad, hi + pad
 
 
+_COMBINE = {
+    "majority": "the side that wins more of the two orders wins, otherwise a tie "
+    "(VisIT-Bench's released rule)",
+    "both": "a side wins only if it wins both orders, otherwise a tie",
+}
+
+
+def _combine_note(rep: dict[str, Any]) -> str:
+    """Which two-order rule the ratings use, and the items left out of the win rate."""
+    rule = rep.get("combine", "majority")
+    note = f"Both presentation orders judged; combined by rule '{rule}': {_COMBINE.get(rule, '')}."
+    missing = rep.get("items_without_reference") or 0
+    if missing and (rep.get("win_rate_vs_reference") or missing == rep.get("items")):
+        note += (
+            f" Win rate vs {rep.get('reference', 'reference')}: {missing} of {rep.get('items')}"
+            " items have no verified reference and are excluded."
+        )
+    return f'<p class="note" data-combine="{escape(rule)}">{escape(note)}</p>'
+
+
 def _pairwise_one(rep: dict[str, Any]) -> list[str]:
     title = f"Pairwise ratings — judge {rep['judge']} ({rep['pairs']} pairs)"
-    out = [f"<h3>{escape(title)}</h3>"]
+    out = [f"<h3>{escape(title)}</h3>", _combine_note(rep)]
     bt = rep.get("bradley_terry") or {}
     wins = rep.get("win_rate_vs_reference") or {}
     models = sorted(set(rep["elo"]) | set(bt), key=lambda m: -rep["elo"].get(m, 0.0))
@@ -124,9 +144,13 @@ def _touchstone_one(entry: dict[str, Any]) -> str:
         title = "TouchStone score ×100 per ability (95% bootstrap interval over items)"
         chart = dot_interval_chart(dots, title, max(0.0, lo), min(1000.0, hi), "")
     title = f"TouchStone scores — judge {entry['label']}"
+    against = entry["reference"]
+    if against == "reference":  # the item's own reference field
+        against = "the dataset's own reference (TouchStone: gpt4_ha_answer)"
     note = (
-        f'<p class="note">1–10 scores ×100 against {escape(entry["reference"])}, both '
-        "presentation orders averaged; an item not scored in both orders is unscored.</p>"
+        f'<p class="note">1–10 scores ×100 against {escape(against)}, both '
+        "presentation orders averaged; an item not scored in both orders is unscored; an "
+        "item in several comma-separated abilities counts in each.</p>"
     )
     return f"<h3>{escape(title)}</h3>" + note + table(head, body, "score") + chart
 

@@ -17,7 +17,7 @@ import numpy as np
 
 from lvlmbench.judging.hallucination import HALLUCINATION, hallucination_report
 from lvlmbench.judging.reference import REFERENCE, REFERENCE_PREFIX, reference_name
-from lvlmbench.judging.score import SCORE, ScoreGroup, score_report
+from lvlmbench.judging.score import SCORE, ScoreGroup, item_abilities, score_report
 from lvlmbench.judging.summaries import judges_for
 from lvlmbench.store import Store, iter_judgments
 from lvlmbench.types import BenchmarkItem, Judgment
@@ -89,7 +89,7 @@ def _score_entry(
     for model, score in score_report(rows, reference, items).items():
         mine = per_item.get(model, {})
         abilities = {
-            name: _group(group, [v for i, v in mine.items() if items[i].category == name])
+            name: _group(group, [v for i, v in mine.items() if name in item_abilities(items[i])])
             for name, group in sorted(score.abilities.items())
         }
         models.append(

@@ -19,6 +19,16 @@ columns are kept for joins only. Where ``image`` and ``image_url`` name the same
 published CSV repeats the URL) it is read once. URLs are found by file name under ``--image-root``
 when given. The join columns stay in meta whatever happens to the images: ``image`` and
 ``image_url`` (the raw cells), ``image_sources`` and ``image_aliases``.
+
+The reference is taken as above except in the published layout, where it is the paper's *human-verified* one: in
+the released CSVs (with a ``gpt4_prediction`` column) it is GPT-4's answer on rows where people
+rated it correct (``human_ratings_gpt4_correct`` TRUE); other rows have no reference
+(``item.reference`` None, ``meta["verified_reference"]`` False) and are left out of the win
+rate vs reference. The
+published ``reference_output`` column is the source dataset's own label (e.g. "the cube changed
+to green" beside GPT-4's full answer), not what the leaderboard compares with: it is kept in
+``meta["reference_output"]``. A file without ``gpt4_prediction`` (a user's own CSV) keeps its
+reference column as is.
 """
 
 from __future__ import annotations
@@ -56,6 +66,7 @@ _DENSE = (
     "image_dense_captions",
 )
 _REFERENCES = ("reference_output", "reference", "reference output", "output_human_annotated")
+_GPT4 = "gpt4_prediction"
 _MISSING = {"", "nan", "none", "null"}
 _CATEGORIES = ("instruction_category", "category")
 _KEYS = ("id", "instance_id", "index")
@@ -126,6 +137,10 @@ def _parse_row(
     dense_col, dense_cell = _first(row, _DENSE)
     dense = _dense_caption(dense_cell)
     ref_col, reference = _first(row, _REFERENCES)
+    verified: bool | None = None
+    if _GPT4 in row.cells:  # the published layout: only a verified GPT-4 answer is a reference
+        verified = _rating(row.get("human_ratings_gpt4_correct")) is True and bool(row.get(_GPT4))
+        ref_col, reference = (_GPT4, row.get(_GPT4)) if verified else (None, None)
     cat_col, category = _first(row, _CATEGORIES)
     meta: dict[str, Any] = {"row": row.number, "image_sources": found.sources}
     if found.aliases:
@@ -148,6 +163,8 @@ def _parse_row(
         meta["human_ratings"] = ratings
     if dense is not None:
         meta["dense_caption"] = dense
+    if verified is not None:
+        meta["verified_reference"] = verified
     return ParsedItem(
         key=row.get(key_column) if key_column else f"row-{row.number}",
         row=row.number,
