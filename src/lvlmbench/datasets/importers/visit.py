@@ -20,15 +20,14 @@ published CSV repeats the URL) it is read once. URLs are found by file name unde
 when given. The join columns stay in meta whatever happens to the images: ``image`` and
 ``image_url`` (the raw cells), ``image_sources`` and ``image_aliases``.
 
-The reference is taken as above except in the published layout, where it is the paper's *human-verified* one: in
-the released CSVs (with a ``gpt4_prediction`` column) it is GPT-4's answer on rows where people
-rated it correct (``human_ratings_gpt4_correct`` TRUE); other rows have no reference
-(``item.reference`` None, ``meta["verified_reference"]`` False) and are left out of the win
-rate vs reference. The
-published ``reference_output`` column is the source dataset's own label (e.g. "the cube changed
-to green" beside GPT-4's full answer), not what the leaderboard compares with: it is kept in
-``meta["reference_output"]``. A file without ``gpt4_prediction`` (a user's own CSV) keeps its
-reference column as is.
+The reference is taken as above except in the published layout, where it is the paper's
+*human-verified* one: in the released CSVs (with a ``gpt4_prediction`` column) it is GPT-4's
+answer on rows where people rated it correct (``human_ratings_gpt4_correct`` TRUE); other rows
+have no reference (``item.reference`` None, ``meta["verified_reference"]`` False) and are left
+out of the win rate vs reference. The published ``reference_output`` column is the source
+dataset's own label (e.g. "the cube changed to green" beside GPT-4's full answer), not what the
+leaderboard compares with: it is kept in ``meta["reference_output"]``. A file without
+``gpt4_prediction`` (a user's own CSV) keeps its reference column as is.
 """
 
 from __future__ import annotations
