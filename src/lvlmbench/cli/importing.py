@@ -34,15 +34,44 @@ class DatasetFormat(StrEnum):
     JSONL = "jsonl"
     VLMEVAL = "vlmeval"
     VOTES = "votes"
+    VISIT_VOTES = "visit-votes"
+    FASTCHAT_VOTES = "fastchat-votes"
+    BATTLES = "battles"
+
+
+_VOTE_FORMATS = {"votes", "visit-votes", "fastchat-votes", "battles"}
+
+
+def _print_votes(summary: ImportSummary) -> None:
+    shown = ", ".join(summary.annotators[:8]) + (", ..." if len(summary.annotators) > 8 else "")
+    what = "verdicts" if summary.format == "battles" else "human votes"
+    console.print(
+        f"[bold]{summary.benchmark}[/] ({summary.format}): {summary.votes} {what} from "
+        f"{summary.rows} rows ({summary.votes_added} new) by {len(summary.annotators)} "
+        f"judges ({shown})",
+        highlight=False,
+    )
+    if summary.responses_added:
+        console.print(f"{summary.responses_added} answers stored as responses (only in the file)")
+    for reason, count in summary.skipped.items():
+        console.print(f"[yellow]{count} skipped[/]: {reason}", highlight=False)
+    if summary.unmatched:
+        console.print(
+            f"[yellow]{summary.unmatched} rows matched no item[/] of {summary.benchmark!r}, not "
+            f"stored (first: {'; '.join(summary.unmatched_keys)})",
+            highlight=False,
+        )
+    if summary.response_conflicts:
+        console.print(
+            f"[yellow]{len(summary.response_conflicts)} answers differ from the stored ones[/] "
+            f"(kept the stored; first: {'; '.join(summary.response_conflicts[:3])})",
+            highlight=False,
+        )
 
 
 def _print_summary(summary: ImportSummary) -> None:
-    if summary.format == "votes":
-        console.print(
-            f"[bold]{summary.benchmark}[/]: {summary.votes} human votes from {summary.rows} rows "
-            f"({summary.votes_added} new) by {len(summary.annotators)} annotators "
-            f"({', '.join(summary.annotators)})"
-        )
+    if summary.format in _VOTE_FORMATS:
+        _print_votes(summary)
         return
     console.print(
         f"[bold]{summary.benchmark}[/] ({summary.format}): {summary.rows} rows → "
@@ -104,10 +133,18 @@ def import_dataset(
             "(originals kept in meta).",
         ),
     ] = False,
+    judge: Annotated[
+        str | None,
+        typer.Option(
+            "--judge", help="battles: the judge's name (default: the file's engine field)."
+        ),
+    ] = None,
     store: StoreOption = None,
     json_output: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
 ) -> None:
-    """Import VisIT-Bench CSV, TouchStone TSV, JSONL, VLMEvalKit TSV or human pairwise votes.
+    """Import VisIT-Bench CSV, TouchStone TSV, JSONL, VLMEvalKit TSV, or votes: our wide
+    votes CSV, VisIT-Bench human preferences (visit-votes), FastChat human judgments
+    (fastchat-votes) or VisIT-Bench leaderboard battles (battles, a model judge's verdicts).
 
     The whole file is checked first: a bad row stops the import, naming its row and column,
     and nothing is written. Re-importing the same file adds nothing. Image URLs are recorded,
@@ -115,7 +152,7 @@ def import_dataset(
     """
     opened = open_store(store)
     try:
-        show = not json_output and format is not DatasetFormat.VOTES
+        show = not json_output and format.value not in _VOTE_FORMATS
         with _phase_bars(file.name, show) as (validated, written):
             summary = run_import(
                 opened,
@@ -125,6 +162,7 @@ def import_dataset(
                 concat_images=concat_images,
                 on_validate=validated,
                 on_progress=written,
+                judge=judge,
             )
     except DatasetError as exc:
         raise BadInput(str(exc)) from None

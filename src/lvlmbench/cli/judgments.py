@@ -19,12 +19,15 @@ from lvlmbench.cli._common import (
 from lvlmbench.cli._judge_tables import agreement_table, print_pairwise_report
 from lvlmbench.cli.judge import AsJson, Bench, JudgeSpec
 from lvlmbench.judging import (
+    HUMAN,
     PAIRWISE,
     PAIRWISE_REF,
     REFERENCE,
     human_agreement,
+    human_report,
     judges_for,
     pairwise_report,
+    vote_agreement,
 )
 from lvlmbench.store import Store
 
@@ -67,12 +70,22 @@ def rate(
     store: StoreOption = None,
     as_json: AsJson = False,
 ) -> None:
-    """Elo and Bradley-Terry (95% bootstrap CI), win rate vs the reference, judge diagnostics."""
+    """Elo and Bradley-Terry (95% bootstrap CI), win rate vs the reference, judge diagnostics.
+    ``-j human`` rates from people's votes (every vote a match; ``-j human:<annotator>`` for
+    one annotator)."""
     opened = open_store(store)
-    chosen, protocol = _pick_judge(opened, protocol, judge)
-    report = pairwise_report(
-        opened, benchmark, chosen, protocol=protocol, reference=reference, rounds=rounds
-    )
+    if judge == HUMAN or (judge or "").startswith(HUMAN + ":"):
+        report = human_report(opened, benchmark, judge or HUMAN, reference=reference, rounds=rounds)
+        if report.pairs == 0:
+            raise BadInput(
+                f"no human votes on benchmark {benchmark!r} by {judge!r}; annotators with votes: "
+                + (", ".join(judges_for(opened, HUMAN)) or "none")
+            )
+    else:
+        chosen, protocol = _pick_judge(opened, protocol, judge)
+        report = pairwise_report(
+            opened, benchmark, chosen, protocol=protocol, reference=reference, rounds=rounds
+        )
     if as_json:
         print_json(report.as_dict())
     else:
@@ -96,6 +109,7 @@ def agreement(
     opened = open_store(store)
     judge, protocol = _pick_judge(opened, protocol, judge, metrics=True)
     result = human_agreement(opened, benchmark, judge, protocol=protocol, seed=seed)
+    votes = vote_agreement(opened, benchmark, judge, protocol=protocol)
     levels = (
         [] if result.report is None else [*result.report.levels.values(), result.report.overall]
     )
@@ -119,6 +133,12 @@ def agreement(
                 "ranking_kendall_tau": result.ranking_tau,
                 "levels": rows,
                 "human_ties_dropped": result.human_ties_dropped,
+                "vote_agreement": {
+                    "with_ties": votes.with_ties,
+                    "votes_with_ties": votes.total_with_ties,
+                    "without_ties": votes.without_ties,
+                    "votes_without_ties": votes.total_without_ties,
+                },
             }
         )
         return
@@ -134,3 +154,12 @@ def agreement(
         f"the people's system rankings {tau}; human tie votes dropped: "
         f"{result.human_ties_dropped}"
     )
+    console.print(
+        f"judge vs each vote (FastChat): {_share(votes.with_ties)} of "
+        f"{votes.total_with_ties} with ties, {_share(votes.without_ties)} of "
+        f"{votes.total_without_ties} without ties"
+    )
+
+
+def _share(rate: float | None) -> str:
+    return "-" if rate is None else f"{rate:.1%}"

@@ -19,6 +19,7 @@ from lvlmbench.judging.hallucination import (
     hallucination_report,
     run_hallucination,
 )
+from lvlmbench.judging.human_ratings import VoteAgreement, human_report, vote_agreement
 from lvlmbench.judging.pairwise import (
     FAMILIES,
     PAIRWISE,
@@ -90,6 +91,7 @@ __all__ = [
     "ParsedVerdict",
     "ProgressHook",
     "ScoreGroup",
+    "VoteAgreement",
     "answer_texts",
     "combine_orders",
     "extract_choice",
@@ -97,6 +99,7 @@ __all__ = [
     "hallucination_messages",
     "hallucination_report",
     "human_agreement",
+    "human_report",
     "judges_for",
     "make_references",
     "missing_answers",
@@ -120,6 +123,7 @@ __all__ = [
     "score_messages",
     "score_report",
     "self_preference_warnings",
+    "vote_agreement",
 ]
 
 # Text metrics as judges (BLEU-4, ROUGE-L, METEOR, CIDEr, BERTScore, random, length).

@@ -38,10 +38,12 @@ __all__ = [
     "PairRecord",
     "PairwiseReport",
     "human_agreement",
+    "judge_verdicts",
     "judges_for",
     "metric_verdicts",
     "pair_records",
     "pairwise_report",
+    "rate_matches",
 ]
 
 HUMAN = "human"
@@ -180,6 +182,32 @@ def _upper(row: Judgment | None) -> Any:
     return "tie" if row.verdict == "tie" else row.verdict.upper()
 
 
+def rate_matches(
+    report: PairwiseReport,
+    by_category: list[tuple[str, str, float, str]],
+    *,
+    reference: str,
+    rounds: int,
+    seed: int,
+) -> bool:
+    """Fill ``report``'s Elo, Bradley-Terry and win rates from matches (first player, second,
+    outcome for the first, category); False (with a warning) when there are none."""
+    matches = [(a, b, outcome) for a, b, outcome, _ in by_category]
+    if not matches:
+        report.warnings.append("no scored pairs: nothing to rate")
+        return False
+    report.elo = elo_ratings(matches, shuffles=100, seed=seed)
+    try:
+        report.bradley_terry = bradley_terry_bootstrap(matches, rounds=rounds, seed=seed)
+    except ValueError:
+        report.bradley_terry = bradley_terry_bootstrap(matches, rounds=rounds, seed=seed, l2=1.0)
+        report.bt_note = "sparse data: Bradley-Terry fitted with l2=1.0 regularisation"
+    if any(reference in m[:2] for m in matches):
+        report.win_rates = win_rates_vs_reference(matches, reference)
+        report.category_win_rates = category_win_rates(by_category, reference)
+    return True
+
+
 def pairwise_report(
     store: Store,
     benchmark: str,
@@ -194,7 +222,6 @@ def pairwise_report(
     (overall and per category) and judge diagnostics from stored pairwise rows."""
     report = PairwiseReport(judge=judge, protocol=protocol)
     pairs = pair_records(store, benchmark, judge, protocol)
-    matches: list[tuple[str, str, float]] = []
     by_category: list[tuple[str, str, float, str]] = []
     for r in pairs:
         for row in (r.ab, r.ba):
@@ -207,20 +234,9 @@ def pairwise_report(
             continue
         a, b = r.players
         outcome = {"a": 1.0, "b": 0.0, "tie": 0.5}[result]
-        matches.append((a, b, outcome))
         by_category.append((a, b, outcome, r.category or "(none)"))
-    if not matches:
-        report.warnings.append("no scored pairs: nothing to rate")
+    if not rate_matches(report, by_category, reference=reference, rounds=rounds, seed=seed):
         return report
-    report.elo = elo_ratings(matches, shuffles=100, seed=seed)
-    try:
-        report.bradley_terry = bradley_terry_bootstrap(matches, rounds=rounds, seed=seed)
-    except ValueError:
-        report.bradley_terry = bradley_terry_bootstrap(matches, rounds=rounds, seed=seed, l2=1.0)
-        report.bt_note = "sparse data: Bradley-Terry fitted with l2=1.0 regularisation"
-    if any(reference in m[:2] for m in matches):
-        report.win_rates = win_rates_vs_reference(matches, reference)
-        report.category_win_rates = category_win_rates(by_category, reference)
     records = _records(store, benchmark, pairs)
     family = model_family(judge)
     if family is not None:
@@ -271,14 +287,7 @@ def human_agreement(
     between the judge's combined two-order verdict and the human majority."""
     items = {item.id for item in iter_items(store, benchmark)}
     votes, ties = _human_votes(store, items)
-    verdicts = (
-        metric_verdicts(store, items, judge, protocol)
-        if protocol.startswith("metric:")
-        else {
-            (r.item_id, *r.players): r.result()
-            for r in pair_records(store, benchmark, judge, protocol)
-        }
-    )
+    verdicts = judge_verdicts(store, benchmark, items, judge, protocol)
     compared: list[tuple[Any, list[str]]] = []
     decided: list[tuple[tuple[str, str, str], tuple[Any, list[str]]]] = []
     for key, human in sorted(votes.items()):
@@ -301,6 +310,18 @@ def human_agreement(
         kappa = None
     tau = _ranking_tau([(key[1:], verdict, human) for key, (verdict, human) in decided])
     return HumanAgreement(report, kappa, len(compared), ties, tau)
+
+
+def judge_verdicts(
+    store: Store, benchmark: str, items: set[str], judge: str, protocol: str
+) -> dict[tuple[str, str, str], str | None]:
+    """The judge's result per (item, first player, second player) in sorted-player terms:
+    'a', 'b', 'tie', or None for a pair it left unscored."""
+    if protocol.startswith("metric:"):
+        return dict(metric_verdicts(store, items, judge, protocol))
+    return {
+        (r.item_id, *r.players): r.result() for r in pair_records(store, benchmark, judge, protocol)
+    }
 
 
 def metric_verdicts(

@@ -1,5 +1,6 @@
 """Importers of published benchmarks into the store: VisIT-Bench CSV, TouchStone TSV, generic
-JSONL, VLMEvalKit TSV, and human pairwise votes.
+JSONL, VLMEvalKit TSV; and vote files (our wide human votes, VisIT-Bench's human preferences,
+FastChat's human judgments, VisIT-Bench's leaderboard battles), see :mod:`.vote_formats`.
 
 Every importer parses and validates the whole file first (images decoded, columns checked) and
 writes only when all rows are good, so a bad row leaves nothing behind; the error
@@ -20,14 +21,20 @@ from lvlmbench.datasets.importers.jsonl import parse_jsonl
 from lvlmbench.datasets.importers.touchstone import parse_touchstone
 from lvlmbench.datasets.importers.visit import parse_visit
 from lvlmbench.datasets.importers.vlmeval import parse_vlmeval
-from lvlmbench.datasets.importers.votes import import_votes
+from lvlmbench.datasets.importers.vote_formats import (
+    VOTE_FORMATS,
+    detect_vote_format,
+    import_vote_file,
+)
 from lvlmbench.store import Store
 
 __all__ = [
     "FORMATS",
+    "VOTE_FORMATS",
     "DatasetError",
     "ImportSummary",
     "ParsedItem",
+    "detect_vote_format",
     "import_dataset",
     "item_id",
     "parse_items",
@@ -39,7 +46,7 @@ _PARSERS: dict[str, Callable[[Path, ProgressHook | None], list[ParsedItem]]] = {
     "jsonl": parse_jsonl,
     "vlmeval": parse_vlmeval,
 }
-FORMATS = (*_PARSERS, "votes")
+FORMATS = (*_PARSERS, *VOTE_FORMATS)
 """Format names accepted by :func:`import_dataset`."""
 
 
@@ -102,20 +109,20 @@ def import_dataset(
     concat_images: bool = False,
     on_validate: ProgressHook | None = None,
     on_progress: ProgressHook | None = None,
+    judge: str | None = None,
 ) -> ImportSummary:
     """Import ``path`` in format ``fmt`` (see :data:`FORMATS`) into benchmark ``name`` (default:
     the file's stem). ``concat_images`` stores multi-image rows as one side-by-side image (the
     originals stay in the store, listed in ``meta["original_images"]``). Votes go to the
-    benchmark ``name`` names, which must exist. ``on_validate`` hears (rows validated, rows)
+    benchmark ``name`` names, which must exist; ``judge`` names the judge of a battle dump
+    (default: its ``engine`` field). ``on_validate`` hears (rows validated, rows)
     while the file is checked, ``on_progress`` (items written, items) while it is stored."""
     path = Path(path)
     benchmark = name or path.stem
     if fmt not in FORMATS:
         raise ValueError(f"unknown format {fmt!r}; known: {', '.join(FORMATS)}")
-    if fmt == "votes":
-        if not path.is_file():
-            raise DatasetError(path, "no such file")
-        return import_votes(store, path, benchmark)
+    if fmt in VOTE_FORMATS:
+        return import_vote_file(store, path, fmt, benchmark, judge=judge)
     parsed = parse_items(path, fmt, on_progress=on_validate)
     return write_items(
         store, benchmark, fmt, path, parsed, concat_images=concat_images, on_progress=on_progress
