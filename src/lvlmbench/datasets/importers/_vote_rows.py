@@ -32,6 +32,7 @@ from lvlmbench.store import (
 from lvlmbench.types import BenchmarkItem, Judgment, Response, Status
 
 __all__ = [
+    "CROWD",
     "REFERENCE_NAMES",
     "ItemIndex",
     "ParsedVote",
@@ -49,6 +50,9 @@ REFERENCE_NAMES = frozenset(
 )
 """Model names (lower-cased, runs of non-alphanumerics as ``_``) that vote files use for the
 item's human-verified reference; they become the :data:`REFERENCE` player."""
+
+CROWD = "human:crowd"
+"""Judge of a vote with no annotator id; numbered per pair by :func:`number_crowd`."""
 
 SHOWN_UNMATCHED = 5
 """Unmatched row keys named in the summary (the rest are counted)."""
@@ -163,9 +167,10 @@ class ParsedVote:
 
 def number_crowd(votes: Iterable[ParsedVote]) -> list[ParsedVote]:
     """Human votes whose judge names are unique per item, pair and order: the n-th vote on a pair
-    gets ``<judge>-<n>`` when its judge name is already taken there (crowd votes carry no
-    annotator id, and one annotator may vote on a pair twice), so no vote overwrites another
-    and re-importing the same file yields the same names."""
+    gets ``<judge>-<n>`` when its judge name is already taken there (one annotator may vote on a
+    pair twice), and anonymous crowd votes (:data:`CROWD`) are always numbered (``crowd-1`` to
+    ``crowd-5`` on a pair with five votes), so no vote overwrites another and re-importing the
+    same file yields the same names."""
     seen: dict[tuple[str, ...], int] = {}
     out = []
     for vote in votes:
@@ -175,7 +180,7 @@ def number_crowd(votes: Iterable[ParsedVote]) -> list[ParsedVote]:
         pair = tuple(sorted((vote.model_a, vote.model_b)))
         key = (vote.item_id, *pair, vote.protocol, vote.judge, vote.order)
         seen[key] = seen.get(key, 0) + 1
-        if seen[key] > 1:
+        if seen[key] > 1 or vote.judge == CROWD:
             vote = _renamed(vote, f"{vote.judge}-{seen[key]}")
         out.append(vote)
     return out

@@ -7,9 +7,10 @@ forced choice and no annotator id.
 
 Each row joins to the item with the same image (by the URL's file name) and instruction
 (whitespace and case aside); when the dataset repeats an (image, instruction) pair, the first
-imported item is used. A vote is stored as judgment protocol "human", judge ``human:crowd``
-numbered per item and pair (``human:crowd``, ``human:crowd-2``, ...: the n-th vote in the file
-on that pair), order "ab" with ``A_model`` shown as A. The reference (``human_verified_reference``)
+imported item is used. A vote is stored as judgment protocol "human", judge ``human:crowd-<n>``
+for the n-th vote in the file on that item and pair (whichever side each model was on; the
+file has no annotator id, and the judgment id needs distinct judges), order "ab" with
+``A_model`` shown as A. The reference (``human_verified_reference``)
 is the reference player. ``A``/``B`` texts of models without a stored answer are stored as their
 responses. A row with both or neither answer selected is no vote: it is skipped and counted.
 """
@@ -20,6 +21,7 @@ from pathlib import Path
 
 from lvlmbench.datasets.importers._common import DatasetError, Row, read_table, require_columns
 from lvlmbench.datasets.importers._vote_rows import (
+    CROWD,
     ItemIndex,
     ParsedVote,
     open_index,
@@ -78,7 +80,7 @@ def _vote(row: Row, url_column: str, index: ItemIndex) -> tuple[ParsedVote | Non
             model_a=model_a,
             model_b=model_b,
             verdict="a" if picked_a else "b",
-            judge="human:crowd",
+            judge=CROWD,
             protocol="human",
             text_a=row.cells.get("a"),
             text_b=row.cells.get("b"),
