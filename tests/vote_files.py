@@ -97,13 +97,14 @@ _VISIT_VOTES: list[tuple[str, str, str, str, str]] = [
 sign llava-vs-ref 5 ref; chart blip-vs-ref 2 blip / 3 ref; chart llava-vs-blip 3 llava / 2 blip."""
 
 WIDE_VOTES = """instance,A_model,B_model,v1,v2,v3,v4,v5
-row-1,llava-13b,reference,B,A,B,A,B
-row-1,instructblip,llava-13b,B,B,A,B,B
+row-3,instructblip,reference,B,B,A,A,B
 row-2,llava-13b,reference,B,B,B,B,B
-row-3,instructblip,reference,A,B,A,B,B
-row-3,llava-13b,instructblip,A,A,B,A,B
+row-1,instructblip,llava-13b,A,B,B,B,B
+row-3,llava-13b,instructblip,B,A,A,A,B
+row-1,llava-13b,reference,A,A,B,B,B
 """
-"""The same 25 votes in our wide format (votes in another order, sides as the column says)."""
+"""The same 25 votes in our wide format, in another order (pairs and votes within a pair), so
+the votes reach the ratings in a different order than from the VisIT file."""
 
 _KEYS = {"cat": CAT, "sign": SIGN_ENCODED, "chart": CHART}
 
