@@ -236,3 +236,18 @@ def test_vote_file_for_the_wrong_benchmark_is_refused(tmp_path: Path, store: Sto
     broken.write_text('[{"question_id": 101,')
     with pytest.raises(DatasetError, match=r"broken\.json: not valid JSON"):
         import_dataset(store, broken, "fastchat-votes", "llava")
+
+
+def test_cli_summary_names_what_was_not_stored(tmp_path: Path, store: Store) -> None:
+    _visit(tmp_path, store)
+    db = str(tmp_path / "s.db")
+    path = visit_votes(tmp_path)
+    result = runner.invoke(
+        app, ["import", str(path), "-f", "visit-votes", "--name", "visit", "--store", db]
+    )
+    assert result.exit_code == 0, result.output
+    text = " ".join(result.output.split())
+    assert "visit: 25 human votes from 27 rows (25 new) by 5 annotators (crowd-1," in text
+    assert "5 answers stored as responses" in text
+    assert "1 skipped: rows with both or neither answer selected" in text
+    assert "1 rows matched no item of 'visit', not stored (first: row 26 (dog_1.jpg" in text

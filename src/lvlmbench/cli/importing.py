@@ -44,11 +44,12 @@ _VOTE_FORMATS = {"votes", "visit-votes", "fastchat-votes", "battles"}
 
 def _print_votes(summary: ImportSummary) -> None:
     shown = ", ".join(summary.annotators[:8]) + (", ..." if len(summary.annotators) > 8 else "")
-    what = "verdicts" if summary.format == "battles" else "human votes"
+    what, who = (
+        ("verdicts", "judges") if summary.format == "battles" else ("human votes", "annotators")
+    )
     console.print(
-        f"[bold]{summary.benchmark}[/] ({summary.format}): {summary.votes} {what} from "
-        f"{summary.rows} rows ({summary.votes_added} new) by {len(summary.annotators)} "
-        f"judges ({shown})",
+        f"[bold]{summary.benchmark}[/]: {summary.votes} {what} from {summary.rows} rows "
+        f"({summary.votes_added} new) by {len(summary.annotators)} {who} ({shown})",
         highlight=False,
     )
     if summary.responses_added:

@@ -257,5 +257,5 @@ def store_votes(
     summary.response_conflicts = conflicts
     summary.unmatched = len(unmatched)
     summary.unmatched_keys = unmatched[:SHOWN_UNMATCHED]
-    summary.annotators = sorted({j.judge for j in judgments})
+    summary.annotators = sorted({j.judge.removeprefix("human:") for j in judgments})
     return summary
