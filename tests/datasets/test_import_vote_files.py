@@ -251,3 +251,13 @@ def test_cli_summary_names_what_was_not_stored(tmp_path: Path, store: Store) -> 
     assert "5 answers stored as responses" in text
     assert "1 skipped: rows with both or neither answer selected" in text
     assert "1 rows matched no item of 'visit', not stored (first: row 26 (dog_1.jpg" in text
+
+
+def test_fastchat_votes_without_a_judge_are_numbered_crowd_votes(
+    tmp_path: Path, store: Store
+) -> None:
+    import_dataset(store, jsonl_dataset(tmp_path), "jsonl", "llava")
+    records = [{k: v for k, v in r.items() if k != "judge"} for r in fastchat_records()[:3]]
+    import_dataset(store, write_fastchat(tmp_path, "jsonl", records), "fastchat-votes", "llava")
+    judges = sorted((v.judge, v.verdict) for v in iter_judgments(store, protocol="human"))
+    assert judges == [("human:crowd-1", "a"), ("human:crowd-2", "a"), ("human:crowd-3", "tie")]

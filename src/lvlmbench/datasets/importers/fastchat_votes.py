@@ -2,7 +2,8 @@
 
 One vote per record with ``question_id``, ``model_a``, ``model_b``, ``winner`` (``model_a``,
 ``model_b`` or ``tie``; any winner containing "tie", such as ``tie (bothbad)``, is a tie, as in
-FastChat's ``compute_agreement.py``), ``judge`` (the annotator, e.g. ``expert_3``), ``turn``
+FastChat's ``compute_agreement.py``), ``judge`` (the annotator, e.g. ``expert_3``; without one
+a vote is an anonymous crowd vote, numbered per pair like VisIT-Bench's), ``turn``
 and optionally ``conversation_a``/``conversation_b`` (lists of ``{role, content}`` messages).
 The file is a JSON array (``json.load``, as FastChat reads it), JSON Lines, or a CSV whose
 conversation cells hold the list as JSON or as a Python literal (pandas' ``to_csv``).
@@ -26,6 +27,7 @@ from typing import Any
 
 from lvlmbench.datasets.importers._common import DatasetError, Row, parse_list, read_table
 from lvlmbench.datasets.importers._vote_rows import (
+    CROWD,
     ItemIndex,
     ParsedVote,
     open_index,
@@ -130,12 +132,12 @@ def _vote(row: Row, index: ItemIndex) -> ParsedVote | str | None:
         row.required(column)
     verdict = _winner(row)
     turn = _turn(row)
-    judge = row.required("judge", "the annotator's name")
+    judge = row.get("judge")
     model_a = player_name(row.get("model_a"))
     model_b = player_name(row.get("model_b"))
     if model_a == model_b:
         raise row.error(f"model_a and model_b are both {model_a!r}", "model_b")
-    if parse_list(judge) is not None:
+    if judge and parse_list(judge) is not None:
         return MODEL_JUDGE
     if turn > 1:
         return LATER_TURN
@@ -147,7 +149,7 @@ def _vote(row: Row, index: ItemIndex) -> ParsedVote | str | None:
         model_a=model_a,
         model_b=model_b,
         verdict=verdict,
-        judge=f"human:{judge}",
+        judge=f"human:{judge}" if judge else CROWD,
         protocol="human",
         text_a=_answer(row, "conversation_a", turn),
         text_b=_answer(row, "conversation_b", turn),
@@ -166,7 +168,7 @@ def parse_fastchat_votes(
     for row in read_records(path):
         count += 1
         if count == 1:
-            missing = [c for c in (*FASTCHAT_COLUMNS, "judge") if c not in row.cells]
+            missing = [c for c in FASTCHAT_COLUMNS if c not in row.cells]
             if missing:
                 error = DatasetError(
                     path,

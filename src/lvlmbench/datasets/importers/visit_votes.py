@@ -58,8 +58,9 @@ def _selected(row: Row, column: str) -> bool:
     return flag
 
 
-def _vote(row: Row, url_column: str, index: ItemIndex) -> tuple[ParsedVote | None, str]:
-    """The row's vote (None when it matches no item or selects no single answer) and its key."""
+def _vote(row: Row, url_column: str, index: ItemIndex) -> tuple[ParsedVote | str | None, str]:
+    """The row's vote (a skip reason when it selects no single answer, None when it matches no
+    item) and its key."""
     url = row.required(url_column, "the image URL")
     instruction = row.required("instruction", "the instruction text")
     model_a = player_name(row.required("a_model", "the name of model A"))
@@ -73,7 +74,7 @@ def _vote(row: Row, url_column: str, index: ItemIndex) -> tuple[ParsedVote | Non
     if not items:
         return None, key
     if picked_a == picked_b:
-        return ParsedVote(items[0], model_a, model_b, None, "", "human"), key
+        return NO_CHOICE, key
     return (
         ParsedVote(
             item_id=items[0],
@@ -106,7 +107,7 @@ def parse_visit_votes(
         vote, key = _vote(row, url_column, index)
         if vote is None:
             unmatched.append(key)
-        elif vote.verdict is None:
+        elif isinstance(vote, str):
             no_choice += 1
         else:
             votes.append(vote)
