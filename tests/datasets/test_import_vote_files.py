@@ -250,7 +250,7 @@ def test_cli_summary_names_what_was_not_stored(tmp_path: Path, store: Store) -> 
     assert "visit: 25 human votes from 27 rows (25 new) by 5 annotators (crowd-1," in text
     assert "5 answers stored as responses" in text
     assert "1 skipped: rows with both or neither answer selected" in text
-    assert "1 rows matched no item of 'visit', not stored (first: row 26 (dog_1.jpg" in text
+    assert "1 row(s) matched no item of 'visit', not stored (first: row 26 (dog_1.jpg" in text
 
 
 def test_fastchat_votes_without_a_judge_are_numbered_crowd_votes(

@@ -49,7 +49,8 @@ def _print_votes(summary: ImportSummary) -> None:
     )
     console.print(
         f"[bold]{summary.benchmark}[/]: {summary.votes} {what} from {summary.rows} rows "
-        f"({summary.votes_added} new) by {len(summary.annotators)} {who} ({shown})",
+        f"({summary.votes_added} new) by {len(summary.annotators)} "
+        f"{who if len(summary.annotators) != 1 else who[:-1]} ({shown})",
         highlight=False,
     )
     if summary.responses_added:
@@ -58,7 +59,7 @@ def _print_votes(summary: ImportSummary) -> None:
         console.print(f"[yellow]{count} skipped[/]: {reason}", highlight=False)
     if summary.unmatched:
         console.print(
-            f"[yellow]{summary.unmatched} rows matched no item[/] of {summary.benchmark!r}, not "
+            f"[yellow]{summary.unmatched} row(s) matched no item[/] of {summary.benchmark!r}, not "
             f"stored (first: {'; '.join(summary.unmatched_keys)})",
             highlight=False,
         )
