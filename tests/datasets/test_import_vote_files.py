@@ -261,3 +261,25 @@ def test_fastchat_votes_without_a_judge_are_numbered_crowd_votes(
     import_dataset(store, write_fastchat(tmp_path, "jsonl", records), "fastchat-votes", "llava")
     judges = sorted((v.judge, v.verdict) for v in iter_judgments(store, protocol="human"))
     assert judges == [("human:crowd-1", "a"), ("human:crowd-2", "a"), ("human:crowd-3", "tie")]
+
+
+def test_a_repeated_image_and_instruction_is_told_apart_by_the_reference(
+    tmp_path: Path, store: Store
+) -> None:
+    dataset = tmp_path / "repeats.csv"
+    dataset.write_text(
+        "instruction,image,reference_output\n"
+        "Count the birds.,https://h/birds.jpg,Three birds.\n"
+        "Count the birds.,https://h/birds.jpg,Four birds.\n"
+    )
+    import_dataset(store, dataset, "visit", "visit")
+    votes = tmp_path / "prefs.csv"
+    votes.write_text(
+        "image_url,instruction,A,B,A_model,B_model,model_selection.A,model_selection.B\n"
+        "https://h/birds.jpg,Count the birds.,Four birds.,4,human_verified_reference,m,TRUE,FALSE\n"
+        "https://h/birds.jpg,Count the birds.,2,1,m,n,TRUE,FALSE\n"
+    )
+    summary = import_dataset(store, votes, "visit-votes", "visit")
+    assert summary.ambiguous == 1  # the second row names no reference: joined to the first
+    by_pair = {v.model_a: v.item_id for v in iter_judgments(store, protocol="human")}
+    assert by_pair == {"reference": item_id("visit", "row-2"), "m": item_id("visit", "row-1")}

@@ -63,6 +63,13 @@ def _print_votes(summary: ImportSummary) -> None:
             f"stored (first: {'; '.join(summary.unmatched_keys)})",
             highlight=False,
         )
+    if summary.ambiguous:
+        console.print(
+            f"[yellow]{summary.ambiguous} row(s) match several items[/] (the dataset repeats "
+            "their image and instruction, and the reference does not tell them apart): "
+            "joined to the first",
+            highlight=False,
+        )
     if summary.response_conflicts:
         console.print(
             f"[yellow]{len(summary.response_conflicts)} answers differ from the stored ones[/] "

@@ -96,6 +96,8 @@ class ItemIndex:
         self.items: dict[str, BenchmarkItem] = {}
         self._by_image: dict[tuple[str, str], list[str]] = {}
         self._by_key: dict[str, str] = {}
+        self.ambiguous = 0
+        """Rows joined to the first of several items with their image and instruction."""
         for item in iter_items(store, benchmark):
             self.items[item.id] = item
             question = _normalised(item.question)
@@ -111,6 +113,22 @@ class ItemIndex:
         (whitespace and case aside), in import order; several when the dataset repeats a
         pair."""
         return self._by_image.get((url_file_name(url), _normalised(instruction)), [])
+
+    def join(self, url: str, instruction: str, answers: dict[str, str | None]) -> str | None:
+        """The item a VisIT-Bench row (image URL, instruction, ``{player: answer text}``) is
+        about, or None. Where the dataset repeats the (image, instruction) pair, the item whose
+        reference is the row's reference answer is taken, else the first imported one, and the
+        row is counted in :attr:`ambiguous`."""
+        candidates = self.by_image(url, instruction)
+        if len(candidates) > 1:
+            reference = _normalised(answers.get(REFERENCE) or "")
+            same = [
+                i for i in candidates if _normalised(self.items[i].reference or "") == reference
+            ]
+            if reference and len(same) == 1:
+                return same[0]
+            self.ambiguous += 1
+        return candidates[0] if candidates else None
 
     def by_key(self, key: str) -> str | None:
         """The item whose row key (the imported file's id column) or meta key is ``key``."""

@@ -46,6 +46,8 @@ class ImportSummary:
     """Vote rows that matched no item of the benchmark (not stored)."""
     unmatched_keys: list[str] = field(default_factory=list)
     """The first few unmatched rows, by their key in the file."""
+    ambiguous: int = 0
+    """Vote rows whose image and instruction match several items (joined to the first)."""
     skipped: dict[str, int] = field(default_factory=dict)
     """Vote rows left out on purpose, by reason (e.g. a later turn of a multi-turn question)."""
 

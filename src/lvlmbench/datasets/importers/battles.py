@@ -96,10 +96,12 @@ def _battle(row: Row, index: ItemIndex, judge: str | None) -> list[ParsedVote] |
     results = _list_of(row, "auto_evaluation_result")
     assert results is not None  # required above
     reasons = _list_of(row, "auto_evaluation_cot") or [None, None]
-    items = index.by_image(row.get("image_url"), row.get("instruction"))
-    if not items:
-        return None
     texts = {row.get("a_model"): row.cells.get("a"), row.get("b_model"): row.cells.get("b")}
+    item = index.join(
+        row.get("image_url"), row.get("instruction"), {player_name(m): t for m, t in texts.items()}
+    )
+    if item is None:
+        return None
     with_ref = row.get("evaluated_with_reference").lower() in _TRUE
     votes = []
     for shown, winner, rationale in zip(_shown(row), results, reasons, strict=True):
@@ -107,7 +109,7 @@ def _battle(row: Row, index: ItemIndex, judge: str | None) -> list[ParsedVote] |
         a, b = player_name(shown[0]), player_name(shown[1])
         votes.append(
             ParsedVote(
-                item_id=items[0],
+                item_id=item,
                 model_a=a,
                 model_b=b,
                 verdict=verdict,
@@ -125,8 +127,8 @@ def _battle(row: Row, index: ItemIndex, judge: str | None) -> list[ParsedVote] |
 
 def parse_battles(
     path: Path, store: Store, benchmark: str, judge: str | None = None
-) -> tuple[list[ParsedVote], list[str], int]:
-    """Validated verdicts (two per battle), keys of unmatched battles and the battle count."""
+) -> tuple[list[ParsedVote], list[str], ImportSummary]:
+    """Validated verdicts (two per battle), keys of unmatched battles and the summary so far."""
     index = open_index(store, path, benchmark)
     votes: list[ParsedVote] = []
     unmatched: list[str] = []
@@ -141,13 +143,14 @@ def parse_battles(
             votes.extend(battle)
     if count == 0:
         raise DatasetError(path, "no battles (expected a JSON array of judged pairs)")
-    return votes, unmatched, count
+    summary = ImportSummary(benchmark=benchmark, format="battles", source=str(path), rows=count)
+    summary.ambiguous = index.ambiguous
+    return votes, unmatched, summary
 
 
 def import_battles(
     store: Store, path: Path, benchmark: str, judge: str | None = None
 ) -> ImportSummary:
     """Validate the whole dump, then store both orders' verdicts of every battle."""
-    votes, unmatched, count = parse_battles(path, store, benchmark, judge)
-    summary = ImportSummary(benchmark=benchmark, format="battles", source=str(path), rows=count)
+    votes, unmatched, summary = parse_battles(path, store, benchmark, judge)
     return store_votes(store, summary, votes, unmatched)

@@ -6,12 +6,13 @@ two answers), ``A_model`` and ``B_model``, ``model_selection.A`` and ``model_sel
 forced choice and no annotator id.
 
 Each row joins to the item with the same image (by the URL's file name) and instruction
-(whitespace and case aside); when the dataset repeats an (image, instruction) pair, the first
-imported item is used. A vote is stored as judgment protocol "human", judge ``human:crowd-<n>``
-for the n-th vote in the file on that item and pair (whichever side each model was on; the
-file has no annotator id, and the judgment id needs distinct judges), order "ab" with
-``A_model`` shown as A. The reference (``human_verified_reference``)
-is the reference player. ``A``/``B`` texts of models without a stored answer are stored as their
+(whitespace and case aside); where the dataset repeats an (image, instruction) pair, the item
+whose reference is the row's reference answer is used (else the first imported one, and the row
+is counted as ambiguous). A vote is stored as judgment protocol "human", judge
+``human:crowd-<n>`` for the n-th vote in the file on that item and pair (whichever side each
+model was on; the file has no annotator id, and the judgment id needs distinct judges), order
+"ab" with ``A_model`` shown as A. The reference (``human_verified_reference``) is the reference
+player. ``A``/``B`` texts of models without a stored answer are stored as their
 responses. A row with both or neither answer selected is no vote: it is skipped and counted.
 """
 
@@ -70,21 +71,22 @@ def _vote(row: Row, url_column: str, index: ItemIndex) -> tuple[ParsedVote | str
     picked_a = _selected(row, "model_selection.a")
     picked_b = _selected(row, "model_selection.b")
     key = f"row {row.number} ({url.rsplit('/', 1)[-1]} | {' '.join(instruction.split())[:40]})"
-    items = index.by_image(url, instruction)
-    if not items:
+    texts = {model_a: row.cells.get("a"), model_b: row.cells.get("b")}
+    item = index.join(url, instruction, texts)
+    if item is None:
         return None, key
     if picked_a == picked_b:
         return NO_CHOICE, key
     return (
         ParsedVote(
-            item_id=items[0],
+            item_id=item,
             model_a=model_a,
             model_b=model_b,
             verdict="a" if picked_a else "b",
             judge=CROWD,
             protocol="human",
-            text_a=row.cells.get("a"),
-            text_b=row.cells.get("b"),
+            text_a=texts[model_a],
+            text_b=texts[model_b],
         ),
         key,
     )
@@ -92,9 +94,9 @@ def _vote(row: Row, url_column: str, index: ItemIndex) -> tuple[ParsedVote | str
 
 def parse_visit_votes(
     path: Path, store: Store, benchmark: str
-) -> tuple[list[ParsedVote], list[str], int, int]:
-    """Validated votes of the file, the keys of unmatched rows, the row count and the rows
-    without a single choice; DatasetError at the first bad row."""
+) -> tuple[list[ParsedVote], list[str], ImportSummary]:
+    """Validated votes of the file, the keys of unmatched rows and the summary so far (rows,
+    skips, ambiguous joins); DatasetError at the first bad row."""
     index = open_index(store, path, benchmark)
     columns, rows = read_table(path, ",")
     url_column = next((c for c in _URLS if c in columns), "image_url")
@@ -113,13 +115,14 @@ def parse_visit_votes(
             votes.append(vote)
     if count == 0:
         raise DatasetError(path, "no vote rows (expected one row per vote after the header)")
-    return votes, unmatched, count, no_choice
+    summary = ImportSummary(benchmark=benchmark, format="visit-votes", source=str(path), rows=count)
+    summary.ambiguous = index.ambiguous
+    if no_choice:
+        summary.skipped[NO_CHOICE] = no_choice
+    return votes, unmatched, summary
 
 
 def import_visit_votes(store: Store, path: Path, benchmark: str) -> ImportSummary:
     """Validate the whole file, then store its votes and the answers only it holds."""
-    votes, unmatched, count, no_choice = parse_visit_votes(path, store, benchmark)
-    summary = ImportSummary(benchmark=benchmark, format="visit-votes", source=str(path), rows=count)
-    if no_choice:
-        summary.skipped[NO_CHOICE] = no_choice
+    votes, unmatched, summary = parse_visit_votes(path, store, benchmark)
     return store_votes(store, summary, votes, unmatched)
