@@ -25,6 +25,7 @@ from vote_files import (
 from lvlmbench.cli import app
 from lvlmbench.datasets import DatasetError, detect_vote_format, import_dataset
 from lvlmbench.datasets.importers import item_id
+from lvlmbench.datasets.importers._vote_rows import player_name
 from lvlmbench.store import Store, iter_judgments, iter_responses, put_responses
 from lvlmbench.types import Judgment, Response, Status
 
@@ -283,3 +284,10 @@ def test_a_repeated_image_and_instruction_is_told_apart_by_the_reference(
     assert summary.ambiguous == 1  # the second row names no reference: joined to the first
     by_pair = {v.model_a: v.item_id for v in iter_judgments(store, protocol="human")}
     assert by_pair == {"reference": item_id("visit", "row-2"), "m": item_id("visit", "row-1")}
+
+
+def test_reference_names_in_vote_files() -> None:
+    for name in ("human_verified_reference", "Human-Verified Reference", "gpt4_reference"):
+        assert player_name(name) == "reference"
+    for name in ("reference:openai/gpt-4o", "llava-13b", "referencer"):
+        assert player_name(name) == name

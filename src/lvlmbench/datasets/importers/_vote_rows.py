@@ -45,11 +45,11 @@ REFERENCE = "reference"
 """The player whose answer is the item's own reference (``judging.reference.REFERENCE``; the
 judging package sits above datasets, so the name is repeated here rather than imported)."""
 
-REFERENCE_NAMES = frozenset(
-    {"reference", "human_verified_reference", "human_reference", "verified_reference"}
-)
+REFERENCE_NAMES = frozenset({"reference", "human_verified_reference", "reference_output"})
 """Model names (lower-cased, runs of non-alphanumerics as ``_``) that vote files use for the
-item's human-verified reference; they become the :data:`REFERENCE` player."""
+item's human-verified reference; they, and any name ending in ``_reference`` (such as
+``gpt4_reference``), become the :data:`REFERENCE` player. A caption-assisted reference
+(``reference:<spec>``) is a model like any other and keeps its name."""
 
 CROWD = "human:crowd"
 """Judge of a vote with no annotator id; numbered per pair by :func:`number_crowd`."""
@@ -61,7 +61,9 @@ SHOWN_UNMATCHED = 5
 def player_name(model: str) -> str:
     """The player a vote file's model name stands for: the reference, or the name itself."""
     canonical = re.sub(r"[^a-z0-9]+", "_", model.strip().lower()).strip("_")
-    return REFERENCE if canonical in REFERENCE_NAMES else model.strip()
+    if canonical in REFERENCE_NAMES or canonical.endswith("_reference"):
+        return REFERENCE
+    return model.strip()
 
 
 def url_file_name(url: str) -> str:
