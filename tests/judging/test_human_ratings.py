@@ -21,7 +21,12 @@ from vote_files import (
 from lvlmbench.cli import app
 from lvlmbench.datasets import import_dataset
 from lvlmbench.datasets.importers import item_id
-from lvlmbench.judging import human_agreement, human_report, vote_agreement
+from lvlmbench.judging import (
+    annotator_agreement,
+    human_agreement,
+    human_report,
+    vote_agreement,
+)
 from lvlmbench.store import Store, put_judgments
 from lvlmbench.types import Judgment
 
@@ -103,6 +108,9 @@ def test_rate_and_agreement_from_the_cli(tmp_path: Path, visit_store: Store) -> 
     assert levels["5/5"]["pairs"] == 1 and levels["5/5"]["unscored"] == 1  # the sign
     shown = runner.invoke(app, ["agreement", "visit", "-j", "gpt-4-0314", *db])
     assert "46.7% of 15 with ties, 70.0% of 10 without ties" in shown.output
+    people = runner.invoke(app, ["agreement", "visit", "-j", "human", "--json", *db])
+    # every two of the 5 votes on a pair: 3/2 splits agree on 4 of 10, 4/1 on 6, 5/0 on 10
+    assert json.loads(people.stdout)["with_ties"] == (4 + 6 + 10 + 4 + 4) / 50
 
 
 def _judge_rows(bowl: str, sign: str) -> list[Judgment]:
@@ -138,6 +146,10 @@ def test_agreement_on_fastchat_votes(tmp_path: Path, kind: str) -> None:
         # bowl: judge gpt-4 vs votes gpt-4, gpt-4, tie; sign: judge tie vs gpt-4, claude
         assert (votes.agree_with_ties, votes.total_with_ties) == (2, 5)
         assert (votes.agree_without_ties, votes.total_without_ties) == (2, 2)
+        people = annotator_agreement(store, "llava")
+        # bowl: a, a, tie -> 1 of 3 vote pairs agree (1 of 1 without ties); sign: b vs a
+        assert (people.agree_with_ties, people.total_with_ties) == (1, 4)
+        assert (people.agree_without_ties, people.total_without_ties) == (1, 2)
         majority = human_agreement(store, "llava", "x/judge", protocol="pairwise")
         assert majority.pairs == 2 and majority.human_ties_dropped == 1
         rated = human_report(store, "llava")

@@ -23,6 +23,8 @@ from lvlmbench.judging import (
     PAIRWISE,
     PAIRWISE_REF,
     REFERENCE,
+    VoteAgreement,
+    annotator_agreement,
     human_agreement,
     human_report,
     judges_for,
@@ -104,9 +106,14 @@ def agreement(
     as_json: AsJson = False,
 ) -> None:
     """Agreement of the judge with the human majority (by level; ties as coin flips or
-    excluded) and Cohen's kappa, on pairs people voted on (protocol 'human'). The judge may
-    be a text metric (``-j metric/rougeL``): the answer scoring higher wins the pair."""
+    excluded) and Cohen's kappa, on pairs people voted on (protocol 'human'), and with each
+    single vote (FastChat's rule, with and without ties). The judge may be a text metric
+    (``-j metric/rougeL``): the answer scoring higher wins the pair. ``-j human``: people with
+    each other (every two votes on a pair)."""
     opened = open_store(store)
+    if judge == HUMAN:
+        _print_annotator_agreement(annotator_agreement(opened, benchmark), as_json)
+        return
     judge, protocol = _pick_judge(opened, protocol, judge, metrics=True)
     result = human_agreement(opened, benchmark, judge, protocol=protocol, seed=seed)
     votes = vote_agreement(opened, benchmark, judge, protocol=protocol)
@@ -156,6 +163,25 @@ def agreement(
     )
     console.print(
         f"judge vs each vote (FastChat): {_share(votes.with_ties)} of "
+        f"{votes.total_with_ties} with ties, {_share(votes.without_ties)} of "
+        f"{votes.total_without_ties} without ties"
+    )
+
+
+def _print_annotator_agreement(votes: VoteAgreement, as_json: bool) -> None:
+    if as_json:
+        print_json(
+            {
+                "judge": HUMAN,
+                "with_ties": votes.with_ties,
+                "vote_pairs_with_ties": votes.total_with_ties,
+                "without_ties": votes.without_ties,
+                "vote_pairs_without_ties": votes.total_without_ties,
+            }
+        )
+        return
+    console.print(
+        f"people vs people (every two votes on a pair): {_share(votes.with_ties)} of "
         f"{votes.total_with_ties} with ties, {_share(votes.without_ties)} of "
         f"{votes.total_without_ties} without ties"
     )

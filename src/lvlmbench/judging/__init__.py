@@ -19,7 +19,12 @@ from lvlmbench.judging.hallucination import (
     hallucination_report,
     run_hallucination,
 )
-from lvlmbench.judging.human_ratings import VoteAgreement, human_report, vote_agreement
+from lvlmbench.judging.human_ratings import (
+    VoteAgreement,
+    annotator_agreement,
+    human_report,
+    vote_agreement,
+)
 from lvlmbench.judging.pairwise import (
     FAMILIES,
     PAIRWISE,
@@ -92,6 +97,7 @@ __all__ = [
     "ProgressHook",
     "ScoreGroup",
     "VoteAgreement",
+    "annotator_agreement",
     "answer_texts",
     "combine_orders",
     "extract_choice",

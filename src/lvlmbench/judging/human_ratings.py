@@ -12,19 +12,21 @@ from VisIT-Bench's preference CSV and typed into our wide format rate identicall
 
 :func:`vote_agreement` is FastChat's agreement (``compute_agreement.py``): the judge's verdict
 on a pair against every single human vote on it, with ties counted as a verdict, and again with
-every tie (the judge's or the person's) left out.
+every tie (the judge's or the person's) left out. :func:`annotator_agreement` is its
+human-vs-human counterpart (``agreement BENCH -j human``).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from itertools import combinations
 
 from lvlmbench.judging.reference import REFERENCE
 from lvlmbench.judging.summaries import HUMAN, PairwiseReport, judge_verdicts, rate_matches
 from lvlmbench.store import Store, iter_items, iter_judgments
 from lvlmbench.types import Judgment, Status
 
-__all__ = ["VoteAgreement", "human_report", "vote_agreement"]
+__all__ = ["VoteAgreement", "annotator_agreement", "human_report", "vote_agreement"]
 
 _OUTCOME = {"a": 1.0, "b": 0.0, "tie": 0.5}
 
@@ -102,6 +104,27 @@ class VoteAgreement:
         return (
             self.agree_without_ties / self.total_without_ties if self.total_without_ties else None
         )
+
+
+def annotator_agreement(store: Store, benchmark: str) -> VoteAgreement:
+    """FastChat's human-vs-human agreement: every two votes on the same pair of the same item
+    (by different people or not: crowd votes carry no id), with ties and without. It is the
+    ceiling a judge's agreement with single votes can be read against."""
+    items = {item.id for item in iter_items(store, benchmark)}
+    by_pair: dict[tuple[str, str, str], list[str]] = {}
+    for j in iter_judgments(store, protocol=HUMAN):
+        vote = _sorted_vote(j) if j.item_id in items else None
+        if vote is not None:
+            by_pair.setdefault((j.item_id, vote[0], vote[1]), []).append(vote[2])
+    counts = [0, 0, 0, 0]
+    for votes in by_pair.values():
+        for first, second in combinations(votes, 2):
+            counts[0] += first == second
+            counts[1] += 1
+            if "tie" not in (first, second):
+                counts[2] += first == second
+                counts[3] += 1
+    return VoteAgreement(*counts)
 
 
 def vote_agreement(store: Store, benchmark: str, judge: str, *, protocol: str) -> VoteAgreement:
