@@ -291,3 +291,20 @@ def test_reference_names_in_vote_files() -> None:
         assert player_name(name) == "reference"
     for name in ("reference:openai/gpt-4o", "llava-13b", "referencer"):
         assert player_name(name) == name
+
+
+def test_battle_order_fields_in_another_shape_fall_back_to_a_b_then_b_a(
+    tmp_path: Path, store: Store
+) -> None:
+    _visit(tmp_path, store)
+    battle = {**battles()[0], "A_model_in_cot": "llava-13b", "B_model_in_cot": "instructblip"}
+    import_dataset(store, _dump(tmp_path, [battle]), "battles", "visit")
+    rows = sorted(
+        (r.order, r.model_a, r.verdict)
+        for r in iter_judgments(store, protocol="pairwise", judge="gpt-4-0314")
+    )
+    # query 1 shows A_model (instructblip) as A; llava won both queries by name
+    assert rows == [("ab", "instructblip", "b"), ("ba", "llava-13b", "a")]
+    mismatch = {**battles()[0], "A_model_in_cot": ["x", "y"], "B_model_in_cot": ["y", "x"]}
+    with pytest.raises(DatasetError, match=r"row 1, column 'a_model_in_cot'"):
+        import_dataset(store, _dump(tmp_path, [mismatch]), "battles", "visit")

@@ -56,12 +56,21 @@ def _list_of(row: Row, column: str, size: int = 2) -> list[Any] | None:
     return value
 
 
+def _pair_list(row: Row, column: str) -> list[Any] | None:
+    """A two-element list cell, or None where the cell is absent or holds something else (the
+    README does not pin these optional fields down, so they only refine the order)."""
+    try:
+        return _list_of(row, column)
+    except DatasetError:
+        return None
+
+
 def _shown(row: Row) -> list[tuple[str, str]]:
     """The (A, B) players of each of the two queries."""
     first = (row.get("a_model"), row.get("b_model"))
-    in_a = _list_of(row, "a_model_in_cot")
-    in_b = _list_of(row, "b_model_in_cot")
+    in_a, in_b = _pair_list(row, "a_model_in_cot"), _pair_list(row, "b_model_in_cot")
     if in_a is None or in_b is None:
+        # the README's "we run A B and B A"; a winner given by name is read the same either way
         return [first, (first[1], first[0])]
     shown = [(str(a).strip(), str(b).strip()) for a, b in zip(in_a, in_b, strict=True)]
     for a, b in shown:
