@@ -35,15 +35,53 @@ class DatasetFormat(StrEnum):
     VLMEVAL = "vlmeval"
     LLAVA = "llava"
     VOTES = "votes"
+    VISIT_VOTES = "visit-votes"
+    FASTCHAT_VOTES = "fastchat-votes"
+    BATTLES = "battles"
+
+
+_VOTE_FORMATS = {"votes", "visit-votes", "fastchat-votes", "battles"}
+
+
+def _print_votes(summary: ImportSummary) -> None:
+    shown = ", ".join(summary.annotators[:8]) + (", ..." if len(summary.annotators) > 8 else "")
+    what, who = (
+        ("verdicts", "judges") if summary.format == "battles" else ("human votes", "annotators")
+    )
+    console.print(
+        f"[bold]{summary.benchmark}[/]: {summary.votes} {what} from {summary.rows} rows "
+        f"({summary.votes_added} new) by {len(summary.annotators)} "
+        f"{who if len(summary.annotators) != 1 else who[:-1]} ({shown})",
+        highlight=False,
+    )
+    if summary.responses_added:
+        console.print(f"{summary.responses_added} answers stored as responses (only in the file)")
+    for reason, count in summary.skipped.items():
+        console.print(f"[yellow]{count} skipped[/]: {reason}", highlight=False)
+    if summary.unmatched:
+        console.print(
+            f"[yellow]{summary.unmatched} row(s) matched no item[/] of {summary.benchmark!r}, not "
+            f"stored (first: {'; '.join(summary.unmatched_keys)})",
+            highlight=False,
+        )
+    if summary.ambiguous:
+        console.print(
+            f"[yellow]{summary.ambiguous} row(s) match several items[/] (the dataset repeats "
+            "their image and instruction, and the reference does not tell them apart): "
+            "joined to the first",
+            highlight=False,
+        )
+    if summary.response_conflicts:
+        console.print(
+            f"[yellow]{len(summary.response_conflicts)} answers differ from the stored ones[/] "
+            f"(kept the stored; first: {'; '.join(summary.response_conflicts[:3])})",
+            highlight=False,
+        )
 
 
 def _print_summary(summary: ImportSummary) -> None:
-    if summary.format == "votes":
-        console.print(
-            f"[bold]{summary.benchmark}[/]: {summary.votes} human votes from {summary.rows} rows "
-            f"({summary.votes_added} new) by {len(summary.annotators)} annotators "
-            f"({', '.join(summary.annotators)})"
-        )
+    if summary.format in _VOTE_FORMATS:
+        _print_votes(summary)
         return
     console.print(
         f"[bold]{summary.benchmark}[/] ({summary.format}): {summary.rows} rows → "
@@ -129,12 +167,21 @@ def import_dataset(
             "its subfolders) by file name.",
         ),
     ] = None,
+    judge: Annotated[
+        str | None,
+        typer.Option(
+            "--judge", help="battles: the judge's name (default: the file's engine field)."
+        ),
+    ] = None,
     store: StoreOption = None,
     json_output: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
 ) -> None:
-    """Import VisIT-Bench CSV (or HF metadata.csv), TouchStone TSV, VLMEvalKit TSV (MMBench,
-    SEEDBench, MME, MMMU, TEST splits), LLaVA-Bench questions.jsonl, JSONL (and our export) or
-    human pairwise votes; the format is detected from the file's columns unless -f names it.
+    """Import a dataset or a vote file; the format is detected from the file's columns unless
+    -f names it. Datasets: VisIT-Bench CSV (or HF metadata.csv), TouchStone TSV, VLMEvalKit TSV
+    (MMBench, SEEDBench, MME, MMMU, TEST splits), LLaVA-Bench questions.jsonl, JSONL (and our
+    export). Votes: our wide votes CSV, VisIT-Bench human preferences (visit-votes), FastChat
+    human judgments (fastchat-votes) or VisIT-Bench leaderboard battles (battles, a model
+    judge's verdicts).
 
     The whole file is checked first: a bad row stops the import, naming its row and column,
     and nothing is written. Re-importing the same file adds nothing. Image URLs are recorded,
@@ -146,7 +193,7 @@ def import_dataset(
         raise BadInput(str(exc)) from None
     opened = open_store(store)
     try:
-        show = not json_output and fmt != DatasetFormat.VOTES.value
+        show = not json_output and fmt not in _VOTE_FORMATS
         with _phase_bars(file.name, show) as (validated, written):
             summary = run_import(
                 opened,
@@ -157,6 +204,7 @@ def import_dataset(
                 image_root=image_root,
                 on_validate=validated,
                 on_progress=written,
+                judge=judge,
             )
     except DatasetError as exc:
         raise BadInput(str(exc)) from None

@@ -19,12 +19,17 @@ from lvlmbench.cli._common import (
 from lvlmbench.cli._judge_tables import agreement_table, print_pairwise_report
 from lvlmbench.cli.judge import AsJson, Bench, Combine, JudgeSpec, combine_rule
 from lvlmbench.judging import (
+    HUMAN,
     PAIRWISE,
     PAIRWISE_REF,
     REFERENCE,
+    VoteAgreement,
+    annotator_agreement,
     human_agreement,
+    human_report,
     judges_for,
     pairwise_report,
+    vote_agreement,
 )
 from lvlmbench.store import Store
 
@@ -69,19 +74,28 @@ def rate(
     as_json: AsJson = False,
 ) -> None:
     """Elo and Bradley-Terry (95% bootstrap CI), win rate vs the reference, judge diagnostics;
-    the two orders of each pair combined by ``--combine``."""
+    the two orders of each pair combined by ``--combine``. ``-j human`` rates from people's
+    votes (every vote a match, nothing to combine; ``-j human:<annotator>`` for one annotator)."""
     rule = combine_rule(combine)
     opened = open_store(store)
-    chosen, protocol = _pick_judge(opened, protocol, judge)
-    report = pairwise_report(
-        opened,
-        benchmark,
-        chosen,
-        protocol=protocol,
-        reference=reference,
-        combine=rule,
-        rounds=rounds,
-    )
+    if judge == HUMAN or (judge or "").startswith(HUMAN + ":"):
+        report = human_report(opened, benchmark, judge or HUMAN, reference=reference, rounds=rounds)
+        if report.pairs == 0:
+            raise BadInput(
+                f"no human votes on benchmark {benchmark!r} by {judge!r}; annotators with votes: "
+                + (", ".join(judges_for(opened, HUMAN)) or "none")
+            )
+    else:
+        chosen, protocol = _pick_judge(opened, protocol, judge)
+        report = pairwise_report(
+            opened,
+            benchmark,
+            chosen,
+            protocol=protocol,
+            reference=reference,
+            combine=rule,
+            rounds=rounds,
+        )
     if as_json:
         print_json(report.as_dict())
     else:
@@ -100,11 +114,17 @@ def agreement(
     as_json: AsJson = False,
 ) -> None:
     """Agreement of the judge with the human majority (by level; ties as coin flips or
-    excluded) and Cohen's kappa, on pairs people voted on (protocol 'human'). The judge may
-    be a text metric (``-j metric/rougeL``): the answer scoring higher wins the pair."""
+    excluded) and Cohen's kappa, on pairs people voted on (protocol 'human'), and with each
+    single vote (FastChat's rule, with and without ties). The judge may be a text metric
+    (``-j metric/rougeL``): the answer scoring higher wins the pair. ``-j human``: people with
+    each other (every two votes on a pair)."""
     opened = open_store(store)
+    if judge == HUMAN:
+        _print_annotator_agreement(annotator_agreement(opened, benchmark), as_json)
+        return
     judge, protocol = _pick_judge(opened, protocol, judge, metrics=True)
     result = human_agreement(opened, benchmark, judge, protocol=protocol, seed=seed)
+    votes = vote_agreement(opened, benchmark, judge, protocol=protocol)
     levels = (
         [] if result.report is None else [*result.report.levels.values(), result.report.overall]
     )
@@ -128,6 +148,12 @@ def agreement(
                 "ranking_kendall_tau": result.ranking_tau,
                 "levels": rows,
                 "human_ties_dropped": result.human_ties_dropped,
+                "vote_agreement": {
+                    "with_ties": votes.with_ties,
+                    "votes_with_ties": votes.total_with_ties,
+                    "without_ties": votes.without_ties,
+                    "votes_without_ties": votes.total_without_ties,
+                },
             }
         )
         return
@@ -143,3 +169,31 @@ def agreement(
         f"the people's system rankings {tau}; human tie votes dropped: "
         f"{result.human_ties_dropped}"
     )
+    console.print(
+        f"judge vs each vote (FastChat): {_share(votes.with_ties)} of "
+        f"{votes.total_with_ties} with ties, {_share(votes.without_ties)} of "
+        f"{votes.total_without_ties} without ties"
+    )
+
+
+def _print_annotator_agreement(votes: VoteAgreement, as_json: bool) -> None:
+    if as_json:
+        print_json(
+            {
+                "judge": HUMAN,
+                "with_ties": votes.with_ties,
+                "vote_pairs_with_ties": votes.total_with_ties,
+                "without_ties": votes.without_ties,
+                "vote_pairs_without_ties": votes.total_without_ties,
+            }
+        )
+        return
+    console.print(
+        f"people vs people (every two votes on a pair): {_share(votes.with_ties)} of "
+        f"{votes.total_with_ties} with ties, {_share(votes.without_ties)} of "
+        f"{votes.total_without_ties} without ties"
+    )
+
+
+def _share(rate: float | None) -> str:
+    return "-" if rate is None else f"{rate:.1%}"

@@ -3,9 +3,11 @@
 from lvlmbench.datasets.export import export_jsonl, export_parquet
 from lvlmbench.datasets.importers import (
     FORMATS,
+    VOTE_FORMATS,
     DatasetError,
     ImportSummary,
     detect_format,
+    detect_vote_format,
     import_dataset,
     parse_items,
 )
@@ -13,10 +15,12 @@ from lvlmbench.datasets.lookup import ItemLookup, image_name, item_lookup, norma
 
 __all__ = [
     "FORMATS",
+    "VOTE_FORMATS",
     "DatasetError",
     "ImportSummary",
     "ItemLookup",
     "detect_format",
+    "detect_vote_format",
     "export_jsonl",
     "export_parquet",
     "image_name",

@@ -19,6 +19,12 @@ from lvlmbench.judging.hallucination import (
     hallucination_report,
     run_hallucination,
 )
+from lvlmbench.judging.human_ratings import (
+    VoteAgreement,
+    annotator_agreement,
+    human_report,
+    vote_agreement,
+)
 from lvlmbench.judging.pairwise import (
     FAMILIES,
     PAIRWISE,
@@ -91,6 +97,8 @@ __all__ = [
     "ParsedVerdict",
     "ProgressHook",
     "ScoreGroup",
+    "VoteAgreement",
+    "annotator_agreement",
     "answer_texts",
     "combine_orders",
     "extract_choice",
@@ -98,6 +106,7 @@ __all__ = [
     "hallucination_messages",
     "hallucination_report",
     "human_agreement",
+    "human_report",
     "item_abilities",
     "judges_for",
     "make_references",
@@ -122,6 +131,7 @@ __all__ = [
     "score_messages",
     "score_report",
     "self_preference_warnings",
+    "vote_agreement",
 ]
 
 # Text metrics as judges (BLEU-4, ROUGE-L, METEOR, CIDEr, BERTScore, random, length).

@@ -44,10 +44,12 @@ __all__ = [
     "PairRecord",
     "PairwiseReport",
     "human_agreement",
+    "judge_verdicts",
     "judges_for",
     "metric_verdicts",
     "pair_records",
     "pairwise_report",
+    "rate_matches",
 ]
 
 HUMAN = "human"
@@ -197,10 +199,10 @@ def _upper(row: Judgment | None) -> Any:
 
 def _tally(
     report: PairwiseReport, pairs: list[PairRecord], with_reference: set[str]
-) -> tuple[list[tuple[str, str, float]], list[tuple[str, str, float, str]]]:
-    """All scored matches under ``report.combine``, and the matches against the reference
-    (with their category) on items that have a reference answer."""
-    matches: list[tuple[str, str, float]] = []
+) -> tuple[list[tuple[str, str, float, str]], list[tuple[str, str, float, str]]]:
+    """All scored matches under ``report.combine`` with their category, and those against the
+    reference on items that have a reference answer."""
+    matches: list[tuple[str, str, float, str]] = []
     vs_reference: list[tuple[str, str, float, str]] = []
     for r in pairs:
         for row in (r.ab, r.ba):
@@ -212,11 +214,43 @@ def _tally(
             report.unscored_pairs += 1
             continue
         a, b = r.players
-        outcome = {"a": 1.0, "b": 0.0, "tie": 0.5}[result]
-        matches.append((a, b, outcome))
+        match = (a, b, {"a": 1.0, "b": 0.0, "tie": 0.5}[result], r.category or "(none)")
+        matches.append(match)
         if report.reference in (a, b) and r.item_id in with_reference:
-            vs_reference.append((a, b, outcome, r.category or "(none)"))
+            vs_reference.append(match)
     return matches, vs_reference
+
+
+def rate_matches(
+    report: PairwiseReport,
+    by_category: list[tuple[str, str, float, str]],
+    *,
+    reference: str,
+    rounds: int,
+    seed: int,
+    vs_reference: list[tuple[str, str, float, str]] | None = None,
+) -> bool:
+    """Fill ``report``'s Elo, Bradley-Terry and win rates from matches (first player, second,
+    outcome for the first, category); False (with a warning) when there are none. Win rates vs
+    ``reference`` come from ``vs_reference`` when given (a model judge's pairs leave out items
+    without a verified reference), else from every match against it."""
+    matches = [(a, b, outcome) for a, b, outcome, _ in by_category]
+    if not matches:
+        report.warnings.append("no scored pairs: nothing to rate")
+        return False
+    report.elo = elo_ratings(matches, shuffles=100, seed=seed)
+    try:
+        report.bradley_terry = bradley_terry_bootstrap(matches, rounds=rounds, seed=seed)
+    except ValueError:
+        report.bradley_terry = bradley_terry_bootstrap(matches, rounds=rounds, seed=seed, l2=1.0)
+        report.bt_note = "sparse data: Bradley-Terry fitted with l2=1.0 regularisation"
+    against = (
+        vs_reference if vs_reference is not None else [m for m in by_category if reference in m[:2]]
+    )
+    if against:
+        report.win_rates = win_rates_vs_reference([m[:3] for m in against], reference)
+        report.category_win_rates = category_win_rates(against, reference)
+    return True
 
 
 def pairwise_report(
@@ -242,19 +276,16 @@ def pairwise_report(
     with_reference = {item_id for item_id, answers in texts.items() if reference in answers}
     report.items = len(items)
     report.items_without_reference = len(items) - len(with_reference)
-    matches, vs_reference = _tally(report, pairs, with_reference)
-    if not matches:
-        report.warnings.append("no scored pairs: nothing to rate")
+    by_category, vs_reference = _tally(report, pairs, with_reference)
+    if not rate_matches(
+        report,
+        by_category,
+        reference=reference,
+        rounds=rounds,
+        seed=seed,
+        vs_reference=vs_reference,
+    ):
         return report
-    report.elo = elo_ratings(matches, shuffles=100, seed=seed)
-    try:
-        report.bradley_terry = bradley_terry_bootstrap(matches, rounds=rounds, seed=seed)
-    except ValueError:
-        report.bradley_terry = bradley_terry_bootstrap(matches, rounds=rounds, seed=seed, l2=1.0)
-        report.bt_note = "sparse data: Bradley-Terry fitted with l2=1.0 regularisation"
-    if vs_reference:
-        report.win_rates = win_rates_vs_reference([m[:3] for m in vs_reference], reference)
-        report.category_win_rates = category_win_rates(vs_reference, reference)
     records = _records(pairs, texts)
     family = model_family(judge)
     if family is not None:
@@ -311,14 +342,7 @@ def human_agreement(
     between the judge's two-order verdict (combined by ``combine``) and the human majority."""
     items = {item.id for item in iter_items(store, benchmark)}
     votes, ties = _human_votes(store, items)
-    verdicts = (
-        metric_verdicts(store, items, judge, protocol)
-        if protocol.startswith("metric:")
-        else {
-            (r.item_id, *r.players): r.result(combine)
-            for r in pair_records(store, benchmark, judge, protocol)
-        }
-    )
+    verdicts = judge_verdicts(store, benchmark, items, judge, protocol, combine)
     compared: list[tuple[Any, list[str]]] = []
     decided: list[tuple[tuple[str, str, str], tuple[Any, list[str]]]] = []
     for key, human in sorted(votes.items()):
@@ -341,6 +365,25 @@ def human_agreement(
         kappa = None
     tau = _ranking_tau([(key[1:], verdict, human) for key, (verdict, human) in decided])
     return HumanAgreement(report, kappa, len(compared), ties, tau)
+
+
+def judge_verdicts(
+    store: Store,
+    benchmark: str,
+    items: set[str],
+    judge: str,
+    protocol: str,
+    combine: CombineRule = MAJORITY,
+) -> dict[tuple[str, str, str], str | None]:
+    """The judge's result per (item, first player, second player) in sorted-player terms:
+    'a', 'b', 'tie', or None for a pair it left unscored (two orders combined by
+    ``combine``)."""
+    if protocol.startswith("metric:"):
+        return dict(metric_verdicts(store, items, judge, protocol))
+    return {
+        (r.item_id, *r.players): r.result(combine)
+        for r in pair_records(store, benchmark, judge, protocol)
+    }
 
 
 def metric_verdicts(

@@ -1,7 +1,9 @@
 """Importers of published benchmarks into the store: VisIT-Bench CSV (and its Hugging Face
 ``metadata.csv``), TouchStone TSV, VLMEvalKit TSV, LLaVA-Bench questions.jsonl, generic JSONL
-(and ``lvlmbench export`` output), and human pairwise votes. The format is detected from the
-file's columns or first record (:func:`detect_format`) unless named.
+(and ``lvlmbench export`` output); and vote files (our wide human votes, VisIT-Bench's human
+preferences, FastChat's human judgments, VisIT-Bench's leaderboard battles), see
+:mod:`.vote_formats`. The format is detected from the file's columns or first record
+(:func:`detect_format`) unless named.
 
 Every importer parses and validates the whole file first (images decoded, columns checked) and
 writes only when all rows are good, so a bad row leaves nothing behind; the error
@@ -32,11 +34,16 @@ from lvlmbench.datasets.importers.llava import parse_llava
 from lvlmbench.datasets.importers.touchstone import parse_touchstone
 from lvlmbench.datasets.importers.visit import parse_visit
 from lvlmbench.datasets.importers.vlmeval import parse_vlmeval
-from lvlmbench.datasets.importers.votes import import_votes
+from lvlmbench.datasets.importers.vote_formats import (
+    VOTE_FORMATS,
+    detect_vote_format,
+    import_vote_file,
+)
 from lvlmbench.store import Store
 
 __all__ = [
     "FORMATS",
+    "VOTE_FORMATS",
     "DatasetError",
     "FileSample",
     "FormatRule",
@@ -44,6 +51,7 @@ __all__ = [
     "ImportSummary",
     "ParsedItem",
     "detect_format",
+    "detect_vote_format",
     "format_rules",
     "import_dataset",
     "item_id",
@@ -65,7 +73,7 @@ _PARSERS: dict[str, _Parser] = {
     "vlmeval": parse_vlmeval,
     "llava": parse_llava,
 }
-FORMATS = (*_PARSERS, "votes")
+FORMATS = (*_PARSERS, *VOTE_FORMATS)
 """Format names accepted by :func:`import_dataset`."""
 
 
@@ -135,24 +143,24 @@ def import_dataset(
     image_root: Path | None = None,
     on_validate: ProgressHook | None = None,
     on_progress: ProgressHook | None = None,
+    judge: str | None = None,
 ) -> ImportSummary:
     """Import ``path`` in format ``fmt`` (see :data:`FORMATS`; None: detected from the file)
     into benchmark ``name`` (default: the file's stem). ``concat_images`` stores multi-image
     rows as one side-by-side image (the originals stay in the store, listed in
     ``meta["original_images"]``); ``image_root`` is a folder where URL and file-name images are
-    found by file name. Votes go to the benchmark ``name`` names, which must exist.
-    ``on_validate`` hears (rows validated, rows) while the file is checked, ``on_progress``
-    (items written, items) while it is stored."""
+    found by file name. Votes go to the benchmark ``name`` names, which must exist; ``judge``
+    names the judge of a battle dump (default: its ``engine`` field). ``on_validate`` hears
+    (rows validated, rows) while the file is checked, ``on_progress`` (items written, items)
+    while it is stored."""
     path = Path(path)
     benchmark = name or path.stem
     if fmt is None:
         fmt = detect_format(path)
     if fmt not in FORMATS:
         raise ValueError(f"unknown format {fmt!r}; known: {', '.join(FORMATS)}")
-    if fmt == "votes":
-        if not path.is_file():
-            raise DatasetError(path, "no such file")
-        return import_votes(store, path, benchmark)
+    if fmt in VOTE_FORMATS:
+        return import_vote_file(store, path, fmt, benchmark, judge=judge)
     parsed = parse_items(path, fmt, on_progress=on_validate, image_root=image_root)
     return write_items(
         store,

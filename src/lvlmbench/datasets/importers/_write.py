@@ -42,6 +42,19 @@ class ImportSummary:
     """Human judgments written (votes format)."""
     votes_added: int = 0
     annotators: list[str] = field(default_factory=list)
+    """Judges of the stored votes (``human:<annotator>``, or the model judge of battles)."""
+    responses_added: int = 0
+    """Answers found only in a vote file, stored as their model's responses."""
+    response_conflicts: list[str] = field(default_factory=list)
+    """Answers in a vote file that differ from the model's stored answer (kept, not stored)."""
+    unmatched: int = 0
+    """Vote rows that matched no item of the benchmark (not stored)."""
+    unmatched_keys: list[str] = field(default_factory=list)
+    """The first few unmatched rows, by their key in the file."""
+    ambiguous: int = 0
+    """Vote rows whose image and instruction match several items (joined to the first)."""
+    skipped: dict[str, int] = field(default_factory=dict)
+    """Vote rows left out on purpose, by reason (e.g. a later turn of a multi-turn question)."""
 
     def as_dict(self) -> dict[str, Any]:
         """A JSON-ready dict."""

@@ -1,0 +1,281 @@
+"""What the vote-file importers share: joining a vote row to a stored item, the parsed vote, and
+writing votes (and the answers they carry) once the whole file has been validated.
+
+A vote row names its item the way its project does: VisIT-Bench by image URL and instruction,
+FastChat by ``question_id``. :class:`ItemIndex` resolves both against the benchmark's stored
+items. A row that matches no item is not an error (a vote file often covers more instances
+than the subset imported) but it is never dropped silently: the summary counts the unmatched
+rows and names the first few by key.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import unquote, urlparse
+
+from lvlmbench.datasets.importers._common import DatasetError
+from lvlmbench.datasets.importers._write import ImportSummary, item_id
+from lvlmbench.store import (
+    Store,
+    get_benchmark,
+    iter_items,
+    iter_judgments,
+    iter_responses,
+    judgment_id,
+    put_judgments,
+    put_responses,
+)
+from lvlmbench.types import BenchmarkItem, Judgment, Response, Status
+
+__all__ = [
+    "CROWD",
+    "REFERENCE_NAMES",
+    "ItemIndex",
+    "ParsedVote",
+    "player_name",
+    "store_votes",
+    "url_file_name",
+]
+
+REFERENCE = "reference"
+"""The player whose answer is the item's own reference (``judging.reference.REFERENCE``; the
+judging package sits above datasets, so the name is repeated here rather than imported)."""
+
+REFERENCE_NAMES = frozenset({"reference", "human_verified_reference", "reference_output"})
+"""Model names (lower-cased, runs of non-alphanumerics as ``_``) that vote files use for the
+item's human-verified reference; they, and any name ending in ``_reference`` (such as
+``gpt4_reference``), become the :data:`REFERENCE` player. A caption-assisted reference
+(``reference:<spec>``) is a model like any other and keeps its name."""
+
+CROWD = "human:crowd"
+"""Judge of a vote with no annotator id; numbered per pair by :func:`number_crowd`."""
+
+SHOWN_UNMATCHED = 5
+"""Unmatched row keys named in the summary (the rest are counted)."""
+
+
+def player_name(model: str) -> str:
+    """The player a vote file's model name stands for: the reference, or the name itself."""
+    canonical = re.sub(r"[^a-z0-9]+", "_", model.strip().lower()).strip("_")
+    if canonical in REFERENCE_NAMES or canonical.endswith("_reference"):
+        return REFERENCE
+    return model.strip()
+
+
+def url_file_name(url: str) -> str:
+    """The last path segment of a URL or path, lower-cased (query and fragment dropped): the
+    dataset CSV and the vote file may spell the same image with different hosts or schemes."""
+    path = urlparse(url.strip()).path if "://" in url else url.strip()
+    return unquote(path.rstrip("/").rsplit("/", 1)[-1]).lower()
+
+
+def _normalised(text: str) -> str:
+    return " ".join(text.split()).lower()
+
+
+def _url_values(meta: dict[str, Any]) -> list[str]:
+    """Image URLs an item keeps in meta: ``image_urls`` (the importers' field) and any other
+    field whose name mentions an image or URL and holds strings."""
+    found: list[str] = []
+    for name, value in meta.items():
+        lowered = name.lower()
+        if "url" not in lowered and "image" not in lowered:
+            continue
+        values = value if isinstance(value, list) else [value]
+        found.extend(v for v in values if isinstance(v, str) and v.strip())
+    return found
+
+
+class ItemIndex:
+    """The stored items of a benchmark, looked up by (image file, instruction) or by key."""
+
+    def __init__(self, store: Store, benchmark: str) -> None:
+        self.benchmark = benchmark
+        self.items: dict[str, BenchmarkItem] = {}
+        self._by_image: dict[tuple[str, str], list[str]] = {}
+        self._by_key: dict[str, str] = {}
+        self.ambiguous = 0
+        """Rows joined to the first of several items with their image and instruction."""
+        for item in iter_items(store, benchmark):
+            self.items[item.id] = item
+            question = _normalised(item.question)
+            for url in dict.fromkeys(url_file_name(u) for u in _url_values(item.meta)):
+                self._by_image.setdefault((url, question), []).append(item.id)
+            for name in ("source_key", "question_id", "id", "key"):
+                value = item.meta.get(name)
+                if isinstance(value, str | int) and not isinstance(value, bool):
+                    self._by_key.setdefault(str(value), item.id)
+
+    def by_image(self, url: str, instruction: str) -> list[str]:
+        """Items whose image has the URL's file name and whose question is the instruction
+        (whitespace and case aside), in import order; several when the dataset repeats a
+        pair."""
+        return self._by_image.get((url_file_name(url), _normalised(instruction)), [])
+
+    def join(self, url: str, instruction: str, answers: dict[str, str | None]) -> str | None:
+        """The item a VisIT-Bench row (image URL, instruction, ``{player: answer text}``) is
+        about, or None. Where the dataset repeats the (image, instruction) pair, the item whose
+        reference is the row's reference answer is taken, else the first imported one, and the
+        row is counted in :attr:`ambiguous`."""
+        candidates = self.by_image(url, instruction)
+        if len(candidates) > 1:
+            reference = _normalised(answers.get(REFERENCE) or "")
+            same = [
+                i for i in candidates if _normalised(self.items[i].reference or "") == reference
+            ]
+            if reference and len(same) == 1:
+                return same[0]
+            self.ambiguous += 1
+        return candidates[0] if candidates else None
+
+    def by_key(self, key: str) -> str | None:
+        """The item whose row key (the imported file's id column) or meta key is ``key``."""
+        by_id = item_id(self.benchmark, key)
+        if by_id in self.items:
+            return by_id
+        if key in self.items:
+            return key
+        return self._by_key.get(key)
+
+
+def open_index(store: Store, path: Path, benchmark: str) -> ItemIndex:
+    """The benchmark's item index; DatasetError when the benchmark was never imported."""
+    if get_benchmark(store, benchmark) is None:
+        raise DatasetError(
+            path, f"no benchmark {benchmark!r} in the store: import its items first (--name)"
+        )
+    return ItemIndex(store, benchmark)
+
+
+@dataclass(frozen=True)
+class ParsedVote:
+    """One validated vote (or one judged order of a battle), joined to its item."""
+
+    item_id: str
+    model_a: str
+    """Player shown as A (already mapped to the reference player where it is one)."""
+    model_b: str
+    verdict: str | None
+    """a, b or tie; None when the judge's output could not be read (status unparseable)."""
+    judge: str
+    protocol: str
+    order: str = "ab"
+    text_a: str | None = None
+    text_b: str | None = None
+    rationale: str | None = None
+    reason: str | None = None
+
+    def judgment(self) -> Judgment:
+        """The judgment row this vote is stored as."""
+        return Judgment(
+            item_id=self.item_id,
+            judge=self.judge,
+            protocol=self.protocol,
+            model_a=self.model_a,
+            model_b=self.model_b,
+            verdict=self.verdict,
+            order=self.order,
+            status=Status.OK if self.verdict is not None else Status.UNPARSEABLE,
+            reason=self.reason,
+            rationale=self.rationale,
+        )
+
+
+def number_crowd(votes: Iterable[ParsedVote]) -> list[ParsedVote]:
+    """Human votes whose judge names are unique per item, pair and order: the n-th vote on a pair
+    gets ``<judge>-<n>`` when its judge name is already taken there (one annotator may vote on a
+    pair twice), and anonymous crowd votes (:data:`CROWD`) are always numbered (``crowd-1`` to
+    ``crowd-5`` on a pair with five votes), so no vote overwrites another and re-importing the
+    same file yields the same names."""
+    seen: dict[tuple[str, ...], int] = {}
+    out = []
+    for vote in votes:
+        if vote.protocol != "human":
+            out.append(vote)  # a model judge's verdict on a pair is one row: a repeat replaces it
+            continue
+        pair = tuple(sorted((vote.model_a, vote.model_b)))
+        key = (vote.item_id, *pair, vote.protocol, vote.judge, vote.order)
+        seen[key] = seen.get(key, 0) + 1
+        if seen[key] > 1 or vote.judge == CROWD:
+            vote = _renamed(vote, f"{vote.judge}-{seen[key]}")
+        out.append(vote)
+    return out
+
+
+def _renamed(vote: ParsedVote, judge: str) -> ParsedVote:
+    values = dict(vote.__dict__)
+    values["judge"] = judge
+    return ParsedVote(**values)
+
+
+def _answers(store: Store, votes: list[ParsedVote]) -> tuple[list[Response], list[str]]:
+    """Responses to add (answers that appear only in the vote file) and conflicts: a model
+    whose stored (or earlier in the file) answer to an item differs from the file's text. The
+    reference's text is the item's and is never stored as a response."""
+    offered: dict[tuple[str, str], str] = {}
+    conflicts: list[str] = []
+    for vote in votes:
+        for model, text in ((vote.model_a, vote.text_a), (vote.model_b, vote.text_b)):
+            if model == REFERENCE or text is None or not text.strip():
+                continue
+            key = (vote.item_id, model)
+            if key not in offered:
+                offered[key] = text
+            elif offered[key].strip() != text.strip():
+                conflicts.append(f"{model} on item {vote.item_id} (two texts in the file)")
+    if not offered:
+        return [], conflicts
+    stored: dict[tuple[str, str], str] = {}
+    for model in {m for _, m in offered}:
+        for response in iter_responses(store, model=model, variant="default"):
+            if (response.item_id, model) in offered:
+                stored[(response.item_id, model)] = response.text
+    added = []
+    for (item, model), text in offered.items():
+        if (item, model) not in stored:
+            added.append(Response(item_id=item, model=model, text=text))
+        elif stored[(item, model)].strip() != text.strip():
+            conflicts.append(f"{model} on item {item} (the store has a different answer)")
+    return added, conflicts
+
+
+def store_votes(
+    store: Store,
+    summary: ImportSummary,
+    votes: list[ParsedVote],
+    unmatched: list[str],
+) -> ImportSummary:
+    """Write validated votes and the answers they carry; fill in ``summary``. Nothing is
+    written when no row matched an item (almost always the wrong ``--name``)."""
+    if not votes and unmatched:
+        raise DatasetError(
+            Path(summary.source),
+            f"none of the {len(unmatched)} rows matched an item of benchmark "
+            f"{summary.benchmark!r} (first: {', '.join(unmatched[:SHOWN_UNMATCHED])}); import "
+            "the dataset the votes refer to under that --name",
+        )
+    votes = number_crowd(votes)
+    judgments = [v.judgment() for v in votes]
+    ids = {judgment_id(j) for j in judgments}
+    protocols = {j.protocol for j in judgments}
+    known = {
+        judgment_id(j)
+        for protocol in protocols
+        for j in iter_judgments(store, protocol=protocol)
+        if judgment_id(j) in ids
+    }
+    responses, conflicts = _answers(store, votes)
+    put_judgments(store, judgments)
+    put_responses(store, responses, replace=False)
+    summary.votes = len(judgments)
+    summary.votes_added = len(ids - known)
+    summary.responses_added = len(responses)
+    summary.response_conflicts = conflicts
+    summary.unmatched = len(unmatched)
+    summary.unmatched_keys = unmatched[:SHOWN_UNMATCHED]
+    summary.annotators = sorted({j.judge.removeprefix("human:") for j in judgments})
+    return summary

@@ -1,0 +1,147 @@
+"""Ratings and agreement from people's votes (protocol "human"), whatever file they came from.
+
+``lvlmbench rate BENCH -j human`` rates the systems from human votes exactly as from a model
+judge (Elo, Bradley-Terry with bootstrap intervals, win rate vs the reference overall and per
+category), with one difference: a model judge's pair is scored from its two presentation
+orders, while a person votes once, on one order, so **every vote is a match**. Five crowd votes
+on a pair are five matches, as in VisIT-Bench's human Elo.
+
+The matches are sorted (item, players, outcome) before rating, so the numbers depend only on
+the votes, not on their file, its row order or the annotators' names: the same votes imported
+from VisIT-Bench's preference CSV and typed into our wide format rate identically.
+
+:func:`vote_agreement` is FastChat's agreement (``compute_agreement.py``): the judge's verdict
+on a pair against every single human vote on it, with ties counted as a verdict, and again with
+every tie (the judge's or the person's) left out. :func:`annotator_agreement` is its
+human-vs-human counterpart (``agreement BENCH -j human``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from itertools import combinations
+
+from lvlmbench.judging.reference import REFERENCE
+from lvlmbench.judging.summaries import HUMAN, PairwiseReport, judge_verdicts, rate_matches
+from lvlmbench.store import Store, iter_items, iter_judgments
+from lvlmbench.types import Judgment, Status
+
+__all__ = ["VoteAgreement", "annotator_agreement", "human_report", "vote_agreement"]
+
+_OUTCOME = {"a": 1.0, "b": 0.0, "tie": 0.5}
+
+
+def _sorted_vote(j: Judgment) -> tuple[str, str, str] | None:
+    """(first sorted player, second, result in their terms: 'a', 'b' or 'tie'), or None for a
+    vote that is not a usable a/b/tie verdict."""
+    if j.model_b is None or j.status is not Status.OK or j.verdict not in _OUTCOME:
+        return None
+    p1, p2 = sorted((j.model_a, j.model_b))
+    if j.verdict == "tie":
+        return p1, p2, "tie"
+    winner = j.model_a if j.verdict == "a" else j.model_b
+    return p1, p2, "a" if winner == p1 else "b"
+
+
+def _wanted(judge: str, name: str) -> bool:
+    """``human`` pools every annotator; ``human:<annotator>`` is one of them."""
+    return judge == HUMAN or name == judge
+
+
+def human_report(
+    store: Store,
+    benchmark: str,
+    judge: str = HUMAN,
+    *,
+    reference: str = REFERENCE,
+    rounds: int = 200,
+    seed: int = 0,
+) -> PairwiseReport:
+    """Elo, Bradley-Terry with bootstrap CI and win rate vs ``reference`` from the human votes
+    on ``benchmark`` (``judge``: ``human`` for all annotators, or ``human:<annotator>``).
+    ``pairs`` counts voted pairs, ``unscored_pairs`` those without one usable vote."""
+    categories = {item.id: item.category for item in iter_items(store, benchmark)}
+    report = PairwiseReport(judge=judge, protocol=HUMAN)
+    votes: list[tuple[str, str, str, float]] = []
+    pairs: dict[tuple[str, str, str], bool] = {}
+    for j in iter_judgments(store, protocol=HUMAN):
+        if j.item_id not in categories or j.model_b is None or not _wanted(judge, j.judge):
+            continue
+        report.statuses[j.status.value] = report.statuses.get(j.status.value, 0) + 1
+        vote = _sorted_vote(j)
+        p1, p2 = sorted((j.model_a, j.model_b))
+        pairs[(j.item_id, p1, p2)] = pairs.get((j.item_id, p1, p2), False) or vote is not None
+        if vote is not None:
+            votes.append((j.item_id, vote[0], vote[1], _OUTCOME[vote[2]]))
+    report.pairs = len(pairs)
+    report.unscored_pairs = sum(not scored for scored in pairs.values())
+    votes.sort()
+    by_category = [(a, b, o, categories[item] or "(none)") for item, a, b, o in votes]
+    if rate_matches(report, by_category, reference=reference, rounds=rounds, seed=seed):
+        report.warnings.append(
+            f"{len(votes)} human votes rated, one match per vote (a vote is one order)"
+        )
+    return report
+
+
+@dataclass(frozen=True)
+class VoteAgreement:
+    """FastChat-style agreement: judge verdict vs each human vote on the pairs both judged."""
+
+    agree_with_ties: int
+    total_with_ties: int
+    agree_without_ties: int
+    total_without_ties: int
+
+    @property
+    def with_ties(self) -> float | None:
+        """Share of (judge, vote) pairs that match, a tie matching a tie."""
+        return self.agree_with_ties / self.total_with_ties if self.total_with_ties else None
+
+    @property
+    def without_ties(self) -> float | None:
+        """The same share over the pairs where neither the judge nor the person said tie."""
+        return (
+            self.agree_without_ties / self.total_without_ties if self.total_without_ties else None
+        )
+
+
+def annotator_agreement(store: Store, benchmark: str) -> VoteAgreement:
+    """FastChat's human-vs-human agreement: every two votes on the same pair of the same item
+    (by different people or not: crowd votes carry no id), with ties and without. It is the
+    ceiling a judge's agreement with single votes can be read against."""
+    items = {item.id for item in iter_items(store, benchmark)}
+    by_pair: dict[tuple[str, str, str], list[str]] = {}
+    for j in iter_judgments(store, protocol=HUMAN):
+        vote = _sorted_vote(j) if j.item_id in items else None
+        if vote is not None:
+            by_pair.setdefault((j.item_id, vote[0], vote[1]), []).append(vote[2])
+    counts = [0, 0, 0, 0]
+    for votes in by_pair.values():
+        for first, second in combinations(votes, 2):
+            counts[0] += first == second
+            counts[1] += 1
+            if "tie" not in (first, second):
+                counts[2] += first == second
+                counts[3] += 1
+    return VoteAgreement(*counts)
+
+
+def vote_agreement(store: Store, benchmark: str, judge: str, *, protocol: str) -> VoteAgreement:
+    """The judge's combined verdict on each pair against every human vote on that pair."""
+    items = {item.id for item in iter_items(store, benchmark)}
+    verdicts = judge_verdicts(store, benchmark, items, judge, protocol)
+    counts = [0, 0, 0, 0]
+    for j in iter_judgments(store, protocol=HUMAN):
+        vote = _sorted_vote(j) if j.item_id in items else None
+        if vote is None:
+            continue
+        verdict = verdicts.get((j.item_id, vote[0], vote[1]))
+        if verdict is None:
+            continue  # the judge left the pair unscored, or never judged it
+        counts[0] += verdict == vote[2]
+        counts[1] += 1
+        if "tie" not in (verdict, vote[2]):
+            counts[2] += verdict == vote[2]
+            counts[3] += 1
+    return VoteAgreement(*counts)
