@@ -23,7 +23,7 @@ from vote_files import (
 )
 
 from lvlmbench.cli import app
-from lvlmbench.datasets import DatasetError, detect_vote_format, import_dataset
+from lvlmbench.datasets import DatasetError, detect_format, detect_vote_format, import_dataset
 from lvlmbench.datasets.importers import item_id
 from lvlmbench.datasets.importers._vote_rows import player_name
 from lvlmbench.store import Store, iter_judgments, iter_responses, put_responses
@@ -58,6 +58,14 @@ def test_formats_are_detected_from_their_columns(tmp_path: Path) -> None:
         assert detect_vote_format(write_fastchat(tmp_path, kind, records)) == "fastchat-votes"
     assert detect_vote_format(visit_dataset(tmp_path)) is None
     assert detect_vote_format(jsonl_dataset(tmp_path)) is None
+    # `lvlmbench import FILE` without -f goes through detect_format: the vote rules come first,
+    # so a preference CSV (it has image_url and instruction too) is never taken for a dataset.
+    assert detect_format(visit_votes(tmp_path)) == "visit-votes"
+    assert detect_format(wide) == "votes"
+    assert detect_format(dump) == "battles" and detect_format(jsonl_dump) == "battles"
+    for kind in ("json", "jsonl", "csv"):
+        assert detect_format(write_fastchat(tmp_path, kind, records)) == "fastchat-votes"
+    assert detect_format(visit_dataset(tmp_path)) == "visit"
 
 
 def test_visit_preferences_become_crowd_votes(tmp_path: Path, store: Store) -> None:
