@@ -21,6 +21,7 @@ from lvlmbench.datasets.importers.touchstone import parse_touchstone
 from lvlmbench.datasets.importers.visit import parse_visit
 from lvlmbench.datasets.importers.vlmeval import parse_vlmeval
 from lvlmbench.datasets.importers.votes import import_votes
+from lvlmbench.ids import check_benchmark_name
 from lvlmbench.store import Store
 
 __all__ = [
@@ -116,6 +117,10 @@ def import_dataset(
         if not path.is_file():
             raise DatasetError(path, "no such file")
         return import_votes(store, path, benchmark)
+    try:
+        check_benchmark_name(benchmark)
+    except ValueError as exc:
+        raise DatasetError(path, f"{exc} (choose one with --name)") from None
     parsed = parse_items(path, fmt, on_progress=on_validate)
     return write_items(
         store, benchmark, fmt, path, parsed, concat_images=concat_images, on_progress=on_progress
