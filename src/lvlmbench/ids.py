@@ -10,7 +10,8 @@ from typing import Any
 __all__ = ["BENCHMARK_NAME_RULE", "canonical_json", "check_benchmark_name", "content_id"]
 
 BENCHMARK_NAME_RULE = (
-    "1-128 characters: letters (any script), digits and . _ - @ + :, starting with a letter or digit"
+    "1-128 characters: letters (any script), digits and . _ - @ + :, "
+    "starting with a letter or digit"
 )
 # Names are path segments of the web app (/b/NAME/...), file-name parts and CLI arguments: no
 # '/', '?', '#', '%' or spaces (a segment the router cannot reach or a link cannot spell), no

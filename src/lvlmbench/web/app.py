@@ -13,9 +13,9 @@ from lvlmbench import __version__
 from lvlmbench.models import ChatModel
 from lvlmbench.store import Store
 from lvlmbench.web import routes_browse, routes_human, routes_submit
+from lvlmbench.web._head import HeadAsGet
 from lvlmbench.web._render import WebSettings, render
 from lvlmbench.web.human import BallotBox
-from lvlmbench.web._head import HeadAsGet
 from lvlmbench.web.security import (
     BodyLimit,
     HostAllowList,
