@@ -5,8 +5,9 @@ Benchmark, model, judge and group names come from users and model providers. A c
 with ``=``, ``+``, ``-``, ``@``, tab or carriage return is read by Excel, LibreOffice and Google
 Sheets as a formula (``=HYPERLINK(...)`` leaks data on a click, ``=cmd|...`` once ran
 programs), so such text cells get a leading ``'``: spreadsheets show the text, and the quote
-is the documented marker of "this is text". Plain numbers (``-0.5``, ``+3``, ``1e-3``) are
-left alone, so numeric columns stay numeric.
+is the documented marker of "this is text". Plain numbers (``-0.5``, ``+3``, ``1e-3``) and a
+lone ``-`` (the "no such facet" placeholder, which no spreadsheet evaluates) are left alone, so
+numeric columns stay numeric.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ def csv_safe(value: Any) -> Any:
     gets a leading ``'``; numbers, plain-number text and everything else are unchanged."""
     if not isinstance(value, str) or not value.startswith(_FORMULA_STARTS):
         return value
-    if _PLAIN_NUMBER.fullmatch(value):
+    if value == "-" or _PLAIN_NUMBER.fullmatch(value):  # "-" is the "no group" placeholder
         return value
     return "'" + value
 

@@ -36,6 +36,8 @@ _FORMULA = ("=", "+", "-", "@", "\t", "\r")
         ("m/good", "m/good"),
         ("a=b", "a=b"),  # only the first character matters
         ("", ""),
+        ("-", "-"),
+        ("--", "'--"),
         (-0.5, -0.5),
         (None, None),
         (3, 3),

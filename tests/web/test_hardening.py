@@ -81,9 +81,10 @@ def test_allowed_names_per_bound_address() -> None:
     assert allowed_host_names("::1") == {"127.0.0.1", "localhost", "[::1]"}
     assert allowed_host_names("192.168.1.5") == {"192.168.1.5"}
     assert allowed_host_names("fe80::1") == {"[fe80::1]"}
-    # 0.0.0.0 has no name of its own: only what the operator names is answered.
-    assert allowed_host_names("0.0.0.0", ["bench.lan"]) == {"bench.lan"}
-    assert allowed_host_names("0.0.0.0") == frozenset()
+    # 0.0.0.0 has no name of its own: this machine's names plus what the operator names.
+    loopback = {"127.0.0.1", "localhost", "[::1]"}
+    assert allowed_host_names("0.0.0.0", ["bench.lan"]) == {"bench.lan", *loopback}
+    assert allowed_host_names("::") == loopback
 
 
 @pytest.mark.parametrize("path", ["/", f"/b/{CHOICE}", f"/b/{OPEN}/items", "/healthz"])

@@ -75,7 +75,7 @@ def serve(
     try:
         import uvicorn
 
-        from lvlmbench.web import WebSettings, create_app
+        from lvlmbench.web import WebSettings, create_app, is_loopback
     except ImportError as exc:
         raise BadInput(
             f"the web app needs the web extra ({exc.name} is missing): pip install 'lvlmbench[web]'"
@@ -96,4 +96,9 @@ def serve(
     except ValueError as exc:
         raise BadInput(str(exc)) from None
     console.print(f"lvlmbench web app on http://{host}:{port}/ (Ctrl-C stops it)")
+    if not is_loopback(host) and not allow_host:
+        console.print(
+            "[yellow]only requests naming this machine's own address or localhost are answered "
+            "(DNS-rebinding guard): add --allow-host NAME for each name others use[/]"
+        )
     uvicorn.run(app, host=host, port=port, log_level="warning")

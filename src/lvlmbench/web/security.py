@@ -75,12 +75,13 @@ def _normal_host(host: str) -> str:
 
 def allowed_host_names(bound: str, extra: Iterable[str] = ()) -> frozenset[str]:
     """The Host names (no port) this server answers: the bound address (every loopback name
-    for a loopback address; none of its own for 0.0.0.0 or ::, whose names only the operator
-    knows) plus ``extra``. ``*`` in ``extra`` turns the check off."""
+    for a loopback address; for 0.0.0.0 or ::, the loopback names only, since the names others
+    reach it by are the operator's to give) plus ``extra``. ``*`` in ``extra`` turns the check
+    off."""
     names = {_normal_host(name) for name in extra}
-    if is_loopback(bound):
+    if is_loopback(bound) or bound.strip() in _WILDCARD_BINDS:
         names |= _LOOPBACK_NAMES
-    elif bound.strip() not in _WILDCARD_BINDS:
+    else:
         names.add(_normal_host(bound))
     return frozenset(names)
 
