@@ -15,7 +15,14 @@ from typer.testing import CliRunner
 from web.conftest import CHOICE, LOCAL, OPEN, Fixture
 
 from lvlmbench.cli import app as cli_app
-from lvlmbench.store import iter_judgments, iter_responses, put_benchmark, put_items
+from lvlmbench.store import (
+    iter_judgments,
+    iter_responses,
+    put_benchmark,
+    put_items,
+    put_responses,
+)
+from lvlmbench.types import Response
 from lvlmbench.web import WebSettings, allowed_host_names, create_app
 from lvlmbench.web.submissions import MAX_ANSWER_CHARS
 
@@ -177,3 +184,18 @@ def test_serve_reads_the_token_from_a_file_or_the_environment(
     token_file.write_text("\n", encoding="utf-8")
     empty, served = _serve([*common, "--token-file", str(token_file)], {}, monkeypatch)
     assert empty.exit_code == 2 and "empty" in empty.output and served is None
+
+
+def test_item_page_says_which_answers_an_llm_read(client: TestClient, web_store: Fixture) -> None:
+    read = Response(
+        item_id="mc03",
+        model="m/llm-read",
+        text="the fourth one, I reckon",
+        extracted="D",
+        extracted_by="fake/reader",
+        rule_reason="no option letter or option text found",
+    )
+    put_responses(web_store.store, [read])
+    page = client.get(f"/b/{CHOICE}/items/mc03").text
+    assert "read by fake/reader" in page
+    assert page.count("read by ") == 1  # the rule reads say nothing
