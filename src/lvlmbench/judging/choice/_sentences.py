@@ -56,7 +56,7 @@ def _occurrences(text: str, by_text: Mapping[str, str | None]) -> list[_Said]:
     found: list[_Said] = []
     for key, letter in by_text.items():
         wanted = key.split()
-        if letter is None or not wanted or (len(key) == 1 and key.isalpha()):
+        if letter is None or not wanted or (len(key) == 1 and key.isascii() and key.isalpha()):
             continue  # ambiguous text, or a lone "a"/"b" that reads as a letter
         size = len(wanted)
         for i in range(len(tokens) - size + 1):
