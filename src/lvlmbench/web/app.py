@@ -48,7 +48,8 @@ def create_app(
     app.state.judge = judge
     app.middleware("http")(security_headers)
     app.add_middleware(BodyLimit, limit=settings.max_upload_bytes)
-    # Added last = runs first: a foreign Host is refused before anything else reads the request.
+    # The last added runs first: HEAD becomes GET (so every layer below answers it), then a
+    # foreign Host is refused before anything else reads the request.
     hosts = allowed_host_names(settings.host, settings.allowed_hosts)
     app.add_middleware(HostAllowList, allowed=hosts)
     app.add_middleware(HeadAsGet)
