@@ -272,6 +272,12 @@ class Response(BaseModel):
     """Tokens spent."""
     latency_s: float = 0.0
     """Seconds the call took."""
+    extracted_by: str | None = None
+    """Who read ``extracted``/``status`` from the text: None for the extraction rules, else the
+    spec of the LLM extractor (``evaluate --extract-with``) that read an answer the rules
+    left unparseable, or found none in it (status stays unparseable then)."""
+    rule_reason: str | None = None
+    """Why the rules could not read the answer, kept when an LLM extractor read it."""
 
 
 class Judgment(BaseModel):

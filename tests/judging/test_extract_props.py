@@ -107,6 +107,38 @@ def test_final_answer_wins_over_reasoning_that_names_other_letters(
     assert (got.status, got.answer) == (Status.OK, letter), (text, got)
 
 
+SENTENCES = [
+    "The picture shows {text}.",
+    "Looking closely, the picture shows {text} near the window.",
+    "Clearly {text}: that is what the photo shows.",
+]
+NEGATED_SENTENCES = [
+    "The picture does not show {text}.",
+    "It isn't {text}.",
+    "If it were {text}, the shadow would differ.",
+    "Maybe {text}.",
+    "Perhaps {text}, or perhaps not.",
+]
+
+
+@given(option_sets(), st.data())
+def test_one_option_text_in_a_sentence_is_that_option(options: dict[str, str], data: st.DataObject):
+    letter = data.draw(st.sampled_from(sorted(options)))
+    text = data.draw(st.sampled_from(SENTENCES)).format(text=options[letter])
+    got = extract_choice(text, "mc", options)
+    assert (got.status, got.answer) == (Status.OK, letter), (text, got)
+
+
+@given(option_sets(), st.data())
+def test_negated_hypothetical_or_hedged_option_text_is_no_answer(
+    options: dict[str, str], data: st.DataObject
+):
+    letter = data.draw(st.sampled_from(sorted(options)))
+    text = data.draw(st.sampled_from(NEGATED_SENTENCES)).format(text=options[letter])
+    got = extract_choice(text, "mc", options)
+    assert got.status is Status.UNPARSEABLE and got.answer is None, (text, got)
+
+
 WORD = st.from_regex(r"[A-Za-z][a-z]{1,8}", fullmatch=True)
 # Marker words and punctuation, so generated text looks like answers: "Answer: the is so".
 NOISE = st.sampled_from(

@@ -102,6 +102,67 @@ MC_CASES: list[tuple[str, str | None]] = [
     ("The answer is not A.", None),
     ("If B is correct then the ball is blue, but I cannot tell.", None),
     ("Blueberries are on the table.", None),
+    # One option's text in a sentence, with the negation and hedge guards.
+    ("The ball is green.", "C"),
+    ("Looking at the picture, the ball on the left is clearly yellow.", "D"),
+    ("The ball is green, not blue.", "C"),
+    ("It isn't red; the ball is green.", "C"),
+    ("The ball looks green (C).", "C"),
+    ("The ball is not green.", None),
+    ("The ball is green or blue.", None),
+    ("Maybe the ball is green.", None),
+    ("The ball could be green.", None),
+    ("The ball is green and the box is blue.", None),
+    ("The ball looks green (B).", None),
+    ("Green is wrong here.", None),
+    ("If the ball were green it would match the grass.", None),
+    ("I can't tell whether the ball is green.", None),
+    # Lists of letters choose none.
+    ("A, B, or C", None),
+    ("The answer is A, B, or C.", None),
+    ("It could be A, B, or C.", None),
+    ("Answer: A, B and C", None),
+    ("The answer is B, A is wrong.", "B"),
+]
+
+CJK_CASES: list[tuple[str, str | None]] = [
+    ("答案是 C", "C"),
+    ("答案：C", "C"),
+    ("选项 C", "C"),
+    ("正确答案是（C）。", "C"),
+    ("答案：Ｂ", "B"),
+    ("最终答案是D", "D"),
+    ("我选C", "C"),
+    ("故选B。", "B"),
+    ("选项A是错的，选项C是正确的。", "C"),
+    ("选项B不正确，答案是A", "A"),
+    ("答案不是A", None),
+    ("我不选A", None),
+    ("答案是A或B", None),
+    ("答案是选项A还是选项B，无法确定。", None),
+    ("球是绿色的。", "C"),  # options in Chinese: see CJK_OPTIONS
+    ("球不是红色，是绿色。", "C"),
+    ("球可能是绿色的。", None),
+    ("如果球是绿色的，答案就不同。", None),
+]
+CJK_OPTIONS = {"A": "红色", "B": "蓝色", "C": "绿色", "D": "黄色"}
+
+# MMMU-style items run to I: "I" is then a letter, not the pronoun.
+NINE = {
+    k: v
+    for k, v in zip(
+        "ABCDEFGHI",
+        [*COLOURS.values(), "pink", "grey", "white", "black", "dark brown"],
+        strict=True,
+    )
+}
+NINE_CASES: list[tuple[str, str | None]] = [
+    ("I", "I"),
+    ("Answer: I", "I"),
+    ("The answer is (H).", "H"),
+    ("The ball is dark brown.", "I"),
+    ("The ball is white, not black.", "G"),
+    ("It is G, H, or I.", None),
 ]
 
 SCENE_CASES: list[tuple[str, str | None]] = [
@@ -169,6 +230,16 @@ def _check(text: str, kind: str, options: dict[str, str], expected: str | None) 
 @pytest.mark.parametrize(("text", "expected"), MC_CASES)
 def test_mc_colours(text: str, expected: str | None) -> None:
     _check(text, "mc", COLOURS, expected)
+
+
+@pytest.mark.parametrize(("text", "expected"), CJK_CASES)
+def test_mc_chinese(text: str, expected: str | None) -> None:
+    _check(text, "mc", CJK_OPTIONS, expected)
+
+
+@pytest.mark.parametrize(("text", "expected"), NINE_CASES)
+def test_mc_nine_options(text: str, expected: str | None) -> None:
+    _check(text, "mc", NINE, expected)
 
 
 @pytest.mark.parametrize(("text", "expected"), SCENE_CASES)

@@ -23,6 +23,9 @@ HOSTILE = "<script>alert(1)</script> <img src=x onerror=alert(1)>"
 LEVELS = ("easy", "medium", "hard")
 CAPABILITIES = ("spatial", "colour")
 MODELS = ("m/good", "m/bad", "m/evil")
+LOCAL = "http://127.0.0.1:8000"
+"""Where test clients send their requests: a Host the loopback app answers (TestClient's
+default, ``testserver``, is refused like any foreign name)."""
 
 
 @dataclass
@@ -131,5 +134,5 @@ def web_store(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Fixture]:
 
 @pytest.fixture()
 def client(web_store: Fixture) -> Iterator[TestClient]:
-    with TestClient(create_app(web_store.store, WebSettings())) as test_client:
+    with TestClient(create_app(web_store.store, WebSettings()), base_url=LOCAL) as test_client:
         yield test_client

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 import pytest
 from fastapi.testclient import TestClient
 from typer.testing import CliRunner
-from web.conftest import CHOICE, OPEN, Fixture
+from web.conftest import CHOICE, LOCAL, OPEN, Fixture
 
 from lvlmbench.cli import app
 from lvlmbench.store import iter_judgments, iter_responses
@@ -20,8 +20,9 @@ TOKEN = "s3cret-token-for-tests"
 
 @pytest.fixture()
 def public(web_store: Fixture) -> Iterator[TestClient]:
-    settings = WebSettings(host="0.0.0.0", token=TOKEN)
-    with TestClient(create_app(web_store.store, settings)) as test_client:
+    settings = WebSettings(host="0.0.0.0", token=TOKEN, allowed_hosts=("bench.example",))
+    app = create_app(web_store.store, settings)
+    with TestClient(app, base_url="http://bench.example") as test_client:
         yield test_client
 
 
@@ -77,7 +78,7 @@ def test_public_api_needs_the_bearer_token(public: TestClient, web_store: Fixtur
 
 def test_uploads_over_the_limit_get_413_and_store_nothing(web_store: Fixture) -> None:
     settings = WebSettings(max_upload_bytes=2000)
-    with TestClient(create_app(web_store.store, settings)) as limited:
+    with TestClient(create_app(web_store.store, settings), base_url=LOCAL) as limited:
         page = limited.get(f"/b/{CHOICE}/submit")
         csrf = re.search(r'name="csrf" value="([^"]+)"', page.text)
         assert csrf is not None

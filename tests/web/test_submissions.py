@@ -10,7 +10,7 @@ import re
 import httpx
 from fakes import ScriptedModel
 from fastapi.testclient import TestClient
-from web.conftest import CHOICE, OPEN, Fixture
+from web.conftest import CHOICE, LOCAL, OPEN, Fixture
 
 from lvlmbench.autobench.scoring import accuracy_table
 from lvlmbench.judging import PAIRWISE_REF, run_pairwise
@@ -172,7 +172,7 @@ def test_open_submission_is_judged_pairwise_when_the_server_has_a_judge(
     assert len(earlier.calls) == 6 * 2
     judge = ScriptedModel(steps=[_fair_judge] * 100, spec="fake/judge")
     app = create_app(store, WebSettings(), judge=lambda: judge)
-    with TestClient(app) as client:
+    with TestClient(app, base_url=LOCAL) as client:
         rows: list[dict[str, object]] = [
             {"item_id": item.id, "text": "a red circle, maybe"} for item in web_store.open_items
         ]

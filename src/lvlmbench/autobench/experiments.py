@@ -12,7 +12,7 @@ from typing import Literal
 
 from lvlmbench.autobench.balance import ChoiceDraft, balance_positions
 from lvlmbench.autobench.scoring import accuracy_table
-from lvlmbench.ids import content_id
+from lvlmbench.ids import check_benchmark_name, content_id
 from lvlmbench.store import Store, get_benchmark, iter_items, put_benchmark, put_items
 from lvlmbench.types import BenchmarkItem
 
@@ -23,6 +23,7 @@ __all__ = [
     "leakage_figures",
     "position_bias_figures",
     "rekey_benchmark",
+    "rekey_name",
 ]
 
 Target = Literal["A", "B", "C", "D", "even"]
@@ -66,10 +67,15 @@ def leakage_figures(
     return figures, spread
 
 
+def rekey_name(benchmark: str, target: Target) -> str:
+    """The re-keyed copy's name; ValueError when that is no valid benchmark name."""
+    return check_benchmark_name(f"{benchmark}@keys-{target}")
+
+
 def rekey_benchmark(store: Store, benchmark: str, target: Target, seed: int = 0) -> str:
     """A copy of ``benchmark`` whose multiple-choice keys all sit at ``target`` (or are spread
     evenly again); true/false items are copied unchanged. Returns the copy's name."""
-    name = f"{benchmark}@keys-{target}"
+    name = rekey_name(benchmark, target)
     if get_benchmark(store, name) is not None:
         return name
     source = list(iter_items(store, benchmark))

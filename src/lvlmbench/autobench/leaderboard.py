@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import csv
 import json
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from lvlmbench._csv import write_csv
 from lvlmbench.autobench.scoring import accuracy_table
 from lvlmbench.store import Store
 
@@ -57,10 +57,7 @@ def write_leaderboard(
     """Write leaderboard.csv, leaderboard.md and summary.json into ``out_dir``."""
     out_dir.mkdir(parents=True, exist_ok=True)
     paths = [out_dir / "leaderboard.csv", out_dir / "leaderboard.md", out_dir / "summary.json"]
-    with paths[0].open("w", newline="", encoding="utf-8") as sink:
-        writer = csv.DictWriter(sink, fieldnames=list(rows[0]) if rows else ["model"])
-        writer.writeheader()
-        writer.writerows(rows)
+    write_csv(paths[0], list(rows[0]) if rows else ["model"], rows)
     paths[1].write_text(_markdown(rows), encoding="utf-8")
     paths[2].write_text(
         json.dumps({"leaderboard": rows, **(extra or {})}, indent=2, default=str), encoding="utf-8"

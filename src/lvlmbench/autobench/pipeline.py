@@ -19,6 +19,7 @@ from typing import Any, Literal
 from lvlmbench._concurrency import drain
 from lvlmbench.autobench._backend import AspectPlan, ExaminerBackend, PlannedAspect, UnitDraft
 from lvlmbench.autobench._finalize import finalize_benchmark
+from lvlmbench.ids import check_benchmark_name
 from lvlmbench.images import ImageClient, ImageRequest
 from lvlmbench.store import Store, get_artifact, put_artifact
 from lvlmbench.types import Status
@@ -70,6 +71,7 @@ class GenerateSettings:
 
     def validate(self) -> None:
         """Raise ValueError naming the bad setting."""
+        check_benchmark_name(self.benchmark)
         if min(self.n, self.m, self.per_aspect, self.max_attempts) < 1:
             raise ValueError("n, m, per_aspect and max_attempts must all be at least 1")
         unknown = [lv for lv in self.levels if lv not in LEVELS]

@@ -36,6 +36,9 @@ class AccuracyRow:
     unparseable: int
     failed: int
     """Calls that failed and are not counted."""
+    llm_read: int = 0
+    """Answers (within ``answered``) the rules left unparseable and an LLM extractor read
+    (``evaluate --extract-with``): shown apart, never mixed silently with rule reads."""
 
     @property
     def accuracy(self) -> float:
@@ -93,13 +96,14 @@ def accuracy_table(
             continue
         facets = item_facets(item)
         key = (response.model, response.variant, tuple(facets[b] for b in by))
-        tally = counts.setdefault(key, [0, 0, 0, 0])
+        tally = counts.setdefault(key, [0, 0, 0, 0, 0])
         if response.status is Status.ERROR:
             tally[3] += 1
             continue
         tally[1] += 1
         tally[0] += _is_correct(item, response)
         tally[2] += response.status is Status.UNPARSEABLE
+        tally[4] += response.status is Status.OK and response.extracted_by is not None
     return [
         AccuracyRow(model, var, group, *tally)
         for (model, var, group), tally in sorted(counts.items())

@@ -36,6 +36,9 @@ def accuracy_pivot(rows: Sequence[AccuracyRow], title: str) -> Table:
     table.add_column("n", justify="right")
     table.add_column("unparseable", justify="right")
     table.add_column("failed", justify="right")
+    llm_read = any(row.llm_read for row in rows)
+    if llm_read:  # only when an LLM extractor read some answers
+        table.add_column("read by LLM", justify="right")
     for model, variant in models:
         mine = [cells.get((model, variant, g)) for g in groups]
         present = [r for r in mine if r is not None]
@@ -46,6 +49,7 @@ def accuracy_pivot(rows: Sequence[AccuracyRow], title: str) -> Table:
             str(sum(r.answered for r in present)),
             str(sum(r.unparseable for r in present)),
             str(sum(r.failed for r in present)),
+            *([str(sum(r.llm_read for r in present))] if llm_read else []),
         )
     return table
 
@@ -67,6 +71,7 @@ def accuracy_rows_json(rows: Sequence[AccuracyRow], by: Sequence[str]) -> list[d
                 "answered": row.answered,
                 "unparseable": row.unparseable,
                 "failed": row.failed,
+                "read_by_llm": row.llm_read,
             }
         )
     return out

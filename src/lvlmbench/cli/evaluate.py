@@ -18,6 +18,7 @@ from lvlmbench.cli._common import (
     print_json,
     progress_bar,
 )
+from lvlmbench.cli._extract import print_extraction, run_extractor
 from lvlmbench.cli._tables import accuracy_pivot, accuracy_rows_json
 from lvlmbench.models import DEFAULT_CONCURRENCY, ModelClient, load_chat_model, parse_spec
 from lvlmbench.runner import VARIANTS, EvalSummary, run_examinee
@@ -90,6 +91,14 @@ def evaluate(
     ] = DEFAULT_CONCURRENCY,
     store: StoreOption = None,
     as_json: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
+    extract_with: Annotated[
+        str | None,
+        typer.Option(
+            help="LLM (PROVIDER/NAME) that reads the answers the rules leave unparseable; "
+            "its reads are stored and counted apart ('read by LLM').",
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
     """Ask every examinee every item (resuming where a previous run stopped) and print accuracy
     with Wilson 95% intervals."""
@@ -98,7 +107,7 @@ def evaluate(
     if concurrency < 1:
         raise BadInput(f"--concurrency must be at least 1, got {concurrency}")
     facets = parse_groupings(by)
-    check_specs(model)
+    check_specs([*model, *([extract_with] if extract_with else [])])
     opened = open_store(store)
     if get_benchmark(opened, benchmark) is None:
         raise BadInput(
@@ -115,10 +124,21 @@ def evaluate(
             show_progress=not as_json,
         )
     )
+    extraction = None
+    if extract_with is not None:  # after the examinees: reads only what they left unparseable
+        extraction = asyncio.run(
+            run_extractor(
+                opened, benchmark, extract_with, model, variant=variant, concurrency=concurrency
+            )
+        )
     rows = accuracy_table(opened, benchmark, facets, variant=variant, models=model)
     if as_json:
         print_json(
-            {"runs": [vars(s) for s in summaries], "accuracy": accuracy_rows_json(rows, facets)}
+            {
+                "runs": [vars(s) for s in summaries],
+                "accuracy": accuracy_rows_json(rows, facets),
+                **({"extraction": vars(extraction)} if extraction else {}),
+            }
         )
     else:
         console.print(accuracy_pivot(rows, f"{benchmark}: accuracy % (95% CI)"))
@@ -127,5 +147,7 @@ def evaluate(
                 f"{s.model}: {s.ok} ok, {s.unparseable} unparseable, {s.refused} refused, "
                 f"{s.failed} failed, {s.skipped} already done, {s.wall_s:.1f}s"
             )
+        if extraction is not None:
+            print_extraction(extraction)
     if any(s.failed for s in summaries):
         raise typer.Exit(EXIT_FAILURES)

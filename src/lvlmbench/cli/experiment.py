@@ -13,6 +13,7 @@ from lvlmbench.autobench.experiments import (
     leakage_figures,
     position_bias_figures,
     rekey_benchmark,
+    rekey_name,
 )
 from lvlmbench.cli._common import (
     BadInput,
@@ -74,6 +75,11 @@ def run_position_bias(
     show_progress: bool = True,
 ) -> None:
     """Write a re-keyed copy of the benchmark per target and answer it with every model."""
+    try:
+        for target in targets:  # every copy's name is checked before the first is written
+            rekey_name(benchmark, target)
+    except ValueError as exc:
+        raise BadInput(str(exc)) from None
     for target in targets:
         copy = rekey_benchmark(store, benchmark, target, seed)
         asyncio.run(

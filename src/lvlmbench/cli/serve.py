@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import functools
+import os
+from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -10,23 +12,50 @@ import typer
 from lvlmbench.cli._common import BadInput, StoreOption, console, friendly_errors, open_store
 from lvlmbench.models import load_chat_model
 
-__all__ = ["serve"]
+__all__ = ["TOKEN_ENV", "serve"]
+
+TOKEN_ENV = "LVLMBENCH_WEB_TOKEN"
+
+
+def _write_token(token_file: Path | None, on_command_line: str | None) -> str | None:
+    """The write token from ``--token-file`` or the environment, never from the command line:
+    every user of the machine can read a process's arguments (``ps``, /proc)."""
+    if on_command_line is not None:
+        raise BadInput(
+            "--token would show the token to everyone on this machine (ps): "
+            f"put it in the {TOKEN_ENV} environment variable or a file given with --token-file"
+        )
+    if token_file is not None:
+        token = token_file.read_text(encoding="utf-8").strip()
+        if not token:
+            raise BadInput(f"{token_file}: the token file is empty")
+        return token
+    return os.environ.get(TOKEN_ENV, "").strip() or None
 
 
 @friendly_errors
 def serve(
     host: Annotated[
-        str, typer.Option(help="Address to bind; anything but loopback needs --token.")
+        str, typer.Option(help="Address to bind; anything but loopback needs a write token.")
     ] = "127.0.0.1",
     port: Annotated[int, typer.Option(min=1, max=65535, help="Port to listen on.")] = 8000,
-    token: Annotated[
-        str | None,
+    token_file: Annotated[
+        Path | None,
         typer.Option(
-            envvar="LVLMBENCH_WEB_TOKEN",
-            help="Write token (votes, checks, submissions) for a server others can reach.",
+            help=f"File holding the write token (votes, checks, submissions) for a server "
+            f"others can reach; or set {TOKEN_ENV}.",
             show_default=False,
         ),
     ] = None,
+    allow_host: Annotated[
+        list[str] | None,
+        typer.Option(
+            help="Host name the server answers besides the bound address's own (repeat; "
+            "'*' for any). Other Host headers get 400, which stops DNS rebinding.",
+            show_default=False,
+        ),
+    ] = None,
+    token: Annotated[str | None, typer.Option(hidden=True)] = None,
     judge: Annotated[
         str | None,
         typer.Option(
@@ -46,12 +75,17 @@ def serve(
     try:
         import uvicorn
 
-        from lvlmbench.web import WebSettings, create_app
+        from lvlmbench.web import WebSettings, create_app, is_loopback
     except ImportError as exc:
         raise BadInput(
             f"the web app needs the web extra ({exc.name} is missing): pip install 'lvlmbench[web]'"
         ) from None
-    settings = WebSettings(host=host, token=token, max_upload_bytes=max_upload_mb * 1024 * 1024)
+    settings = WebSettings(
+        host=host,
+        token=_write_token(token_file, token),
+        max_upload_bytes=max_upload_mb * 1024 * 1024,
+        allowed_hosts=tuple(allow_host or ()),
+    )
     judge_factory = None
     if judge is not None:
         spec = judge
@@ -62,4 +96,9 @@ def serve(
     except ValueError as exc:
         raise BadInput(str(exc)) from None
     console.print(f"lvlmbench web app on http://{host}:{port}/ (Ctrl-C stops it)")
+    if not is_loopback(host) and not allow_host:
+        console.print(
+            "[yellow]only requests naming this machine's own address or localhost are answered "
+            "(DNS-rebinding guard): add --allow-host NAME for each name others use[/]"
+        )
     uvicorn.run(app, host=host, port=port, log_level="warning")

@@ -19,12 +19,12 @@ with only that benchmark's columns and each interval folded into its cell: ``62.
 
 from __future__ import annotations
 
-import csv
 from collections.abc import Iterator
 from html import escape
 from pathlib import Path
 from typing import Any
 
+from lvlmbench._csv import write_csv
 from lvlmbench.report._common import LEVELS
 
 __all__ = ["leaderboard_markdown", "leaderboard_rows", "write_leaderboards"]
@@ -176,9 +176,6 @@ def write_leaderboards(data: dict[str, Any], out_dir: Path) -> tuple[Path, Path]
     """Write ``leaderboard.csv`` and ``leaderboard.md`` into ``out_dir``; return both paths."""
     rows = leaderboard_rows(data)
     csv_path, md_path = out_dir / "leaderboard.csv", out_dir / "leaderboard.md"
-    with csv_path.open("w", newline="", encoding="utf-8") as sink:
-        writer = csv.DictWriter(sink, fieldnames=_columns(data))
-        writer.writeheader()
-        writer.writerows(rows)
+    write_csv(csv_path, _columns(data), rows)
     md_path.write_text(leaderboard_markdown(data), encoding="utf-8")
     return csv_path, md_path

@@ -34,6 +34,9 @@ class WebSettings:
     """Write token; required (not None) whenever ``host`` is not a loopback address."""
     max_upload_bytes: int = 20 * 1024 * 1024
     """Largest request body accepted (submissions are the big ones)."""
+    allowed_hosts: tuple[str, ...] = ()
+    """Host names answered besides the bound address's own (``*``: any); see
+    :func:`lvlmbench.web.security.allowed_host_names`."""
 
 
 # Autoescape is on for every .html template (Jinja2Templates' default): model and dataset text

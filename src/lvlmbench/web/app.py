@@ -13,9 +13,16 @@ from lvlmbench import __version__
 from lvlmbench.models import ChatModel
 from lvlmbench.store import Store
 from lvlmbench.web import routes_browse, routes_human, routes_submit
+from lvlmbench.web._head import HeadAsGet
 from lvlmbench.web._render import WebSettings, render
 from lvlmbench.web.human import BallotBox
-from lvlmbench.web.security import BodyLimit, is_loopback, security_headers
+from lvlmbench.web.security import (
+    BodyLimit,
+    HostAllowList,
+    allowed_host_names,
+    is_loopback,
+    security_headers,
+)
 
 __all__ = ["create_app"]
 
@@ -32,7 +39,7 @@ def create_app(
     if not is_loopback(settings.host) and not settings.token:
         raise ValueError(
             f"serving on {settings.host} makes the app reachable from other machines: "
-            "set a write token (--token or LVLMBENCH_WEB_TOKEN)"
+            "set a write token (--token-file or LVLMBENCH_WEB_TOKEN)"
         )
     app = FastAPI(title="lvlmbench", version=__version__, docs_url=None, redoc_url=None)
     app.state.store = store
@@ -41,6 +48,11 @@ def create_app(
     app.state.judge = judge
     app.middleware("http")(security_headers)
     app.add_middleware(BodyLimit, limit=settings.max_upload_bytes)
+    # The last added runs first: HEAD becomes GET (so every layer below answers it), then a
+    # foreign Host is refused before anything else reads the request.
+    hosts = allowed_host_names(settings.host, settings.allowed_hosts)
+    app.add_middleware(HostAllowList, allowed=hosts)
+    app.add_middleware(HeadAsGet)
     for module in (routes_browse, routes_human, routes_submit):
         app.include_router(module.router)
     app.add_exception_handler(StarletteHTTPException, _error_page)

@@ -8,6 +8,10 @@ limits and response headers.
   (double submit): another site can make a browser post a form here but cannot read the
   cookie, so it cannot fill the field. A request whose ``Origin`` is another host is refused
   outright.
+* Only requests whose ``Host`` names this server are answered (400 otherwise, on every route):
+  a DNS-rebinding page resolves its own name to 127.0.0.1 and would otherwise read pages and
+  post votes as a same-origin page. The bound address's names (loopback: ``127.0.0.1``,
+  ``localhost``, ``[::1]``) are allowed, any port, plus the names given with ``--allow-host``.
 * Request bodies over the limit are cut off with 413 while they stream in, so a huge upload
   never reaches memory or disk.
 """
@@ -17,7 +21,7 @@ from __future__ import annotations
 import hmac
 import ipaddress
 import secrets
-from collections.abc import Awaitable, Callable, MutableMapping
+from collections.abc import Awaitable, Callable, Iterable, MutableMapping
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -27,6 +31,8 @@ __all__ = [
     "CSRF_COOKIE",
     "TOKEN_COOKIE",
     "BodyLimit",
+    "HostAllowList",
+    "allowed_host_names",
     "check_origin",
     "check_write",
     "csrf_value",
@@ -52,6 +58,64 @@ def is_loopback(host: str) -> bool:
         return ipaddress.ip_address(host).is_loopback
     except ValueError:
         return False
+
+
+_LOOPBACK_NAMES = frozenset({"127.0.0.1", "localhost", "[::1]"})
+_WILDCARD_BINDS = frozenset({"0.0.0.0", "::", "[::]", ""})
+
+
+def _normal_host(host: str) -> str:
+    """``host`` as it appears in a Host header, without port: lower case, IPv6 in brackets,
+    no trailing dot."""
+    host = host.strip().lower().rstrip(".")
+    if ":" in host and not host.startswith("["):
+        host = f"[{host}]"
+    return host
+
+
+def allowed_host_names(bound: str, extra: Iterable[str] = ()) -> frozenset[str]:
+    """The Host names (no port) this server answers: the bound address (every loopback name
+    for a loopback address; for 0.0.0.0 or ::, the loopback names only, since the names others
+    reach it by are the operator's to give) plus ``extra``. ``*`` in ``extra`` turns the check
+    off."""
+    names = {_normal_host(name) for name in extra}
+    if is_loopback(bound) or bound.strip() in _WILDCARD_BINDS:
+        names |= _LOOPBACK_NAMES
+    else:
+        names.add(_normal_host(bound))
+    return frozenset(names)
+
+
+def _host_of(header: str) -> str:
+    """The name part of a Host header (``[::1]:8000`` → ``[::1]``, ``a.test:80`` → ``a.test``)."""
+    header = header.strip().lower()
+    if header.startswith("["):
+        return header.partition("]")[0] + "]"
+    return header.partition(":")[0].rstrip(".")
+
+
+class HostAllowList:
+    """ASGI middleware: 400 for any request whose Host header is missing or not allowed."""
+
+    def __init__(self, app: ASGIApp, allowed: frozenset[str]) -> None:
+        self.app = app
+        self.allowed = allowed
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or "*" in self.allowed:
+            await self.app(scope, receive, send)
+            return
+        raw = dict(scope.get("headers") or []).get(b"host", b"")
+        host = _host_of(raw.decode("latin-1"))
+        if host in self.allowed:
+            await self.app(scope, receive, send)
+            return
+        shown = ", ".join(sorted(self.allowed)) or "none"
+        body = (
+            f"Host {host or '(none)'!r} is not served here (allowed: {shown}); "
+            "start the server with --allow-host NAME to add one"
+        )
+        await _plain(send, 400, body)
 
 
 def csrf_value(request: Request) -> str:
@@ -162,12 +226,20 @@ class _BodyTooLarge(Exception):
 
 
 async def _too_large(send: Send, limit: int) -> None:
-    body = f"request body over the limit of {limit:,} bytes".encode()
+    await _plain(send, 413, f"request body over the limit of {limit:,} bytes")
+
+
+async def _plain(send: Send, status: int, text: str) -> None:
+    body = text.encode()
     await send(
         {
             "type": "http.response.start",
-            "status": 413,
-            "headers": [(b"content-type", b"text/plain; charset=utf-8")],
+            "status": status,
+            "headers": [
+                (b"content-type", b"text/plain; charset=utf-8"),
+                (b"content-length", str(len(body)).encode()),
+                (b"x-content-type-options", b"nosniff"),
+            ],
         }
     )
     await send({"type": "http.response.body", "body": body})

@@ -30,6 +30,7 @@ from lvlmbench.store import (
 from lvlmbench.types import BenchmarkItem, ModelOutput
 
 __all__ = [
+    "MAX_ANSWER_CHARS",
     "MAX_ERRORS",
     "Submission",
     "SubmissionError",
@@ -41,6 +42,9 @@ __all__ = [
 
 MAX_ERRORS = 50
 """Errors listed per upload; the count of the rest is given."""
+MAX_ANSWER_CHARS = 65_536
+"""Longest answer accepted: far above any model answer (a long one is a few thousand
+characters), far below what would bloat the store, the pages and every judge prompt."""
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 _ID_KEYS = ("item_id", "id")
 _TEXT_KEYS = ("text", "response", "answer", "prediction")
@@ -93,6 +97,8 @@ def _parse_line(
         return f"line {number}: expected a string field 'item_id' naming the item"
     if text_key is None or not isinstance(text, str):
         return f"line {number}: expected a string field 'text' holding the answer"
+    if len(text) > MAX_ANSWER_CHARS:
+        return f"line {number}: answer of {len(text):,} characters (at most {MAX_ANSWER_CHARS:,})"
     if item_id not in items:
         return f"line {number}: no item {item_id[:80]!r} in this benchmark"
     if item_id in seen:

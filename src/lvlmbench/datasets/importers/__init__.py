@@ -39,6 +39,7 @@ from lvlmbench.datasets.importers.vote_formats import (
     detect_vote_format,
     import_vote_file,
 )
+from lvlmbench.ids import check_benchmark_name
 from lvlmbench.store import Store
 
 __all__ = [
@@ -161,6 +162,10 @@ def import_dataset(
         raise ValueError(f"unknown format {fmt!r}; known: {', '.join(FORMATS)}")
     if fmt in VOTE_FORMATS:
         return import_vote_file(store, path, fmt, benchmark, judge=judge)
+    try:
+        check_benchmark_name(benchmark)
+    except ValueError as exc:
+        raise DatasetError(path, f"{exc} (choose one with --name)") from None
     parsed = parse_items(path, fmt, on_progress=on_validate, image_root=image_root)
     return write_items(
         store,

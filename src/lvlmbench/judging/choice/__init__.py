@@ -1,8 +1,10 @@
 """Choice items (multiple choice with lettered options, true/false): the prompt an examinee sees
 and its inverse (:mod:`.prompt`), reading the chosen answer back out of free text
-(:mod:`.extraction`), and scoring it against the key (:mod:`.scoring`)."""
+(:mod:`.extraction`; an LLM reads what the rules cannot, :mod:`.llm_extract`), and scoring it
+against the key (:mod:`.scoring`)."""
 
 from lvlmbench.judging.choice.extraction import Extraction, extract_choice
+from lvlmbench.judging.choice.llm_extract import ExtractorSummary, extract_unparseable
 from lvlmbench.judging.choice.prompt import (
     ChoiceKind,
     ParsedChoice,
@@ -14,8 +16,10 @@ from lvlmbench.judging.choice.scoring import score_choice
 __all__ = [
     "ChoiceKind",
     "Extraction",
+    "ExtractorSummary",
     "ParsedChoice",
     "extract_choice",
+    "extract_unparseable",
     "parse_choice_prompt",
     "render_choice_prompt",
     "score_choice",

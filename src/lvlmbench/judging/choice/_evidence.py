@@ -49,18 +49,32 @@ class _Hit:
 _Reader = Callable[[str], _Read | None]
 
 
+# Full-width letters and CJK punctuation ("答案：（Ｃ）。") read like their ASCII forms.
+_FULL_WIDTH = {
+    **{0xFF21 + i: 0x41 + i for i in range(26)},
+    **{0xFF41 + i: 0x61 + i for i in range(26)},
+    **{ord(a): ord(b) for a, b in zip("（）【】：，。！？；", "()[]:,.!?;", strict=True)},
+}
+
+
 def _clean(text: str) -> str:
-    """Markdown emphasis, code ticks, headings and LaTeX \\text{} removed; dashes unified."""
+    """Markdown emphasis, code ticks, headings and LaTeX \\text{} removed; dashes, full-width
+    letters and CJK punctuation unified."""
+    text = text.translate(_FULL_WIDTH)
     text = re.sub(r"\\text(?:bf)?\{([^{}]*)\}", r"\1", text)
     text = re.sub(r"(?m)^[ \t]*#+[ \t]*", "", text)
     text = re.sub(r"\*+|__|`+", "", text)
     return text.replace("–", "-").replace("—", "-").replace("’", "'").replace("‘", "'")
 
 
+_CJK = "[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]"
+
+
 def _norm(text: str) -> str:
     """Lowercase words separated by single spaces, without a leading article."""
     # A number keeps its decimal point, so "4.5" never reads as option "4".
-    words = re.findall(r"[0-9]+(?:[.,][0-9]+)*[a-z0-9]*|[a-z0-9]+", text.lower())
+    # A CJK character is a word of its own (those scripts put no spaces between words).
+    words = re.findall(rf"[0-9]+(?:[.,][0-9]+)*[a-z0-9]*|[a-z0-9]+|{_CJK}", text.lower())
     if words[:1] in (["a"], ["an"], ["the"]) and len(words) > 1:
         words = words[1:]
     return " ".join(words)
@@ -72,14 +86,24 @@ _MARKER = re.compile(
     r"\s*:?|:|=|-|>)\s*",
     re.I,
 )
+# Chinese markers: "答案是 C", "最终答案：C", "正确选项为 B", "选项 C"; not the second half of
+# a hedge ("选项A还是选项B").
+_CJK_MARKER = re.compile(
+    r"(?<!或)(?<!或者)(?<!还是)(?<!還是)(?P<final>最终|最終|最后|最後)?(?:的)?(?:正确|正確)?(?:的)?(?:答案|选项|選項)"
+    r"(?:应该|應該|应|應)?[\s是为為:]*"
+)
 # A heading line "Answer" / "Final answer" with the answer on the next line.
 _HEADING = re.compile(r"^[ \t]*(?P<final>final\s+)?answer[ \t]*:?[ \t]*\n\s*", re.I | re.M)
 # Words that make the sentence around an answer hypothetical or negated: "if B is correct",
 # "neither A nor B is correct".
-_HYPOTHETICAL = re.compile(r"\b(?:if|whether|unless|assuming|suppose|supposing)\b", re.I)
-_NEGATED = re.compile(r"\b(?:none|neither|nor|not|no)\b", re.I)
+_HYPOTHETICAL = re.compile(
+    r"\b(?:if|whether|unless|assuming|suppose|supposing)\b|如果|假如|假设|假設|若|是否", re.I
+)
+_NEGATED = re.compile(r"\b(?:none|neither|nor|not|no)\b|[不非没沒无無]", re.I)
 _CHOOSE = re.compile(
-    r"\b(?:choose|chose|pick|picked|select|selected|go\s+with|going\s+with|opt\s+for)\s+", re.I
+    r"\b(?:choose|chose|pick|picked|select|selected|go\s+with|going\s+with|opt\s+for)\s+"
+    r"|(?:选择|選擇|选|選)(?![项項])\s*",
+    re.I,
 )
 _BOXED = re.compile(r"\\boxed\{((?:[^{}]|\{[^{}]*\})*)\}")
 _JSON = re.compile(r"\{[^{}]*\}")
@@ -116,7 +140,8 @@ def _hypothetical(text: str, pos: int) -> bool:
 def _marker_hits(text: str, read: _Reader) -> list[_Hit]:
     """Explicit answers after "answer is", "I choose", inside \\boxed{} or a JSON answer."""
     hits: list[_Hit] = []
-    markers = [(m, "marker") for m in (*_MARKER.finditer(text), *_HEADING.finditer(text))]
+    found_markers = (*_MARKER.finditer(text), *_HEADING.finditer(text), *_CJK_MARKER.finditer(text))
+    markers = [(m, "marker") for m in found_markers]
     markers += [(m, "choose") for m in _CHOOSE.finditer(text)]
     for m, method in markers:
         if _hypothetical(text, m.start()) or (

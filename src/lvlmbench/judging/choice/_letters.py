@@ -24,7 +24,10 @@ from lvlmbench.judging.choice._evidence import (
     _Read,
     _with,
 )
+from lvlmbench.judging.choice._sentences import option_in_sentences
 from lvlmbench.types import Status
+
+_NO_LETTER = "no option letter or option text found"
 
 _LETTER = re.compile(
     r"(?:either\s+)?(?:(?:option|choice|letter)\s+)?"
@@ -34,13 +37,16 @@ _LETTER = re.compile(
 # "B or C" always hedges; "B and C" / "B, C" only when the second letter ends the phrase, so that
 # "B, A is wrong" keeps B.
 _HEDGE = re.compile(
-    r"\s*[.)\]]?\s*,?\s*(?:(?:or|/)\s*(?:option\s+)?[(\[]?(?P<or>[A-Z])(?![\w'])"
-    r"|(?:and|&|,)\s*(?:option\s+)?[(\[]?(?P<and>[A-Z])[)\]]?(?=\s*(?:$|[.;!?])))"
+    r"\s*[.)\]]?\s*,?\s*(?:(?:or|/|或|还是|還是)\s*(?:option\s+|选项)?[(\[]?(?P<or>[A-Z])(?![\w'])"
+    r"|(?:and|&|,)\s*(?:option\s+)?[(\[]?(?P<and>[A-Z])[)\]]?(?=\s*(?:$|[.;!?]))"
+    # "A, B, or C" / "A, B and C": a list of letters ending in "or"/"and" chooses none.
+    r"|,\s*(?:option\s+)?[(\[]?(?P<list>[A-Z])[)\]]?\s*,?\s*(?:or|and)\b)"
 )
 # "so (A) is wrong": a letter named only to be ruled out.
 _RULED_OUT = re.compile(
     r"\s*[.)\]]?\s*(?:is|are|was|seems)\s+(?:\w+ly\s+)?(?:not|wrong|incorrect|false|unlikely"
-    r"|eliminated|ruled\s+out)\b",
+    r"|eliminated|ruled\s+out)\b"
+    r"|\s*[.)\]]?\s*(?:是)?(?:错|錯|不对|不對|不正确|不正確)",  # "A是错的", "选项A不正确"
     re.I,
 )
 _NOT_BEFORE = re.compile(r"\b(?:not|no|never|n't)\s*$", re.I)
@@ -93,7 +99,20 @@ class _McExtractor:
             if (r := self.read(text[m.end() : _line_end(text, m.end())], strict=True))
         ]
         decided = _decide(hits) or self._lines(text) or self._whole_text(text)
-        return decided or self._mentions(raw, text)
+        return decided or self._last_resort(raw, text)
+
+    def _last_resort(self, raw: str, text: str) -> Extraction:
+        """A sole bold/bracketed letter or an option's text in a sentence; they must agree."""
+        mention = self._mentions(raw, text)
+        said = option_in_sentences(text, self.by_text)
+        if said is None:
+            return mention
+        if mention.status is Status.OK:
+            if said.answer in (None, mention.answer):
+                return mention
+            reason = f"names option {mention.answer} but says the text of option {said.answer}"
+            return Extraction(None, Status.UNPARSEABLE, reason, "sentence-text")
+        return said if mention.reason == _NO_LETTER else mention
 
     def option_at(self, phrase: str) -> str | None:
         """The letter of the longest option whose text starts ``phrase`` (on a word boundary)."""
@@ -131,7 +150,7 @@ class _McExtractor:
         if letter not in self.options:
             return _Read(None, f"answer {letter} is not one of the options {sorted(self.options)}")
         hedge = _HEDGE.match(rest)
-        other = (hedge.group("or") or hedge.group("and")) if hedge else None
+        other = (hedge.group("or") or hedge.group("and") or hedge.group("list")) if hedge else None
         if other in self.options and other != letter:
             return _Read(None, f"hedges between {letter} and {other}")
         clause = _CLAUSE_END.split(re.sub(r"^\s*[.):\-]?\s*", "", rest), maxsplit=1)[0]
@@ -191,7 +210,7 @@ class _McExtractor:
             for g in m.groups()
             if g in self.options
         }
-        hedge = re.search(r"\b([A-Z])\s*(?:or|/)\s*(?:option\s+)?\(?([A-Z])\b", text)
+        hedge = re.search(r"\b([A-Z])\s*,?\s*(?:or|/)\s*(?:option\s+)?\(?([A-Z])\b", text)
         if hedge and {hedge.group(1), hedge.group(2)} <= set(self.options):
             return Extraction(
                 None, Status.UNPARSEABLE, f"hedges between {hedge.group(1)} and {hedge.group(2)}"
@@ -201,4 +220,4 @@ class _McExtractor:
         if len(letters) > 1:
             reason = f"mentions options {', '.join(sorted(letters))} without a final answer"
             return Extraction(None, Status.UNPARSEABLE, reason)
-        return _nothing(text, "no option letter or option text found")
+        return _nothing(text, _NO_LETTER)

@@ -1,0 +1,38 @@
+"""`evaluate --extract-with SPEC`: an LLM reads the answers the extraction rules left
+unparseable (see :mod:`lvlmbench.judging.choice.llm_extract`)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from lvlmbench.cli._common import console
+from lvlmbench.judging import ExtractorSummary, extract_unparseable
+from lvlmbench.models import ModelClient, load_chat_model
+from lvlmbench.store import Store
+
+__all__ = ["print_extraction", "run_extractor"]
+
+
+async def run_extractor(
+    store: Store,
+    benchmark: str,
+    spec: str,
+    models: Sequence[str],
+    *,
+    variant: str,
+    concurrency: int,
+) -> ExtractorSummary:
+    """One extraction pass over ``models``' unparseable responses (cached, resumable)."""
+    client = ModelClient(load_chat_model(spec), store, concurrency=concurrency)
+    try:
+        return await extract_unparseable(store, benchmark, client, models=models, variant=variant)
+    finally:
+        await client.aclose()
+
+
+def print_extraction(summary: ExtractorSummary) -> None:
+    console.print(
+        f"extractor {summary.extractor}: {summary.read} answers read of {summary.asked} "
+        f"unparseable asked, {summary.no_answer} still unparseable, {summary.failed} failed, "
+        f"{summary.already} read before"
+    )
