@@ -186,8 +186,19 @@ async def test_errors_are_asked_again_next_run_but_final_answers_are_not(store: 
 async def test_resume_after_interruption_asks_only_the_missing_items(store: Store) -> None:
     items = _items(store, 9)
     stuck = Examinee(default_text="B", block_after=4)
-    task = asyncio.create_task(run_examinee(store, BENCH, ModelClient(stuck, store)))
-    while stuck.blocked == 0:
+    finished_items: list[int] = []
+    task = asyncio.create_task(
+        run_examinee(
+            store,
+            BENCH,
+            ModelClient(stuck, store),
+            on_progress=lambda done, _total: finished_items.append(done),
+        )
+    )
+    # Wait for the stuck call AND for the 4 answered items to be handed to the writer: their
+    # cache rows commit asynchronously, and cancelling before that (a loaded machine) would
+    # leave a paid answer in the cache with no response row, which is not what is tested here.
+    while stuck.blocked == 0 or len(finished_items) < 4:
         assert not task.done()
         await asyncio.sleep(0.002)
     task.cancel()
