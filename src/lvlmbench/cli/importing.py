@@ -22,6 +22,7 @@ from lvlmbench.cli._common import (
 )
 from lvlmbench.datasets import DatasetError, ImportSummary
 from lvlmbench.datasets import import_dataset as run_import
+from lvlmbench.datasets.predictions import PredictionSummary, import_predictions
 
 __all__ = ["DatasetFormat", "import_dataset"]
 
@@ -34,6 +35,7 @@ class DatasetFormat(StrEnum):
     JSONL = "jsonl"
     VLMEVAL = "vlmeval"
     VOTES = "votes"
+    PREDICTIONS = "predictions"
 
 
 def _print_summary(summary: ImportSummary) -> None:
@@ -61,6 +63,39 @@ def _print_summary(summary: ImportSummary) -> None:
             "those items fail at evaluation until their images are imported from files or base64",
             highlight=False,
         )
+
+
+def _print_predictions(summary: PredictionSummary) -> None:
+    models = ", ".join(f"{name} ({count})" for name, count in summary.models.items())
+    console.print(
+        f"[bold]{summary.benchmark}[/] ({summary.layout} predictions): {summary.rows} rows → "
+        f"responses of {models}: {summary.ok} ok, {summary.unparseable} unparseable, "
+        f"{summary.refused} refused, {summary.missing} without a prediction (stored as errors)",
+        highlight=False,
+    )
+    if summary.unmatched:
+        console.print(
+            f"[yellow]{summary.unmatched} row(s) match no item[/] and were not imported: "
+            + "; ".join(summary.unmatched_keys)
+            + (" ..." if summary.unmatched > len(summary.unmatched_keys) else ""),
+            highlight=False,
+        )
+    names = " ".join(f"--model {name!r}" for name in summary.models)
+    console.print(f"scores: lvlmbench evaluate {summary.benchmark} {names}", highlight=False)
+
+
+def _run_predictions(
+    store: StoreOption, file: Path, name: str | None, model: str | None, strict: bool
+) -> PredictionSummary:
+    if name is None:
+        raise BadInput("--name: name the benchmark these predictions answer (import it first)")
+    opened = open_store(store)
+    try:
+        return import_predictions(opened, file, name, model=model, strict=strict)
+    except DatasetError as exc:
+        raise BadInput(str(exc)) from None
+    finally:
+        opened.close()
 
 
 _Hook = Callable[[int, int], None]
@@ -104,6 +139,18 @@ def import_dataset(
             "(originals kept in meta).",
         ),
     ] = False,
+    model: Annotated[
+        str | None,
+        typer.Option(
+            help="Predictions: the model whose answers the file holds (default: the name the "
+            "file gives, e.g. VLMEvalKit's {model}_{dataset}.xlsx or VisIT's '<model> "
+            "prediction' column)."
+        ),
+    ] = None,
+    strict: Annotated[
+        bool,
+        typer.Option(help="Predictions: a row that matches no item is an error (nothing stored)."),
+    ] = False,
     store: StoreOption = None,
     json_output: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
 ) -> None:
@@ -111,8 +158,18 @@ def import_dataset(
 
     The whole file is checked first: a bad row stops the import, naming its row and column,
     and nothing is written. Re-importing the same file adds nothing. Image URLs are recorded,
-    not downloaded.
+    not downloaded. Prediction files (-f predictions) become the responses of --model on the
+    benchmark --name, joined to its items by the file's keys.
     """
+    if format is DatasetFormat.PREDICTIONS:
+        found = _run_predictions(store, file, name, model, strict)
+        if json_output:
+            print_json(found.as_dict())
+        else:
+            _print_predictions(found)
+        return
+    if model is not None or strict:
+        raise BadInput("--model and --strict are for prediction files (-f predictions)")
     opened = open_store(store)
     try:
         show = not json_output and format is not DatasetFormat.VOTES
