@@ -89,7 +89,10 @@ def write_mmbench(path: Path) -> Path:
     return write_tsv(path, MMB_HEADER, mmbench_rows())
 
 
-def write_mme(path: Path) -> Path:
+def write_mme(path: Path, with_image_path: bool = False) -> Path:
+    """MME as VLMEvalKit ships it. ``with_image_path`` adds the ``image_path`` column (a name
+    for dumped images, not a file); off by default while the VLMEvalKit importer still reads
+    that column as a path (the dataset-import work makes it a name)."""
     header = ["index", "category", "image_path", "question", "answer", "image"]
     first: dict[str, int] = {}
     rows = []
@@ -97,6 +100,9 @@ def write_mme(path: Path) -> Path:
         shared = first.setdefault(image_path, index)
         image = b64_image(colour) if shared == index else str(shared)
         rows.append([index, category, image_path, question, answer, image])
+    if not with_image_path:
+        header.remove("image_path")
+        rows = [[v for i, v in enumerate(row) if i != 2] for row in rows]
     return write_tsv(path, header, rows)
 
 

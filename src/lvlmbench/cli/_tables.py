@@ -36,6 +36,9 @@ def accuracy_pivot(rows: Sequence[AccuracyRow], title: str) -> Table:
     table.add_column("n", justify="right")
     table.add_column("unparseable", justify="right")
     table.add_column("failed", justify="right")
+    unkeyed = any(row.no_key for row in rows)
+    if unkeyed:  # a TEST split: answers kept for the benchmark's server, not scored here
+        table.add_column("no key", justify="right")
     for model, variant in models:
         mine = [cells.get((model, variant, g)) for g in groups]
         present = [r for r in mine if r is not None]
@@ -46,6 +49,7 @@ def accuracy_pivot(rows: Sequence[AccuracyRow], title: str) -> Table:
             str(sum(r.answered for r in present)),
             str(sum(r.unparseable for r in present)),
             str(sum(r.failed for r in present)),
+            *([str(sum(r.no_key for r in present))] if unkeyed else []),
         )
     return table
 
@@ -67,6 +71,7 @@ def accuracy_rows_json(rows: Sequence[AccuracyRow], by: Sequence[str]) -> list[d
                 "answered": row.answered,
                 "unparseable": row.unparseable,
                 "failed": row.failed,
+                "no_key": row.no_key,
             }
         )
     return out
