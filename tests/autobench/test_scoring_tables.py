@@ -242,6 +242,7 @@ def test_rows_json_names_the_facets(store: Store) -> None:
         "answered": 2,
         "unparseable": 1,
         "failed": 0,
+        "no_key": 0,
     }
 
 
