@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import Any
 
 from lvlmbench.store import Store, iter_benchmark_responses, iter_items
 from lvlmbench.types import BenchmarkItem, Response, Status
@@ -71,6 +72,20 @@ class CircularRow:
     def circular_accuracy(self) -> float:
         return self.questions_correct / self.questions if self.questions else 0.0
 
+    def as_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict (accuracies as fractions)."""
+        return {
+            "model": self.model,
+            "variant": self.variant,
+            "row_accuracy": self.row_accuracy,
+            "rows_correct": self.rows_correct,
+            "rows": self.rows,
+            "circular_accuracy": self.circular_accuracy,
+            "questions_correct": self.questions_correct,
+            "questions": self.questions,
+            "incomplete": self.incomplete,
+        }
+
 
 @dataclass(frozen=True)
 class MMECategory:
@@ -96,6 +111,20 @@ class MMECategory:
     def score(self) -> float:
         return self.acc + self.acc_plus
 
+    def as_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict (acc and acc+ in percent, as MME reports them)."""
+        return {
+            "category": self.category,
+            "acc": self.acc,
+            "acc_plus": self.acc_plus,
+            "score": self.score,
+            "questions": self.questions,
+            "correct": self.correct,
+            "images": self.images,
+            "images_correct": self.images_correct,
+            "unanswered": self.unanswered,
+        }
+
 
 @dataclass(frozen=True)
 class MMERow:
@@ -109,6 +138,16 @@ class MMERow:
         """Sum of the scores of the categories in ``names`` (None when none is present)."""
         scores = [c.score for c in self.categories if c.category in names]
         return sum(scores) if scores else None
+
+    def as_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict: perception and reasoning sums (None when absent), categories."""
+        return {
+            "model": self.model,
+            "variant": self.variant,
+            "perception": self.total(MME_PERCEPTION),
+            "reasoning": self.total(MME_REASONING),
+            "categories": [c.as_dict() for c in self.categories],
+        }
 
 
 def _index(item: BenchmarkItem) -> int | None:
@@ -158,9 +197,11 @@ def circular_table(
     *,
     variant: str = "default",
     models: Iterable[str] | None = None,
+    items: Iterable[BenchmarkItem] | None = None,
 ) -> list[CircularRow]:
-    """Per-row and circular accuracy of every model with responses (none without copies)."""
-    groups = circular_groups(iter_items(store, benchmark))
+    """Per-row and circular accuracy of every model with responses (none without copies).
+    ``items``: the benchmark's items when the caller has them already read."""
+    groups = circular_groups(iter_items(store, benchmark) if items is None else items)
     keyed = [copies for copies in groups.values() if all(c.answer is not None for c in copies)]
     if not keyed:
         return []
@@ -186,11 +227,12 @@ def _image_group(item: BenchmarkItem) -> str:
 
 
 def mme_groups(items: Iterable[BenchmarkItem]) -> dict[str, dict[str, list[BenchmarkItem]]]:
-    """Category → picture → its yes/no questions with a key; empty unless some picture has
-    two or more questions (MME's layout)."""
+    """Category → picture → its yes/no questions with a key, for items imported from
+    VLMEvalKit (they carry its ``index``); empty unless some picture has two or more
+    questions (MME's layout)."""
     groups: dict[str, dict[str, list[BenchmarkItem]]] = defaultdict(lambda: defaultdict(list))
     for item in items:
-        if item.kind == "tf" and item.answer is not None:
+        if item.kind == "tf" and item.answer is not None and _index(item) is not None:
             groups[item.category or "-"][_image_group(item)].append(item)
     paired = any(len(qs) > 1 for pictures in groups.values() for qs in pictures.values())
     return {c: dict(p) for c, p in sorted(groups.items())} if paired else {}
@@ -202,9 +244,11 @@ def mme_table(
     *,
     variant: str = "default",
     models: Iterable[str] | None = None,
+    items: Iterable[BenchmarkItem] | None = None,
 ) -> list[MMERow]:
-    """MME acc / acc+ / score per category for every model with responses."""
-    groups = mme_groups(iter_items(store, benchmark))
+    """MME acc / acc+ / score per category for every model with responses. ``items``: the
+    benchmark's items when the caller has them already read."""
+    groups = mme_groups(iter_items(store, benchmark) if items is None else items)
     if not groups:
         return []
     rows = []

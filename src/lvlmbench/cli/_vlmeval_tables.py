@@ -41,20 +41,7 @@ def circular_pivot(rows: Sequence[CircularRow], title: str) -> Table:
 
 def circular_json(rows: Sequence[CircularRow]) -> list[dict[str, Any]]:
     """Rows as plain dicts for --json."""
-    return [
-        {
-            "model": row.model,
-            "variant": row.variant,
-            "row_accuracy": row.row_accuracy,
-            "rows_correct": row.rows_correct,
-            "rows": row.rows,
-            "circular_accuracy": row.circular_accuracy,
-            "questions_correct": row.questions_correct,
-            "questions": row.questions,
-            "incomplete": row.incomplete,
-        }
-        for row in rows
-    ]
+    return [row.as_dict() for row in rows]
 
 
 def _total(value: float | None) -> str:
@@ -86,26 +73,4 @@ def mme_pivot(rows: Sequence[MMERow], title: str) -> Table:
 
 def mme_json(rows: Sequence[MMERow]) -> list[dict[str, Any]]:
     """Rows as plain dicts for --json (acc and acc+ in percent, as MME reports them)."""
-    return [
-        {
-            "model": row.model,
-            "variant": row.variant,
-            "perception": row.total(MME_PERCEPTION),
-            "reasoning": row.total(MME_REASONING),
-            "categories": [
-                {
-                    "category": c.category,
-                    "acc": c.acc,
-                    "acc_plus": c.acc_plus,
-                    "score": c.score,
-                    "questions": c.questions,
-                    "correct": c.correct,
-                    "images": c.images,
-                    "images_correct": c.images_correct,
-                    "unanswered": c.unanswered,
-                }
-                for c in row.categories
-            ],
-        }
-        for row in rows
-    ]
+    return [row.as_dict() for row in rows]

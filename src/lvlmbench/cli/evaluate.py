@@ -121,7 +121,8 @@ def evaluate(
     if concurrency < 1:
         raise BadInput(f"--concurrency must be at least 1, got {concurrency}")
     opened = open_store(store)
-    if get_benchmark(opened, benchmark) is None:
+    stored_benchmark = get_benchmark(opened, benchmark)
+    if stored_benchmark is None:
         raise BadInput(
             f"no benchmark {benchmark!r} in {opened.url}; `lvlmbench generate` makes "
             "one, `lvlmbench store info` lists what is there"
@@ -141,8 +142,9 @@ def evaluate(
         )
     )
     rows = accuracy_table(opened, benchmark, facets, variant=variant, models=model)
-    circular = circular_table(opened, benchmark, variant=variant, models=model)
-    mme = mme_table(opened, benchmark, variant=variant, models=model)
+    vlmeval = stored_benchmark["kind"] == "vlmeval"  # its CircularEval and MME scores
+    circular = circular_table(opened, benchmark, variant=variant, models=model) if vlmeval else []
+    mme = mme_table(opened, benchmark, variant=variant, models=model) if vlmeval else []
     if as_json:
         report: dict[str, Any] = {"runs": [vars(s) for s in summaries]}
         report["accuracy"] = accuracy_rows_json(rows, facets)
