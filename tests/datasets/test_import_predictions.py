@@ -222,3 +222,41 @@ def test_item_files_are_not_predictions(tmp_path: Path) -> None:
     visit = tmp_path / "v.csv"
     visit.write_text("instruction,image,gpt4_prediction\nq,https://x/a.jpg,p\n")
     assert not looks_like_predictions(visit)
+
+
+def test_cli_bad_prediction_file_exit_2_store_unchanged(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from lvlmbench.cli import app
+
+    runner = CliRunner()
+    db = str(tmp_path / "s.db")
+    dataset = write_mmbench(tmp_path / f"{BENCH}.tsv")
+    assert (
+        runner.invoke(app, ["import", str(dataset), "-f", "vlmeval", "--store", db]).exit_code == 0
+    )
+    bad = write_tsv(tmp_path / "M_bad.tsv", ["index", "prediction"], [[1, "A"], ["", "B"]])
+    base = ["import", str(bad), "-f", "predictions", "--store", db]
+    result = runner.invoke(app, [*base, "--name", BENCH, "--model", "m"])
+    assert result.exit_code == 2
+    assert "M_bad.tsv, row 2 (line 3), column 'index'" in result.output
+    assert runner.invoke(app, base).exit_code == 2  # no --name: which benchmark?
+    extra = write_tsv(tmp_path / "M_x.tsv", ["index", "prediction"], [[1, "A"], [5, "B"]])
+    args = ["import", str(extra), "-f", "predictions", "--store", db, "--name", BENCH]
+    strict = runner.invoke(app, [*args, "--model", "m", "--strict"])
+    assert strict.exit_code == 2 and "index 5" in strict.output
+    store = Store.open(db)
+    try:
+        assert list(iter_responses(store)) == []
+    finally:
+        store.close()
+    loose = runner.invoke(app, [*args, "--model", "m", "--json"])
+    assert loose.exit_code == 0, loose.output
+    summary = json.loads(loose.output)
+    assert summary["unmatched"] == 1 and summary["unmatched_keys"] == ["row 2: index 5"]
+    assert summary["models"] == {"m": 1}
+    shown = runner.invoke(app, [*args, "--model", "m"])
+    assert "1 row(s) match no item" in shown.output and "row 2: index 5" in shown.output
+    flags = ["import", str(dataset), "-f", "vlmeval", "--model", "m", "--store", db]
+    dataset_flags = runner.invoke(app, flags)
+    assert dataset_flags.exit_code == 2 and "prediction files" in dataset_flags.output
