@@ -112,8 +112,10 @@ def _excel_value(column: str, value: Any) -> Any:
 def _write_xlsx(path: Path, columns: list[str], rows: list[list[Any]]) -> None:
     import openpyxl
 
-    workbook = openpyxl.Workbook(write_only=True)
-    sheet = workbook.create_sheet()
+    # Not write_only: that mode leaves out the sheet's <dimension>, and readers in read-only
+    # mode (openpyxl, so our own import) then scan the whole sheet once just to size it.
+    workbook = openpyxl.Workbook()
+    sheet = workbook.active
     sheet.append(columns)
     for row in rows:
         sheet.append([_excel_value(c, v) for c, v in zip(columns, row, strict=True)])
