@@ -202,6 +202,11 @@ def test_touchstone_submission_and_jsonl(
     summary = import_predictions(store, sub, "ts", model="qwen-vl")
     assert summary.layout == "touchstone" and summary.models == {"qwen-vl": 2}
     assert _responses(store, "qwen-vl")[item_id("ts", "11")][0] == "ans"
+    # A converter that kept the image column (and wrote .xlsx): read the same way.
+    kept = [[*r, b64("red"), f"kept {r[0]}"] for r in rows]
+    xlsx = write_xlsx(tmp_path / "sub.xlsx", [*header, "image", "response"], kept)
+    assert import_predictions(store, xlsx, "ts", model="cogvlm").models == {"cogvlm": 2}
+    assert _responses(store, "cogvlm")[item_id("ts", "10")][0] == "kept 10"
 
     lines = [{"question_id": 10, "text": "a square", "model_id": "llava-v1.5-13b"}]
     lines += [{"index": "11", "answer": "story"}]

@@ -87,12 +87,12 @@ def _answer(value: str) -> str | None:
 
 
 def _index_rows(
-    rows: list[Row], names: dict[str, str], answer: str, model: str | None
+    path: Path, rows: list[Row], names: dict[str, str], answer: str, model: str | None
 ) -> list[Prediction]:
     index_column = names.get("index")
     if index_column is None:
         raise DatasetError(
-            rows[0].path if rows else Path("?"),
+            path,
             f"missing required column 'index' (the dataset's row key, beside {answer!r})",
             column="index",
         )
@@ -126,13 +126,15 @@ def _visit_image(row: Row, names: dict[str, str]) -> tuple[str, str]:
     )
 
 
-def _visit_rows(rows: list[Row], names: dict[str, str], columns: list[str]) -> list[Prediction]:
+def _visit_rows(
+    path: Path, rows: list[Row], names: dict[str, str], columns: list[str]
+) -> list[Prediction]:
     answers = [(c, VISIT_COLUMN.match(c.strip())) for c in columns]
     models = [(c, m.group("model").strip()) for c, m in answers if m is not None]
     instruction = names.get("instruction")
     if instruction is None:
         raise DatasetError(
-            rows[0].path if rows else Path("?"),
+            path,
             "missing required column 'instruction' (VisIT-Bench rows are matched by picture "
             "and instruction)",
             column="instruction",
@@ -162,12 +164,13 @@ def _read_table_predictions(path: Path, model_from_name: str | None) -> Predicti
     columns, rows = read_prediction_table(path)
     names = column_map(columns)
     if "prediction" in names:
-        found = _index_rows(rows, names, names["prediction"], model_from_name)
+        found = _index_rows(path, rows, names, names["prediction"], model_from_name)
         return PredictionFile(path, "vlmeval", found)
     if any(VISIT_COLUMN.match(c.strip()) for c in columns):
-        return PredictionFile(path, "visit", _visit_rows(rows, names, columns))
+        return PredictionFile(path, "visit", _visit_rows(path, rows, names, columns))
     if "response" in names:
-        return PredictionFile(path, "touchstone", _index_rows(rows, names, names["response"], None))
+        found = _index_rows(path, rows, names, names["response"], None)
+        return PredictionFile(path, "touchstone", found)
     raise DatasetError(
         path,
         "not a prediction file: expected a 'prediction' column (VLMEvalKit), a '<model name> "

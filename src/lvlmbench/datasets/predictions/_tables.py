@@ -87,6 +87,8 @@ def read_prediction_table(path: Path) -> tuple[list[str], list[Row]]:
     DatasetError naming the file (and row) when it cannot be read."""
     if path.suffix.lower() in EXCEL_SUFFIXES:
         return _read_xlsx(path)
+    if path.suffix.lower() == ".xls":
+        raise DatasetError(path, "an old-style .xls workbook; save it as .xlsx (or .tsv)")
     try:
         columns, rows = read_table(path, _delimiter(path), keep_case=True)
         return columns, list(rows)
