@@ -223,6 +223,10 @@ def test_item_files_are_not_predictions(tmp_path: Path) -> None:
     items = tmp_path / "items.jsonl"
     items.write_text(json.dumps({"id": "a", "question": "q", "answer": "A"}))
     assert not looks_like_predictions(items)
+    llava_questions = tmp_path / "questions.jsonl"
+    record = {"question_id": 0, "image": "001.jpg", "text": "What is it?", "category": "conv"}
+    llava_questions.write_text(json.dumps(record))
+    assert not looks_like_predictions(llava_questions)
     assert not looks_like_predictions(write_mmbench(tmp_path / "MMBench.tsv"))
     visit = tmp_path / "v.csv"
     visit.write_text("instruction,image,gpt4_prediction\nq,https://x/a.jpg,p\n")

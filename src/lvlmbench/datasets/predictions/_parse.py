@@ -42,6 +42,7 @@ JSONL_ANSWER_FIELDS = ("answer", "prediction", "response", "text")
 _JSONL_MODEL_FIELDS = ("model_id", "model")
 _MISSING = {"", "nan", "none", "null"}
 _VISIT_IMAGES = ("image_url", "image", "images", "image_path")
+_ITEM_FIELDS = {"question", "instruction", "image", "images", "image_url", "image_path"}
 
 
 @dataclass(frozen=True)
@@ -254,7 +255,9 @@ def parse_prediction_file(path: Path, model_from_name: str | None = None) -> Pre
 def looks_like_predictions(path: Path) -> bool:
     """The detection rule for ``lvlmbench import``: whether ``path``'s header (or first JSON
     record) is a prediction file's. A JSONL record counts when it has a key and an answer
-    field but no question/instruction (that is an item file). Never raises."""
+    field but no question, instruction or image (those make an item file: LLaVA-Bench's
+    questions.jsonl has ``question_id``, ``text`` and ``image``; its answer files have no
+    image). Never raises."""
     try:
         if path.suffix.lower() in (".jsonl", ".json"):
             with path.open(encoding="utf-8-sig") as handle:
@@ -264,7 +267,7 @@ def looks_like_predictions(path: Path) -> bool:
                 isinstance(record, dict)
                 and any(k in record for k in JSONL_KEY_FIELDS)
                 and any(k in record for k in JSONL_ANSWER_FIELDS)
-                and not {"question", "instruction"} & set(record)
+                and not _ITEM_FIELDS & set(record)
             )
         return is_prediction_table(read_header(path))
     except (OSError, ValueError, KeyError, UnicodeDecodeError, zipfile.BadZipFile):
