@@ -158,6 +158,8 @@ def test_test_split_scored_nowhere_exported_for_the_server(tmp_path: Path) -> No
         # 6 answers (one empty cell is a failure), none scored: there is no key.
         assert (row.no_key, row.answered, row.correct, row.failed) == (6, 0, 0, 1)
         assert circular_table(store, "MMBench_TEST_EN") == []
+        shown = _cli(db, "evaluate", "MMBench_TEST_EN", "--model", "MyVLM", "--by", "")
+        assert shown.exit_code == 0 and "no key" in shown.output and "0.0" not in shown.output
         out = export_vlmeval(store, "MMBench_TEST_EN", "MyVLM", tmp_path / "out" / "p.xlsx")
     finally:
         store.close()

@@ -20,6 +20,8 @@ def _group_order(group: tuple[str, ...]) -> tuple[str, ...]:
 
 
 def _cell(row: AccuracyRow) -> str:
+    if row.no_key and not row.answered:  # every answer awaits the benchmark's own server
+        return "[dim]no key[/]"
     low, high = row.interval
     return f"{100 * row.accuracy:5.1f} [dim]({100 * low:.0f}–{100 * high:.0f})[/]"
 
