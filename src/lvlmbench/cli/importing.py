@@ -4,6 +4,7 @@ store."""
 from __future__ import annotations
 
 import contextlib
+import shlex
 from collections.abc import Callable, Iterator
 from enum import StrEnum
 from pathlib import Path
@@ -80,8 +81,9 @@ def _print_predictions(summary: PredictionSummary) -> None:
             + (" ..." if summary.unmatched > len(summary.unmatched_keys) else ""),
             highlight=False,
         )
-    names = " ".join(f"--model {name!r}" for name in summary.models)
-    console.print(f"scores: lvlmbench evaluate {summary.benchmark} {names}", highlight=False)
+    names = " ".join(f"--model {shlex.quote(name)}" for name in summary.models)
+    bench = shlex.quote(summary.benchmark)
+    console.print(f"scores: lvlmbench evaluate {bench} {names}", highlight=False, markup=False)
 
 
 def _run_predictions(
