@@ -243,6 +243,7 @@ def test_rows_json_names_the_facets(store: Store) -> None:
         "unparseable": 1,
         "failed": 0,
         "read_by_llm": 0,
+        "no_key": 0,
     }
 
 

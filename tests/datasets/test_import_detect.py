@@ -198,12 +198,20 @@ def test_a_registered_rule_is_tried_before_the_dataset_rules(tmp_path: Path) -> 
     path = layouts.write_table(
         tmp_path / "preds.tsv", [["index", "question", "image_path", "prediction"]], "\t"
     )
-    assert detect_format(path) == "vlmeval"
+    # A VLMEvalKit prediction file keeps the dataset's columns: the predictions rule (priority
+    # 10) is tried before the vlmeval dataset rule (100), and a rule below 10 before both.
+    assert detect_format(path) == "predictions"
+    assert (
+        detect_format(
+            layouts.write_table(tmp_path / "d.tsv", [["index", "question", "image_path"]], "\t")
+        )
+        == "vlmeval"
+    )
     rule = FormatRule(
         "test-predictions",
         "TSV: index + prediction",
         lambda s: {"index", "prediction"} <= s.columns,
-        priority=10,
+        priority=5,
     )
     register_format(rule)
     try:

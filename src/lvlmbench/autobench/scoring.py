@@ -6,6 +6,8 @@ counted separately, because a server fault says nothing about the model. A refus
 help with that", a content filter) is the model's answer too: it counts as answered and wrong.
 Answers compare to the key as :func:`lvlmbench.judging.score_choice` does (case and
 surrounding spaces ignored), so an imported item keyed "True" scores a "true" reply right.
+An item without a key (a VLMEvalKit TEST split) is not scored: its responses are counted in
+``no_key`` instead, so the table says how many answers await the benchmark's own server.
 """
 
 from __future__ import annotations
@@ -17,9 +19,18 @@ from lvlmbench.ratings import wilson_interval
 from lvlmbench.store import Store, iter_benchmark_responses, iter_items
 from lvlmbench.types import BenchmarkItem, Response, Status
 
-__all__ = ["GROUPINGS", "AccuracyRow", "accuracy_table", "item_facets"]
+__all__ = [
+    "GROUPINGS",
+    "AccuracyRow",
+    "accuracy_table",
+    "available_facets",
+    "facet_name",
+    "facet_value",
+    "item_facets",
+]
 
-# Facets an accuracy table can be grouped by, all read from item metadata.
+# Facets an accuracy table can be grouped by, all read from item metadata; any other metadata
+# column of the benchmark's items (an imported file's `l2-category`, `split`, ...) works too.
 GROUPINGS = ("capability", "general_aspect", "fine_aspect", "difficulty")
 
 
@@ -39,6 +50,8 @@ class AccuracyRow:
     llm_read: int = 0
     """Answers (within ``answered``) the rules left unparseable and an LLM extractor read
     (``evaluate --extract-with``): shown apart, never mixed silently with rule reads."""
+    no_key: int = 0
+    """Answers to items without a key (a TEST split): not scored."""
 
     @property
     def accuracy(self) -> float:
@@ -60,6 +73,39 @@ def item_facets(item: BenchmarkItem) -> dict[str, str]:
     return facets
 
 
+def facet_name(name: str) -> str:
+    """The metadata key a facet is stored under: importers store ``l2-category`` as
+    ``l2_category``, so both spellings name it."""
+    return name.strip().replace("-", "_")
+
+
+def facet_value(item: BenchmarkItem, name: str) -> str:
+    """An item's value of facet ``name`` (a GROUPINGS facet, ``category`` or any metadata
+    key; "-" when the item has none)."""
+    if name in GROUPINGS:
+        return item_facets(item)[name]
+    key = facet_name(name)
+    value = item.meta.get(key, item.meta.get(name))
+    if value is None and key == "category":
+        value = item.category
+    return "-" if value is None or value == "" else str(value)
+
+
+def available_facets(items: Iterable[BenchmarkItem]) -> list[str]:
+    """The facets these items can be grouped by: GROUPINGS, ``category`` where items have one,
+    and every metadata key holding text or numbers."""
+    found: set[str] = set()
+    for item in items:
+        if item.category:
+            found.add("category")
+        found.update(
+            key
+            for key, value in item.meta.items()
+            if isinstance(value, str | int | float) and not isinstance(value, bool)
+        )
+    return [*GROUPINGS, *sorted(found - set(GROUPINGS))]
+
+
 def _is_correct(item: BenchmarkItem, response: Response) -> bool:
     if response.status is not Status.OK or response.extracted is None or item.answer is None:
         return False
@@ -77,15 +123,16 @@ def accuracy_table(
     """Accuracy rows for every (model, variant, group) with responses on ``benchmark`` (one
     name, or several pooled together).
 
-    ``by`` names facets from GROUPINGS; an empty ``by`` gives one row per model.
+    ``by`` names facets (see :func:`available_facets`); an empty ``by`` gives one row per model.
     """
-    unknown = [b for b in by if b not in GROUPINGS]
-    if unknown:
-        raise ValueError(f"cannot group by {unknown}; choose from {', '.join(GROUPINGS)}")
     names = [benchmark] if isinstance(benchmark, str) else list(benchmark)
     items = {
         item.id: item for name in names for item in iter_items(store, name) if item.kind != "open"
     }
+    known = available_facets(items.values())
+    unknown = [b for b in by if b not in GROUPINGS and facet_name(b) not in known]
+    if unknown:
+        raise ValueError(f"cannot group by {unknown}; choose from {', '.join(known)}")
     wanted = set(models) if models is not None else None
     counts: dict[tuple[str, str, tuple[str, ...]], list[int]] = {}
     where = {"variant": variant} if variant is not None else {}
@@ -94,11 +141,14 @@ def accuracy_table(
         item = items.get(response.item_id)
         if item is None or (wanted is not None and response.model not in wanted):
             continue
-        facets = item_facets(item)
-        key = (response.model, response.variant, tuple(facets[b] for b in by))
-        tally = counts.setdefault(key, [0, 0, 0, 0, 0])
+        key = (response.model, response.variant, tuple(facet_value(item, b) for b in by))
+        # correct, answered, unparseable, failed, read by an LLM, no key (AccuracyRow's order)
+        tally = counts.setdefault(key, [0, 0, 0, 0, 0, 0])
         if response.status is Status.ERROR:
             tally[3] += 1
+            continue
+        if item.answer is None:
+            tally[5] += 1
             continue
         tally[1] += 1
         tally[0] += _is_correct(item, response)

@@ -20,6 +20,8 @@ def _group_order(group: tuple[str, ...]) -> tuple[str, ...]:
 
 
 def _cell(row: AccuracyRow) -> str:
+    if row.no_key and not row.answered:  # every answer awaits the benchmark's own server
+        return "[dim]no key[/]"
     low, high = row.interval
     return f"{100 * row.accuracy:5.1f} [dim]({100 * low:.0f}–{100 * high:.0f})[/]"
 
@@ -39,6 +41,9 @@ def accuracy_pivot(rows: Sequence[AccuracyRow], title: str) -> Table:
     llm_read = any(row.llm_read for row in rows)
     if llm_read:  # only when an LLM extractor read some answers
         table.add_column("read by LLM", justify="right")
+    unkeyed = any(row.no_key for row in rows)
+    if unkeyed:  # a TEST split: answers kept for the benchmark's server, not scored here
+        table.add_column("no key", justify="right")
     for model, variant in models:
         mine = [cells.get((model, variant, g)) for g in groups]
         present = [r for r in mine if r is not None]
@@ -50,6 +55,7 @@ def accuracy_pivot(rows: Sequence[AccuracyRow], title: str) -> Table:
             str(sum(r.unparseable for r in present)),
             str(sum(r.failed for r in present)),
             *([str(sum(r.llm_read for r in present))] if llm_read else []),
+            *([str(sum(r.no_key for r in present))] if unkeyed else []),
         )
     return table
 
@@ -72,6 +78,7 @@ def accuracy_rows_json(rows: Sequence[AccuracyRow], by: Sequence[str]) -> list[d
                 "unparseable": row.unparseable,
                 "failed": row.failed,
                 "read_by_llm": row.llm_read,
+                "no_key": row.no_key,
             }
         )
     return out

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import asyncio
-from typing import Annotated
+from collections.abc import Sequence
+from typing import Annotated, Any
 
 import typer
 
-from lvlmbench.autobench.scoring import GROUPINGS, accuracy_table
+from lvlmbench.autobench.scoring import GROUPINGS, accuracy_table, available_facets, facet_name
+from lvlmbench.autobench.vlmeval_scores import circular_table, mme_table
 from lvlmbench.cli._common import (
     EXIT_FAILURES,
     BadInput,
@@ -20,25 +22,46 @@ from lvlmbench.cli._common import (
 )
 from lvlmbench.cli._extract import print_extraction, run_extractor
 from lvlmbench.cli._tables import accuracy_pivot, accuracy_rows_json
-from lvlmbench.models import DEFAULT_CONCURRENCY, ModelClient, load_chat_model, parse_spec
+from lvlmbench.cli._vlmeval_tables import circular_json, circular_pivot, mme_json, mme_pivot
+from lvlmbench.models import (
+    DEFAULT_CONCURRENCY,
+    ModelClient,
+    RegistryError,
+    load_chat_model,
+    parse_spec,
+)
 from lvlmbench.runner import VARIANTS, EvalSummary, run_examinee
-from lvlmbench.store import Store, get_benchmark
+from lvlmbench.store import Store, get_benchmark, iter_benchmark_responses, iter_items
 from lvlmbench.types import GenerationConfig
 
-__all__ = ["check_specs", "evaluate", "parse_groupings", "run_models"]
+__all__ = ["check_specs", "evaluate", "imported_models", "parse_groupings", "run_models"]
 
 Models = Annotated[list[str], typer.Option("--model", "-m", help="Examinee spec; repeatable.")]
 
 
-def parse_groupings(by: str) -> list[str]:
-    """``capability,difficulty`` -> validated facet names."""
+def parse_groupings(by: str, available: Sequence[str] = GROUPINGS) -> list[str]:
+    """``capability,l2-category`` -> validated facet names (``available``: the benchmark's
+    facets, see :func:`available_facets`; ``l2-category`` names ``l2_category``)."""
     facets = [f.strip() for f in by.split(",") if f.strip()]
-    unknown = [f for f in facets if f not in GROUPINGS]
+    unknown = [f for f in facets if f not in available and facet_name(f) not in available]
     if unknown:
         raise BadInput(
-            f"--by {by!r}: unknown facet {unknown[0]!r}; choose from {', '.join(GROUPINGS)}"
+            f"--by {by!r}: unknown facet {unknown[0]!r}; choose from {', '.join(available)}"
         )
     return facets
+
+
+def imported_models(store: Store, benchmark: str, specs: list[str]) -> list[str]:
+    """The ``--model`` names that are no runnable spec but have responses stored on
+    ``benchmark`` (imported prediction files, web submissions): scored, not run."""
+    found = []
+    for spec in specs:
+        try:
+            parse_spec(spec)
+        except RegistryError:
+            if next(iter_benchmark_responses(store, benchmark, model=spec), None) is not None:
+                found.append(spec)
+    return found
 
 
 def check_specs(specs: list[str]) -> None:
@@ -106,19 +129,24 @@ def evaluate(
         raise BadInput(f"--variant {variant!r}: choose from {', '.join(VARIANTS)}")
     if concurrency < 1:
         raise BadInput(f"--concurrency must be at least 1, got {concurrency}")
-    facets = parse_groupings(by)
-    check_specs([*model, *([extract_with] if extract_with else [])])
+    if extract_with is not None:
+        check_specs([extract_with])
     opened = open_store(store)
-    if get_benchmark(opened, benchmark) is None:
+    stored_benchmark = get_benchmark(opened, benchmark)
+    if stored_benchmark is None:
         raise BadInput(
             f"no benchmark {benchmark!r} in {opened.url}; `lvlmbench generate` makes "
             "one, `lvlmbench store info` lists what is there"
         )
+    facets = parse_groupings(by, available_facets(iter_items(opened, benchmark)))
+    stored = imported_models(opened, benchmark, model)
+    to_run = [m for m in model if m not in stored]
+    check_specs(to_run)
     summaries = asyncio.run(
         run_models(
             opened,
             benchmark,
-            model,
+            to_run,
             variant=variant,
             concurrency=concurrency,
             show_progress=not as_json,
@@ -132,16 +160,26 @@ def evaluate(
             )
         )
     rows = accuracy_table(opened, benchmark, facets, variant=variant, models=model)
+    vlmeval = stored_benchmark["kind"] == "vlmeval"  # its CircularEval and MME scores
+    circular = circular_table(opened, benchmark, variant=variant, models=model) if vlmeval else []
+    mme = mme_table(opened, benchmark, variant=variant, models=model) if vlmeval else []
     if as_json:
-        print_json(
-            {
-                "runs": [vars(s) for s in summaries],
-                "accuracy": accuracy_rows_json(rows, facets),
-                **({"extraction": vars(extraction)} if extraction else {}),
-            }
-        )
+        report: dict[str, Any] = {"runs": [vars(s) for s in summaries]}
+        report["accuracy"] = accuracy_rows_json(rows, facets)
+        report |= {"extraction": vars(extraction)} if extraction else {}
+        report |= {"circular": circular_json(circular)} if circular else {}
+        print_json(report | ({"mme": mme_json(mme)} if mme else {}))
     else:
         console.print(accuracy_pivot(rows, f"{benchmark}: accuracy % (95% CI)"))
+        if circular:
+            title = (
+                f"{benchmark}: CircularEval (a question counts only if all its copies are right)"
+            )
+            console.print(circular_pivot(circular, title))
+        if mme:
+            console.print(mme_pivot(mme, f"{benchmark}: MME score = acc + acc+ per category"))
+        if stored:
+            console.print(f"scored from the store (not run): {', '.join(stored)}")
         for s in summaries:
             console.print(
                 f"{s.model}: {s.ok} ok, {s.unparseable} unparseable, {s.refused} refused, "

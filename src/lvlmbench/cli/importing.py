@@ -4,6 +4,7 @@ store; the format is detected from the file unless ``-f`` names it."""
 from __future__ import annotations
 
 import contextlib
+import shlex
 from collections.abc import Callable, Iterator
 from enum import StrEnum
 from pathlib import Path
@@ -22,6 +23,7 @@ from lvlmbench.cli._common import (
 )
 from lvlmbench.datasets import DatasetError, ImportSummary, detect_format
 from lvlmbench.datasets import import_dataset as run_import
+from lvlmbench.datasets.predictions import PredictionSummary, import_predictions
 
 __all__ = ["DatasetFormat", "import_dataset"]
 
@@ -38,6 +40,7 @@ class DatasetFormat(StrEnum):
     VISIT_VOTES = "visit-votes"
     FASTCHAT_VOTES = "fastchat-votes"
     BATTLES = "battles"
+    PREDICTIONS = "predictions"
 
 
 _VOTE_FORMATS = {"votes", "visit-votes", "fastchat-votes", "battles"}
@@ -115,6 +118,40 @@ def _print_summary(summary: ImportSummary) -> None:
         )
 
 
+def _print_predictions(summary: PredictionSummary) -> None:
+    models = ", ".join(f"{name} ({count})" for name, count in summary.models.items())
+    console.print(
+        f"[bold]{summary.benchmark}[/] ({summary.layout} predictions): {summary.rows} rows → "
+        f"responses of {models}: {summary.ok} ok, {summary.unparseable} unparseable, "
+        f"{summary.refused} refused, {summary.missing} without a prediction (stored as errors)",
+        highlight=False,
+    )
+    if summary.unmatched:
+        console.print(
+            f"[yellow]{summary.unmatched} row(s) match no item[/] and were not imported: "
+            + "; ".join(summary.unmatched_keys)
+            + (" ..." if summary.unmatched > len(summary.unmatched_keys) else ""),
+            highlight=False,
+        )
+    names = " ".join(f"--model {shlex.quote(name)}" for name in summary.models)
+    bench = shlex.quote(summary.benchmark)
+    console.print(f"scores: lvlmbench evaluate {bench} {names}", highlight=False, markup=False)
+
+
+def _run_predictions(
+    store: StoreOption, file: Path, name: str | None, model: str | None, strict: bool
+) -> PredictionSummary:
+    if name is None:
+        raise BadInput("--name: name the benchmark these predictions answer (import it first)")
+    opened = open_store(store)
+    try:
+        return import_predictions(opened, file, name, model=model, strict=strict)
+    except DatasetError as exc:
+        raise BadInput(str(exc)) from None
+    finally:
+        opened.close()
+
+
 _Hook = Callable[[int, int], None]
 
 
@@ -173,6 +210,18 @@ def import_dataset(
             "--judge", help="battles: the judge's name (default: the file's engine field)."
         ),
     ] = None,
+    model: Annotated[
+        str | None,
+        typer.Option(
+            help="Predictions: the model whose answers the file holds (default: the name the "
+            "file gives, e.g. VLMEvalKit's {model}_{dataset}.xlsx or VisIT's '<model> "
+            "prediction' column)."
+        ),
+    ] = None,
+    strict: Annotated[
+        bool,
+        typer.Option(help="Predictions: a row that matches no item is an error (nothing stored)."),
+    ] = False,
     store: StoreOption = None,
     json_output: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
 ) -> None:
@@ -185,12 +234,22 @@ def import_dataset(
 
     The whole file is checked first: a bad row stops the import, naming its row and column,
     and nothing is written. Re-importing the same file adds nothing. Image URLs are recorded,
-    not downloaded (or found by file name under --image-root).
+    not downloaded (or found by file name under --image-root). Prediction files become the
+    responses of --model on the benchmark --name, joined to its items by the file's keys.
     """
     try:
         fmt = format.value if format is not None else detect_format(file)
     except DatasetError as exc:
         raise BadInput(str(exc)) from None
+    if fmt == DatasetFormat.PREDICTIONS.value:
+        found = _run_predictions(store, file, name, model, strict)
+        if json_output:
+            print_json(found.as_dict())
+        else:
+            _print_predictions(found)
+        return
+    if model is not None or strict:
+        raise BadInput("--model and --strict are for prediction files (-f predictions)")
     opened = open_store(store)
     try:
         show = not json_output and fmt not in _VOTE_FORMATS

@@ -26,6 +26,7 @@ from lvlmbench.cli._common import (
     progress_bar,
 )
 from lvlmbench.cli._judge_tables import hallucination_table, print_pairwise_report, score_table
+from lvlmbench.cli.evaluate import imported_models
 from lvlmbench.judging import (
     HALLUCINATION,
     PAIRWISE,
@@ -80,8 +81,9 @@ def combine_rule(value: str) -> CombineRule:
 def _check(store: Store, benchmark: str, specs: list[str], concurrency: int) -> None:
     if concurrency < 1:
         raise BadInput(f"--concurrency must be at least 1, got {concurrency}")
+    imported = set(imported_models(store, benchmark, specs))  # prediction files: not run
     for spec in specs:
-        if spec != REFERENCE and not spec.startswith(REFERENCE_PREFIX):
+        if spec != REFERENCE and not spec.startswith(REFERENCE_PREFIX) and spec not in imported:
             parse_spec(spec)
     if get_benchmark(store, benchmark) is None and next(iter_items(store, benchmark), None) is None:
         raise BadInput(
@@ -93,10 +95,11 @@ async def _answer_missing(store: Store, benchmark: str, models: list[str], show:
     """Ask the examinees whose answers are missing (run_examinee resumes; answered is skipped)."""
     from lvlmbench.cli.evaluate import run_models
 
+    imported = set(imported_models(store, benchmark, models))
     todo = [
         m
         for m, n in missing_answers(store, benchmark, models).items()
-        if n and m != REFERENCE and not m.startswith(REFERENCE_PREFIX)
+        if n and m != REFERENCE and not m.startswith(REFERENCE_PREFIX) and m not in imported
     ]
     if todo:
         await run_models(

@@ -13,18 +13,23 @@ from lvlmbench.datasets.importers import (
 )
 from lvlmbench.datasets.lookup import ItemLookup, image_name, item_lookup, normalise_instruction
 
+# Imported here so that its detection rule is registered wherever detect_format is used.
+from lvlmbench.datasets.predictions import PredictionSummary, import_predictions
+
 __all__ = [
     "FORMATS",
     "VOTE_FORMATS",
     "DatasetError",
     "ImportSummary",
     "ItemLookup",
+    "PredictionSummary",
     "detect_format",
     "detect_vote_format",
     "export_jsonl",
     "export_parquet",
     "image_name",
     "import_dataset",
+    "import_predictions",
     "item_lookup",
     "normalise_instruction",
     "parse_items",

@@ -11,12 +11,14 @@ from collections.abc import Sequence
 from typing import Any
 
 from lvlmbench.autobench.scoring import AccuracyRow, accuracy_table
+from lvlmbench.autobench.vlmeval_scores import circular_table, mme_table
 from lvlmbench.judging.pairwise import PAIRWISE
 from lvlmbench.judging.summaries import judges_for, pairwise_report
 from lvlmbench.report._common import LEVELS, pct
 from lvlmbench.report.experiments import leakage_summary, position_bias_summary, rekeyed_sources
 from lvlmbench.report.scores import hallucination_scores, touchstone_scores
 from lvlmbench.store import Store, get_benchmark, iter_items, iter_judgments, list_benchmarks
+from lvlmbench.types import BenchmarkItem
 
 __all__ = ["LEVELS", "benchmark_summary", "collect", "level_spread", "pct"]
 
@@ -116,6 +118,19 @@ def level_spread(rows: list[AccuracyRow]) -> list[dict[str, Any]]:
     return out
 
 
+def _vlmeval_scores(
+    store: Store, name: str, row: dict[str, Any] | None, items: list[BenchmarkItem]
+) -> dict[str, list[dict[str, Any]]]:
+    """CircularEval and MME tables of a benchmark imported from VLMEvalKit (empty lists for
+    any other: generated benchmarks have neither rotated copies nor MME's picture pairs)."""
+    if row is None or row["kind"] != "vlmeval":
+        return {"circular": [], "mme": []}
+    return {
+        "circular": [r.as_dict() for r in circular_table(store, name, items=items)],
+        "mme": [r.as_dict() for r in mme_table(store, name, items=items)],
+    }
+
+
 def benchmark_summary(
     store: Store, name: str, benchmarks: list[dict[str, Any]] | None = None
 ) -> dict[str, Any]:
@@ -139,6 +154,7 @@ def benchmark_summary(
         "items": len(items),
         "models": models,
         "overall": overall,
+        **_vlmeval_scores(store, name, row, list(items.values())),
         "capability": _rows(accuracy_table(store, name, ["capability"]), ["capability"]),
         "difficulty": _rows(by_level, ["difficulty"]),
         "spread": level_spread(by_level),

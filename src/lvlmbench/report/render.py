@@ -20,6 +20,7 @@ from lvlmbench.report.render_ratings import (
     pairwise_section,
     touchstone_section,
 )
+from lvlmbench.report.render_vlmeval import vlmeval_section
 from lvlmbench.report.svg import Dot, dot_interval_chart, heatmap, line_chart
 
 __all__ = ["render_benchmark", "render_page", "report_css"]
@@ -134,6 +135,7 @@ def render_benchmark(bench: dict[str, Any], gallery: str = "") -> str:
         f'<p class="meta">kind {escape(str(bench["kind"]))} · {bench["items"]} items · models: '
         f"{escape(', '.join(bench['models']) or 'none')}</p>",
         _overall(bench),
+        vlmeval_section(bench),
         _accuracy_section(bench, "capability", "capability"),
         _accuracy_section(bench, "difficulty", "difficulty"),
         _difficulty_lines(bench),

@@ -11,23 +11,30 @@ import ast
 import csv
 import json
 import sys
+import zipfile
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 __all__ = [
+    "EXCEL_SUFFIXES",
     "DatasetError",
     "ParsedItem",
     "ProgressHook",
     "Row",
+    "cell_text",
     "count_lines",
     "count_rows",
+    "excel_header",
     "parse_list",
     "read_table",
     "report_progress",
     "require_columns",
 ]
+
+EXCEL_SUFFIXES = (".xlsx", ".xlsm")
+"""Workbooks read with openpyxl (VLMEvalKit writes its prediction files with pandas to_excel)."""
 
 ProgressHook = Callable[[int, int], None]
 """Called with (done, total) as rows are validated or items written."""
@@ -250,3 +257,30 @@ def _without_nan(tree: ast.AST) -> ast.AST:
     which neither JSON nor Python literals allow next to quoted strings."""
     cleaned: ast.AST = _NanToNone().visit(tree)
     return cleaned
+
+
+def cell_text(value: Any) -> str:
+    """A spreadsheet cell as the text a TSV would hold: empty for None, ``12`` for the float
+    12.0 (pandas writes integer columns holding NaN as floats), ``str`` otherwise."""
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "TRUE" if value else "FALSE"
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
+
+
+def excel_header(path: Path) -> list[str]:
+    """The first row of a workbook's first sheet, as text (the rows are not read)."""
+    import openpyxl  # a core dependency, imported only when a workbook is read
+
+    try:
+        workbook = openpyxl.load_workbook(path, read_only=True, data_only=True)
+    except (zipfile.BadZipFile, KeyError, OSError, ValueError) as exc:
+        raise DatasetError(path, f"not a readable .xlsx workbook ({exc})") from None
+    try:
+        first = next(workbook.worksheets[0].iter_rows(values_only=True, max_row=1), ())
+        return [cell_text(v).strip() for v in first]
+    finally:
+        workbook.close()

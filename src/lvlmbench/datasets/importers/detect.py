@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from lvlmbench.datasets.importers._common import DatasetError
+from lvlmbench.datasets.importers._common import EXCEL_SUFFIXES, DatasetError, excel_header
 from lvlmbench.datasets.importers.visit import image_columns
 
 __all__ = [
@@ -43,7 +43,7 @@ _SNIFF_BYTES = 64 * 1024
 
 @dataclass(frozen=True)
 class FileSample:
-    """What detection looks at: the layout ("csv", "tsv", "jsonl" or "json"), the column or
+    """What detection looks at: the layout ("csv", "tsv", "xlsx", "jsonl" or "json"), the column or
     field names (lower-cased), and the first record of a JSON file (None for tables)."""
 
     path: Path
@@ -119,6 +119,9 @@ def read_sample(path: Path) -> FileSample:
     commas)."""
     if not path.is_file():
         raise DatasetError(path, "no such file")
+    if path.suffix.lower() in EXCEL_SUFFIXES:  # a zip: its header comes from the first sheet
+        header = excel_header(path)
+        return FileSample(path, "xlsx", frozenset(c.lower() for c in header if c))
     try:
         first = _first_line(path)
     except OSError as exc:

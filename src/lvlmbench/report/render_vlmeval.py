@@ -1,0 +1,59 @@
+"""The report's VLMEvalKit sections: CircularEval beside per-row accuracy, and MME's acc / acc+
+/ score per category (data from :mod:`lvlmbench.autobench.vlmeval_scores`)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from lvlmbench.report._html import fmt, table, td
+
+__all__ = ["vlmeval_section"]
+
+
+def _circular(rows: list[dict[str, Any]]) -> str:
+    head = ["model", "per-row %", "rows right", "circular %", "questions right", "incomplete"]
+    body = [
+        [
+            td(r["model"]),
+            td(fmt(100 * r["row_accuracy"]), model=r["model"], facet="per-row"),
+            td(f"{r['rows_correct']}/{r['rows']}"),
+            td(fmt(100 * r["circular_accuracy"]), model=r["model"], facet="circular"),
+            td(f"{r['questions_correct']}/{r['questions']}"),
+            td(str(r["incomplete"])),
+        ]
+        for r in rows
+    ]
+    note = (
+        '<p class="meta">CircularEval: a question counts right only when every rotated copy is '
+        "right; a copy without an answer makes it wrong (incomplete).</p>"
+    )
+    return "<h3>CircularEval</h3>" + note + table(head, body, "circular")
+
+
+def _mme(rows: list[dict[str, Any]]) -> str:
+    categories = sorted({c["category"] for r in rows for c in r["categories"]})
+    head = ["model", "perception", "reasoning", *(f"{c} (acc / acc+)" for c in categories)]
+    body = []
+    for r in rows:
+        by_name = {c["category"]: c for c in r["categories"]}
+        cells = [
+            td(
+                f"{c['score']:.1f} ({c['acc']:.0f} / {c['acc_plus']:.0f})" if c else "-",
+                model=r["model"],
+                category=name,
+            )
+            for name, c in ((name, by_name.get(name)) for name in categories)
+        ]
+        body.append([td(r["model"]), td(fmt(r["perception"])), td(fmt(r["reasoning"])), *cells])
+    note = (
+        '<p class="meta">MME: per category, score = acc + acc+ (acc+: both questions of a '
+        "picture right); perception and reasoning sum their categories.</p>"
+    )
+    return "<h3>MME</h3>" + note + table(head, body, "mme")
+
+
+def vlmeval_section(bench: dict[str, Any]) -> str:
+    """CircularEval and MME tables where the benchmark has them ('' otherwise)."""
+    circular = bench.get("circular") or []
+    mme = bench.get("mme") or []
+    return (_circular(circular) if circular else "") + (_mme(mme) if mme else "")

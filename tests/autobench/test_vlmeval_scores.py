@@ -1,0 +1,229 @@
+"""VLMEvalKit scores on imported datasets with imported prediction files, end to end through the
+CLI (`import` dataset, `import -f predictions`, `evaluate --model NAME`): MMBench CircularEval
+beside per-row accuracy, `--by l2-category`, MME acc / acc+ / score, TEST items not scored."""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+from typing import Any
+
+import openpyxl
+import pytest
+from prediction_fixtures import (
+    MMB_PREDICTION_HEADER,
+    MME_PREDICTIONS,
+    mmbench_prediction_rows,
+    write_mmbench,
+    write_mme,
+    write_tsv,
+    write_xlsx,
+)
+from typer.testing import CliRunner
+
+from lvlmbench.autobench.scoring import accuracy_table
+from lvlmbench.autobench.vlmeval_scores import circular_table, mme_table
+from lvlmbench.cli import app
+from lvlmbench.datasets.predictions import import_predictions
+from lvlmbench.datasets.vlmeval_export import export_vlmeval
+from lvlmbench.store import Store, iter_items, iter_responses, put_benchmark, put_items
+
+runner = CliRunner()
+
+
+def _cli(db: Path, *args: str) -> Any:
+    result = runner.invoke(app, [*args, "--store", str(db)])
+    return result
+
+
+def _evaluate_json(db: Path, *args: str) -> dict[str, Any]:
+    result = _cli(db, "evaluate", *args, "--json")
+    assert result.exit_code == 0, result.output
+    parsed: dict[str, Any] = json.loads(result.output)
+    return parsed
+
+
+def _mmbench(tmp_path: Path) -> Path:
+    db = tmp_path / "s.db"
+    dataset = write_mmbench(tmp_path / "MMBench_DEV_EN.tsv")
+    assert _cli(db, "import", str(dataset), "-f", "vlmeval").exit_code == 0
+    preds = write_xlsx(
+        tmp_path / "MyVLM_MMBench_DEV_EN.xlsx", MMB_PREDICTION_HEADER, mmbench_prediction_rows()
+    )
+    result = _cli(db, "import", str(preds), "-f", "predictions", "--name", "MMBench_DEV_EN")
+    assert result.exit_code == 0, result.output
+    assert "MyVLM (7)" in result.output and "1 without a prediction" in result.output
+    return db
+
+
+def test_circular_eval_beside_per_row_accuracy(tmp_path: Path) -> None:
+    db = _mmbench(tmp_path)
+    report = _evaluate_json(db, "MMBench_DEV_EN", "--model", "MyVLM", "--by", "")
+    # Per row: 7 copies, 1000003 has no prediction (failed, not counted) -> 6 answered;
+    # wrong only 1000002 (B, key A) -> 5/6. Circular: question 1 right in all 3 copies;
+    # question 2 wrong in its copy; question 3's copy unanswered -> wrong, incomplete -> 1/3.
+    [row] = report["accuracy"]
+    assert (row["correct"], row["answered"], row["failed"]) == (5, 6, 1)
+    [circular] = report["circular"]
+    assert (circular["rows_correct"], circular["rows"]) == (5, 6)
+    assert (circular["questions_correct"], circular["questions"]) == (1, 3)
+    assert circular["incomplete"] == 1
+    assert circular["circular_accuracy"] == pytest.approx(1 / 3)
+    assert "mme" not in report
+    assert report["runs"] == []  # an imported model is scored from the store, never run
+
+
+def test_by_any_metadata_column(tmp_path: Path) -> None:
+    db = _mmbench(tmp_path)
+    for spelling in ("l2-category", "l2_category"):
+        report = _evaluate_json(db, "MMBench_DEV_EN", "--model", "MyVLM", "--by", spelling)
+        got = {r[spelling]: (r["correct"], r["answered"], r["failed"]) for r in report["accuracy"]}
+        # perception: 1, 1000001, 2000001 all right; reasoning: 2 and 3 right, 1000002 wrong,
+        # 1000003 failed.
+        assert got == {"perception": (3, 3, 0), "reasoning": (2, 3, 1)}
+    bad = _cli(db, "evaluate", "MMBench_DEV_EN", "--model", "MyVLM", "--by", "l3-category")
+    assert bad.exit_code == 2
+    assert "unknown facet 'l3-category'" in bad.output and "l2_category" in bad.output
+
+
+def test_table_output_names_the_sections(tmp_path: Path) -> None:
+    db = _mmbench(tmp_path)
+    result = _cli(db, "evaluate", "MMBench_DEV_EN", "--model", "MyVLM")
+    assert result.exit_code == 0, result.output
+    assert "CircularEval" in result.output and "scored from the store" in result.output
+    assert "33.3" in result.output and "83.3" in result.output
+
+
+def test_mme_acc_plus_and_score(tmp_path: Path) -> None:
+    db = tmp_path / "s.db"
+    assert _cli(db, "import", str(write_mme(tmp_path / "MME.tsv")), "-f", "vlmeval").exit_code == 0
+    header = ["index", "category", "image_path", "question", "answer", "prediction"]
+    rows = [[i, "x", "x", "x", "x", MME_PREDICTIONS[i]] for i in MME_PREDICTIONS]
+    preds = write_tsv(tmp_path / "Bot_MME.tsv", header, rows)
+    assert _cli(db, "import", str(preds), "-f", "predictions", "--name", "MME").exit_code == 0
+    report = _evaluate_json(db, "MME", "--model", "Bot", "--by", "category")
+    [mme] = report["mme"]
+    cats = {c["category"]: c for c in mme["categories"]}
+    # color: a.jpg both right, b.jpg second wrong -> acc 3/4 = 75, acc+ 1/2 = 50, score 125.
+    # OCR: c.jpg first wrong -> acc 1/2 = 50, acc+ 0/1 = 0, score 50. Perception = 175.
+    assert (cats["color"]["acc"], cats["color"]["acc_plus"]) == (75.0, 50.0)
+    assert cats["color"]["score"] == 125.0
+    assert (cats["OCR"]["acc"], cats["OCR"]["acc_plus"], cats["OCR"]["score"]) == (50, 0, 50)
+    assert mme["perception"] == 175.0 and mme["reasoning"] is None
+    assert "circular" not in report
+
+
+def test_mme_unanswered_question_counts_wrong(tmp_path: Path) -> None:
+    db = tmp_path / "s.db"
+    _cli(db, "import", str(write_mme(tmp_path / "MME.tsv")), "-f", "vlmeval")
+    header = ["index", "prediction"]
+    preds = write_tsv(tmp_path / "Bot_MME.tsv", header, [[1, "Yes"], [2, ""], [5, "Yes"]])
+    assert _cli(db, "import", str(preds), "-f", "predictions", "--name", "MME").exit_code == 0
+    store = Store.open(str(db))
+    try:
+        [row] = mme_table(store, "MME", models=["Bot"])
+    finally:
+        store.close()
+    cats = {c.category: c for c in row.categories}
+    # color: only question 1 right of 4 (2 empty, 3 and 4 never answered) -> 25, acc+ 0.
+    assert (cats["color"].correct, cats["color"].questions, cats["color"].unanswered) == (1, 4, 3)
+    assert cats["color"].acc_plus == 0
+    assert (cats["OCR"].acc, cats["OCR"].acc_plus, cats["OCR"].unanswered) == (50, 0, 1)
+
+
+def _withhold_keys(store: Store, source: str, name: str) -> None:
+    """``source``'s items under benchmark ``name`` with their keys withheld, as a TEST split
+    has them (items imported from VLMEvalKit keep ``index`` in meta)."""
+    items = [
+        i.model_copy(update={"benchmark": name, "id": f"{name}-{i.id}", "answer": None})
+        for i in iter_items(store, source)
+    ]
+    put_items(store, items)
+    put_benchmark(store, name, "vlmeval", {"format": "vlmeval", "sources": [f"{name}.tsv"]})
+
+
+def test_test_split_scored_nowhere_exported_for_the_server(tmp_path: Path) -> None:
+    db = _mmbench(tmp_path)
+    store = Store.open(str(db))
+    try:
+        _withhold_keys(store, "MMBench_DEV_EN", "MMBench_TEST_EN")
+        preds = write_xlsx(
+            tmp_path / "MyVLM_MMBench_TEST_EN.xlsx",
+            MMB_PREDICTION_HEADER,
+            mmbench_prediction_rows(),
+        )
+        import_predictions(store, preds, "MMBench_TEST_EN")
+        [row] = accuracy_table(store, "MMBench_TEST_EN", models=["MyVLM"])
+        # 6 answers (one empty cell is a failure), none scored: there is no key.
+        assert (row.no_key, row.answered, row.correct, row.failed) == (6, 0, 0, 1)
+        assert circular_table(store, "MMBench_TEST_EN") == []
+        shown = _cli(db, "evaluate", "MMBench_TEST_EN", "--model", "MyVLM", "--by", "")
+        assert shown.exit_code == 0 and "no key" in shown.output and "0.0" not in shown.output
+        out = export_vlmeval(store, "MMBench_TEST_EN", "MyVLM", tmp_path / "out" / "p.xlsx")
+    finally:
+        store.close()
+    assert (out.rows, out.without_prediction) == (7, 1)
+    workbook = openpyxl.load_workbook(out.path, read_only=True)
+    header, *rows = [list(r) for r in workbook.worksheets[0].iter_rows(values_only=True)]
+    workbook.close()
+    # The dataset's columns minus image (D was empty in every row; no answer on TEST) plus
+    # prediction, in the dataset's row order, index as integers.
+    assert header == [
+        "index", "question", "A", "B", "C", "category", "source", "l2-category", "split",
+        "prediction",
+    ]  # fmt: skip
+    assert [r[0] for r in rows] == [1, 2, 3, 1000001, 2000001, 1000002, 1000003]
+    assert rows[4][1:5] == ["What colour is the car?", "green", "red", "blue"]
+    assert [r[-1] for r in rows] == ["A", "B", "A", "C", "The answer is B.", "B", None]
+    assert rows[0][7] == "perception"
+
+
+def test_export_round_trip_through_import(tmp_path: Path) -> None:
+    db = _mmbench(tmp_path)
+    out = tmp_path / "copy_MMBench_DEV_EN.tsv"
+    args = ["export", "MMBench_DEV_EN", "-f", "vlmeval", "--model", "MyVLM", "--out", str(out)]
+    result = _cli(db, *args)
+    assert result.exit_code == 0, result.output
+    assert "1 item(s) have no answer" in result.output
+    with out.open(newline="") as handle:
+        header = next(csv.reader(handle, delimiter="\t"))
+    assert "answer" in header and header[-1] == "prediction" and "image" not in header
+    imported = _cli(db, "import", str(out), "-f", "predictions", "--name", "MMBench_DEV_EN")
+    assert imported.exit_code == 0, imported.output
+    store = Store.open(str(db))
+    try:
+        original = {r.item_id: r.extracted for r in iter_responses(store, model="MyVLM")}
+        copied = {r.item_id: r.extracted for r in iter_responses(store, model="copy")}
+    finally:
+        store.close()
+    assert copied == original and len(copied) == 7
+
+
+def test_export_needs_a_vlmeval_benchmark_and_a_model(tmp_path: Path) -> None:
+    db = _mmbench(tmp_path)
+    no_model = _cli(db, "export", "MMBench_DEV_EN", "-f", "vlmeval", "--out", "x.xlsx")
+    assert no_model.exit_code == 2 and "--model" in no_model.output
+    nobody = ["export", "MMBench_DEV_EN", "-f", "vlmeval", "--model", "nobody", "--out", "x.tsv"]
+    assert "no answers" in _cli(db, *nobody).output
+    ts = tmp_path / "t.jsonl"
+    ts.write_text(json.dumps({"id": "a", "question": "q", "image": "https://x/a.png"}))
+    assert _cli(db, "import", str(ts), "-f", "jsonl", "--name", "plain").exit_code == 0
+    plain = _cli(db, "export", "plain", "-f", "vlmeval", "--model", "m", "--out", "x.xlsx")
+    assert plain.exit_code == 2 and "imported from a VLMEvalKit TSV" in plain.output
+
+
+def test_accuracy_table_counts_unkeyed_answers(tmp_path: Path) -> None:
+    db = _mmbench(tmp_path)
+    store = Store.open(str(db))
+    try:
+        _withhold_keys(store, "MMBench_DEV_EN", "TEST")
+        mixed = ["MMBench_DEV_EN", "TEST"]
+        with pytest.raises(ValueError, match="choose from"):
+            accuracy_table(store, mixed, ["nope"], models=["MyVLM"])
+        import_predictions(store, tmp_path / "MyVLM_MMBench_DEV_EN.xlsx", "TEST", model="MyVLM")
+        [row] = accuracy_table(store, mixed, models=["MyVLM"])
+    finally:
+        store.close()
+    # DEV: 5 of 6 answered right; TEST: 6 answers without a key, not scored.
+    assert (row.correct, row.answered, row.no_key, row.failed) == (5, 6, 6, 2)
