@@ -19,7 +19,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Protocol
 
-from lvlmbench.datasets.importers._common import DatasetError, ParsedItem, ProgressHook
+from lvlmbench.datasets.importers._common import DatasetError, ParsedItem, ProgressHook, not_utf8
 from lvlmbench.datasets.importers._images import ImageRoot
 from lvlmbench.datasets.importers._write import ImportSummary, item_id, write_items
 from lvlmbench.datasets.importers.detect import (
@@ -115,11 +115,7 @@ def parse_items(
     try:
         parsed = _PARSERS[fmt](path, on_progress, root=root)
     except UnicodeDecodeError as exc:
-        raise DatasetError(
-            path,
-            f"not UTF-8 text (byte 0x{exc.object[exc.start]:02x} cannot be decoded); "
-            "re-save the file as UTF-8",
-        ) from None
+        raise not_utf8(path, exc) from None
     seen: dict[str, int] = {}
     for item in parsed:
         check_text_sizes(path, item)

@@ -27,6 +27,8 @@ __all__ = [
     "count_lines",
     "count_rows",
     "excel_header",
+    "iter_json_lines",
+    "not_utf8",
     "parse_list",
     "read_table",
     "report_progress",
@@ -284,3 +286,30 @@ def excel_header(path: Path) -> list[str]:
         return [cell_text(v).strip() for v in first]
     finally:
         workbook.close()
+
+
+def iter_json_lines(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    """(line number, object) of every non-blank line of a JSON Lines file; DatasetError naming
+    the line that is not valid JSON or not an object."""
+    with path.open(encoding="utf-8-sig") as handle:
+        for line, text in enumerate(handle, start=1):
+            if not text.strip():
+                continue
+            try:
+                record = json.loads(text)
+            except json.JSONDecodeError as exc:
+                raise DatasetError(
+                    path, f"not valid JSON: {exc.msg} at column {exc.colno}", row=line
+                ) from None
+            if not isinstance(record, dict):
+                raise DatasetError(path, "expected a JSON object per line", row=line)
+            yield line, record
+
+
+def not_utf8(path: Path, exc: UnicodeDecodeError) -> DatasetError:
+    """The error for a file that is not UTF-8 text, naming the first undecodable byte."""
+    return DatasetError(
+        path,
+        f"not UTF-8 text (byte 0x{exc.object[exc.start]:02x} cannot be decoded); "
+        "re-save the file as UTF-8",
+    )

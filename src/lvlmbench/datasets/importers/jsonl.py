@@ -27,6 +27,7 @@ from lvlmbench.datasets.importers._common import (
     ProgressHook,
     Row,
     count_lines,
+    iter_json_lines,
     report_progress,
 )
 from lvlmbench.datasets.importers._images import ImageRoot, resolve_images
@@ -161,20 +162,9 @@ def parse_jsonl(
     hears (lines validated, non-blank lines in the file); ``root`` is the ``--image-root``."""
     total = count_lines(path) if on_progress is not None else 0
     parsed = []
-    with path.open(encoding="utf-8-sig") as handle:
-        for line, text in enumerate(handle, start=1):
-            if not text.strip():
-                continue
-            try:
-                record = json.loads(text)
-            except json.JSONDecodeError as exc:
-                raise DatasetError(
-                    path, f"not valid JSON: {exc.msg} at column {exc.colno}", row=line
-                ) from None
-            if not isinstance(record, dict):
-                raise DatasetError(path, "expected a JSON object per line", row=line)
-            parsed.append(_parse_record(path, line, record, root))
-            report_progress(on_progress, len(parsed), total)
+    for line, record in iter_json_lines(path):
+        parsed.append(_parse_record(path, line, record, root))
+        report_progress(on_progress, len(parsed), total)
     if not parsed:
         raise DatasetError(path, "no items: the file has no JSON lines")
     return parsed

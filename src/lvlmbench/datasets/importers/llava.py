@@ -12,7 +12,6 @@ captions. ``meta["question_id"]`` keeps the join column of answer/prediction fil
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +21,7 @@ from lvlmbench.datasets.importers._common import (
     ProgressHook,
     Row,
     count_lines,
+    iter_json_lines,
     report_progress,
 )
 from lvlmbench.datasets.importers._images import ImageRoot, resolve_images
@@ -35,21 +35,7 @@ _KNOWN = {"question_id", "image", "text", "category"}
 
 def _records(path: Path) -> list[tuple[int, dict[str, Any]]]:
     """(line, object) of every non-blank line; DatasetError naming a line that is no object."""
-    records = []
-    with path.open(encoding="utf-8-sig") as handle:
-        for line, text in enumerate(handle, start=1):
-            if not text.strip():
-                continue
-            try:
-                record = json.loads(text)
-            except json.JSONDecodeError as exc:
-                raise DatasetError(
-                    path, f"not valid JSON: {exc.msg} at column {exc.colno}", row=line
-                ) from None
-            if not isinstance(record, dict):
-                raise DatasetError(path, "expected a JSON object per line", row=line)
-            records.append((line, record))
-    return records
+    return list(iter_json_lines(path))
 
 
 def _side_file(path: Path, name: str, key: str, value: str) -> dict[str, str]:

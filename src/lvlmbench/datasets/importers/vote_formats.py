@@ -16,7 +16,7 @@ import csv
 import json
 from pathlib import Path
 
-from lvlmbench.datasets.importers._common import DatasetError
+from lvlmbench.datasets.importers._common import DatasetError, not_utf8
 from lvlmbench.datasets.importers._write import ImportSummary
 from lvlmbench.datasets.importers.battles import BATTLE_FIELDS, import_battles
 from lvlmbench.datasets.importers.detect import FormatRule, register_format
@@ -105,8 +105,4 @@ def import_vote_file(
             return import_battles(store, path, benchmark, judge)
         return import_votes(store, path, benchmark)
     except UnicodeDecodeError as exc:
-        raise DatasetError(
-            path,
-            f"not UTF-8 text (byte 0x{exc.object[exc.start]:02x} cannot be decoded); "
-            "re-save the file as UTF-8",
-        ) from None
+        raise not_utf8(path, exc) from None

@@ -21,7 +21,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from lvlmbench.datasets.importers._common import DatasetError, Row, parse_list
+from lvlmbench.datasets.importers._common import (
+    DatasetError,
+    Row,
+    iter_json_lines,
+    not_utf8,
+    parse_list,
+)
 from lvlmbench.datasets.predictions._tables import column_map, read_header, read_prediction_table
 
 __all__ = [
@@ -214,19 +220,8 @@ def _jsonl_record(path: Path, line: int, record: dict[str, Any]) -> Prediction:
 
 def _read_jsonl(path: Path) -> PredictionFile:
     found = []
-    with path.open(encoding="utf-8-sig") as handle:
-        for line, text in enumerate(handle, start=1):
-            if not text.strip():
-                continue
-            try:
-                record = json.loads(text)
-            except json.JSONDecodeError as exc:
-                raise DatasetError(
-                    path, f"not valid JSON: {exc.msg} at column {exc.colno}", row=line
-                ) from None
-            if not isinstance(record, dict):
-                raise DatasetError(path, "expected a JSON object per line", row=line)
-            found.append(_jsonl_record(path, line, record))
+    for line, record in iter_json_lines(path):
+        found.append(_jsonl_record(path, line, record))
     return PredictionFile(path, "jsonl", found)
 
 
@@ -242,11 +237,7 @@ def parse_prediction_file(path: Path, model_from_name: str | None = None) -> Pre
         else:
             parsed = _read_table_predictions(path, model_from_name)
     except UnicodeDecodeError as exc:
-        raise DatasetError(
-            path,
-            f"not UTF-8 text (byte 0x{exc.object[exc.start]:02x} cannot be decoded); "
-            "re-save the file as UTF-8",
-        ) from None
+        raise not_utf8(path, exc) from None
     if not parsed.predictions:
         raise DatasetError(path, "no predictions: the file has no data rows")
     return parsed

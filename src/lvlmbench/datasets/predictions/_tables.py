@@ -16,6 +16,7 @@ from lvlmbench.datasets.importers._common import (
     Row,
     cell_text,
     excel_header,
+    not_utf8,
     read_table,
 )
 
@@ -85,11 +86,7 @@ def read_prediction_table(path: Path) -> tuple[list[str], list[Row]]:
         columns, rows = read_table(path, _delimiter(path), keep_case=True)
         return columns, list(rows)
     except UnicodeDecodeError as exc:
-        raise DatasetError(
-            path,
-            f"not UTF-8 text (byte 0x{exc.object[exc.start]:02x} cannot be decoded); "
-            "re-save the file as UTF-8",
-        ) from None
+        raise not_utf8(path, exc) from None
 
 
 def read_header(path: Path) -> list[str]:
