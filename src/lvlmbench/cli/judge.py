@@ -23,6 +23,7 @@ from lvlmbench.cli._common import (
     friendly_errors,
     open_store,
     print_json,
+    print_reasons,
     progress_bar,
 )
 from lvlmbench.cli._judge_tables import hallucination_table, print_pairwise_report, score_table
@@ -106,6 +107,7 @@ def _run(
         await _answer_missing(store, benchmark, models, show)
         client = ModelClient(load_chat_model(judge), store, concurrency=concurrency)
         try:
+            await client.check()  # a dead judge endpoint stops here, in seconds
             return await body(client)
         finally:
             await client.aclose()
@@ -113,6 +115,8 @@ def _run(
     summary = asyncio.run(main())
     for warning in summary.warnings:
         err_console.print(f"[yellow]warning:[/] {warning}", highlight=False)
+    if show:
+        print_reasons(summary.reasons, f"{summary.judge}: not ok")
     return summary
 
 
@@ -152,7 +156,7 @@ def pairwise(
     include = reference_free and play_reference
 
     async def body(client: ModelClient) -> JudgeRunSummary:
-        with progress_bar(f"judge {judge}", not as_json) as hook:
+        with progress_bar(f"judge {judge}", not as_json, client) as hook:
             return await run_pairwise(
                 opened,
                 benchmark,
@@ -199,12 +203,13 @@ def score(
         if writer_spec != judge:
             writer = ModelClient(load_chat_model(writer_spec), opened, concurrency=concurrency)
         try:
-            with progress_bar(f"reference {writer_spec}", not as_json) as hook:
+            await writer.check()
+            with progress_bar(f"reference {writer_spec}", not as_json, writer) as hook:
                 await make_references(opened, benchmark, writer, on_progress=hook)
         finally:
             if writer is not client:
                 await writer.aclose()
-        with progress_bar(f"judge {judge}", not as_json) as hook:
+        with progress_bar(f"judge {judge}", not as_json, client) as hook:
             return await run_score(
                 opened, benchmark, model, client, reference=reference, on_progress=hook
             )
@@ -250,7 +255,7 @@ def hallucination(
     _check(opened, benchmark, [*model, judge], concurrency)
 
     async def body(client: ModelClient) -> JudgeRunSummary:
-        with progress_bar(f"judge {judge}", not as_json) as hook:
+        with progress_bar(f"judge {judge}", not as_json, client) as hook:
             return await run_hallucination(opened, benchmark, model, client, on_progress=hook)
 
     summary = _run(opened, benchmark, model, judge, concurrency, not as_json, body)

@@ -21,7 +21,12 @@ from lvlmbench.models._registry import (
     load_chat_model,
     parse_spec,
 )
-from lvlmbench.models._secrets import RedactingFilter, redact_text, register_secret
+from lvlmbench.models._secrets import (
+    RedactingFilter,
+    install_log_redaction,
+    redact_text,
+    register_secret,
+)
 from lvlmbench.models._structured import extract_json
 
 __all__ = [
@@ -43,6 +48,7 @@ __all__ = [
     "Structured",
     "chat_cache_key",
     "extract_json",
+    "install_log_redaction",
     "load_chat_model",
     "parse_spec",
     "preflight",

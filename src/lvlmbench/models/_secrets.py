@@ -1,10 +1,10 @@
 """Every secret the process was configured with, and the one place that masks them.
 
 Providers read their keys through :func:`read_secret`, which registers the value; the model and
-image clients pass every output through :func:`redact_output` / :func:`redact_data` before it is
-cached, stored or returned, error messages through :func:`redact_text`, and the CLI's log
-handlers carry :class:`RedactingFilter`. A server that echoes the key in a reply (a debugging
-proxy, a misconfigured gateway) therefore never gets it onto disk, into a report or a log line.
+image clients pass every output through :func:`redact_data` / :func:`redact_text` before it is
+cached, stored or returned (error messages too), and the CLI masks log records as they are made
+(:func:`install_log_redaction`). A server that echoes the key in a reply (a debugging proxy, a
+misconfigured gateway) therefore never gets it onto disk, into a report or a log line.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ __all__ = [
     "MIN_SECRET_LENGTH",
     "REDACTED",
     "RedactingFilter",
+    "install_log_redaction",
     "read_secret",
     "redact_data",
     "redact_text",
@@ -99,13 +100,33 @@ class RedactingFilter(logging.Filter):
     the traceback text of an exception being logged."""
 
     def filter(self, record: logging.LogRecord) -> bool:
-        if not _secrets:
-            return True
-        message = record.getMessage()
-        cleaned = redact_text(message)
-        if cleaned != message:
-            record.msg, record.args = cleaned, None
-        if record.exc_info and record.exc_info[1] is not None:
-            # Format once here so the handler reuses the masked text (logging caches exc_text).
-            record.exc_text = redact_text(logging.Formatter().formatException(record.exc_info))
+        _redact_record(record)
         return True
+
+
+def _redact_record(record: logging.LogRecord) -> None:
+    if not _secrets:
+        return
+    message = record.getMessage()
+    cleaned = redact_text(message)
+    if cleaned != message:
+        record.msg, record.args = cleaned, None
+    if record.exc_info and record.exc_info[1] is not None:
+        # Formatted once here so that handlers reuse the masked text (logging caches exc_text).
+        record.exc_text = redact_text(logging.Formatter().formatException(record.exc_info))
+
+
+def install_log_redaction() -> None:
+    """Mask registered secrets in every log record the process creates, whatever handler
+    (console, file, pytest's capture) receives it. Idempotent."""
+    factory = logging.getLogRecordFactory()
+    if getattr(factory, "redacting", False):
+        return
+
+    def redacting_factory(*args: Any, **kwargs: Any) -> logging.LogRecord:
+        record = factory(*args, **kwargs)
+        _redact_record(record)
+        return record
+
+    redacting_factory.redacting = True  # type: ignore[attr-defined]
+    logging.setLogRecordFactory(redacting_factory)
