@@ -10,6 +10,8 @@ import asyncio
 import email.utils
 import functools
 import json
+import os
+import socket
 import ssl
 import time
 from collections.abc import Callable, Mapping
@@ -192,10 +194,15 @@ class HttpClient:
 
 
 def _connect_detail(exc: Exception) -> str:
-    # The OS's words ("Connection refused", "Name or service not known") say what to fix; the
-    # exception's own text repeats the host and port, already in the message around it.
+    # The OS's words ("Connection refused", "Name or service not known") say what to fix;
+    # aiohttp's own text ("Connect call failed (host, port)") repeats the URL around it.
     cause = getattr(exc, "os_error", None)
-    words = getattr(cause, "strerror", None) or (str(cause) if cause else "")
+    if isinstance(cause, socket.gaierror):
+        words = cause.strerror or str(cause)
+    elif isinstance(cause, OSError) and cause.errno:
+        words = os.strerror(cause.errno)
+    else:
+        words = str(cause or "")
     return f"{type(exc).__name__}: {words}" if words else type(exc).__name__
 
 
