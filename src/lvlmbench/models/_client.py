@@ -156,7 +156,9 @@ class ModelClient:
         found = await self._cache.get(key)
         if found is None:
             return None
-        output = ModelOutput.model_validate_json(found)
+        # Masked again: a row written before its key was masked (an older store) must not
+        # carry the key into a new response.
+        output = redact_output(ModelOutput.model_validate_json(found))
         return output.model_copy(update={"cached": True, "attempts": 0})
 
     async def _remember(self, key: str, output: ModelOutput) -> None:
