@@ -30,12 +30,12 @@ from bench_orchestration import BENCHMARK, make_store
 from figures import emit
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
-from fake_openai_server import FakeOpenAIServer, Faults  # noqa: E402
+from fake_openai_server import FakeOpenAIServer, Faults
 
-from lvlmbench.models import ModelClient, RetryPolicy, RunAborted, load_chat_model  # noqa: E402
-from lvlmbench.runner import run_examinee  # noqa: E402
-from lvlmbench.store import Store, iter_responses  # noqa: E402
-from lvlmbench.types import Status  # noqa: E402
+from lvlmbench.models import ModelClient, RetryPolicy, RunAborted, load_chat_model
+from lvlmbench.runner import run_examinee
+from lvlmbench.store import Store, iter_responses
+from lvlmbench.types import Status
 
 NAME = "failures"
 
