@@ -28,6 +28,7 @@ from lvlmbench.models import (
     load_chat_model,
     register_secret,
 )
+from lvlmbench.models._policy import breaker_threshold
 from lvlmbench.runner import run_examinee
 from lvlmbench.store import Store, iter_responses, put_benchmark, put_items
 from lvlmbench.store import _schema as tables
@@ -134,6 +135,11 @@ def test_breaker_trips_only_on_an_unbroken_run_of_server_failures() -> None:
     assert "5 calls in a row" in breaker.message("openai/m")
 
 
+@pytest.mark.parametrize(("concurrency", "threshold"), [(1, 5), (4, 8), (16, 20), (64, 68)])
+def test_breaker_waits_for_more_than_one_wave_of_calls(concurrency: int, threshold: int) -> None:
+    assert breaker_threshold(concurrency) == threshold
+
+
 @pytest.mark.timeout(60)
 async def test_an_endpoint_failing_every_call_is_stopped_by_the_breaker(tmp_path: Path) -> None:
     store = _store(tmp_path / "s.db", items=200)
@@ -142,12 +148,13 @@ async def test_an_endpoint_failing_every_call_is_stopped_by_the_breaker(tmp_path
     with FakeOpenAIServer(faults=always_503, server_error_status=503) as server:
         model = load_chat_model(f"openai/m?base_url={server.base_url}")
         client = ModelClient(model, store, concurrency=4, retry=retry)
-        with pytest.raises(RunAborted, match=r"stopped after 20 calls in a row.*HTTP 503"):
+        assert client.breaker.threshold == 8  # one wave of 4 calls in flight, and 4 more
+        with pytest.raises(RunAborted, match=r"stopped after 8 calls in a row.*HTTP 503"):
             await run_examinee(store, "bench", client)
         await client.aclose()
         requests = server.stats.requests
-    # Stopped after the 20th failed call (+ the few in flight), not after 200 items x 3 tries.
-    assert 20 * 3 <= requests <= (20 + 2 * 4) * 3
+    # Stopped after the 8th failed call (+ the few in flight), not after 200 items x 3 tries.
+    assert 8 * 3 <= requests <= (8 + 4) * 3
     stored = list(iter_responses(store, model=client.spec))
     assert stored and all(r.status is Status.ERROR for r in stored)  # asked again next run
 

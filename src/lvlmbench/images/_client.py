@@ -15,6 +15,7 @@ from lvlmbench.models._policy import (
     EndpointLimiter,
     RetryPolicy,
     aborts_run,
+    breaker_threshold,
     cache_key,
     call_with_retries,
 )
@@ -44,7 +45,7 @@ class ImageClient:
         self.concurrency = concurrency
         self.retry = retry or RetryPolicy()
         self.stats = CallStats()
-        self.breaker = CircuitBreaker()
+        self.breaker = CircuitBreaker(breaker_threshold(concurrency))
         self._rng = random.Random(seed)
         self._identity = model.cache_identity()
 

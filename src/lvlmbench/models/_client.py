@@ -23,6 +23,7 @@ from lvlmbench.models._policy import (
     RetryHook,
     RetryPolicy,
     aborts_run,
+    breaker_threshold,
     call_with_retries,
     chat_cache_key,
 )
@@ -121,7 +122,7 @@ class ModelClient:
         self.stats = CallStats()
         self.on_retry = on_retry
         """Called with each retry about to be made (the CLI's status line); may be set later."""
-        self.breaker = breaker or CircuitBreaker()
+        self.breaker = breaker or CircuitBreaker(breaker_threshold(concurrency))
         self._rng = random.Random(seed)
         self._identity = model.cache_identity()
         # A model may opt out (``cacheable = False``) when answering costs less than a cache

@@ -19,7 +19,7 @@ from lvlmbench.models._api import ErrorKind, ProviderError
 from lvlmbench.types import GenerationConfig, ImagePart, Message, TextPart
 
 __all__ = [
-    "BREAKER_CALLS",
+    "BREAKER_MARGIN",
     "DEFAULT_CONCURRENCY",
     "CallStats",
     "CircuitBreaker",
@@ -28,6 +28,7 @@ __all__ = [
     "RetryHook",
     "RetryPolicy",
     "aborts_run",
+    "breaker_threshold",
     "cache_key",
     "call_with_retries",
     "chat_cache_key",
@@ -117,12 +118,23 @@ def aborts_run(exc: ProviderError) -> bool:
     return False
 
 
-BREAKER_CALLS = 20
-"""Calls in a row that must fail with a server or connection error, after all their retries and
-with no success in between, before the circuit breaker stops a run. At the default concurrency
-of 16 that is the second wave of calls that each spent their retry budget (~1 min each): a
-minute-long outage heals within the retries and never trips it, a dead server stops the run in
-about two minutes instead of retrying every item."""
+BREAKER_MARGIN = 4
+"""Calls beyond one full wave (``concurrency``) that must fail too before the breaker trips."""
+
+
+def breaker_threshold(concurrency: int) -> int:
+    """Calls in a row that must fail with a server or connection error, after all their retries
+    and with no success in between, before the circuit breaker stops a run: 20 at the default
+    concurrency of 16.
+
+    The calls in flight together fail together: one wave of them is one observation of an
+    outage as long as a retry budget (~1 min by default), which retries may yet outlast. More
+    than a wave means calls that started after the first wave had failed failed as well: the
+    endpoint has been down for two retry budgets. So a dead server stops a run after ~2 min at
+    any concurrency (instead of every item spending its retries: ~24 min for 360 items at 16),
+    and a minute-long outage never trips it.
+    """
+    return max(5, concurrency + BREAKER_MARGIN)
 
 
 def _server_side(exc: ProviderError) -> bool:
@@ -135,7 +147,7 @@ class CircuitBreaker:
     """Trips after ``threshold`` consecutive calls failed server-side after their retries; any
     call that got an answer (a success, or a 4xx about the request) resets the count."""
 
-    def __init__(self, threshold: int = BREAKER_CALLS) -> None:
+    def __init__(self, threshold: int = 20) -> None:
         if threshold < 1:
             raise ValueError(f"breaker threshold must be at least 1, got {threshold}")
         self.threshold = threshold
