@@ -82,7 +82,10 @@ def fail(message: str, code: int = EXIT_BAD_INPUT) -> typer.Exit:
     """Print one error line to stderr and return the Exit to raise."""
     # Escaped: messages carry install hints like 'lvlmbench[hf]' that rich would eat as markup.
     err_console.print(
-        f"[bold red]error:[/] {escape(message)}", markup=True, highlight=False, soft_wrap=True
+        f"[bold red]error:[/] {escape(redact_text(message))}",
+        markup=True,
+        highlight=False,
+        soft_wrap=True,
     )
     return typer.Exit(code)
 
@@ -113,7 +116,7 @@ def open_store(url: str | None) -> Store:
 
 def print_json(value: Any) -> None:
     """Machine-readable output for --json."""
-    console.print_json(json.dumps(value, default=str))
+    console.print_json(redact_text(json.dumps(value, default=str)))
 
 
 @contextlib.contextmanager
