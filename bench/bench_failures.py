@@ -83,7 +83,8 @@ def all_503(db: Path) -> None:
         wall, code, stderr = cli("evaluate", BENCHMARK, "-m", spec, "--store", str(db))
         requests = server.stats.requests
     tripped = "calls in a row" in stderr
-    print(f"  all-503: exit {code} after {wall:.1f} s, {requests} requests: {stderr[:200]}")
+    last = stderr.splitlines()[-1] if stderr else ""
+    print(f"  all-503: exit {code} after {wall:.1f} s, {requests} requests: {last[:240]}")
     note = f"default retries, C=16, {requests} requests, exit {code}; {_load()}"
     ok = tripped and code == 2 and wall < 300
     emit(NAME, "all-503 endpoint: time to stop (breaker)", wall, "s", "< 5 min", ok, note)
