@@ -253,3 +253,15 @@ def test_log_records_are_masked_whatever_the_handler(caplog: pytest.LogCaptureFi
             logging.getLogger("lvlmbench.test").exception("failed")
     assert "tok-logged-abcdef123456" not in caplog.text
     assert "sent ***" in caplog.text and "bad key ***" in caplog.text
+
+
+@pytest.mark.timeout(30)
+def test_judging_with_a_dead_judge_stops_at_once(tmp_path: Path) -> None:
+    db = tmp_path / "s.db"
+    _store(db, items=4)
+    judge = f"openai/j?base_url=http://127.0.0.1:{_closed_port()}/v1"
+    args = ["judge", "pairwise", "bench", "-m", "baseline/prior", "-m", "baseline/random"]
+    result = runner.invoke(app, [*args, "-j", judge, "--store", str(db)])
+    assert result.exit_code == 2, result.output
+    assert "openai/j: cannot reach" in result.output and "Connection refused" in result.output
+    assert Store.open(str(db)).count(tables.judgments) == 0
