@@ -172,7 +172,7 @@ class CircuitBreaker:
     def message(self, spec: str) -> str:
         """The one line a tripped breaker stops the run with."""
         return (
-            f"{spec}: stopped after {self.failures_in_a_row} calls in a row failed with server "
+            f"{spec}: stopped after {self.threshold} calls in a row failed with server "
             f"or connection errors after all their retries (last: {self.tripped_by}); the "
             "endpoint looks down, run again once it answers (finished items are kept)"
         )
