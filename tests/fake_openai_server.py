@@ -4,7 +4,10 @@ Used by the orchestration benchmarks (``bench/``) and the reliability tests. It 
 HTTP/1.1 with keep-alive straight on asyncio protocols and timers, no stream or task per
 request (it shares the benchmark machine's cores with the client it measures), and it
 misbehaves on purpose at configurable rates: 429 with Retry-After, 500, replies slower than the
-client's timeout, malformed JSON, truncated bodies and dropped connections.
+client's timeout, malformed JSON, truncated bodies and dropped connections. ``GET .../models``
+(the client's preflight) is answered with a model list and counted apart (``stats.probes``).
+With ``echo_key=True`` every answer carries the request's Authorization header back, in the
+text and in a debug field, like a misconfigured gateway would.
 Faults are drawn from a seeded generator, and a prompt that already failed
 ``max_faults_per_prompt`` times is answered normally, so a client that retries always gets
 through eventually.
@@ -43,6 +46,7 @@ class Faults:
 @dataclass
 class _Stats:
     requests: int = 0
+    probes: int = 0
     in_flight: int = 0
     max_in_flight: int = 0
     faults: Counter[str] = field(default_factory=Counter)
@@ -75,7 +79,9 @@ def _completion(text: str) -> bytes:
 
 @cache
 def _response(status: int, body: bytes, extra: str = "", length: int | None = None) -> bytes:
-    reason = {200: "OK", 429: "Too Many Requests", 500: "Internal Server Error"}[status]
+    reason = {200: "OK", 429: "Too Many Requests", 500: "Internal Server Error", 503: "Busy"}[
+        status
+    ]
     head = (
         f"HTTP/1.1 {status} {reason}\r\ncontent-type: application/json\r\n"
         f"content-length: {len(body) if length is None else length}\r\n{extra}\r\n"
@@ -93,8 +99,12 @@ class FakeOpenAIServer:
         concurrency: int = 64,
         faults: Faults | None = None,
         seed: int = 0,
+        echo_key: bool = False,
+        server_error_status: int = 500,
     ) -> None:
         self.latency_s = latency_s
+        self.echo_key = echo_key
+        self.server_error_status = server_error_status
         self.concurrency = concurrency
         self.faults = faults or Faults()
         self.stats = _Stats()
@@ -104,7 +114,7 @@ class FakeOpenAIServer:
         self._server: asyncio.AbstractServer | None = None
         self._connections: set[_Connection] = set()
         # Answers waiting for one of the ``concurrency`` slots, oldest first.
-        self._queued: deque[tuple[_Connection, str]] = deque()
+        self._queued: deque[tuple[_Connection, str, str]] = deque()
         self.port = 0
 
     @property
@@ -148,8 +158,15 @@ class FakeOpenAIServer:
             draw -= rate
         return None
 
-    def _handle(self, body: dict[str, Any], connection: _Connection) -> None:
+    def _handle(self, request: _Request, connection: _Connection) -> None:
         """Answer one request on ``connection``, now or from a timer."""
+        if request.method == "GET" and request.path.endswith("/models"):
+            self.stats.probes += 1
+            listing = json.dumps({"object": "list", "data": [{"id": "fake", "object": "model"}]})
+            connection.reply(_response(200, listing.encode()))
+            return
+        body = request.body
+        echo = request.headers.get("authorization", "") if self.echo_key else ""
         messages = body.get("messages", [])
         prompt = json.dumps(messages[-1] if messages else {}, sort_keys=True)
         self.stats.requests += 1
@@ -159,19 +176,24 @@ class FakeOpenAIServer:
             self.stats.faults[fault] += 1
             self._misbehave(fault, connection)
         elif self.stats.in_flight < self.concurrency:
-            self._begin(connection, prompt)
+            self._begin(connection, prompt, echo)
         else:
-            self._queued.append((connection, prompt))
+            self._queued.append((connection, prompt, echo))
 
-    def _begin(self, connection: _Connection, prompt: str) -> None:
+    def _begin(self, connection: _Connection, prompt: str, echo: str) -> None:
         self.stats.in_flight += 1
         self.stats.max_in_flight = max(self.stats.max_in_flight, self.stats.in_flight)
-        connection.later(self.latency_s, self._finish, connection, prompt)
+        connection.later(self.latency_s, self._finish, connection, prompt, echo)
 
-    def _finish(self, connection: _Connection, prompt: str) -> None:
+    def _finish(self, connection: _Connection, prompt: str, echo: str) -> None:
         self.stats.in_flight -= 1
         self.stats.answered[prompt] += 1
-        connection.reply(_response(200, _completion(_answer(prompt))))
+        if echo:
+            body = json.loads(_completion(f"{_answer(prompt)} (you sent {echo})"))
+            body["debug"] = {"request_headers": {"authorization": echo}}
+            connection.reply(_response(200, json.dumps(body).encode()))
+        else:
+            connection.reply(_response(200, _completion(_answer(prompt))))
         if self._queued:
             self._begin(*self._queued.popleft())
 
@@ -181,7 +203,8 @@ class FakeOpenAIServer:
             retry = f"retry-after: {self.faults.retry_after_s}\r\n"
             connection.reply(_response(429, error.encode(), retry))
         elif fault == "server_error":
-            connection.reply(_response(500, b'{"error": {"message": "boom"}}'))
+            status = self.server_error_status
+            connection.reply(_response(status, b'{"error": {"message": "boom"}}'))
         elif fault == "slow":
             reply = _response(200, _completion("Answer: A"))
             connection.later(self.faults.slow_s, connection.reply, reply)
@@ -201,7 +224,7 @@ class _Connection(asyncio.Protocol):
         self._server = server
         self._transport: asyncio.Transport | None = None
         self._buffer = bytearray()
-        self._requests: deque[dict[str, Any]] = deque()
+        self._requests: deque[_Request] = deque()
         self._busy = False
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
@@ -246,23 +269,34 @@ class _Connection(asyncio.Protocol):
         self._server._handle(self._requests.popleft(), self)
 
 
-def _take_request(buffer: bytearray) -> dict[str, Any] | None:
-    """The first complete request's JSON body (removed from ``buffer``), or None."""
+@dataclass(frozen=True)
+class _Request:
+    method: str
+    path: str
+    headers: dict[str, str]
+    """Names lower-cased."""
+    body: dict[str, Any]
+
+
+def _take_request(buffer: bytearray) -> _Request | None:
+    """The first complete request (removed from ``buffer``), or None."""
     end = buffer.find(b"\r\n\r\n")
     if end < 0:
         return None
-    length = 0
-    for line in bytes(buffer[:end]).decode("latin-1").split("\r\n")[1:]:
+    request_line, *lines = bytes(buffer[:end]).decode("latin-1").split("\r\n")
+    method, path, *_ = request_line.split(" ")
+    headers = {}
+    for line in lines:
         name, _, value = line.partition(":")
-        if name.strip().lower() == "content-length":
-            length = int(value.strip())
+        headers[name.strip().lower()] = value.strip()
+    length = int(headers.get("content-length") or 0)
     start = end + 4
     if len(buffer) < start + length:
         return None
     payload = bytes(buffer[start : start + length]) if length else b"{}"
     del buffer[: start + length]
     parsed: dict[str, Any] = json.loads(payload)
-    return parsed
+    return _Request(method, path, headers, parsed)
 
 
 def main() -> None:

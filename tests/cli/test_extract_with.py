@@ -74,6 +74,7 @@ def test_evaluate_extract_with_reads_unparseable_answers_once(tmp_path: Path, mo
     db = tmp_path / "s.db"
     _store(db)
     with RecordingServer() as server:
+        server.reply({"data": []})  # the endpoint check before the run: GET /v1/models
         # One answer read, one "none" (order of the two requests does not matter for the counts).
         server.reply(_completion('{"answer": "B"}'))
         server.reply(_completion('{"answer": "none"}'))
@@ -100,7 +101,8 @@ def test_evaluate_extract_with_reads_unparseable_answers_once(tmp_path: Path, mo
         assert data["extraction"]["no_answer"] == 1
         (row,) = data["accuracy"]
         assert row["answered"] == 3 and row["read_by_llm"] == 1 and row["unparseable"] == 1
-        sent = [json.loads(r.body) for r in server.requests]
+        posts = [r for r in server.requests if r.method == "POST"]
+        sent = [json.loads(r.body) for r in posts]
         assert len(sent) == 2
         prompts = " ".join(
             m["content"] if isinstance(m["content"], str) else json.dumps(m["content"])
@@ -108,10 +110,12 @@ def test_evaluate_extract_with_reads_unparseable_answers_once(tmp_path: Path, mo
             for m in body["messages"]
         )
         assert "sky-ish" in prompts and "dunno" in prompts and "image_url" not in prompts
+        server.reply({"data": []})  # the second run's endpoint check; nothing else is asked
         second = CliRunner().invoke(app, args)
         assert second.exit_code == 0, second.output
         assert json.loads(second.stdout)["extraction"]["asked"] == 0
-        assert len(server.requests) == 2
+        assert sum(r.method == "POST" for r in server.requests) == 2
+        server.reply({"data": []})
         text = CliRunner().invoke(app, [a for a in args if a != "--json"])
         assert "read by LLM" in text.output and "extractor openai/reader" in text.output
     store = Store.open(str(db))

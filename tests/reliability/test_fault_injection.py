@@ -92,3 +92,56 @@ async def test_every_item_ends_answered_once_despite_faults(tmp_path: Path) -> N
         rerun = await run_examinee(store, "faulty", client)
         await client.aclose()
         assert again.stats.requests == 0 and rerun.skipped == ITEMS
+
+
+HALF_FAULTS = Faults(
+    rate_limit=0.1,
+    server_error=0.1,
+    malformed=0.05,
+    truncated=0.125,
+    dropped=0.125,
+    retry_after_s=0.01,
+    # Never healed by the server: with 3 attempts an item fails whenever all three draw a
+    # fault (1 in 8), and its last fault is often a dropped connection or a truncated body,
+    # the case that used to abort the whole run as "cannot reach the server".
+    max_faults_per_prompt=1000,
+)
+
+
+@pytest.mark.timeout(120)
+async def test_half_the_calls_failing_fails_items_never_the_run(tmp_path: Path) -> None:
+    store = _store(tmp_path / "s.db")
+    retry = RetryPolicy(max_retries=2, base_delay=0.001, max_delay=0.005)
+    with FakeOpenAIServer(concurrency=16, faults=HALF_FAULTS, seed=11) as server:
+        model = load_chat_model(f"openai/fake?base_url={server.base_url}&timeout=2")
+        client = ModelClient(model, store, concurrency=16, retry=retry)
+        summary = await run_examinee(store, "faulty", client)  # raises RunAborted on abort
+        await client.aclose()
+        stats = server.stats
+
+    # About half the requests misbehaved, and every kind of fault happened.
+    assert 0.4 < sum(stats.faults.values()) / stats.requests < 0.6, stats.faults
+    assert set(stats.faults) == {"rate_limit", "server_error", "malformed", "truncated", "dropped"}
+    # Every item ends with one stored response: ok with an answer, or failed with its reason.
+    responses = list(iter_responses(store, model=client.spec))
+    assert len(responses) == ITEMS == summary.ok + summary.failed
+    assert Counter(r.item_id for r in responses).most_common(1)[0][1] == 1
+    failed = [r for r in responses if r.status is not Status.OK]
+    assert all(r.status is Status.ERROR and r.reason for r in failed)
+    assert all(r.extracted in ("A", "B", "C", "D") for r in responses if r.status is Status.OK)
+    assert 0 < len(failed) == summary.failed < ITEMS // 3
+    # Among them, items whose last attempt lost its connection: failed alone, run went on.
+    assert any("connection lost" in (r.reason or "") for r in failed), summary.reasons
+    assert sum(summary.reasons.values()) == summary.failed
+    # Nobody paid twice: every answer the server sent became exactly one ok response.
+    assert max(stats.answered.values()) == 1
+    assert sum(stats.answered.values()) == summary.ok
+
+    # The next run asks the failed items again, and only them.
+    with FakeOpenAIServer() as healthy:
+        model = load_chat_model(f"openai/fake?base_url={healthy.base_url}")
+        client = ModelClient(model, store, concurrency=16, retry=retry)
+        rerun = await run_examinee(store, "faulty", client)
+        await client.aclose()
+        assert healthy.stats.requests == len(failed) == rerun.ok
+    assert rerun.skipped == ITEMS - len(failed)

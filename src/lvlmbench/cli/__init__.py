@@ -22,6 +22,7 @@ from lvlmbench.cli.report import report
 from lvlmbench.cli.scenes import scenes_app
 from lvlmbench.cli.serve import serve
 from lvlmbench.cli.store import store_app
+from lvlmbench.models import install_log_redaction
 
 __all__ = ["app", "main"]
 
@@ -69,6 +70,7 @@ def root(
         level=logging.DEBUG if verbose else logging.WARNING,
         format="%(levelname)s %(name)s: %(message)s",
     )
+    install_log_redaction()  # a key echoed into an error or a retry reason never reaches a log
 
 
 def main() -> None:

@@ -7,6 +7,7 @@ import functools
 import json
 import logging
 import sys
+import time
 from collections.abc import Callable, Iterator
 from typing import Annotated, Any, ParamSpec, TypeVar
 
@@ -26,7 +27,14 @@ from rich.progress import (
 )
 from rich.text import Text
 
-from lvlmbench.models import ProviderError, RegistryError, RunAborted
+from lvlmbench.models import (
+    ModelClient,
+    ProviderError,
+    RegistryError,
+    RetryEvent,
+    RunAborted,
+    redact_text,
+)
 from lvlmbench.store import Store, StoreError
 
 __all__ = [
@@ -40,6 +48,7 @@ __all__ = [
     "friendly_errors",
     "open_store",
     "print_json",
+    "print_reasons",
     "progress_bar",
 ]
 
@@ -73,7 +82,10 @@ def fail(message: str, code: int = EXIT_BAD_INPUT) -> typer.Exit:
     """Print one error line to stderr and return the Exit to raise."""
     # Escaped: messages carry install hints like 'lvlmbench[hf]' that rich would eat as markup.
     err_console.print(
-        f"[bold red]error:[/] {escape(message)}", markup=True, highlight=False, soft_wrap=True
+        f"[bold red]error:[/] {escape(redact_text(message))}",
+        markup=True,
+        highlight=False,
+        soft_wrap=True,
     )
     return typer.Exit(code)
 
@@ -104,14 +116,18 @@ def open_store(url: str | None) -> Store:
 
 def print_json(value: Any) -> None:
     """Machine-readable output for --json."""
-    console.print_json(json.dumps(value, default=str))
+    console.print_json(redact_text(json.dumps(value, default=str)))
 
 
 @contextlib.contextmanager
-def progress_bar(label: str, enabled: bool = True) -> Iterator[Callable[[int, int], None]]:
+def progress_bar(
+    label: str, enabled: bool = True, client: ModelClient | None = None
+) -> Iterator[Callable[[int, int], None]]:
     """A rich progress bar with counts, rate and ETA; yields a ``(done, total)`` hook.
 
     Disabled (a no-op hook) for --json output and when stderr is not a terminal in CI logs.
+    With ``client`` and a terminal, its retries show on the line ("retry 2/6 in 4 s: HTTP 503"),
+    so a slow run says why it is slow instead of sitting silent.
     """
     if not enabled:
         yield lambda done, total: None
@@ -124,14 +140,63 @@ def progress_bar(label: str, enabled: bool = True) -> Iterator[Callable[[int, in
         TimeElapsedColumn(),
         TextColumn("eta"),
         TimeRemainingColumn(),
+        TextColumn("[yellow]{task.fields[retry]}"),
     )
     with Progress(*columns, console=err_console, transient=False) as progress:
-        task = progress.add_task(label, total=None)
+        task = progress.add_task(label, total=None, retry="")
+        status = _RetryStatus()
+        watched = client if client is not None and err_console.is_terminal else None
+        previous = watched.on_retry if watched is not None else None
+
+        def on_retry(event: RetryEvent) -> None:
+            progress.update(task, retry=status.saw(event))
+            if previous is not None:
+                previous(event)
 
         def hook(done: int, total: int) -> None:
-            progress.update(task, completed=done, total=total)
+            progress.update(task, completed=done, total=total, retry=status.text())
 
-        yield hook
+        if watched is not None:
+            watched.on_retry = on_retry
+        try:
+            yield hook
+        finally:
+            if watched is not None:
+                watched.on_retry = previous
+
+
+class _RetryStatus:
+    """The progress line's retry column: the latest retry while it is pending, and a count."""
+
+    def __init__(self) -> None:
+        self.retries = 0
+        self._last: RetryEvent | None = None
+        self._until = 0.0
+
+    def saw(self, event: RetryEvent) -> str:
+        self.retries += 1
+        self._last = event
+        self._until = time.monotonic() + event.wait_s + 1.0
+        return self.text()
+
+    def text(self) -> str:
+        if self.retries == 0:
+            return ""
+        count = f"{self.retries} {'retry' if self.retries == 1 else 'retries'}"
+        last = self._last
+        if last is None or time.monotonic() > self._until:
+            return count
+        reason = redact_text(last.reason)
+        return f"retry {last.attempt}/{last.max_retries} in {last.wait_s:.0f} s: {reason} ({count})"
+
+
+def print_reasons(reasons: dict[str, int], title: str) -> None:
+    """Failures grouped by reason, most frequent first, on stderr (nothing when none)."""
+    if not reasons:
+        return
+    err_console.print(f"{title}: {sum(reasons.values())} by reason", highlight=False)
+    for reason, count in sorted(reasons.items(), key=lambda kv: (-kv[1], kv[0])):
+        err_console.print(f"  {count:6d}  {redact_text(reason)}", markup=False, highlight=False)
 
 
 class _RateColumn(ProgressColumn):

@@ -25,6 +25,7 @@ async def run_extractor(
     """One extraction pass over ``models``' unparseable responses (cached, resumable)."""
     client = ModelClient(load_chat_model(spec), store, concurrency=concurrency)
     try:
+        await client.check()  # a dead extractor endpoint stops here, in seconds
         return await extract_unparseable(store, benchmark, client, models=models, variant=variant)
     finally:
         await client.aclose()

@@ -18,6 +18,7 @@ from lvlmbench.cli._common import (
     friendly_errors,
     open_store,
     print_json,
+    print_reasons,
     progress_bar,
 )
 from lvlmbench.cli._extract import print_extraction, run_extractor
@@ -85,7 +86,8 @@ async def run_models(
     for spec in specs:
         client = ModelClient(load_chat_model(spec), store, concurrency=concurrency)
         try:
-            with progress_bar(f"{spec} [{variant}]", show_progress) as hook:
+            await client.check()  # a dead endpoint stops here, in seconds, with one line
+            with progress_bar(f"{spec} [{variant}]", show_progress, client) as hook:
                 summaries.append(
                     await run_examinee(
                         store,
@@ -185,6 +187,7 @@ def evaluate(
                 f"{s.model}: {s.ok} ok, {s.unparseable} unparseable, {s.refused} refused, "
                 f"{s.failed} failed, {s.skipped} already done, {s.wall_s:.1f}s"
             )
+            print_reasons(s.reasons, f"{s.model}: not ok")
         if extraction is not None:
             print_extraction(extraction)
     if any(s.failed for s in summaries):

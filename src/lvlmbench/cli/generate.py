@@ -18,6 +18,7 @@ from lvlmbench.cli._common import (
     print_json,
     progress_bar,
 )
+from lvlmbench.models import ModelClient
 from lvlmbench.store import Store
 
 __all__ = ["generate", "parse_levels", "parse_zeta", "run_generation"]
@@ -67,6 +68,11 @@ async def run_generation(
     backend = make_backend(examiner, images, mode, store, settings, diversity_graph)
     image_client = make_images(images, store)
     try:
+        # Dead endpoints stop here, in seconds, before any stage starts.
+        examiner_client = getattr(backend, "examiner", None)
+        if isinstance(examiner_client, ModelClient):
+            await examiner_client.check()
+        await image_client.check()
         with progress_bar(f"generate {settings.benchmark}", show_progress) as hook:
             return await generate_benchmark(store, settings, backend, image_client, hook)
     finally:

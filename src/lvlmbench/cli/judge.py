@@ -23,6 +23,7 @@ from lvlmbench.cli._common import (
     friendly_errors,
     open_store,
     print_json,
+    print_reasons,
     progress_bar,
 )
 from lvlmbench.cli._judge_tables import hallucination_table, print_pairwise_report, score_table
@@ -125,6 +126,7 @@ def _run(
         await _answer_missing(store, benchmark, models, show)
         client = ModelClient(load_chat_model(judge), store, concurrency=concurrency)
         try:
+            await client.check()  # a dead judge endpoint stops here, in seconds
             return await body(client)
         finally:
             await client.aclose()
@@ -132,6 +134,8 @@ def _run(
     summary = asyncio.run(main())
     for warning in summary.warnings:
         err_console.print(f"[yellow]warning:[/] {warning}", highlight=False)
+    if show:
+        print_reasons(summary.reasons, f"{summary.judge}: not ok")
     return summary
 
 
@@ -173,7 +177,7 @@ def pairwise(
     include = reference_free and play_reference
 
     async def body(client: ModelClient) -> JudgeRunSummary:
-        with progress_bar(f"judge {judge}", not as_json) as hook:
+        with progress_bar(f"judge {judge}", not as_json, client) as hook:
             return await run_pairwise(
                 opened,
                 benchmark,
@@ -278,7 +282,7 @@ def score(
         if regenerate_reference:
             own = client if writer_spec == judge else None
             await _write_references(opened, benchmark, writer_spec, own, concurrency, as_json)
-        with progress_bar(f"judge {judge}", not as_json) as hook:
+        with progress_bar(f"judge {judge}", not as_json, client) as hook:
             return await run_score(
                 opened, benchmark, model, client, reference=reference, on_progress=hook
             )
@@ -305,7 +309,8 @@ async def _write_references(
     the judge writes it), resumable and cached like any examinee run."""
     writer = own or ModelClient(load_chat_model(writer_spec), store, concurrency=concurrency)
     try:
-        with progress_bar(f"reference {writer_spec}", not as_json) as hook:
+        await writer.check()
+        with progress_bar(f"reference {writer_spec}", not as_json, writer) as hook:
             await make_references(store, benchmark, writer, on_progress=hook)
     finally:
         if writer is not own:
@@ -327,7 +332,7 @@ def hallucination(
     _check(opened, benchmark, [*model, judge], concurrency)
 
     async def body(client: ModelClient) -> JudgeRunSummary:
-        with progress_bar(f"judge {judge}", not as_json) as hook:
+        with progress_bar(f"judge {judge}", not as_json, client) as hook:
             return await run_hallucination(opened, benchmark, model, client, on_progress=hook)
 
     summary = _run(opened, benchmark, model, judge, concurrency, not as_json, body)

@@ -39,6 +39,7 @@ async def _check(
     )
     parts: list[str | ImagePart] = [_image_part(image)] if image else []
     try:
+        await client.check()
         output = await client.generate(
             [Message.user(*parts, prompt)], GenerationConfig(max_tokens=max_tokens)
         )

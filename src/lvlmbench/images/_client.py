@@ -8,15 +8,18 @@ import time
 
 from lvlmbench.images._api import ImageOutput, ImageRequest, TextToImage
 from lvlmbench.models._api import ProviderError
-from lvlmbench.models._client import RunAborted
+from lvlmbench.models._client import RunAborted, log_retry, preflight
 from lvlmbench.models._policy import (
     CallStats,
+    CircuitBreaker,
     EndpointLimiter,
     RetryPolicy,
     aborts_run,
+    breaker_threshold,
     cache_key,
     call_with_retries,
 )
+from lvlmbench.models._secrets import redact_text
 from lvlmbench.store import Store
 from lvlmbench.store import _schema as tables
 from lvlmbench.types import Status
@@ -42,8 +45,13 @@ class ImageClient:
         self.concurrency = concurrency
         self.retry = retry or RetryPolicy()
         self.stats = CallStats()
+        self.breaker = CircuitBreaker(breaker_threshold(concurrency))
         self._rng = random.Random(seed)
         self._identity = model.cache_identity()
+
+    async def check(self) -> None:
+        """The preflight: RunAborted within seconds when the endpoint refuses connections."""
+        await preflight(self.model)
 
     @property
     def spec(self) -> str:
@@ -99,16 +107,34 @@ class ImageClient:
             self.stats.cache_hits += 1
             return hit
         async with EndpointLimiter.get(self.model.endpoint, self.concurrency):
+            if self.breaker.tripped_by is not None:
+                raise RunAborted(redact_text(self.breaker.message(self.model.spec)))
             try:
                 output, attempts = await call_with_retries(
-                    lambda: self.model.generate(request), self.retry, self.stats, self._rng
+                    lambda: self.model.generate(request),
+                    self.retry,
+                    self.stats,
+                    self._rng,
+                    on_retry=lambda event: log_retry(self.model.spec, event),
                 )
             except ProviderError as exc:
                 self.stats.failures += 1
                 if aborts_run(exc):
-                    raise RunAborted(str(exc)) from None
-                return ImageOutput(status=Status.ERROR, reason=str(exc))
-        output = output.model_copy(update={"attempts": attempts})
+                    raise RunAborted(redact_text(str(exc))) from None
+                if self.breaker.record_failure(exc):
+                    raise RunAborted(redact_text(self.breaker.message(self.model.spec))) from None
+                return ImageOutput(status=Status.ERROR, reason=redact_text(str(exc)))
+        self.breaker.record_success()
+        # The same masking as chat outputs: a revised prompt or reason may echo the key.
+        output = output.model_copy(
+            update={
+                "attempts": attempts,
+                "reason": None if output.reason is None else redact_text(output.reason),
+                "revised_prompt": None
+                if output.revised_prompt is None
+                else redact_text(output.revised_prompt),
+            }
+        )
         self._remember(key, output)
         return output
 

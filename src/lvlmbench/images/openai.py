@@ -16,7 +16,6 @@ import base64
 import binascii
 import io
 import json
-import os
 import re
 import time
 from collections.abc import Mapping
@@ -30,9 +29,11 @@ from lvlmbench.models._http import (
     HttpResponse,
     classify_response,
     post_json,
+    probe,
     redact,
     redact_json,
 )
+from lvlmbench.models._secrets import read_secret
 from lvlmbench.types import Status
 
 __all__ = ["OpenAITextToImage", "classify_images", "create"]
@@ -120,7 +121,7 @@ class OpenAITextToImage:
         self.quality = quality
         self.style = style
         self.size = _parse_size(size) if size else None
-        self._api_key = os.environ.get(api_key_env, "")
+        self._api_key = read_secret(api_key_env)
         self._api_key_env = api_key_env
         if self.base_url == DEFAULT_BASE_URL and not self._api_key:
             raise ProviderError(
@@ -233,6 +234,13 @@ class OpenAITextToImage:
         if exc.status_code == 401:
             exc.hint = f"check the API key in {self._api_key_env}"
         return exc
+
+    async def check(self) -> None:
+        """Preflight: GET {base_url}/models; a server without that route answers 404, which
+        still shows it is up."""
+        await probe(
+            self._client, f"{self.base_url}/models", what=self.spec, headers=self._headers()
+        )
 
     async def aclose(self) -> None:
         await self._client.aclose()

@@ -4,8 +4,15 @@ Every call goes through :class:`ModelClient`: cache, per-endpoint concurrency, r
 """
 
 from lvlmbench.models._api import ChatModel, ErrorKind, ProviderError
-from lvlmbench.models._client import ModelClient, RunAborted, Structured
-from lvlmbench.models._policy import DEFAULT_CONCURRENCY, CallStats, RetryPolicy, chat_cache_key
+from lvlmbench.models._client import ModelClient, RunAborted, Structured, preflight
+from lvlmbench.models._policy import (
+    DEFAULT_CONCURRENCY,
+    CallStats,
+    CircuitBreaker,
+    RetryEvent,
+    RetryPolicy,
+    chat_cache_key,
+)
 from lvlmbench.models._registry import (
     CHAT_PROVIDERS,
     IMAGE_PROVIDERS,
@@ -13,6 +20,12 @@ from lvlmbench.models._registry import (
     RegistryError,
     load_chat_model,
     parse_spec,
+)
+from lvlmbench.models._secrets import (
+    RedactingFilter,
+    install_log_redaction,
+    redact_text,
+    register_secret,
 )
 from lvlmbench.models._structured import extract_json
 
@@ -22,16 +35,23 @@ __all__ = [
     "IMAGE_PROVIDERS",
     "CallStats",
     "ChatModel",
+    "CircuitBreaker",
     "ErrorKind",
     "ModelClient",
     "ModelSpec",
     "ProviderError",
+    "RedactingFilter",
     "RegistryError",
+    "RetryEvent",
     "RetryPolicy",
     "RunAborted",
     "Structured",
     "chat_cache_key",
     "extract_json",
+    "install_log_redaction",
     "load_chat_model",
     "parse_spec",
+    "preflight",
+    "redact_text",
+    "register_secret",
 ]

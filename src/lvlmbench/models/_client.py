@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import random
 import time
 from dataclasses import dataclass
@@ -16,25 +17,70 @@ from lvlmbench.models._cache import CallCache
 from lvlmbench.models._policy import (
     DEFAULT_CONCURRENCY,
     CallStats,
+    CircuitBreaker,
     EndpointLimiter,
+    RetryEvent,
+    RetryHook,
     RetryPolicy,
     aborts_run,
+    breaker_threshold,
     call_with_retries,
     chat_cache_key,
 )
+from lvlmbench.models._secrets import redact_data, redact_text
 from lvlmbench.models._structured import extract_json
 from lvlmbench.prompts import render_prompt
 from lvlmbench.store import Store
 from lvlmbench.types import GenerationConfig, Message, ModelOutput, Status
 
-__all__ = ["ModelClient", "RunAborted", "Structured"]
+__all__ = ["ModelClient", "RunAborted", "Structured", "preflight", "redact_output"]
 
+log = logging.getLogger(__name__)
 M = TypeVar("M", bound=BaseModel)
 _DEFAULT_CONFIG = GenerationConfig()  # frozen: one instance serves every call without a config
 
 
 class RunAborted(RuntimeError):
     """A failure that every later call would hit too (bad key, unknown model, server down)."""
+
+
+def redact_output(output: ModelOutput) -> ModelOutput:
+    """``output`` with every registered secret masked in its text, reason and raw body."""
+    update = {
+        "text": redact_text(output.text),
+        "reason": None if output.reason is None else redact_text(output.reason),
+        "raw": redact_data(output.raw),
+    }
+    if all(update[name] is getattr(output, name) for name in update):
+        return output
+    return output.model_copy(update=update)
+
+
+async def preflight(model: object) -> None:
+    """Check once, before a run, that ``model``'s endpoint accepts connections, through the
+    model's optional ``async def check()`` (models without an endpoint have none).
+
+    Raises RunAborted with one line naming the URL and the cause when it does not.
+    """
+    check = getattr(model, "check", None)
+    if check is None:
+        return
+    try:
+        await check()
+    except ProviderError as exc:
+        raise RunAborted(redact_text(str(exc))) from None
+
+
+def log_retry(spec: str, event: RetryEvent) -> None:
+    """Log one retry at INFO (shown under ``lvlmbench -v``)."""
+    log.info(
+        "%s: retry %d/%d in %.1f s: %s",
+        spec,
+        event.attempt,
+        event.max_retries,
+        event.wait_s,
+        redact_text(event.reason),
+    )
 
 
 @dataclass(frozen=True)
@@ -65,6 +111,8 @@ class ModelClient:
         retry: RetryPolicy | None = None,
         price_per_mtok: tuple[float, float] | None = None,
         seed: int = 0,
+        on_retry: RetryHook | None = None,
+        breaker: CircuitBreaker | None = None,
     ) -> None:
         self.model = model
         self.store = store
@@ -72,6 +120,9 @@ class ModelClient:
         self.retry = retry or RetryPolicy()
         self.price_per_mtok = price_per_mtok
         self.stats = CallStats()
+        self.on_retry = on_retry
+        """Called with each retry about to be made (the CLI's status line); may be set later."""
+        self.breaker = breaker or CircuitBreaker(breaker_threshold(concurrency))
         self._rng = random.Random(seed)
         self._identity = model.cache_identity()
         # A model may opt out (``cacheable = False``) when answering costs less than a cache
@@ -86,6 +137,16 @@ class ModelClient:
         """The wrapped model's spec."""
         return self.model.spec
 
+    async def check(self) -> None:
+        """The preflight: raises RunAborted within seconds when the endpoint refuses
+        connections (closed port, unknown host, invalid URL). Call it once before a run."""
+        await preflight(self.model)
+
+    def _retried(self, event: RetryEvent) -> None:
+        log_retry(self.model.spec, event)
+        if self.on_retry is not None:
+            self.on_retry(event)
+
     def cache_key(self, messages: list[Message], config: GenerationConfig) -> str:
         """The key this call is cached under."""
         return chat_cache_key(self._identity, messages, config)
@@ -96,7 +157,9 @@ class ModelClient:
         found = await self._cache.get(key)
         if found is None:
             return None
-        output = ModelOutput.model_validate_json(found)
+        # Masked again: a row written before its key was masked (an older store) must not
+        # carry the key into a new response.
+        output = redact_output(ModelOutput.model_validate_json(found))
         return output.model_copy(update={"cached": True, "attempts": 0})
 
     async def _remember(self, key: str, output: ModelOutput) -> None:
@@ -161,15 +224,26 @@ class ModelClient:
         self, key: str, messages: list[Message], config: GenerationConfig
     ) -> ModelOutput:
         async with EndpointLimiter.get(self.model.endpoint, self.concurrency):
+            if self.breaker.tripped_by is not None:  # tripped while this call waited its turn
+                raise RunAborted(redact_text(self.breaker.message(self.model.spec)))
             try:
                 output, attempts = await call_with_retries(
-                    lambda: self.model.generate(messages, config), self.retry, self.stats, self._rng
+                    lambda: self.model.generate(messages, config),
+                    self.retry,
+                    self.stats,
+                    self._rng,
+                    on_retry=self._retried,
                 )
             except ProviderError as exc:
                 self.stats.failures += 1
                 if aborts_run(exc):
-                    raise RunAborted(str(exc)) from None
-                return ModelOutput(status=Status.ERROR, reason=str(exc))
+                    raise RunAborted(redact_text(str(exc))) from None
+                if self.breaker.record_failure(exc):
+                    raise RunAborted(redact_text(self.breaker.message(self.model.spec))) from None
+                return ModelOutput(status=Status.ERROR, reason=redact_text(str(exc)))
+            self.breaker.record_success()
+            # Masked before anything keeps it: the cache row, the response, the report.
+            output = redact_output(output)
             if output.attempts != attempts:  # a copy costs as much as the accounting below
                 output = output.model_copy(update={"attempts": attempts})
             self._account(output)

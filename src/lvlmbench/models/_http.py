@@ -10,6 +10,8 @@ import asyncio
 import email.utils
 import functools
 import json
+import os
+import socket
 import ssl
 import time
 from collections.abc import Callable, Mapping
@@ -25,12 +27,14 @@ from lvlmbench.models._api import ErrorKind, ProviderError
 __all__ = [
     "Classifier",
     "HttpClient",
+    "HttpConnectError",
     "HttpError",
     "HttpResponse",
     "HttpTimeout",
     "classify_response",
     "parse_retry_after",
     "post_json",
+    "probe",
     "redact",
     "redact_json",
 ]
@@ -60,8 +64,14 @@ class HttpError(Exception):
     """The exchange failed below HTTP: refused or dropped connection, truncated body."""
 
 
+class HttpConnectError(HttpError):
+    """No byte was exchanged: connection refused, unknown host name, invalid URL, TLS handshake
+    refused or connect timeout. At the start of a run this means the endpoint is down or
+    misnamed; later in a run it is one call's bad luck like any dropped connection."""
+
+
 class HttpTimeout(HttpError):
-    """Connecting or waiting for the reply took longer than the client's timeout."""
+    """Waiting for the reply took longer than the client's timeout."""
 
 
 Classifier = Callable[[HttpResponse, str, tuple[str, ...]], ProviderError]
@@ -137,9 +147,9 @@ class HttpClient:
         sent = {"content-type": "application/json", **(headers or {})}
         return await self._request("POST", url, body, sent)
 
-    async def get(self, url: str) -> HttpResponse:
+    async def get(self, url: str, headers: Mapping[str, str] | None = None) -> HttpResponse:
         """GET ``url`` and read the whole reply."""
-        return await self._request("GET", url, None, {})
+        return await self._request("GET", url, None, headers or {})
 
     async def _request(
         self, method: str, url: str, body: bytes | None, headers: Mapping[str, str]
@@ -148,7 +158,7 @@ class HttpClient:
         try:
             target = _parsed(url)
         except ValueError:
-            raise HttpError("InvalidURL") from None
+            raise HttpConnectError("InvalidURL") from None
         proxy, proxy_auth = _env_proxy(_origin(url))
         session = self._current()
         try:
@@ -163,8 +173,12 @@ class HttpClient:
             ) as reply:
                 content = await reply.read()
                 return HttpResponse(reply.status, reply.headers, content, reply.charset)
+        except aiohttp.ConnectionTimeoutError as exc:  # before TimeoutError: it is one too
+            raise HttpConnectError(type(exc).__name__) from None
         except TimeoutError as exc:  # aiohttp's timeouts subclass it
             raise HttpTimeout(type(exc).__name__) from None
+        except (aiohttp.ClientConnectorError, aiohttp.InvalidURL) as exc:
+            raise HttpConnectError(_connect_detail(exc)) from None
         except (aiohttp.ClientError, OSError) as exc:
             raise HttpError(type(exc).__name__) from None
 
@@ -177,6 +191,19 @@ class HttpClient:
             await session.close()
         else:  # made under an event loop that has ended: its connections ended with it
             session.detach()
+
+
+def _connect_detail(exc: Exception) -> str:
+    # The OS's words ("Connection refused", "Name or service not known") say what to fix;
+    # aiohttp's own text ("Connect call failed (host, port)") repeats the URL around it.
+    cause = getattr(exc, "os_error", None)
+    if isinstance(cause, socket.gaierror):
+        words = cause.strerror or str(cause)
+    elif isinstance(cause, OSError) and cause.errno:
+        words = os.strerror(cause.errno)
+    else:
+        words = str(cause or "")
+    return f"{type(exc).__name__}: {words}" if words else type(exc).__name__
 
 
 # One encoder for every body: json.dumps builds a new one per call when given options.
@@ -296,11 +323,18 @@ async def post_json(
         response = await client.post(url, json=payload, headers=dict(headers))
     except HttpTimeout as exc:
         raise ProviderError(f"{what}: timed out ({exc})", ErrorKind.TRANSIENT) from None
-    except HttpError as exc:
+    except HttpConnectError as exc:
+        # Transient here: one refused connection late in a run fails (after retries) only its
+        # own item. A server down from the start is caught by the preflight (:func:`probe`),
+        # one down for good later by the client's circuit breaker.
         raise ProviderError(
             f"{what}: cannot reach {url} ({exc})",
             ErrorKind.TRANSIENT,
             hint="is the server running and the base URL right?",
+        ) from None
+    except HttpError as exc:
+        raise ProviderError(
+            f"{what}: connection lost talking to {url} ({exc})", ErrorKind.TRANSIENT
         ) from None
     if response.status_code >= 400:
         raise classify(response, what, unsupported)
@@ -315,3 +349,19 @@ async def post_json(
     if not isinstance(body, dict):
         raise ProviderError(f"{what}: reply is not a JSON object", ErrorKind.TRANSIENT)
     return body
+
+
+async def probe(client: HttpClient, url: str, *, what: str, headers: Mapping[str, str]) -> None:
+    """The preflight: one cheap GET before a run. Raises a FATAL ProviderError only when no
+    connection could be made (refused, unknown host, invalid URL, connect timeout). Any HTTP
+    answer, even 404/405 on a server without that route or a 5xx, shows the server is there."""
+    try:
+        await client.get(url, headers=headers)
+    except HttpConnectError as exc:
+        raise ProviderError(
+            f"{what}: cannot reach {url} ({exc})",
+            ErrorKind.FATAL,
+            hint="is the server running and the base URL right?",
+        ) from None
+    except HttpError:
+        return  # it accepted the connection: whatever else went wrong, the run will tell

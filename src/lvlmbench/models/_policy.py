@@ -19,11 +19,16 @@ from lvlmbench.models._api import ErrorKind, ProviderError
 from lvlmbench.types import GenerationConfig, ImagePart, Message, TextPart
 
 __all__ = [
+    "BREAKER_MARGIN",
     "DEFAULT_CONCURRENCY",
     "CallStats",
+    "CircuitBreaker",
     "EndpointLimiter",
+    "RetryEvent",
+    "RetryHook",
     "RetryPolicy",
     "aborts_run",
+    "breaker_threshold",
     "cache_key",
     "call_with_retries",
     "chat_cache_key",
@@ -101,15 +106,90 @@ class CallStats:
 
 
 def aborts_run(exc: ProviderError) -> bool:
-    """Failures that will hit every later call too (bad key, no quota, unknown model, server
-    down): stop the run with a clear message instead of recording thousands of failed items."""
+    """Failures that will hit every later call too (bad key, no quota, unknown model, a missing
+    key): stop the run with a clear message instead of recording thousands of failed items.
+
+    A transient failure never aborts by itself, even one that outlived its retries: a dropped
+    connection or a refused one on one unlucky item fails that item. An endpoint down from the
+    start is caught by the preflight, one that fails every call later by :class:`CircuitBreaker`.
+    """
     if exc.kind is ErrorKind.FATAL:
         return exc.status_code in (None, 401, 402, 403, 404)
-    if exc.kind is ErrorKind.TRANSIENT:
-        return exc.status_code is None and "cannot reach" in str(exc)
     return False
 
 
+BREAKER_MARGIN = 4
+"""Calls beyond one full wave (``concurrency``) that must fail too before the breaker trips."""
+
+
+def breaker_threshold(concurrency: int) -> int:
+    """Calls in a row that must fail with a server or connection error, after all their retries
+    and with no success in between, before the circuit breaker stops a run: 20 at the default
+    concurrency of 16.
+
+    The calls in flight together fail together: one wave of them is one observation of an
+    outage as long as a retry budget (~1 min by default), which retries may yet outlast. More
+    than a wave means calls that started after the first wave had failed failed as well: the
+    endpoint has been down for two retry budgets. So a dead server stops a run after ~2 min at
+    any concurrency (instead of every item spending its retries: ~24 min for 360 items at 16),
+    and a minute-long outage never trips it.
+    """
+    return max(5, concurrency + BREAKER_MARGIN)
+
+
+def _server_side(exc: ProviderError) -> bool:
+    # What a down or broken endpoint answers: 5xx, or nothing at all (refused, dropped,
+    # timed out). A 429 means the server is up and metering; a 4xx is about the request.
+    return exc.transient and (exc.status_code is None or exc.status_code >= 500)
+
+
+class CircuitBreaker:
+    """Trips after ``threshold`` consecutive calls failed server-side after their retries; any
+    call that got an answer (a success, or a 4xx about the request) resets the count."""
+
+    def __init__(self, threshold: int = 20) -> None:
+        if threshold < 1:
+            raise ValueError(f"breaker threshold must be at least 1, got {threshold}")
+        self.threshold = threshold
+        self.failures_in_a_row = 0
+        self.tripped_by: str | None = None
+        """Why it tripped (the last failure's message), or None while closed."""
+
+    def record_success(self) -> None:
+        """A call got an answer: the endpoint is alive."""
+        self.failures_in_a_row = 0
+
+    def record_failure(self, exc: ProviderError) -> bool:
+        """Count a call that failed after its retries; True when this one trips the breaker."""
+        if not _server_side(exc):
+            self.failures_in_a_row = 0
+            return False
+        self.failures_in_a_row += 1
+        if self.failures_in_a_row >= self.threshold and self.tripped_by is None:
+            self.tripped_by = str(exc)
+        return self.tripped_by is not None
+
+    def message(self, spec: str) -> str:
+        """The one line a tripped breaker stops the run with."""
+        return (
+            f"{spec}: stopped after {self.threshold} calls in a row failed with server "
+            f"or connection errors after all their retries (last: {self.tripped_by}); the "
+            "endpoint looks down, run again once it answers (finished items are kept)"
+        )
+
+
+@dataclass(frozen=True)
+class RetryEvent:
+    """A failed attempt about to be retried: for progress lines and logs."""
+
+    attempt: int
+    """The retry about to be made (1 = first retry)."""
+    max_retries: int
+    wait_s: float
+    reason: str
+
+
+RetryHook = Callable[[RetryEvent], None]
 Sleeper = Callable[[float], Awaitable[None]]
 
 
@@ -119,6 +199,7 @@ async def call_with_retries(
     stats: CallStats,
     rng: random.Random,
     sleep: Sleeper = asyncio.sleep,
+    on_retry: RetryHook | None = None,
 ) -> tuple[T, int]:
     """Run ``call`` until it succeeds, retrying transient ProviderErrors with backoff.
 
@@ -139,7 +220,18 @@ async def call_with_retries(
             wait = policy.delay(attempt, exc.retry_after, rng)
             stats.retries += 1
             stats.waits.append(wait)
+            if on_retry is not None:
+                on_retry(RetryEvent(attempt, policy.max_retries, wait, _short_reason(exc)))
             await sleep(wait)
+
+
+def _short_reason(exc: ProviderError) -> str:
+    # "HTTP 503" or the transport's words, without the spec and URL that every line repeats.
+    if exc.status_code is not None and exc.status_code >= 400:
+        return f"HTTP {exc.status_code}"
+    text = str(exc.args[0]) if exc.args else str(exc)
+    _, _, rest = text.partition(": ")
+    return (rest or text)[:80]
 
 
 class EndpointLimiter:

@@ -14,7 +14,6 @@ from __future__ import annotations
 import base64
 import io
 import json
-import os
 import time
 from collections.abc import Mapping
 from typing import Any
@@ -25,9 +24,11 @@ from lvlmbench.models._http import (
     HttpResponse,
     classify_response,
     post_json,
+    probe,
     redact,
     redact_json,
 )
+from lvlmbench.models._secrets import read_secret
 from lvlmbench.types import (
     GenerationConfig,
     ImagePart,
@@ -158,7 +159,7 @@ class AnthropicChatModel:
         self.spec = f"anthropic/{name}"
         self.base_url = base_url.rstrip("/")
         self.endpoint = self.base_url
-        self._api_key = os.environ.get(api_key_env, "")
+        self._api_key = read_secret(api_key_env)
         self._api_key_env = api_key_env
         if self.base_url == DEFAULT_BASE_URL and not self._api_key:
             raise ProviderError(
@@ -228,6 +229,12 @@ class AnthropicChatModel:
         elif exc.status_code == 404:
             exc.hint = "check the model name and that base_url does not end in /v1"
         return exc
+
+    async def check(self) -> None:
+        """Preflight: GET {base_url}/v1/models (any HTTP answer shows the server is up)."""
+        await probe(
+            self._client, f"{self.base_url}/v1/models", what=self.spec, headers=self._headers()
+        )
 
     async def aclose(self) -> None:
         await self._client.aclose()

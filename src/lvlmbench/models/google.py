@@ -17,7 +17,6 @@ from __future__ import annotations
 import base64
 import io
 import json
-import os
 import re
 import time
 from collections.abc import Mapping
@@ -30,9 +29,11 @@ from lvlmbench.models._http import (
     classify_response,
     parse_retry_after,
     post_json,
+    probe,
     redact,
     redact_json,
 )
+from lvlmbench.models._secrets import read_secret
 from lvlmbench.types import GenerationConfig, ImagePart, Message, ModelOutput, Status, Usage
 
 __all__ = ["GoogleChatModel", "classify_google", "create", "encode_messages"]
@@ -236,10 +237,10 @@ class GoogleChatModel:
         self.endpoint = self.base_url
         self.thinking_budget = thinking_budget
         self._api_key_env = api_key_env
-        self._api_key = os.environ.get(api_key_env, "")
+        self._api_key = read_secret(api_key_env)
         if not self._api_key and api_key_env == DEFAULT_KEY_ENV:
             self._api_key_env = FALLBACK_KEY_ENV
-            self._api_key = os.environ.get(FALLBACK_KEY_ENV, "")
+            self._api_key = read_secret(FALLBACK_KEY_ENV)
         if self.base_url == DEFAULT_BASE_URL and not self._api_key:
             hint = f"set {api_key_env}"
             if api_key_env == DEFAULT_KEY_ENV:
@@ -337,6 +338,12 @@ class GoogleChatModel:
         elif exc.status_code == 404:
             exc.hint = "check the model name and that base_url does not end in /v1beta"
         return exc
+
+    async def check(self) -> None:
+        """Preflight: GET {base_url}/v1beta/models (any HTTP answer shows the server is up)."""
+        await probe(
+            self._client, f"{self.base_url}/v1beta/models", what=self.spec, headers=self._headers()
+        )
 
     async def aclose(self) -> None:
         await self._client.aclose()

@@ -9,14 +9,14 @@ structured output; by default json_schema first, falling back when the server re
 from __future__ import annotations
 
 import base64
-import os
 import time
 from collections import OrderedDict
 from collections.abc import Mapping
 from typing import Any
 
 from lvlmbench.models._api import ErrorKind, ProviderError
-from lvlmbench.models._http import HttpClient, post_json, redact
+from lvlmbench.models._http import HttpClient, post_json, probe, redact
+from lvlmbench.models._secrets import read_secret
 from lvlmbench.types import (
     GenerationConfig,
     ImagePart,
@@ -122,7 +122,7 @@ class OpenAIChatModel:
         self.spec = f"openai/{name}"
         self.base_url = base_url.rstrip("/")
         self.endpoint = self.base_url
-        self._api_key = os.environ.get(api_key_env, "")
+        self._api_key = read_secret(api_key_env)
         self._api_key_env = api_key_env
         self._json_modes = [json_mode] if json_mode else ["json_schema", "json_object", "none"]
         self._client = HttpClient(timeout)
@@ -202,6 +202,13 @@ class OpenAIChatModel:
             exc.args = (redact(str(exc.args[0]), [self._api_key]),)
             raise
         return _parse_completion(body, time.perf_counter() - started, self.spec)
+
+    async def check(self) -> None:
+        """Preflight: GET {base_url}/models; a server without that route answers 404, which
+        still shows it is up."""
+        await probe(
+            self._client, f"{self.base_url}/models", what=self.spec, headers=self._headers()
+        )
 
     async def aclose(self) -> None:
         await self._client.aclose()
