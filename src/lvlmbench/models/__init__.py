@@ -12,7 +12,9 @@ from lvlmbench.models._registry import (
     ModelSpec,
     RegistryError,
     load_chat_model,
+    model_identity,
     parse_spec,
+    resolve_spec,
 )
 from lvlmbench.models._structured import extract_json
 
@@ -33,5 +35,7 @@ __all__ = [
     "chat_cache_key",
     "extract_json",
     "load_chat_model",
+    "model_identity",
     "parse_spec",
+    "resolve_spec",
 ]
