@@ -5,6 +5,7 @@ Every call goes through :class:`ModelClient`: cache, per-endpoint concurrency, r
 
 from lvlmbench.models._api import ChatModel, ErrorKind, ProviderError
 from lvlmbench.models._client import ModelClient, RunAborted, Structured
+from lvlmbench.models._display import display_name, display_names
 from lvlmbench.models._policy import DEFAULT_CONCURRENCY, CallStats, RetryPolicy, chat_cache_key
 from lvlmbench.models._registry import (
     CHAT_PROVIDERS,
@@ -33,6 +34,8 @@ __all__ = [
     "RunAborted",
     "Structured",
     "chat_cache_key",
+    "display_name",
+    "display_names",
     "extract_json",
     "load_chat_model",
     "model_identity",
