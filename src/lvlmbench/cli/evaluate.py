@@ -19,7 +19,7 @@ from lvlmbench.cli._common import (
     progress_bar,
 )
 from lvlmbench.cli._tables import accuracy_pivot, accuracy_rows_json
-from lvlmbench.models import DEFAULT_CONCURRENCY, ModelClient, load_chat_model, parse_spec
+from lvlmbench.models import DEFAULT_CONCURRENCY, ModelClient, load_chat_model, resolve_spec
 from lvlmbench.runner import VARIANTS, EvalSummary, run_examinee
 from lvlmbench.store import Store, get_benchmark
 from lvlmbench.types import GenerationConfig
@@ -41,10 +41,11 @@ def parse_groupings(by: str) -> list[str]:
 
 
 def check_specs(specs: list[str]) -> None:
-    """Reject a malformed spec or an unknown provider before any work is stored (RegistryError,
-    exit 2), so a typo in the last --model does not leave the others' runs half done."""
+    """Reject a malformed spec, an unknown provider, or an unknown or malformed option before
+    any work is stored (RegistryError, exit 2), so a typo in the last --model does not leave the
+    others' runs half done."""
     for spec in specs:
-        parse_spec(spec)
+        resolve_spec(spec)
 
 
 async def run_models(
@@ -115,7 +116,9 @@ def evaluate(
             show_progress=not as_json,
         )
     )
-    rows = accuracy_table(opened, benchmark, facets, variant=variant, models=model)
+    # Rows are stored under each model's identity (endpoint and options included), not the spec.
+    identities = [resolve_spec(spec) for spec in model]
+    rows = accuracy_table(opened, benchmark, facets, variant=variant, models=identities)
     if as_json:
         print_json(
             {"runs": [vars(s) for s in summaries], "accuracy": accuracy_rows_json(rows, facets)}

@@ -20,6 +20,7 @@ from lvlmbench.cli._common import (
     StoreOption,
     console,
     err_console,
+    fail,
     friendly_errors,
     open_store,
     print_json,
@@ -44,7 +45,7 @@ from lvlmbench.judging import (
     run_score,
     score_report,
 )
-from lvlmbench.models import DEFAULT_CONCURRENCY, ModelClient, load_chat_model, parse_spec
+from lvlmbench.models import DEFAULT_CONCURRENCY, ModelClient, load_chat_model, model_identity
 from lvlmbench.store import Store, get_benchmark, iter_items, iter_judgments
 
 __all__ = ["AsJson", "Bench", "JudgeSpec", "judge_app"]
@@ -62,24 +63,61 @@ AsJson = Annotated[bool, typer.Option("--json", help="Machine-readable output.")
 
 
 def _check(store: Store, benchmark: str, specs: list[str], concurrency: int) -> None:
+    """Every spec and option checked (RegistryError, exit 2) before any call; BadInput when the
+    benchmark is absent or has no items."""
     if concurrency < 1:
         raise BadInput(f"--concurrency must be at least 1, got {concurrency}")
     for spec in specs:
-        if spec != REFERENCE and not spec.startswith(REFERENCE_PREFIX):
-            parse_spec(spec)
-    if get_benchmark(store, benchmark) is None and next(iter_items(store, benchmark), None) is None:
-        raise BadInput(
-            f"no benchmark {benchmark!r} in {store.url}; `lvlmbench store info` lists them"
+        _player_identity(spec)
+    if next(iter_items(store, benchmark), None) is None:
+        what = "has no items" if get_benchmark(store, benchmark) else f"is not in {store.url}"
+        raise BadInput(f"benchmark {benchmark!r} {what}; `lvlmbench store info` lists them")
+
+
+def _player_identity(spec: str) -> str:
+    """The stored name of a player: a model spec's identity; ``reference`` as is, and
+    ``reference:<spec>`` with the writer's identity."""
+    if spec == REFERENCE:
+        return spec
+    if spec.startswith(REFERENCE_PREFIX):
+        return reference_name(model_identity(spec.removeprefix(REFERENCE_PREFIX)))
+    return model_identity(spec)
+
+
+def _players(specs: list[str]) -> dict[str, str]:
+    """identity -> spec of the examinees (the judging functions look answers up by identity;
+    a missing answer is asked of the spec as given, which may carry a key or a timeout)."""
+    return {_player_identity(spec): spec for spec in specs}
+
+
+def _empty_reason(store: Store, benchmark: str, players: list[str], s: JudgeRunSummary) -> str:
+    """Why a judge run had nothing to judge, or "" when it judged something. A player with no
+    answer at all is a reason too: its column would be silently empty."""
+    missing = missing_answers(store, benchmark, players)
+    items = sum(1 for _ in iter_items(store, benchmark))
+    absent = [p for p, n in missing.items() if n == items]
+    if absent:
+        return (
+            f"no answers of {', '.join(absent)} to judge on {benchmark!r} "
+            f"(all {items} missing); `lvlmbench evaluate` asks examinees first"
         )
+    if s.total == 0 or s.missing == s.total:
+        return (
+            f"{s.judge} [{s.protocol}] had nothing to judge on {benchmark!r}: every unit "
+            f"({s.missing}) lacks an answer, caption or reference"
+        )
+    return ""
 
 
-async def _answer_missing(store: Store, benchmark: str, models: list[str], show: bool) -> None:
+async def _answer_missing(
+    store: Store, benchmark: str, models: dict[str, str], show: bool
+) -> None:
     """Ask the examinees whose answers are missing (run_examinee resumes; answered is skipped)."""
     from lvlmbench.cli.evaluate import run_models
 
     todo = [
-        m
-        for m, n in missing_answers(store, benchmark, models).items()
+        models[m]
+        for m, n in missing_answers(store, benchmark, list(models)).items()
         if n and m != REFERENCE and not m.startswith(REFERENCE_PREFIX)
     ]
     if todo:
@@ -96,7 +134,7 @@ async def _answer_missing(store: Store, benchmark: str, models: list[str], show:
 def _run(
     store: Store,
     benchmark: str,
-    models: list[str],
+    models: dict[str, str],
     judge: str,
     concurrency: int,
     show: bool,
@@ -124,7 +162,9 @@ def _summary_line(s: JudgeRunSummary) -> str:
     )
 
 
-def _finish(summary: JudgeRunSummary) -> None:
+def _finish(summary: JudgeRunSummary, empty: str) -> None:
+    if empty:
+        raise fail(empty, EXIT_FAILURES)
     if summary.failed:
         raise typer.Exit(EXIT_FAILURES)
 
@@ -150,20 +190,22 @@ def pairwise(
     opened = open_store(store)
     _check(opened, benchmark, [*model, judge], concurrency)
     include = reference_free and play_reference
+    players = _players(model)
 
     async def body(client: ModelClient) -> JudgeRunSummary:
         with progress_bar(f"judge {judge}", not as_json) as hook:
             return await run_pairwise(
                 opened,
                 benchmark,
-                model,
+                list(players),
                 client,
                 reference_backed=not reference_free,
                 include_reference=include,
                 on_progress=hook,
             )
 
-    summary = _run(opened, benchmark, model, judge, concurrency, not as_json, body)
+    summary = _run(opened, benchmark, players, judge, concurrency, not as_json, body)
+    empty = _empty_reason(opened, benchmark, list(players), summary)
     protocol = PAIRWISE if reference_free else PAIRWISE_REF
     report = pairwise_report(opened, benchmark, summary.judge, protocol=protocol)
     if as_json:
@@ -171,7 +213,7 @@ def pairwise(
     else:
         console.print(_summary_line(summary), markup=False, highlight=False)
         print_pairwise_report(report)
-    _finish(summary)
+    _finish(summary, empty)
 
 
 @judge_app.command("score")
@@ -192,7 +234,8 @@ def score(
     opened = open_store(store)
     writer_spec = reference_writer or judge
     _check(opened, benchmark, [*model, judge, writer_spec], concurrency)
-    reference = reference_name(writer_spec)
+    reference = reference_name(model_identity(writer_spec))
+    players = _players(model)
 
     async def body(client: ModelClient) -> JudgeRunSummary:
         writer = client
@@ -206,10 +249,11 @@ def score(
                 await writer.aclose()
         with progress_bar(f"judge {judge}", not as_json) as hook:
             return await run_score(
-                opened, benchmark, model, client, reference=reference, on_progress=hook
+                opened, benchmark, list(players), client, reference=reference, on_progress=hook
             )
 
-    summary = _run(opened, benchmark, model, judge, concurrency, not as_json, body)
+    summary = _run(opened, benchmark, players, judge, concurrency, not as_json, body)
+    empty = _empty_reason(opened, benchmark, [*players, reference], summary)
     items = {item.id: item for item in iter_items(opened, benchmark)}
     scores = score_report(
         iter_judgments(opened, judge=summary.judge, protocol=SCORE), reference, items
@@ -232,7 +276,7 @@ def score(
     else:
         console.print(_summary_line(summary), markup=False, highlight=False)
         console.print(score_table(rows, f"{benchmark}: TouchStone score ×100 vs {reference}"))
-    _finish(summary)
+    _finish(summary, empty)
 
 
 @judge_app.command("hallucination")
@@ -248,21 +292,25 @@ def hallucination(
     """Rate how much of each answer the caption does not support (0 none - 10 all; TouchStone)."""
     opened = open_store(store)
     _check(opened, benchmark, [*model, judge], concurrency)
+    players = _players(model)
 
     async def body(client: ModelClient) -> JudgeRunSummary:
         with progress_bar(f"judge {judge}", not as_json) as hook:
-            return await run_hallucination(opened, benchmark, model, client, on_progress=hook)
+            return await run_hallucination(
+                opened, benchmark, list(players), client, on_progress=hook
+            )
 
-    summary = _run(opened, benchmark, model, judge, concurrency, not as_json, body)
+    summary = _run(opened, benchmark, players, judge, concurrency, not as_json, body)
+    empty = _empty_reason(opened, benchmark, list(players), summary)
     ids = {item.id for item in iter_items(opened, benchmark)}
     report = hallucination_report(
         iter_judgments(opened, judge=summary.judge, protocol=HALLUCINATION), ids
     )
-    rows = [vars(r) for r in report.values() if r.model in model]
+    rows = [vars(r) for r in report.values() if r.model in players]
     if as_json:
         print_json({"run": vars(summary), "hallucination": rows})
     else:
         console.print(_summary_line(summary), markup=False, highlight=False)
         title = f"{benchmark}: hallucination (0 none - 10 all)"
         console.print(hallucination_table(rows, title))
-    _finish(summary)
+    _finish(summary, empty)
