@@ -18,6 +18,7 @@ import json
 import random
 import threading
 from collections import Counter, deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
@@ -93,8 +94,11 @@ class FakeOpenAIServer:
         concurrency: int = 64,
         faults: Faults | None = None,
         seed: int = 0,
+        answer: Callable[[str], str] = _answer,
     ) -> None:
         self.latency_s = latency_s
+        # Two servers with different rules stand for one model name on two endpoints.
+        self.answer = answer
         self.concurrency = concurrency
         self.faults = faults or Faults()
         self.stats = _Stats()
@@ -171,7 +175,7 @@ class FakeOpenAIServer:
     def _finish(self, connection: _Connection, prompt: str) -> None:
         self.stats.in_flight -= 1
         self.stats.answered[prompt] += 1
-        connection.reply(_response(200, _completion(_answer(prompt))))
+        connection.reply(_response(200, _completion(self.answer(prompt))))
         if self._queued:
             self._begin(*self._queued.popleft())
 

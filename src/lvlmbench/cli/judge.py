@@ -45,7 +45,7 @@ from lvlmbench.judging import (
     run_score,
     score_report,
 )
-from lvlmbench.models import DEFAULT_CONCURRENCY, ModelClient, load_chat_model, model_identity
+from lvlmbench.models import DEFAULT_CONCURRENCY, ModelClient, load_chat_model, resolve_spec
 from lvlmbench.store import Store, get_benchmark, iter_items, iter_judgments
 
 __all__ = ["AsJson", "Bench", "JudgeSpec", "judge_app"]
@@ -75,13 +75,13 @@ def _check(store: Store, benchmark: str, specs: list[str], concurrency: int) -> 
 
 
 def _player_identity(spec: str) -> str:
-    """The stored name of a player: a model spec's identity; ``reference`` as is, and
-    ``reference:<spec>`` with the writer's identity."""
+    """The stored name of a player: a model spec's identity (a bad spec or option raises
+    RegistryError); ``reference`` as is, and ``reference:<spec>`` with the writer's identity."""
     if spec == REFERENCE:
         return spec
     if spec.startswith(REFERENCE_PREFIX):
-        return reference_name(model_identity(spec.removeprefix(REFERENCE_PREFIX)))
-    return model_identity(spec)
+        return reference_name(resolve_spec(spec.removeprefix(REFERENCE_PREFIX)))
+    return resolve_spec(spec)
 
 
 def _players(specs: list[str]) -> dict[str, str]:
@@ -234,7 +234,7 @@ def score(
     opened = open_store(store)
     writer_spec = reference_writer or judge
     _check(opened, benchmark, [*model, judge, writer_spec], concurrency)
-    reference = reference_name(model_identity(writer_spec))
+    reference = reference_name(resolve_spec(writer_spec))
     players = _players(model)
 
     async def body(client: ModelClient) -> JudgeRunSummary:
