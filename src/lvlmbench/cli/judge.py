@@ -101,7 +101,10 @@ def _empty_reason(store: Store, benchmark: str, players: list[str], s: JudgeRunS
             f"no answers of {', '.join(absent)} to judge on {benchmark!r} "
             f"(all {items} missing); `lvlmbench evaluate` asks examinees first"
         )
-    if s.total == 0 or s.missing == s.total:
+    if s.total == 0:
+        need = " (pairwise judging needs two players)" if len(players) < 2 else ""
+        return f"{s.judge} [{s.protocol}] had nothing to judge on {benchmark!r}{need}"
+    if s.missing == s.total:
         return (
             f"{s.judge} [{s.protocol}] had nothing to judge on {benchmark!r}: every unit "
             f"({s.missing}) lacks an answer, caption or reference"
