@@ -131,7 +131,7 @@ def _choice(*allowed: str) -> Normaliser:
 
 
 def _size(value: str) -> str:
-    match = re.fullmatch(r"\s*(\d+)\s*x\s*(\d+)\s*", value)
+    match = re.fullmatch(r"\s*(\d+)\s*x\s*(\d+)\s*", value, re.IGNORECASE)
     if not match or int(match.group(1)) < 1 or int(match.group(2)) < 1:
         raise OptionError("WIDTHxHEIGHT, e.g. 1024x1024")
     return f"{int(match.group(1))}x{int(match.group(2))}"
