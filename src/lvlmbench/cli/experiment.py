@@ -23,7 +23,7 @@ from lvlmbench.cli._common import (
     print_json,
 )
 from lvlmbench.cli.evaluate import Models, check_specs, run_models
-from lvlmbench.models import DEFAULT_CONCURRENCY
+from lvlmbench.models import DEFAULT_CONCURRENCY, resolve_spec
 from lvlmbench.store import Store, get_benchmark
 
 __all__ = ["experiment_app", "run_leakage", "run_position_bias"]
@@ -106,7 +106,7 @@ def leakage(
     check_specs(model)
     opened = _opened(store, benchmark)
     run_leakage(opened, benchmark, model, question_only, concurrency, show_progress=not as_json)
-    figures, spread = leakage_figures(opened, benchmark, model)
+    figures, spread = leakage_figures(opened, benchmark, [resolve_spec(m) for m in model])
     if as_json:
         print_json(
             {
@@ -154,7 +154,8 @@ def position_bias(
     opened = _opened(store, benchmark)
     targets = [cast(Target, t) for t in [*letters, "even"]]
     run_position_bias(opened, benchmark, model, targets, seed, concurrency, not as_json)
-    figures = position_bias_figures(opened, benchmark, targets, model)
+    identities = [resolve_spec(m) for m in model]  # rows are stored under identities
+    figures = position_bias_figures(opened, benchmark, targets, identities)
     if as_json:
         print_json([{**vars(f), "bias_rate": f.rate} for f in figures])
         return
