@@ -176,3 +176,15 @@ def test_plain_specs_keep_matching_their_schema_1_rows(tmp_path: Path, monkeypat
         EXAMINEES[2]: N_ITEMS,
     }
     assert _counts(path)["responses"] == N_ITEMS * len(EXAMINEES)
+
+
+def test_store_info_names_the_legacy_identities(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.delenv("LVLMBENCH_STORE", raising=False)
+    old, new = tmp_path / "old.db", tmp_path / "new.db"
+    _v1_store(old)
+    runner = CliRunner()
+    shown = runner.invoke(app, ["store", "info", "--store", str(old)])
+    assert shown.exit_code == 0, shown.output
+    assert "endpoint not recorded: baseline/prior, baseline/random?seed=3" in shown.output
+    fresh = runner.invoke(app, ["store", "info", "--store", str(new), "--json"])
+    assert json.loads(fresh.stdout)["legacy_identities"] == []

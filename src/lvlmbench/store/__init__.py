@@ -1,6 +1,6 @@
 """The store: SQLAlchemy Core tables plus content-addressed image files."""
 
-from lvlmbench.store._migrations import MIGRATIONS
+from lvlmbench.store._migrations import MIGRATIONS, legacy_identities
 from lvlmbench.store._records import (
     get_artifact,
     get_benchmark,
@@ -35,6 +35,7 @@ __all__ = [
     "iter_judgments",
     "iter_responses",
     "judgment_id",
+    "legacy_identities",
     "list_benchmarks",
     "normalise_url",
     "put_artifact",

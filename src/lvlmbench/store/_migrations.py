@@ -5,11 +5,11 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 
-from sqlalchemy import Connection, insert, select
+from sqlalchemy import Connection, Engine, insert, select
 
 from lvlmbench.store import _schema as s
 
-__all__ = ["LEGACY_IDENTITIES_KEY", "MIGRATIONS"]
+__all__ = ["LEGACY_IDENTITIES_KEY", "MIGRATIONS", "legacy_identities"]
 
 LEGACY_IDENTITIES_KEY = "legacy_identities"
 """meta key: the model and judge names stored before identities carried their endpoint."""
@@ -34,3 +34,13 @@ def _v1_to_v2(conn: Connection) -> None:
 
 # version -> function that upgrades a connection from that version to the next one.
 MIGRATIONS: dict[int, Callable[[Connection], None]] = {1: _v1_to_v2}
+
+
+def legacy_identities(engine: Engine) -> list[str]:
+    """Model and judge names stored by schema 1 (endpoint not recorded); [] for a store made
+    by schema 2."""
+    with engine.connect() as conn:
+        found = conn.execute(
+            select(s.meta.c.value).where(s.meta.c.key == LEGACY_IDENTITIES_KEY)
+        ).scalar()
+    return [str(name) for name in json.loads(found)] if found else []
