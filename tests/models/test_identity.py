@@ -170,3 +170,9 @@ def test_display_names_use_the_path_when_hosts_alike() -> None:
         ["openai/m?base_url=http://h:1/a/v1", "openai/m?base_url=http://h:1/b/v1"]
     )
     assert sorted(shown.values()) == ["openai/m (h:1/a/v1)", "openai/m (h:1/b/v1)"]
+
+
+def test_google_model_prefix_names_the_same_model() -> None:
+    assert model_identity("google/models/gemini-2.0-flash") == "google/gemini-2.0-flash"
+    model = load_chat_model("google/models/gemini-2.0-flash?base_url=http://127.0.0.1:9")
+    assert model.spec == "google/gemini-2.0-flash?base_url=http://127.0.0.1:9"

@@ -62,6 +62,8 @@ class _Provider:
     """pip extra that brings this provider's dependencies (None: core)."""
     options: Mapping[str, Option] = field(default_factory=dict)
     """Every option the provider takes; anything else is refused."""
+    name_prefix: str = ""
+    """A prefix of the model name that names nothing (``google/models/x`` is ``google/x``)."""
 
     @property
     def env_defaults(self) -> dict[str, str]:
@@ -72,7 +74,7 @@ class _Provider:
 CHAT_PROVIDERS: dict[str, _Provider] = {
     "openai": _Provider("lvlmbench.models.openai", None, OPENAI_CHAT_OPTIONS),
     "anthropic": _Provider("lvlmbench.models.anthropic", None, ANTHROPIC_OPTIONS),
-    "google": _Provider("lvlmbench.models.google", None, GOOGLE_CHAT_OPTIONS),
+    "google": _Provider("lvlmbench.models.google", None, GOOGLE_CHAT_OPTIONS, "models/"),
     "hf": _Provider("lvlmbench.models.hf", "hf", HF_OPTIONS),
     "baseline": _Provider("lvlmbench.models.baselines", None, BASELINE_OPTIONS),
 }
@@ -180,7 +182,7 @@ def _resolved(
 def _identity(parsed: ModelSpec, provider: _Provider, options: Mapping[str, str]) -> str:
     if parsed.provider == "procedural":  # one renderer: a label after the slash is ignored
         return "procedural"
-    base = f"{parsed.provider}/{parsed.name}"
+    base = f"{parsed.provider}/{parsed.name.removeprefix(provider.name_prefix)}"
     kept = sorted(
         (name, value)
         for name, value in options.items()
