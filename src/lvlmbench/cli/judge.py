@@ -112,9 +112,7 @@ def _empty_reason(store: Store, benchmark: str, players: list[str], s: JudgeRunS
     return ""
 
 
-async def _answer_missing(
-    store: Store, benchmark: str, models: dict[str, str], show: bool
-) -> None:
+async def _answer_missing(store: Store, benchmark: str, models: dict[str, str], show: bool) -> None:
     """Ask the examinees whose answers are missing (run_examinee resumes; answered is skipped)."""
     from lvlmbench.cli.evaluate import run_models
 

@@ -27,9 +27,7 @@ def _v1_to_v2(conn: Connection) -> None:
         *conn.execute(select(s.responses.c.model).distinct()).scalars(),
         *conn.execute(select(s.judgments.c.judge).distinct()).scalars(),
     }
-    conn.execute(
-        insert(s.meta).values(key=LEGACY_IDENTITIES_KEY, value=json.dumps(sorted(names)))
-    )
+    conn.execute(insert(s.meta).values(key=LEGACY_IDENTITIES_KEY, value=json.dumps(sorted(names))))
 
 
 # version -> function that upgrades a connection from that version to the next one.

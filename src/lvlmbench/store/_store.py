@@ -41,7 +41,6 @@ DEFAULT_STORE_URL = "sqlite:///lvlmbench.db"
 _IMAGE_HASH = re.compile(r"[0-9a-f]{64}")
 
 
-
 class StoreError(RuntimeError):
     """The store cannot be opened or written; the message says which and why."""
 
