@@ -196,3 +196,16 @@ def test_same_display_name_is_told_apart_in_the_table(db: Path) -> None:
     assert f"openai/m (127.0.0.1:{second.port})" in result.output
     table_rows = [line for line in result.output.splitlines() if "│" in line]
     assert len(table_rows) == 2 and not any("base_url=" in line for line in table_rows)
+
+
+def test_a_misspelt_option_does_not_even_create_the_store(tmp_path: Path) -> None:
+    fresh = tmp_path / "fresh.db"
+    for args in (
+        ["evaluate", BENCH, "-m", "openai/m?bogus=1"],
+        ["judge", "pairwise", BENCH, "-m", "baseline/prior", "-m", "baseline/random"]
+        + ["-j", "openai/j?base_urll=http://127.0.0.1:9/v1"],
+        ["judge", "hallucination", BENCH, "-m", "openai/m?timeout=abc", "-j", "baseline/prior"],
+    ):
+        result = runner.invoke(app, [*args, "--store", str(fresh)])
+        assert result.exit_code == 2 and "option" in result.output, result.output
+    assert not fresh.exists()

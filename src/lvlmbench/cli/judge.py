@@ -62,13 +62,20 @@ Concurrency = Annotated[int, typer.Option(help="Judge requests in flight per end
 AsJson = Annotated[bool, typer.Option("--json", help="Machine-readable output.")]
 
 
-def _check(store: Store, benchmark: str, specs: list[str], concurrency: int) -> None:
-    """Every spec and option checked (RegistryError, exit 2) before any call; BadInput when the
-    benchmark is absent or has no items."""
+def _open_checked(store: str | None, benchmark: str, specs: list[str], concurrency: int) -> Store:
+    """The store, once every spec and option is checked (RegistryError, exit 2: before the
+    store is even opened, so a typo writes nothing); BadInput when the benchmark is absent or
+    has no items."""
     if concurrency < 1:
         raise BadInput(f"--concurrency must be at least 1, got {concurrency}")
     for spec in specs:
         _player_identity(spec)
+    opened = open_store(store)
+    _check_items(opened, benchmark)
+    return opened
+
+
+def _check_items(store: Store, benchmark: str) -> None:
     if next(iter_items(store, benchmark), None) is None:
         what = "has no items" if get_benchmark(store, benchmark) else f"is not in {store.url}"
         raise BadInput(f"benchmark {benchmark!r} {what}; `lvlmbench store info` lists them")
@@ -188,8 +195,7 @@ def pairwise(
     as_json: AsJson = False,
 ) -> None:
     """Judge every pair of models in both orders (VisIT-Bench); print Elo and win rates."""
-    opened = open_store(store)
-    _check(opened, benchmark, [*model, judge], concurrency)
+    opened = _open_checked(store, benchmark, [*model, judge], concurrency)
     include = reference_free and play_reference
     players = _players(model)
 
@@ -232,9 +238,8 @@ def score(
     as_json: AsJson = False,
 ) -> None:
     """Score each model 1-10 against the caption-assisted reference, both orders (TouchStone)."""
-    opened = open_store(store)
     writer_spec = reference_writer or judge
-    _check(opened, benchmark, [*model, judge, writer_spec], concurrency)
+    opened = _open_checked(store, benchmark, [*model, judge, writer_spec], concurrency)
     reference = reference_name(resolve_spec(writer_spec))
     players = _players(model)
 
@@ -291,8 +296,7 @@ def hallucination(
     as_json: AsJson = False,
 ) -> None:
     """Rate how much of each answer the caption does not support (0 none - 10 all; TouchStone)."""
-    opened = open_store(store)
-    _check(opened, benchmark, [*model, judge], concurrency)
+    opened = _open_checked(store, benchmark, [*model, judge], concurrency)
     players = _players(model)
 
     async def body(client: ModelClient) -> JudgeRunSummary:
