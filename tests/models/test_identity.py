@@ -176,3 +176,11 @@ def test_google_model_prefix_names_the_same_model() -> None:
     assert model_identity("google/models/gemini-2.0-flash") == "google/gemini-2.0-flash"
     model = load_chat_model("google/models/gemini-2.0-flash?base_url=http://127.0.0.1:9")
     assert model.spec == "google/gemini-2.0-flash?base_url=http://127.0.0.1:9"
+
+
+def test_credentials_in_an_endpoint_never_reach_the_identity() -> None:
+    spec = "openai/m?base_url=https://user:s3cret@proxy.example:8443/v1"
+    assert model_identity(spec) == "openai/m?base_url=https://proxy.example:8443/v1"
+    model = load_chat_model(spec)
+    assert "s3cret" not in model.spec
+    assert model.base_url == "https://user:s3cret@proxy.example:8443/v1"  # still used to connect

@@ -47,6 +47,8 @@ class Option:
     """Canonical value when the option is not given (None: unset)."""
     env: str | None = None
     """Environment variable consulted when the option is not given."""
+    public: Normaliser | None = None
+    """The canonical value as it may be stored and shown (None: as it is)."""
 
 
 def _text(value: str) -> str:
@@ -61,6 +63,14 @@ def _url(value: str) -> str:
         raise OptionError("an http:// or https:// URL")
     # "…/v1/" and "…/v1" are one endpoint.
     return text.rstrip("/")
+
+
+def _without_credentials(url: str) -> str:
+    """``url`` without a ``user:password@`` part: identities are stored and shown, secrets
+    never are (the same server with other credentials is the same endpoint)."""
+    scheme, sep, rest = url.partition("://")
+    host, slash, path = rest.partition("/")
+    return f"{scheme}{sep}{host.rpartition('@')[2]}{slash}{path}"
 
 
 def _env_name(value: str) -> str:
@@ -146,7 +156,7 @@ def normalise_option(name: str, option: Option, value: str) -> str:
 
 
 def _endpoint(default: str, env: str) -> Option:
-    return Option(_url, changes_output=True, default=default, env=env)
+    return Option(_url, True, default=default, env=env, public=_without_credentials)
 
 
 _KEY_ENV = Option(_env_name, changes_output=False)

@@ -183,11 +183,11 @@ def _identity(parsed: ModelSpec, provider: _Provider, options: Mapping[str, str]
     if parsed.provider == "procedural":  # one renderer: a label after the slash is ignored
         return "procedural"
     base = f"{parsed.provider}/{parsed.name.removeprefix(provider.name_prefix)}"
-    kept = sorted(
-        (name, value)
-        for name, value in options.items()
-        if provider.options[name].changes_output and value != provider.options[name].default
-    )
+    kept: list[tuple[str, str]] = []
+    for name, value in sorted(options.items()):
+        option = provider.options[name]
+        if option.changes_output and value != option.default:
+            kept.append((name, option.public(value) if option.public else value))
     return f"{base}?{urlencode(kept, safe=':/@')}" if kept else base
 
 
