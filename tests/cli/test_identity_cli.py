@@ -202,8 +202,10 @@ def test_a_misspelt_option_does_not_even_create_the_store(tmp_path: Path) -> Non
     fresh = tmp_path / "fresh.db"
     for args in (
         ["evaluate", BENCH, "-m", "openai/m?bogus=1"],
-        ["judge", "pairwise", BENCH, "-m", "baseline/prior", "-m", "baseline/random"]
-        + ["-j", "openai/j?base_urll=http://127.0.0.1:9/v1"],
+        [
+            *("judge", "pairwise", BENCH, "-m", "baseline/prior", "-m", "baseline/random"),
+            *("-j", "openai/j?base_urll=http://127.0.0.1:9/v1"),
+        ],
         ["judge", "hallucination", BENCH, "-m", "openai/m?timeout=abc", "-j", "baseline/prior"],
     ):
         result = runner.invoke(app, [*args, "--store", str(fresh)])

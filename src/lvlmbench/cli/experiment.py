@@ -23,7 +23,7 @@ from lvlmbench.cli._common import (
     print_json,
 )
 from lvlmbench.cli.evaluate import Models, check_specs, run_models
-from lvlmbench.models import DEFAULT_CONCURRENCY, resolve_spec
+from lvlmbench.models import DEFAULT_CONCURRENCY, display_names, resolve_spec
 from lvlmbench.store import Store, get_benchmark
 
 __all__ = ["experiment_app", "run_leakage", "run_position_bias"]
@@ -118,10 +118,11 @@ def leakage(
     table = Table(title=f"{benchmark}: answer leakage (accuracy %)", title_justify="left")
     for column in ("model", "with image", "description only", "image adds", "question only"):
         table.add_column(column, justify="left" if column == "model" else "right")
+    shown = display_names(f.model for f in figures)
     for f in figures:
         bare = "-" if f.question_only is None else f"{100 * f.question_only:.1f}"
         table.add_row(
-            f.model,
+            shown[f.model],
             f"{100 * f.with_image:.1f}",
             f"{100 * f.description_only:.1f}",
             f"{100 * f.drop:+.1f}",
@@ -162,9 +163,10 @@ def position_bias(
     table = Table(title=f"{benchmark}: position bias", title_justify="left")
     for column in ("model", "keys at", "accuracy %", "even %", "bias rate"):
         table.add_column(column, justify="left" if column == "model" else "right")
+    shown = display_names(f.model for f in figures)
     for f in figures:
         table.add_row(
-            f.model,
+            shown[f.model],
             f.target,
             f"{100 * f.accuracy:.1f}",
             f"{100 * f.even:.1f}",
