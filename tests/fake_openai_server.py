@@ -21,6 +21,7 @@ import json
 import random
 import threading
 from collections import Counter, deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
@@ -101,10 +102,13 @@ class FakeOpenAIServer:
         seed: int = 0,
         echo_key: bool = False,
         server_error_status: int = 500,
+        answer: Callable[[str], str] = _answer,
     ) -> None:
         self.latency_s = latency_s
         self.echo_key = echo_key
         self.server_error_status = server_error_status
+        # Two servers with different rules stand for one model name on two endpoints.
+        self.answer = answer
         self.concurrency = concurrency
         self.faults = faults or Faults()
         self.stats = _Stats()
@@ -189,11 +193,11 @@ class FakeOpenAIServer:
         self.stats.in_flight -= 1
         self.stats.answered[prompt] += 1
         if echo:
-            body = json.loads(_completion(f"{_answer(prompt)} (you sent {echo})"))
+            body = json.loads(_completion(f"{self.answer(prompt)} (you sent {echo})"))
             body["debug"] = {"request_headers": {"authorization": echo}}
             connection.reply(_response(200, json.dumps(body).encode()))
         else:
-            connection.reply(_response(200, _completion(_answer(prompt))))
+            connection.reply(_response(200, _completion(self.answer(prompt))))
         if self._queued:
             self._begin(*self._queued.popleft())
 

@@ -12,6 +12,7 @@ from PIL import Image
 from typer.testing import CliRunner
 
 from lvlmbench.cli import app
+from lvlmbench.models import model_identity
 from lvlmbench.store import Store, iter_judgments
 
 runner = CliRunner()
@@ -61,12 +62,16 @@ def test_import_judge_rate_and_agree(tmp_path: Path) -> None:
         assert 0 < server.stats.requests <= 6
 
     store = Store.open(db[1])
-    rows = list(iter_judgments(store, judge="openai/judge"))
+    # The judge is stored under its identity: its endpoint is part of it.
+    identity = model_identity(judge)
+    assert identity == f"openai/judge?base_url={server.base_url.rstrip('/')}"
+    rows = list(iter_judgments(store, judge=identity))
     assert len(rows) == 6 and {r.order for r in rows} == {"ab", "ba"}
+    assert list(iter_judgments(store, judge="openai/judge")) == []
     store.close()
 
     rated = json.loads(_ok(["rate", "visit", "--json", *db]))
     assert set(rated["elo"]) == set(MODELS)
     # The judge is named with its options, as the user typed it for `judge pairwise`.
     agreed = json.loads(_ok(["agreement", "visit", "-j", judge, "--json", *db]))
-    assert agreed["judge"] == "openai/judge" and agreed["pairs"] == 2
+    assert agreed["judge"] == identity and agreed["pairs"] == 2

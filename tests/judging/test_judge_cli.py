@@ -65,7 +65,7 @@ def store_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
         ],
     )
     store.close()
-    monkeypatch.setattr(judge_cli, "parse_spec", lambda spec: None)
+    monkeypatch.setattr(judge_cli, "resolve_spec", lambda spec: spec)
     monkeypatch.setattr(
         judge_cli,
         "load_chat_model",

@@ -124,7 +124,7 @@ def judge_calls(monkeypatch: pytest.MonkeyPatch) -> list[str]:
         loaded.append(spec)
         return ScriptedModel(steps=[_judge] * 100, spec=spec)
 
-    monkeypatch.setattr(judge_cli, "parse_spec", lambda spec: None)
+    monkeypatch.setattr(judge_cli, "resolve_spec", lambda spec: spec)
     monkeypatch.setattr(judge_cli, "load_chat_model", load)
     return loaded
 

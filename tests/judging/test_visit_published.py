@@ -213,7 +213,7 @@ def test_judge_pairwise_prints_and_returns_the_rule(
     ids = [item_id(BENCH, f"row-{n}") for n in range(1, 6)]
     put_responses(store, [Response(item_id=i, model=MODEL, text=f"MODELTEXT {i}") for i in ids])
     store.close()
-    monkeypatch.setattr(judge_cli, "parse_spec", lambda spec: None)
+    monkeypatch.setattr(judge_cli, "resolve_spec", lambda spec: spec)
     monkeypatch.setattr(
         judge_cli,
         "load_chat_model",

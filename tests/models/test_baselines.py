@@ -7,7 +7,14 @@ from PIL import Image
 
 from lvlmbench.autobench.balance import ChoiceDraft, balance_positions
 from lvlmbench.judging import extract_choice, render_choice_prompt, score_choice
-from lvlmbench.models import ChatModel, ErrorKind, ModelClient, ProviderError, load_chat_model
+from lvlmbench.models import (
+    ChatModel,
+    ErrorKind,
+    ModelClient,
+    ProviderError,
+    RegistryError,
+    load_chat_model,
+)
 from lvlmbench.prompts import render_prompt
 from lvlmbench.types import BenchmarkItem, GenerationConfig, ImagePart, Message, Status
 
@@ -218,5 +225,6 @@ def test_unknown_baseline_and_bad_seed():
     with pytest.raises(ProviderError, match="random, prior, oracle") as caught:
         load_chat_model("baseline/genius")
     assert caught.value.kind is ErrorKind.FATAL
-    with pytest.raises(ProviderError, match="seed must be an integer"):
+    # A malformed option is refused by the registry, before the baseline is built.
+    with pytest.raises(RegistryError, match=r"option seed='x': expected a whole number"):
         load_chat_model("baseline/random", seed="x")

@@ -179,9 +179,10 @@ async def test_each_retry_is_reported_and_logged(caplog: pytest.LogCaptureFixtur
         (1, 3, "HTTP 500"),
         (2, 3, "HTTP 500"),
     ]
+    # Logged under the model's identity: which endpoint is retrying is part of the news.
     assert [r.getMessage().split(" in ")[0] for r in caplog.records] == [
-        "openai/m: retry 1/3",
-        "openai/m: retry 2/3",
+        f"openai/m?base_url={server.base_url}: retry 1/3",
+        f"openai/m?base_url={server.base_url}: retry 2/3",
     ]
 
 
@@ -195,8 +196,9 @@ def test_evaluate_prints_failures_grouped_by_reason(tmp_path: Path) -> None:
         spec = f"openai/m?base_url={server.url}/v1"
         result = runner.invoke(app, ["evaluate", "bench", "-m", spec, "--store", str(db)])
     assert result.exit_code == 1, result.output
-    assert "openai/m: not ok: 3 by reason" in result.output
-    assert "3  openai/m: HTTP 400: image too large" in result.output
+    identity = f"openai/m?base_url={server.url}/v1"  # failures are told under the identity
+    assert f"{identity}: not ok: 3 by reason" in result.output
+    assert f"3  {identity}: HTTP 400: image too large" in result.output
 
 
 # -- secrets -----------------------------------------------------------------------------------
@@ -263,5 +265,5 @@ def test_judging_with_a_dead_judge_stops_at_once(tmp_path: Path) -> None:
     args = ["judge", "pairwise", "bench", "-m", "baseline/prior", "-m", "baseline/random"]
     result = runner.invoke(app, [*args, "-j", judge, "--store", str(db)])
     assert result.exit_code == 2, result.output
-    assert "openai/j: cannot reach" in result.output and "Connection refused" in result.output
+    assert f"{judge}: cannot reach" in result.output and "Connection refused" in result.output
     assert Store.open(str(db)).count(tables.judgments) == 0

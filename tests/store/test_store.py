@@ -87,11 +87,12 @@ def test_newer_schema_is_refused_and_older_migrated(tmp_path):
     con.execute("UPDATE meta SET value = ? WHERE key = 'schema'", (str(SCHEMA_VERSION - 1),))
     con.commit()
     ran = []
+    real = MIGRATIONS[SCHEMA_VERSION - 1]
     MIGRATIONS[SCHEMA_VERSION - 1] = lambda conn: ran.append(True)
     try:
         assert Store.open(str(path)).schema_version() == SCHEMA_VERSION
     finally:
-        del MIGRATIONS[SCHEMA_VERSION - 1]
+        MIGRATIONS[SCHEMA_VERSION - 1] = real
     assert ran == [True]
 
 

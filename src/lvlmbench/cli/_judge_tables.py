@@ -9,6 +9,7 @@ from rich.table import Table
 
 from lvlmbench.cli._common import console, err_console
 from lvlmbench.judging import PairwiseReport
+from lvlmbench.models import display_names
 
 __all__ = [
     "COMBINE_NOTES",
@@ -40,9 +41,10 @@ def score_table(rows: list[dict[str, Any]], title: str) -> Table:
     table = Table(title=title, title_justify="left")
     for name in ("model", "score", "reference", "% of ref", *abilities, "n", "unscored"):
         table.add_column(name, justify="left" if name == "model" else "right")
+    shown = display_names(r["model"] for r in rows)
     for r in rows:
         table.add_row(
-            r["model"],
+            shown[r["model"]],
             num(r["score"]),
             num(r["reference"]),
             num(r["relative_pct"]),
@@ -57,8 +59,9 @@ def hallucination_table(rows: list[dict[str, Any]], title: str) -> Table:
     table = Table(title=title, title_justify="left")
     for name in ("model", "mean", "rated", "unscored"):
         table.add_column(name, justify="left" if name == "model" else "right")
+    shown = display_names(r["model"] for r in rows)
     for r in rows:
-        table.add_row(r["model"], num(r["mean"], 2), str(r["rated"]), str(r["unscored"]))
+        table.add_row(shown[r["model"]], num(r["mean"], 2), str(r["rated"]), str(r["unscored"]))
     return table
 
 
@@ -68,11 +71,12 @@ def print_pairwise_report(report: PairwiseReport) -> None:
     for name in ("model", "Elo", "Bradley-Terry (95% CI)", "win rate vs ref (95% CI)", "ties"):
         table.add_column(name, justify="left" if name == "model" else "right")
     bt = data["bradley_terry"] or {}
+    shown = display_names(report.elo)
     for player in sorted(report.elo, key=lambda p: -report.elo[p]):
         b = bt.get(player)
         w = report.win_rates.get(player)
         table.add_row(
-            player,
+            shown[player],
             f"{report.elo[player]:.0f}",
             "-" if b is None else f"{b['rating']:.0f} ({b['low']:.0f}–{b['high']:.0f})",
             "-" if w is None else f"{pct(w.rate)} ({pct(w.interval.low)}–{pct(w.interval.high)})",

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from rich.table import Table
 
 from lvlmbench.autobench.scoring import AccuracyRow
+from lvlmbench.models import display_names
 
 __all__ = ["accuracy_pivot", "accuracy_rows_json"]
 
@@ -31,6 +32,7 @@ def accuracy_pivot(rows: Sequence[AccuracyRow], title: str) -> Table:
     groups = sorted({row.group for row in rows}, key=_group_order)
     models = sorted({(row.model, row.variant) for row in rows})
     cells = {(row.model, row.variant, row.group): row for row in rows}
+    shown = display_names(model for model, _ in models)
     table = Table(title=title, title_justify="left")
     table.add_column("model")
     for group in groups:
@@ -47,7 +49,7 @@ def accuracy_pivot(rows: Sequence[AccuracyRow], title: str) -> Table:
     for model, variant in models:
         mine = [cells.get((model, variant, g)) for g in groups]
         present = [r for r in mine if r is not None]
-        label = model if variant == "default" else f"{model} [{variant}]"
+        label = shown[model] if variant == "default" else f"{shown[model]} [{variant}]"
         table.add_row(
             label,
             *(_cell(r) if r else "-" for r in mine),

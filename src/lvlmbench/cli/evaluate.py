@@ -25,17 +25,27 @@ from lvlmbench.cli._extract import print_extraction, run_extractor
 from lvlmbench.cli._tables import accuracy_pivot, accuracy_rows_json
 from lvlmbench.cli._vlmeval_tables import circular_json, circular_pivot, mme_json, mme_pivot
 from lvlmbench.models import (
+    CHAT_PROVIDERS,
     DEFAULT_CONCURRENCY,
     ModelClient,
     RegistryError,
     load_chat_model,
+    model_identity,
     parse_spec,
+    resolve_spec,
 )
 from lvlmbench.runner import VARIANTS, EvalSummary, run_examinee
 from lvlmbench.store import Store, get_benchmark, iter_benchmark_responses, iter_items
 from lvlmbench.types import GenerationConfig
 
-__all__ = ["check_specs", "evaluate", "imported_models", "parse_groupings", "run_models"]
+__all__ = [
+    "check_specs",
+    "could_be_imported",
+    "evaluate",
+    "imported_models",
+    "parse_groupings",
+    "run_models",
+]
 
 Models = Annotated[list[str], typer.Option("--model", "-m", help="Examinee spec; repeatable.")]
 
@@ -52,6 +62,14 @@ def parse_groupings(by: str, available: Sequence[str] = GROUPINGS) -> list[str]:
     return facets
 
 
+def could_be_imported(spec: str) -> bool:
+    """Whether ``spec`` is no provider spec at all but may name an imported player (a
+    prediction file's ``llava-7b``): a spec naming a known provider must resolve, so its typos
+    fail before the store is opened."""
+    provider = spec.partition("?")[0].partition("/")[0]
+    return "?" not in spec and provider not in CHAT_PROVIDERS
+
+
 def imported_models(store: Store, benchmark: str, specs: list[str]) -> list[str]:
     """The ``--model`` names that are no runnable spec but have responses stored on
     ``benchmark`` (imported prediction files, web submissions): scored, not run."""
@@ -66,10 +84,11 @@ def imported_models(store: Store, benchmark: str, specs: list[str]) -> list[str]
 
 
 def check_specs(specs: list[str]) -> None:
-    """Reject a malformed spec or an unknown provider before any work is stored (RegistryError,
-    exit 2), so a typo in the last --model does not leave the others' runs half done."""
+    """Reject a malformed spec, an unknown provider, or an unknown or malformed option before
+    any work is stored (RegistryError, exit 2), so a typo in the last --model does not leave the
+    others' runs half done."""
     for spec in specs:
-        parse_spec(spec)
+        resolve_spec(spec)
 
 
 async def run_models(
@@ -131,6 +150,9 @@ def evaluate(
         raise BadInput(f"--variant {variant!r}: choose from {', '.join(VARIANTS)}")
     if concurrency < 1:
         raise BadInput(f"--concurrency must be at least 1, got {concurrency}")
+    # Every spec naming a provider is checked before the store is opened (a typo writes
+    # nothing); other names may be imported players, looked up in the store below.
+    check_specs([m for m in model if not could_be_imported(m)])
     if extract_with is not None:
         check_specs([extract_with])
     opened = open_store(store)
@@ -154,17 +176,27 @@ def evaluate(
             show_progress=not as_json,
         )
     )
+    # Rows are stored under each model's identity (endpoint and options included), not the
+    # spec as typed; imported names pass through unchanged.
+    identities = [model_identity(spec) for spec in model]
     extraction = None
     if extract_with is not None:  # after the examinees: reads only what they left unparseable
         extraction = asyncio.run(
             run_extractor(
-                opened, benchmark, extract_with, model, variant=variant, concurrency=concurrency
+                opened,
+                benchmark,
+                extract_with,
+                identities,
+                variant=variant,
+                concurrency=concurrency,
             )
         )
-    rows = accuracy_table(opened, benchmark, facets, variant=variant, models=model)
+    rows = accuracy_table(opened, benchmark, facets, variant=variant, models=identities)
     vlmeval = stored_benchmark["kind"] == "vlmeval"  # its CircularEval and MME scores
-    circular = circular_table(opened, benchmark, variant=variant, models=model) if vlmeval else []
-    mme = mme_table(opened, benchmark, variant=variant, models=model) if vlmeval else []
+    circular = (
+        circular_table(opened, benchmark, variant=variant, models=identities) if vlmeval else []
+    )
+    mme = mme_table(opened, benchmark, variant=variant, models=identities) if vlmeval else []
     if as_json:
         report: dict[str, Any] = {"runs": [vars(s) for s in summaries]}
         report["accuracy"] = accuracy_rows_json(rows, facets)

@@ -24,7 +24,7 @@ from lvlmbench.cli._common import (
     print_json,
 )
 from lvlmbench.cli.evaluate import Models, check_specs, run_models
-from lvlmbench.models import DEFAULT_CONCURRENCY
+from lvlmbench.models import DEFAULT_CONCURRENCY, display_names, resolve_spec
 from lvlmbench.store import Store, get_benchmark
 
 __all__ = ["experiment_app", "run_leakage", "run_position_bias"]
@@ -112,7 +112,7 @@ def leakage(
     check_specs(model)
     opened = _opened(store, benchmark)
     run_leakage(opened, benchmark, model, question_only, concurrency, show_progress=not as_json)
-    figures, spread = leakage_figures(opened, benchmark, model)
+    figures, spread = leakage_figures(opened, benchmark, [resolve_spec(m) for m in model])
     if as_json:
         print_json(
             {
@@ -124,10 +124,11 @@ def leakage(
     table = Table(title=f"{benchmark}: answer leakage (accuracy %)", title_justify="left")
     for column in ("model", "with image", "description only", "image adds", "question only"):
         table.add_column(column, justify="left" if column == "model" else "right")
+    shown = display_names(f.model for f in figures)
     for f in figures:
         bare = "-" if f.question_only is None else f"{100 * f.question_only:.1f}"
         table.add_row(
-            f.model,
+            shown[f.model],
             f"{100 * f.with_image:.1f}",
             f"{100 * f.description_only:.1f}",
             f"{100 * f.drop:+.1f}",
@@ -160,16 +161,18 @@ def position_bias(
     opened = _opened(store, benchmark)
     targets = [cast(Target, t) for t in [*letters, "even"]]
     run_position_bias(opened, benchmark, model, targets, seed, concurrency, not as_json)
-    figures = position_bias_figures(opened, benchmark, targets, model)
+    identities = [resolve_spec(m) for m in model]  # rows are stored under identities
+    figures = position_bias_figures(opened, benchmark, targets, identities)
     if as_json:
         print_json([{**vars(f), "bias_rate": f.rate} for f in figures])
         return
     table = Table(title=f"{benchmark}: position bias", title_justify="left")
     for column in ("model", "keys at", "accuracy %", "even %", "bias rate"):
         table.add_column(column, justify="left" if column == "model" else "right")
+    shown = display_names(f.model for f in figures)
     for f in figures:
         table.add_row(
-            f.model,
+            shown[f.model],
             f.target,
             f"{100 * f.accuracy:.1f}",
             f"{100 * f.even:.1f}",

@@ -20,6 +20,7 @@ from lvlmbench.cli._common import (
     StoreOption,
     console,
     err_console,
+    fail,
     friendly_errors,
     open_store,
     print_json,
@@ -27,7 +28,7 @@ from lvlmbench.cli._common import (
     progress_bar,
 )
 from lvlmbench.cli._judge_tables import hallucination_table, print_pairwise_report, score_table
-from lvlmbench.cli.evaluate import imported_models
+from lvlmbench.cli.evaluate import could_be_imported, imported_models
 from lvlmbench.judging import (
     HALLUCINATION,
     PAIRWISE,
@@ -46,7 +47,12 @@ from lvlmbench.judging import (
     run_score,
     score_report,
 )
-from lvlmbench.models import DEFAULT_CONCURRENCY, ModelClient, load_chat_model, parse_spec
+from lvlmbench.models import (
+    DEFAULT_CONCURRENCY,
+    ModelClient,
+    load_chat_model,
+    resolve_spec,
+)
 from lvlmbench.ratings import COMBINE_RULES, CombineRule
 from lvlmbench.store import Store, get_benchmark, iter_items, iter_judgments
 
@@ -79,28 +85,73 @@ def combine_rule(value: str) -> CombineRule:
     raise BadInput(f"--combine must be one of {', '.join(COMBINE_RULES)}, got {value!r}")
 
 
-def _check(store: Store, benchmark: str, specs: list[str], concurrency: int) -> None:
+def _open_checked(store: str | None, benchmark: str, specs: list[str], concurrency: int) -> Store:
+    """The store, once every spec and option is checked (RegistryError, exit 2: before the
+    store is even opened, so a typo writes nothing); BadInput when the benchmark is absent or
+    has no items."""
     if concurrency < 1:
         raise BadInput(f"--concurrency must be at least 1, got {concurrency}")
-    imported = set(imported_models(store, benchmark, specs))  # prediction files: not run
     for spec in specs:
-        if spec != REFERENCE and not spec.startswith(REFERENCE_PREFIX) and spec not in imported:
-            parse_spec(spec)
-    if get_benchmark(store, benchmark) is None and next(iter_items(store, benchmark), None) is None:
-        raise BadInput(
-            f"no benchmark {benchmark!r} in {store.url}; `lvlmbench store info` lists them"
+        _player_identity(spec)
+    opened = open_store(store)
+    _check_items(opened, benchmark)
+    return opened
+
+
+def _check_items(store: Store, benchmark: str) -> None:
+    if next(iter_items(store, benchmark), None) is None:
+        what = "has no items" if get_benchmark(store, benchmark) else f"is not in {store.url}"
+        raise BadInput(f"benchmark {benchmark!r} {what}; `lvlmbench store info` lists them")
+
+
+def _player_identity(spec: str) -> str:
+    """The stored name of a player: a model spec's identity (a bad spec or option raises
+    RegistryError); ``reference`` and imported players' names as they are, and
+    ``reference:<spec>`` with the writer's identity."""
+    if spec == REFERENCE or could_be_imported(spec):
+        return spec
+    if spec.startswith(REFERENCE_PREFIX):
+        return reference_name(resolve_spec(spec.removeprefix(REFERENCE_PREFIX)))
+    return resolve_spec(spec)
+
+
+def _players(specs: list[str]) -> dict[str, str]:
+    """identity -> spec of the examinees (the judging functions look answers up by identity;
+    a missing answer is asked of the spec as given, which may carry a key or a timeout)."""
+    return {_player_identity(spec): spec for spec in specs}
+
+
+def _empty_reason(store: Store, benchmark: str, players: list[str], s: JudgeRunSummary) -> str:
+    """Why a judge run had nothing to judge, or "" when it judged something. A player with no
+    answer at all is a reason too: its column would be silently empty."""
+    missing = missing_answers(store, benchmark, players)
+    items = sum(1 for _ in iter_items(store, benchmark))
+    absent = [p for p, n in missing.items() if n == items]
+    if absent:
+        return (
+            f"no answers of {', '.join(absent)} to judge on {benchmark!r} "
+            f"(all {items} missing); `lvlmbench evaluate` asks examinees first"
         )
+    if s.total == 0:
+        need = " (pairwise judging needs two players)" if len(players) < 2 else ""
+        return f"{s.judge} [{s.protocol}] had nothing to judge on {benchmark!r}{need}"
+    if s.missing == s.total:
+        return (
+            f"{s.judge} [{s.protocol}] had nothing to judge on {benchmark!r}: every unit "
+            f"({s.missing}) lacks an answer, caption or reference"
+        )
+    return ""
 
 
-async def _answer_missing(store: Store, benchmark: str, models: list[str], show: bool) -> None:
+async def _answer_missing(store: Store, benchmark: str, models: dict[str, str], show: bool) -> None:
     """Ask the examinees whose answers are missing (run_examinee resumes; answered is skipped)."""
     from lvlmbench.cli.evaluate import run_models
 
-    imported = set(imported_models(store, benchmark, models))
+    imported = set(imported_models(store, benchmark, list(models.values())))  # never run
     todo = [
-        m
-        for m, n in missing_answers(store, benchmark, models).items()
-        if n and m != REFERENCE and not m.startswith(REFERENCE_PREFIX) and m not in imported
+        models[m]
+        for m, n in missing_answers(store, benchmark, list(models)).items()
+        if n and m != REFERENCE and not m.startswith(REFERENCE_PREFIX) and models[m] not in imported
     ]
     if todo:
         await run_models(
@@ -116,7 +167,7 @@ async def _answer_missing(store: Store, benchmark: str, models: list[str], show:
 def _run(
     store: Store,
     benchmark: str,
-    models: list[str],
+    models: dict[str, str],
     judge: str,
     concurrency: int,
     show: bool,
@@ -147,7 +198,9 @@ def _summary_line(s: JudgeRunSummary) -> str:
     )
 
 
-def _finish(summary: JudgeRunSummary) -> None:
+def _finish(summary: JudgeRunSummary, empty: str) -> None:
+    if empty:
+        raise fail(empty, EXIT_FAILURES)
     if summary.failed:
         raise typer.Exit(EXIT_FAILURES)
 
@@ -172,23 +225,24 @@ def pairwise(
 ) -> None:
     """Judge every pair of models in both orders (VisIT-Bench); print Elo and win rates."""
     rule = combine_rule(combine)
-    opened = open_store(store)
-    _check(opened, benchmark, [*model, judge], concurrency)
+    opened = _open_checked(store, benchmark, [*model, judge], concurrency)
     include = reference_free and play_reference
+    players = _players(model)
 
     async def body(client: ModelClient) -> JudgeRunSummary:
         with progress_bar(f"judge {judge}", not as_json, client) as hook:
             return await run_pairwise(
                 opened,
                 benchmark,
-                model,
+                list(players),
                 client,
                 reference_backed=not reference_free,
                 include_reference=include,
                 on_progress=hook,
             )
 
-    summary = _run(opened, benchmark, model, judge, concurrency, not as_json, body)
+    summary = _run(opened, benchmark, players, judge, concurrency, not as_json, body)
+    empty = _empty_reason(opened, benchmark, list(players), summary)
     protocol = PAIRWISE if reference_free else PAIRWISE_REF
     report = pairwise_report(opened, benchmark, summary.judge, protocol=protocol, combine=rule)
     if as_json:
@@ -196,7 +250,7 @@ def pairwise(
     else:
         console.print(_summary_line(summary), markup=False, highlight=False)
         print_pairwise_report(report)
-    _finish(summary)
+    _finish(summary, empty)
 
 
 def _reference_for(
@@ -212,7 +266,7 @@ def _reference_for(
             "(the dataset's own reference needs no writer)"
         )
     if regenerate:
-        return reference_name(writer or judge)
+        return reference_name(resolve_spec(writer or judge))
     items = list(iter_items(store, benchmark))
     without = sum(not item.reference for item in items)
     if items and without == len(items):
@@ -273,10 +327,10 @@ def score(
     as_json: AsJson = False,
 ) -> None:
     """Score each model 1-10 against the reference answer, both orders (TouchStone)."""
-    opened = open_store(store)
     writer_spec = writer or judge
-    _check(opened, benchmark, [*model, judge, writer_spec], concurrency)
+    opened = _open_checked(store, benchmark, [*model, judge, writer_spec], concurrency)
     reference = _reference_for(opened, benchmark, regenerate_reference, writer, judge)
+    players = _players(model)
 
     async def body(client: ModelClient) -> JudgeRunSummary:
         if regenerate_reference:
@@ -284,17 +338,18 @@ def score(
             await _write_references(opened, benchmark, writer_spec, own, concurrency, as_json)
         with progress_bar(f"judge {judge}", not as_json, client) as hook:
             return await run_score(
-                opened, benchmark, model, client, reference=reference, on_progress=hook
+                opened, benchmark, list(players), client, reference=reference, on_progress=hook
             )
 
-    summary = _run(opened, benchmark, model, judge, concurrency, not as_json, body)
+    summary = _run(opened, benchmark, players, judge, concurrency, not as_json, body)
+    empty = _empty_reason(opened, benchmark, [*players, reference], summary)
     rows = _score_rows(opened, benchmark, summary.judge, reference)
     if as_json:
         print_json({"run": vars(summary), "reference": reference, "scores": rows})
     else:
         console.print(_summary_line(summary), markup=False, highlight=False)
         console.print(score_table(rows, f"{benchmark}: TouchStone score ×100 vs {reference}"))
-    _finish(summary)
+    _finish(summary, empty)
 
 
 async def _write_references(
@@ -328,23 +383,26 @@ def hallucination(
     as_json: AsJson = False,
 ) -> None:
     """Rate how much of each answer the caption does not support (0 none - 10 all; TouchStone)."""
-    opened = open_store(store)
-    _check(opened, benchmark, [*model, judge], concurrency)
+    opened = _open_checked(store, benchmark, [*model, judge], concurrency)
+    players = _players(model)
 
     async def body(client: ModelClient) -> JudgeRunSummary:
         with progress_bar(f"judge {judge}", not as_json, client) as hook:
-            return await run_hallucination(opened, benchmark, model, client, on_progress=hook)
+            return await run_hallucination(
+                opened, benchmark, list(players), client, on_progress=hook
+            )
 
-    summary = _run(opened, benchmark, model, judge, concurrency, not as_json, body)
+    summary = _run(opened, benchmark, players, judge, concurrency, not as_json, body)
+    empty = _empty_reason(opened, benchmark, list(players), summary)
     ids = {item.id for item in iter_items(opened, benchmark)}
     report = hallucination_report(
         iter_judgments(opened, judge=summary.judge, protocol=HALLUCINATION), ids
     )
-    rows = [vars(r) for r in report.values() if r.model in model]
+    rows = [vars(r) for r in report.values() if r.model in players]
     if as_json:
         print_json({"run": vars(summary), "hallucination": rows})
     else:
         console.print(_summary_line(summary), markup=False, highlight=False)
         title = f"{benchmark}: hallucination (0 none - 10 all)"
         console.print(hallucination_table(rows, title))
-    _finish(summary)
+    _finish(summary, empty)

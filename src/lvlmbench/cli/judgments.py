@@ -31,6 +31,7 @@ from lvlmbench.judging import (
     pairwise_report,
     vote_agreement,
 )
+from lvlmbench.models import model_identity
 from lvlmbench.store import Store
 
 __all__ = ["agreement", "rate"]
@@ -39,8 +40,8 @@ __all__ = ["agreement", "rate"]
 def _pick_judge(
     store: Store, protocol: str | None, judge: str | None, *, metrics: bool = False
 ) -> tuple[str, str]:
-    """(judge, protocol) with stored rows: ``--judge`` may carry options the stored spec does
-    not (``openai/x?base_url=...`` is stored as ``openai/x``), and without ``--protocol`` the
+    """(judge, protocol) with stored rows: ``--judge`` is looked up by its identity (the
+    endpoint and output-changing options are part of it), and without ``--protocol`` the
     one this judge used is taken (``judge pairwise`` stores pairwise-ref when items have
     references). With ``metrics``, a text metric (``metric/rougeL``) is a judge too."""
     protocols = [protocol] if protocol else [PAIRWISE_REF, PAIRWISE]
@@ -52,9 +53,8 @@ def _pick_judge(
         seen[candidate] = judges
         if judge is None and len(judges) == 1:
             return judges[0], candidate
-        for name in (judge, (judge or "").partition("?")[0]):
-            if name in judges:
-                return name, candidate
+        if judge is not None and model_identity(judge) in judges:
+            return model_identity(judge), candidate
     found = "; ".join(f"{p}: {', '.join(j) or 'none'}" for p, j in seen.items())
     wanted = f"judge {judge!r} has no rows" if judge else "--judge is needed"
     raise BadInput(f"{wanted}; judges with rows: {found}")
@@ -96,6 +96,8 @@ def rate(
             combine=rule,
             rounds=rounds,
         )
+        if report.pairs == 0:
+            raise BadInput(f"no {protocol} judgments by {chosen} on benchmark {benchmark!r}")
     if as_json:
         print_json(report.as_dict())
     else:
@@ -125,6 +127,10 @@ def agreement(
     judge, protocol = _pick_judge(opened, protocol, judge, metrics=True)
     result = human_agreement(opened, benchmark, judge, protocol=protocol, seed=seed)
     votes = vote_agreement(opened, benchmark, judge, protocol=protocol)
+    if result.report is None and not votes.total_with_ties:
+        raise BadInput(
+            f"no pairs with human votes that {judge} judged under {protocol!r} on {benchmark!r}"
+        )
     levels = (
         [] if result.report is None else [*result.report.levels.values(), result.report.overall]
     )
@@ -156,9 +162,6 @@ def agreement(
                 },
             }
         )
-        return
-    if result.report is None:
-        console.print(f"no pairs with human votes that {judge} judged under {protocol!r}")
         return
     title = f"{judge} vs human majority ({protocol})"
     console.print(agreement_table(rows, title))

@@ -30,6 +30,7 @@ from lvlmbench.judging.metrics import (
     judge_with_metrics,
     summarise_metrics,
 )
+from lvlmbench.models import model_identity
 from lvlmbench.ratings import Interval
 from lvlmbench.runner import VARIANTS
 from lvlmbench.store import get_benchmark
@@ -134,6 +135,7 @@ def judge_metrics(
         raise BadInput(f"--metric {unknown[0]!r}: choose from {', '.join(METRICS)}")
     if variant not in VARIANTS:
         raise BadInput(f"--variant {variant!r}: choose from {', '.join(VARIANTS)}")
+    model = [model_identity(m) for m in model]  # rows are stored under identities
     opened = open_store(store)
     if get_benchmark(opened, benchmark) is None:
         raise BadInput(

@@ -8,6 +8,7 @@ import typer
 from rich.table import Table
 
 from lvlmbench.cli._common import StoreOption, console, friendly_errors, open_store, print_json
+from lvlmbench.store import legacy_identities
 
 __all__ = ["store_app"]
 
@@ -24,6 +25,7 @@ def info(
     opened = open_store(store)
     try:
         details = opened.info()
+        details["legacy_identities"] = legacy_identities(opened.engine)
     finally:
         opened.close()
     if as_json:
@@ -36,3 +38,11 @@ def info(
         table.add_row(name, str(count))
     table.add_row("image files", f"{details['image_files']} ({details['image_bytes']:,} bytes)")
     console.print(table)
+    if details["legacy_identities"]:
+        # Schema 1 stored every model under provider/name whatever its endpoint.
+        console.print(
+            "stored before schema 2, endpoint not recorded: "
+            + ", ".join(details["legacy_identities"]),
+            markup=False,
+            highlight=False,
+        )

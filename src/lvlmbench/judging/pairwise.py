@@ -75,7 +75,7 @@ guard and diagnostic."""
 
 def model_family(spec: str) -> str | None:
     """The family named in ``spec`` ('gpt', 'claude', 'gemini', 'qwen', ...), or None."""
-    lowered = spec.lower()
+    lowered = spec.partition("?")[0].lower()  # an endpoint URL names no family
     for family in FAMILIES:
         if family in lowered:
             return family

@@ -5,6 +5,7 @@ Every call goes through :class:`ModelClient`: cache, per-endpoint concurrency, r
 
 from lvlmbench.models._api import ChatModel, ErrorKind, ProviderError
 from lvlmbench.models._client import ModelClient, RunAborted, Structured, preflight
+from lvlmbench.models._display import display_name, display_names
 from lvlmbench.models._policy import (
     DEFAULT_CONCURRENCY,
     CallStats,
@@ -19,7 +20,9 @@ from lvlmbench.models._registry import (
     ModelSpec,
     RegistryError,
     load_chat_model,
+    model_identity,
     parse_spec,
+    resolve_spec,
 )
 from lvlmbench.models._secrets import (
     RedactingFilter,
@@ -47,11 +50,15 @@ __all__ = [
     "RunAborted",
     "Structured",
     "chat_cache_key",
+    "display_name",
+    "display_names",
     "extract_json",
     "install_log_redaction",
     "load_chat_model",
+    "model_identity",
     "parse_spec",
     "preflight",
     "redact_text",
     "register_secret",
+    "resolve_spec",
 ]

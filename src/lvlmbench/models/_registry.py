@@ -2,17 +2,36 @@
 
 A spec is ``provider/name`` optionally followed by ``?key=value&key=value`` options, e.g.
 ``openai/gemma-3-270m?base_url=http://127.0.0.1:8080/v1``. Options may also be passed as keyword
-arguments; those win over the ones in the string.
+arguments; those win over the ones in the string. Every option is checked against the
+provider's table (:mod:`lvlmbench.models._options`) before anything is built.
+
+A model's identity (:func:`model_identity`, also the loaded model's ``spec``) is what responses,
+judgments and cache rows are stored under: ``provider/name`` plus the output-changing options
+that are not at their default, so one model name on two endpoints is two examinees.
 """
 
 from __future__ import annotations
 
+import difflib
 import importlib
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, cast
-from urllib.parse import parse_qsl
+from urllib.parse import parse_qsl, urlencode
+
+from lvlmbench.models._options import (
+    ANTHROPIC_OPTIONS,
+    BASELINE_OPTIONS,
+    DIFFUSERS_OPTIONS,
+    GOOGLE_CHAT_OPTIONS,
+    HF_OPTIONS,
+    OPENAI_CHAT_OPTIONS,
+    OPENAI_IMAGE_OPTIONS,
+    Option,
+    OptionError,
+    normalise_option,
+)
 
 if TYPE_CHECKING:
     from lvlmbench.images._api import TextToImage
@@ -25,12 +44,15 @@ __all__ = [
     "RegistryError",
     "load_chat_model",
     "load_image_model",
+    "model_identity",
     "parse_spec",
+    "resolve_spec",
 ]
 
 
 class RegistryError(ValueError):
-    """A spec that names no known provider, or a provider whose extra is not installed."""
+    """A spec that names no known provider, an option it does not take or a malformed value,
+    or a provider whose extra is not installed."""
 
 
 @dataclass(frozen=True)
@@ -38,21 +60,28 @@ class _Provider:
     module: str
     extra: str | None
     """pip extra that brings this provider's dependencies (None: core)."""
-    env_defaults: Mapping[str, str] = field(default_factory=dict)
-    """option -> environment variable consulted when the option is not given."""
+    options: Mapping[str, Option] = field(default_factory=dict)
+    """Every option the provider takes; anything else is refused."""
+    name_prefix: str = ""
+    """A prefix of the model name that names nothing (``google/models/x`` is ``google/x``)."""
+
+    @property
+    def env_defaults(self) -> dict[str, str]:
+        """option -> environment variable consulted when the option is not given."""
+        return {name: o.env for name, o in self.options.items() if o.env}
 
 
 CHAT_PROVIDERS: dict[str, _Provider] = {
-    "openai": _Provider("lvlmbench.models.openai", None, {"base_url": "OPENAI_BASE_URL"}),
-    "anthropic": _Provider("lvlmbench.models.anthropic", None, {"base_url": "ANTHROPIC_BASE_URL"}),
-    "google": _Provider("lvlmbench.models.google", None, {"base_url": "GOOGLE_BASE_URL"}),
-    "hf": _Provider("lvlmbench.models.hf", "hf"),
-    "baseline": _Provider("lvlmbench.models.baselines", None),
+    "openai": _Provider("lvlmbench.models.openai", None, OPENAI_CHAT_OPTIONS),
+    "anthropic": _Provider("lvlmbench.models.anthropic", None, ANTHROPIC_OPTIONS),
+    "google": _Provider("lvlmbench.models.google", None, GOOGLE_CHAT_OPTIONS, "models/"),
+    "hf": _Provider("lvlmbench.models.hf", "hf", HF_OPTIONS),
+    "baseline": _Provider("lvlmbench.models.baselines", None, BASELINE_OPTIONS),
 }
 IMAGE_PROVIDERS: dict[str, _Provider] = {
     "procedural": _Provider("lvlmbench.images.procedural", None),
-    "diffusers": _Provider("lvlmbench.images.diffusers", "diffusers"),
-    "openai": _Provider("lvlmbench.images.openai", None, {"base_url": "OPENAI_BASE_URL"}),
+    "diffusers": _Provider("lvlmbench.images.diffusers", "diffusers", DIFFUSERS_OPTIONS),
+    "openai": _Provider("lvlmbench.images.openai", None, OPENAI_IMAGE_OPTIONS),
 }
 
 
@@ -65,13 +94,30 @@ class ModelSpec:
     options: Mapping[str, str]
 
 
+def _split_options(spec: str, query: str) -> dict[str, str]:
+    try:
+        pairs = parse_qsl(query, keep_blank_values=True, strict_parsing=True) if query else []
+    except ValueError:
+        raise RegistryError(
+            f"model spec {spec!r}: options must be key=value pairs joined by '&' "
+            "(e.g. openai/m?base_url=http://127.0.0.1:8000/v1&max_tokens=256)"
+        ) from None
+    options: dict[str, str] = {}
+    for key, value in pairs:
+        if key in options:
+            raise RegistryError(f"model spec {spec!r}: option {key!r} is given twice")
+        options[key] = value
+    return options
+
+
 def parse_spec(spec: str, providers: Mapping[str, Any] | None = None) -> ModelSpec:
-    """Split a spec into provider, name and options; raise RegistryError when malformed."""
+    """Split a spec into provider, name and options; raise RegistryError when malformed or
+    when an option is one the provider does not take or has a malformed value."""
     known = providers if providers is not None else CHAT_PROVIDERS
     base, _, query = spec.partition("?")
     provider, sep, name = base.partition("/")
     if provider in known and not sep and provider == "procedural":
-        return ModelSpec(provider, "", dict(parse_qsl(query)))
+        return ModelSpec(provider, "", _checked(spec, provider, known, _split_options(spec, query)))
     if not sep or not provider or not name:
         raise RegistryError(
             f"model spec {spec!r}: expected provider/name (e.g. openai/gpt-4o-mini); "
@@ -81,16 +127,95 @@ def parse_spec(spec: str, providers: Mapping[str, Any] | None = None) -> ModelSp
         raise RegistryError(
             f"model spec {spec!r}: unknown provider {provider!r}; known: {', '.join(known)}"
         )
-    return ModelSpec(provider, name, dict(parse_qsl(query)))
+    return ModelSpec(provider, name, _checked(spec, provider, known, _split_options(spec, query)))
+
+
+def _checked(
+    spec: str, provider: str, known: Mapping[str, Any], options: dict[str, str]
+) -> dict[str, str]:
+    """``options`` as given, after checking each against the provider's table."""
+    entry = known[provider]
+    table: Mapping[str, Option] = entry.options if isinstance(entry, _Provider) else {}
+    for key, value in options.items():
+        option = table.get(key)
+        if option is None:
+            raise RegistryError(_unknown_option(spec, provider, key, table))
+        try:
+            normalise_option(key, option, value)
+        except OptionError as exc:
+            raise RegistryError(f"model spec {spec!r}: {exc}") from None
+    return options
+
+
+def _unknown_option(spec: str, provider: str, key: str, table: Mapping[str, Option]) -> str:
+    message = f"model spec {spec!r}: unknown option {key!r} for {provider}/"
+    close = difflib.get_close_matches(key, list(table), n=1)
+    if close:
+        message += f" (did you mean {close[0]!r}?)"
+    valid = ", ".join(sorted(table)) if table else "none (it takes no options)"
+    return f"{message}; valid options: {valid}"
+
+
+def _resolved(
+    spec: str, providers: Mapping[str, _Provider], overrides: Mapping[str, Any]
+) -> tuple[ModelSpec, dict[str, str]]:
+    """The parsed spec and its options in canonical form, keyword overrides and environment
+    defaults (``OPENAI_BASE_URL``...) applied, every value checked."""
+    parsed = parse_spec(spec, providers)
+    provider = providers[parsed.provider]
+    given = {k: str(v) for k, v in overrides.items() if v is not None}
+    merged = {**parsed.options, **_checked(spec, parsed.provider, providers, given)}
+    for name, option in provider.options.items():
+        if name not in merged and option.env and os.environ.get(option.env):
+            merged[name] = os.environ[option.env]
+    canonical: dict[str, str] = {}
+    for name, value in merged.items():
+        try:
+            canonical[name] = normalise_option(name, provider.options[name], value)
+        except OptionError as exc:
+            from_env = name not in parsed.options and name not in given
+            where = f" (from ${provider.options[name].env})" if from_env else ""
+            raise RegistryError(f"model spec {spec!r}: {exc}{where}") from None
+    return parsed, canonical
+
+
+def _identity(parsed: ModelSpec, provider: _Provider, options: Mapping[str, str]) -> str:
+    if parsed.provider == "procedural":  # one renderer: a label after the slash is ignored
+        return "procedural"
+    base = f"{parsed.provider}/{parsed.name.removeprefix(provider.name_prefix)}"
+    kept: list[tuple[str, str]] = []
+    for name, value in sorted(options.items()):
+        option = provider.options[name]
+        if option.changes_output and value != option.default:
+            kept.append((name, option.public(value) if option.public else value))
+    return f"{base}?{urlencode(kept, safe=':/@')}" if kept else base
+
+
+def resolve_spec(spec: str, *, image: bool = False) -> str:
+    """The identity of ``spec`` (see :func:`model_identity`), raising RegistryError for a
+    spec that is malformed, names an unknown provider or takes an unknown/malformed option."""
+    providers = IMAGE_PROVIDERS if image else CHAT_PROVIDERS
+    parsed, options = _resolved(spec, providers, {})
+    return _identity(parsed, providers[parsed.provider], options)
+
+
+def model_identity(spec: str, *, image: bool = False) -> str:
+    """The name a model's rows are stored under: ``provider/name`` plus the output-changing
+    options not at their default (endpoint after environment defaults, ``max_tokens``,
+    ``revision``...), sorted, as ``provider/name?k=v&k=v``. Secrets, timeouts and transport
+    options are left out. A string that is not a provider spec (an imported player such as
+    ``llava-7b``, ``reference``, ``human:...``, ``submission/x``) is returned unchanged; a provider
+    spec with an unknown or malformed option raises RegistryError."""
+    providers = IMAGE_PROVIDERS if image else CHAT_PROVIDERS
+    provider, sep, name = spec.partition("?")[0].partition("/")
+    if provider not in providers or (not sep and provider != "procedural") or (sep and not name):
+        return spec
+    return resolve_spec(spec, image=image)
 
 
 def _load(spec: str, providers: Mapping[str, _Provider], options: Mapping[str, Any]) -> Any:
-    parsed = parse_spec(spec, providers)
+    parsed, merged = _resolved(spec, providers, options)
     provider = providers[parsed.provider]
-    merged = {k: str(v) for k, v in {**parsed.options, **options}.items() if v is not None}
-    for option, env_var in provider.env_defaults.items():
-        if option not in merged and os.environ.get(env_var):
-            merged[option] = os.environ[env_var]
     try:
         module = importlib.import_module(provider.module)
     except ImportError as exc:
@@ -99,7 +224,10 @@ def _load(spec: str, providers: Mapping[str, _Provider], options: Mapping[str, A
             f"{parsed.provider}/... needs the '{extra}' extra ({exc.name or exc} is missing): "
             f"pip install 'lvlmbench[{extra}]'"
         ) from None
-    return module.create(parsed.name, merged)
+    model = module.create(parsed.name, merged)
+    # The registry owns identity: every stored row is keyed by it (see model_identity).
+    model.spec = _identity(parsed, provider, merged)
+    return model
 
 
 def load_chat_model(spec: str, **options: Any) -> ChatModel:

@@ -7,6 +7,7 @@ from html import escape
 from importlib import resources
 from typing import Any
 
+from lvlmbench.models import display_names
 from lvlmbench.report._common import LEVELS
 from lvlmbench.report._html import fmt, table, td
 from lvlmbench.report.render_experiments import (
@@ -48,9 +49,10 @@ def _accuracy_section(bench: dict[str, Any], facet: str, label: str) -> str:
     groups = _ordered_groups(rows, facet)
     models = bench["models"]
     by_key = {(r["model"], r[facet]): r for r in rows}
+    shown = display_names([*models, *(r["model"] for r in rows)])
     body = []
     for model in models:
-        cells = [td(model)]
+        cells = [td(shown[model])]
         for group in groups:
             r = by_key.get((model, group))
             cells.append(_acc_cell(r, group, facet) if r else "<td>-</td><td></td>")
@@ -67,9 +69,10 @@ def _accuracy_section(bench: dict[str, Any], facet: str, label: str) -> str:
 
 
 def _overall(bench: dict[str, Any]) -> str:
+    shown = display_names(r["model"] for r in bench["overall"])
     rows = [
         [
-            td(r["model"]),
+            td(shown[r["model"]]),
             _acc_cell(r, "all", "overall"),
             td(str(r["correct"])),
             td(str(r["answered"])),

@@ -1,5 +1,6 @@
 """The store: SQLAlchemy Core tables plus content-addressed image files."""
 
+from lvlmbench.store._migrations import MIGRATIONS, legacy_identities
 from lvlmbench.store._records import (
     get_artifact,
     get_benchmark,
@@ -18,7 +19,7 @@ from lvlmbench.store._records import (
     response_id,
 )
 from lvlmbench.store._schema import SCHEMA_VERSION
-from lvlmbench.store._store import DEFAULT_STORE_URL, MIGRATIONS, Store, StoreError, normalise_url
+from lvlmbench.store._store import DEFAULT_STORE_URL, Store, StoreError, normalise_url
 
 __all__ = [
     "DEFAULT_STORE_URL",
@@ -34,6 +35,7 @@ __all__ = [
     "iter_judgments",
     "iter_responses",
     "judgment_id",
+    "legacy_identities",
     "list_benchmarks",
     "normalise_url",
     "put_artifact",

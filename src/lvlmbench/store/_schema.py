@@ -11,7 +11,8 @@ from sqlalchemy import Column, Float, Index, Integer, MetaData, String, Table, T
 
 __all__ = ["SCHEMA_VERSION", "metadata"]
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+"""2: models are stored under their identity (endpoint and output-changing options)."""
 
 metadata = MetaData()
 

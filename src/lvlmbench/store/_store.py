@@ -13,7 +13,7 @@ import io
 import os
 import re
 import time
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -33,14 +33,12 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError, IntegrityError, OperationalError
 
 from lvlmbench.store import _schema as s
+from lvlmbench.store._migrations import MIGRATIONS
 
 __all__ = ["DEFAULT_STORE_URL", "Store", "StoreError", "normalise_url"]
 
 DEFAULT_STORE_URL = "sqlite:///lvlmbench.db"
 _IMAGE_HASH = re.compile(r"[0-9a-f]{64}")
-
-# version -> function that upgrades a connection from that version to the next one.
-MIGRATIONS: dict[int, Callable[[Connection], None]] = {}
 
 
 class StoreError(RuntimeError):

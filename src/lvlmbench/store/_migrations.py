@@ -1,0 +1,44 @@
+"""Upgrades from one schema version to the next (see ``MIGRATIONS`` in the store)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+
+from sqlalchemy import Connection, Engine, insert, select
+
+from lvlmbench.store import _schema as s
+
+__all__ = ["LEGACY_IDENTITIES_KEY", "MIGRATIONS", "legacy_identities"]
+
+LEGACY_IDENTITIES_KEY = "legacy_identities"
+"""meta key: the model and judge names stored before identities carried their endpoint."""
+
+
+def _v1_to_v2(conn: Connection) -> None:
+    """Schema 2 stores a model under its identity (``provider/name`` plus the output-changing
+    options not at their default, e.g. ``openai/m?base_url=http://host:8001/v1``). No row changes:
+    a model on its default endpoint keeps its plain name, which is what schema 1 stored, so its
+    rows keep matching. What cannot be known is which schema-1 rows came from a non-default
+    endpoint: they were stored under the bare name too. Their names are recorded under
+    ``legacy_identities`` so `store info` can say so; re-running such a spec now stores it under
+    its full identity and costs no calls (the call cache was always keyed by the endpoint)."""
+    names = {
+        *conn.execute(select(s.responses.c.model).distinct()).scalars(),
+        *conn.execute(select(s.judgments.c.judge).distinct()).scalars(),
+    }
+    conn.execute(insert(s.meta).values(key=LEGACY_IDENTITIES_KEY, value=json.dumps(sorted(names))))
+
+
+# version -> function that upgrades a connection from that version to the next one.
+MIGRATIONS: dict[int, Callable[[Connection], None]] = {1: _v1_to_v2}
+
+
+def legacy_identities(engine: Engine) -> list[str]:
+    """Model and judge names stored by schema 1 (endpoint not recorded); [] for a store made
+    by schema 2."""
+    with engine.connect() as conn:
+        found = conn.execute(
+            select(s.meta.c.value).where(s.meta.c.key == LEGACY_IDENTITIES_KEY)
+        ).scalar()
+    return [str(name) for name in json.loads(found)] if found else []
