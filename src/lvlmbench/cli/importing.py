@@ -174,7 +174,10 @@ def _phase_bars(name: str, enabled: bool) -> Iterator[tuple[_Hook, _Hook]]:
 
 @friendly_errors
 def import_dataset(
-    file: Annotated[Path, typer.Argument(help="Dataset file (CSV, TSV or JSONL).")],
+    file: Annotated[
+        Path,
+        typer.Argument(help="Dataset, vote or prediction file (CSV, TSV, XLSX, JSON or JSONL)."),
+    ],
     format: Annotated[
         DatasetFormat | None,
         typer.Option(
@@ -225,17 +228,19 @@ def import_dataset(
     store: StoreOption = None,
     json_output: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
 ) -> None:
-    """Import a dataset or a vote file; the format is detected from the file's columns unless
-    -f names it. Datasets: VisIT-Bench CSV (or HF metadata.csv), TouchStone TSV, VLMEvalKit TSV
-    (MMBench, SEEDBench, MME, MMMU, TEST splits), LLaVA-Bench questions.jsonl, JSONL (and our
-    export). Votes: our wide votes CSV, VisIT-Bench human preferences (visit-votes), FastChat
-    human judgments (fastchat-votes) or VisIT-Bench leaderboard battles (battles, a model
-    judge's verdicts).
+    """Import a dataset, a vote file or a model's prediction file; the format is detected from
+    the file's columns unless -f names it.
 
-    The whole file is checked first: a bad row stops the import, naming its row and column,
-    and nothing is written. Re-importing the same file adds nothing. Image URLs are recorded,
-    not downloaded (or found by file name under --image-root). Prediction files become the
-    responses of --model on the benchmark --name, joined to its items by the file's keys.
+    Datasets: VisIT-Bench CSV (or HF metadata.csv), TouchStone TSV, VLMEvalKit TSV (MMBench,
+    SEEDBench, MME, MMMU, TEST splits), LLaVA-Bench questions.jsonl, JSONL (and our export).
+    Votes: our wide votes CSV, VisIT-Bench human preferences, FastChat human judgments or
+    VisIT-Bench leaderboard battles (a model judge's verdicts). Predictions: VLMEvalKit .xlsx or
+    .tsv, VisIT-Bench '<model> prediction' columns, TouchStone submissions, JSONL; they become
+    the responses of --model on the benchmark --name, joined to its items by the file's keys.
+
+    The whole file is checked first: a bad row stops the import, naming its row and column, and
+    nothing is written. Re-importing the same file adds nothing. Image URLs are recorded, not
+    downloaded (or found by file name under --image-root).
     """
     try:
         fmt = format.value if format is not None else detect_format(file)
