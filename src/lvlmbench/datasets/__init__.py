@@ -11,7 +11,12 @@ from lvlmbench.datasets.importers import (
     import_dataset,
     parse_items,
 )
-from lvlmbench.datasets.lookup import ItemLookup, image_name, item_lookup, normalise_instruction
+from lvlmbench.datasets.importers.lookup import (
+    ItemLookup,
+    image_name,
+    item_lookup,
+    normalise_instruction,
+)
 
 # Imported here so that its detection rule is registered wherever detect_format is used.
 from lvlmbench.datasets.predictions import PredictionSummary, import_predictions

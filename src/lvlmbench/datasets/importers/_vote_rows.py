@@ -14,15 +14,13 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
-from urllib.parse import unquote, urlparse
 
 from lvlmbench.datasets.importers._common import DatasetError
-from lvlmbench.datasets.importers._write import ImportSummary, item_id
+from lvlmbench.datasets.importers._write import ImportSummary
+from lvlmbench.datasets.importers.lookup import item_lookup
 from lvlmbench.store import (
     Store,
     get_benchmark,
-    iter_items,
     iter_judgments,
     iter_responses,
     judgment_id,
@@ -38,7 +36,6 @@ __all__ = [
     "ParsedVote",
     "player_name",
     "store_votes",
-    "url_file_name",
 ]
 
 REFERENCE = "reference"
@@ -66,55 +63,22 @@ def player_name(model: str) -> str:
     return model.strip()
 
 
-def url_file_name(url: str) -> str:
-    """The last path segment of a URL or path, lower-cased (query and fragment dropped): the
-    dataset CSV and the vote file may spell the same image with different hosts or schemes."""
-    path = urlparse(url.strip()).path if "://" in url else url.strip()
-    return unquote(path.rstrip("/").rsplit("/", 1)[-1]).lower()
-
-
-def _normalised(text: str) -> str:
-    return " ".join(text.split()).lower()
-
-
-def _url_values(meta: dict[str, Any]) -> list[str]:
-    """Image URLs an item keeps in meta: ``image_urls`` (the importers' field) and any other
-    field whose name mentions an image or URL and holds strings."""
-    found: list[str] = []
-    for name, value in meta.items():
-        lowered = name.lower()
-        if "url" not in lowered and "image" not in lowered:
-            continue
-        values = value if isinstance(value, list) else [value]
-        found.extend(v for v in values if isinstance(v, str) and v.strip())
-    return found
-
-
 class ItemIndex:
-    """The stored items of a benchmark, looked up by (image file, instruction) or by key."""
+    """The stored items of a benchmark, looked up by (image file, instruction) or by key, over
+    the importers' shared :class:`~lvlmbench.datasets.importers.lookup.ItemLookup`."""
 
     def __init__(self, store: Store, benchmark: str) -> None:
         self.benchmark = benchmark
-        self.items: dict[str, BenchmarkItem] = {}
-        self._by_image: dict[tuple[str, str], list[str]] = {}
-        self._by_key: dict[str, str] = {}
+        self.lookup = item_lookup(store, benchmark)
+        self.items: dict[str, BenchmarkItem] = {item.id: item for item in self.lookup.items}
         self.ambiguous = 0
         """Rows joined to the first of several items with their image and instruction."""
-        for item in iter_items(store, benchmark):
-            self.items[item.id] = item
-            question = _normalised(item.question)
-            for url in dict.fromkeys(url_file_name(u) for u in _url_values(item.meta)):
-                self._by_image.setdefault((url, question), []).append(item.id)
-            for name in ("source_key", "question_id", "id", "key"):
-                value = item.meta.get(name)
-                if isinstance(value, str | int) and not isinstance(value, bool):
-                    self._by_key.setdefault(str(value), item.id)
 
     def by_image(self, url: str, instruction: str) -> list[str]:
         """Items whose image has the URL's file name and whose question is the instruction
         (whitespace and case aside), in import order; several when the dataset repeats a
         pair."""
-        return self._by_image.get((url_file_name(url), _normalised(instruction)), [])
+        return [item.id for item in self.lookup.by_image_and_instruction(url, instruction)]
 
     def join(self, url: str, instruction: str, answers: dict[str, str | None]) -> str | None:
         """The item a VisIT-Bench row (image URL, instruction, ``{player: answer text}``) is
@@ -133,13 +97,13 @@ class ItemIndex:
         return candidates[0] if candidates else None
 
     def by_key(self, key: str) -> str | None:
-        """The item whose row key (the imported file's id column) or meta key is ``key``."""
-        by_id = item_id(self.benchmark, key)
-        if by_id in self.items:
-            return by_id
-        if key in self.items:
-            return key
-        return self._by_key.get(key)
+        """The item whose row key (the imported file's id column), id or meta key is ``key``."""
+        found = self.lookup.by_index(key)
+        return found.id if found is not None else None
+
+
+def _normalised(text: str) -> str:
+    return " ".join(text.split()).lower()
 
 
 def open_index(store: Store, path: Path, benchmark: str) -> ItemIndex:
