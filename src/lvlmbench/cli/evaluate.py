@@ -12,6 +12,7 @@ from lvlmbench.cli._common import (
     EXIT_FAILURES,
     BadInput,
     StoreOption,
+    check_concurrency,
     console,
     friendly_errors,
     open_store,
@@ -95,8 +96,7 @@ def evaluate(
     with Wilson 95% intervals."""
     if variant not in VARIANTS:
         raise BadInput(f"--variant {variant!r}: choose from {', '.join(VARIANTS)}")
-    if concurrency < 1:
-        raise BadInput(f"--concurrency must be at least 1, got {concurrency}")
+    check_concurrency(concurrency)
     facets = parse_groupings(by)
     check_specs(model)
     opened = open_store(store)

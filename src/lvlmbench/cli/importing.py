@@ -113,6 +113,10 @@ def import_dataset(
     and nothing is written. Re-importing the same file adds nothing. Image URLs are recorded,
     not downloaded.
     """
+    if file.is_dir():  # checked before the store is opened (and perhaps created)
+        raise BadInput(f"{file} is a directory, expected a dataset file")
+    if not file.exists():
+        raise BadInput(f"{file}: no such file")
     opened = open_store(store)
     try:
         show = not json_output and format is not DatasetFormat.VOTES

@@ -18,6 +18,7 @@ from lvlmbench.cli._common import (
     EXIT_FAILURES,
     BadInput,
     StoreOption,
+    check_concurrency,
     console,
     err_console,
     friendly_errors,
@@ -62,8 +63,7 @@ AsJson = Annotated[bool, typer.Option("--json", help="Machine-readable output.")
 
 
 def _check(store: Store, benchmark: str, specs: list[str], concurrency: int) -> None:
-    if concurrency < 1:
-        raise BadInput(f"--concurrency must be at least 1, got {concurrency}")
+    check_concurrency(concurrency)
     for spec in specs:
         if spec != REFERENCE and not spec.startswith(REFERENCE_PREFIX):
             parse_spec(spec)
@@ -147,6 +147,7 @@ def pairwise(
     as_json: AsJson = False,
 ) -> None:
     """Judge every pair of models in both orders (VisIT-Bench); print Elo and win rates."""
+    check_concurrency(concurrency)
     opened = open_store(store)
     _check(opened, benchmark, [*model, judge], concurrency)
     include = reference_free and play_reference
@@ -189,6 +190,7 @@ def score(
     as_json: AsJson = False,
 ) -> None:
     """Score each model 1-10 against the caption-assisted reference, both orders (TouchStone)."""
+    check_concurrency(concurrency)
     opened = open_store(store)
     writer_spec = reference_writer or judge
     _check(opened, benchmark, [*model, judge, writer_spec], concurrency)
@@ -246,6 +248,7 @@ def hallucination(
     as_json: AsJson = False,
 ) -> None:
     """Rate how much of each answer the caption does not support (0 none - 10 all; TouchStone)."""
+    check_concurrency(concurrency)
     opened = open_store(store)
     _check(opened, benchmark, [*model, judge], concurrency)
 

@@ -21,7 +21,7 @@ def info(
     as_json: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
 ) -> None:
     """Schema version, row counts and image files of the store."""
-    opened = open_store(store)
+    opened = open_store(store, writable=False)
     try:
         details = opened.info()
     finally:
