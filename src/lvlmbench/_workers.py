@@ -8,6 +8,11 @@ thread of this process instead, which is what a debugger or profiler wants.
 Workers are forked from a clean *forkserver* process that has already imported the scene
 package, never from the running program: forking a process that has threads (asyncio's
 executor, database drivers) can deadlock the child.
+
+Workers die with the program that started them, however it ends (kill -9 included): each one
+watches that process and exits when it is gone. Nothing else would stop them: a worker holds
+both ends of its job queue, so it never sees end-of-file, and the forkserver and the resource
+tracker live until the last worker has gone.
 """
 
 from __future__ import annotations
@@ -17,12 +22,15 @@ import atexit
 import functools
 import multiprocessing
 import os
+import select
+import threading
+import time
 from collections.abc import Callable
 from concurrent.futures import Executor, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import ParamSpec, TypeVar
 
-__all__ = ["run_cpu", "worker_count"]
+__all__ = ["run_cpu", "worker_count", "workers_setting_error"]
 
 P = ParamSpec("P")
 T = TypeVar("T")
@@ -44,6 +52,46 @@ def worker_count() -> int:
     return os.cpu_count() or 1
 
 
+def workers_setting_error() -> str | None:
+    """Why ``LVLMBENCH_WORKERS`` is unusable, or None: checked before a command writes anything."""
+    try:
+        worker_count()
+    except ValueError as exc:
+        return str(exc)
+    return None
+
+
+def _die_with(parent_pid: int) -> None:
+    """Pool initializer: exit this worker as soon as ``parent_pid`` (the program) has ended."""
+    threading.Thread(target=_watch, args=(parent_pid,), name="parent-watch", daemon=True).start()
+
+
+def _watch(parent_pid: int) -> None:
+    try:
+        # A pidfd becomes readable when the process exits: no polling, no pid-reuse race.
+        pidfd = os.pidfd_open(parent_pid)
+    except (AttributeError, OSError):  # not Linux >= 5.3, or the parent is already gone
+        pidfd = None
+    if pidfd is not None:
+        poller = select.poll()
+        poller.register(pidfd, select.POLLIN)
+        poller.poll()
+    else:
+        while _alive(parent_pid):
+            time.sleep(0.5)
+    os._exit(1)  # skip cleanup: the job queue and results have nobody left to serve
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
 def _executor() -> Executor | None:
     global _pool
     if worker_count() == 0:
@@ -51,7 +99,12 @@ def _executor() -> Executor | None:
     if _pool is None:
         context = multiprocessing.get_context("forkserver")
         context.set_forkserver_preload(_PRELOAD)
-        _pool = ProcessPoolExecutor(max_workers=worker_count(), mp_context=context)
+        _pool = ProcessPoolExecutor(
+            max_workers=worker_count(),
+            mp_context=context,
+            initializer=_die_with,
+            initargs=(os.getpid(),),
+        )
         atexit.register(_shutdown)
     return _pool
 

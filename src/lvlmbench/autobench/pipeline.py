@@ -74,6 +74,14 @@ class GenerateSettings:
         check_benchmark_name(self.benchmark)
         if min(self.n, self.m, self.per_aspect, self.max_attempts) < 1:
             raise ValueError("n, m, per_aspect and max_attempts must all be at least 1")
+        if min(self.concurrency, self.k_checks, self.image_size) < 1:
+            # A concurrency of 0 would make every unit wait forever for a slot.
+            raise ValueError(
+                f"concurrency ({self.concurrency}), k_checks ({self.k_checks}) and image_size "
+                f"({self.image_size}) must all be at least 1"
+            )
+        if not 0 <= self.tf_share <= 1:
+            raise ValueError(f"tf_share {self.tf_share}: must be between 0 and 1")
         unknown = [lv for lv in self.levels if lv not in LEVELS]
         if unknown or not self.levels:
             raise ValueError(f"levels {list(self.levels)}: choose from {', '.join(LEVELS)}")

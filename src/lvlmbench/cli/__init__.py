@@ -8,6 +8,8 @@ from typing import Annotated
 import typer
 
 from lvlmbench import __version__
+from lvlmbench._workers import workers_setting_error
+from lvlmbench.cli._common import fail
 from lvlmbench.cli.demo import demo
 from lvlmbench.cli.evaluate import evaluate
 from lvlmbench.cli.experiment import experiment_app
@@ -71,6 +73,11 @@ def root(
         format="%(levelname)s %(name)s: %(message)s",
     )
     install_log_redaction()  # a key echoed into an error or a retry reason never reaches a log
+    # Settings read from the environment are checked before any command opens the store: a
+    # bad one found halfway through would leave rows written by a run that cannot finish.
+    problem = workers_setting_error()
+    if problem is not None:
+        raise fail(problem)
 
 
 def main() -> None:

@@ -42,6 +42,7 @@ __all__ = [
     "EXIT_FAILURES",
     "BadInput",
     "StoreOption",
+    "check_concurrency",
     "console",
     "err_console",
     "fail",
@@ -102,6 +103,8 @@ def friendly_errors(func: Callable[P, R]) -> Callable[P, R]:
             raise fail(str(exc)) from None
         except ValidationError as exc:
             raise fail(f"invalid input: {exc.errors()[0]['msg']}") from None
+        except IsADirectoryError as exc:
+            raise fail(f"{exc.filename} is a directory, expected a file") from None
         except OSError as exc:
             where = f" {exc.filename}" if exc.filename else ""
             raise fail(f"cannot read{where}: {exc.strerror or exc}") from None
@@ -109,9 +112,24 @@ def friendly_errors(func: Callable[P, R]) -> Callable[P, R]:
     return wrapper
 
 
-def open_store(url: str | None) -> Store:
-    """Open the store named by --store (StoreError becomes exit 2 via friendly_errors)."""
-    return Store.open(url)
+def check_concurrency(value: int, option: str = "--concurrency") -> None:
+    """Reject a concurrency below 1 before anything is opened or written: zero workers would
+    wait forever for a slot, and a negative count means nothing."""
+    if value < 1:
+        raise BadInput(f"{option} must be at least 1, got {value}")
+
+
+def open_store(url: str | None, writable: bool = True) -> Store:
+    """Open the store named by --store (StoreError becomes exit 2 via friendly_errors).
+
+    A command that writes (``writable``) refuses a read-only store here, before it does any
+    work, rather than at its first write after paid calls.
+    """
+    opened = Store.open(url)
+    if writable and opened.read_only:
+        opened.close()
+        opened.require_writable()
+    return opened
 
 
 def print_json(value: Any) -> None:

@@ -14,6 +14,7 @@ from lvlmbench.cli._common import (
     EXIT_FAILURES,
     BadInput,
     StoreOption,
+    check_concurrency,
     console,
     friendly_errors,
     open_store,
@@ -148,8 +149,7 @@ def evaluate(
     with Wilson 95% intervals."""
     if variant not in VARIANTS:
         raise BadInput(f"--variant {variant!r}: choose from {', '.join(VARIANTS)}")
-    if concurrency < 1:
-        raise BadInput(f"--concurrency must be at least 1, got {concurrency}")
+    check_concurrency(concurrency)
     # Every spec naming a provider is checked before the store is opened (a typo writes
     # nothing); other names may be imported players, looked up in the store below.
     check_specs([m for m in model if not could_be_imported(m)])

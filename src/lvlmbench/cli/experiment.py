@@ -18,6 +18,7 @@ from lvlmbench.autobench.experiments import (
 from lvlmbench.cli._common import (
     BadInput,
     StoreOption,
+    check_concurrency,
     console,
     friendly_errors,
     open_store,
@@ -110,6 +111,7 @@ def leakage(
     only. Near-equal description-only scores across models mean the benchmark measures
     vision, not the examiner's bias."""
     check_specs(model)
+    check_concurrency(concurrency)
     opened = _opened(store, benchmark)
     run_leakage(opened, benchmark, model, question_only, concurrency, show_progress=not as_json)
     figures, spread = leakage_figures(opened, benchmark, [resolve_spec(m) for m in model])
@@ -158,6 +160,7 @@ def position_bias(
     if bad:
         raise BadInput(f"--target {bad[0]!r}: choose letters A-D")
     check_specs(model)  # before the re-keyed copies are written
+    check_concurrency(concurrency)
     opened = _opened(store, benchmark)
     targets = [cast(Target, t) for t in [*letters, "even"]]
     run_position_bias(opened, benchmark, model, targets, seed, concurrency, not as_json)

@@ -12,6 +12,7 @@ from lvlmbench.autobench.pipeline import DEFAULT_ZETA, LEVELS, GenerateSettings
 from lvlmbench.cli._common import (
     BadInput,
     StoreOption,
+    check_concurrency,
     console,
     friendly_errors,
     open_store,
@@ -153,6 +154,7 @@ def generate(
         raise BadInput(f"--mode {mode!r}: choose scene or text")
     if not 0 <= tf_share <= 1:
         raise BadInput(f"--tf-share {tf_share}: must be between 0 and 1")
+    check_concurrency(concurrency)
     settings = GenerateSettings(
         capability=capability,
         name=name,

@@ -242,6 +242,10 @@ def import_dataset(
     nothing is written. Re-importing the same file adds nothing. Image URLs are recorded, not
     downloaded (or found by file name under --image-root).
     """
+    if file.is_dir():  # checked before the store is opened (and perhaps created)
+        raise BadInput(f"{file} is a directory, expected a dataset file")
+    if not file.exists():
+        raise BadInput(f"{file}: no such file")
     try:
         fmt = format.value if format is not None else detect_format(file)
     except DatasetError as exc:

@@ -18,6 +18,7 @@ from lvlmbench.cli._common import (
     EXIT_FAILURES,
     BadInput,
     StoreOption,
+    check_concurrency,
     console,
     err_console,
     fail,
@@ -89,8 +90,7 @@ def _open_checked(store: str | None, benchmark: str, specs: list[str], concurren
     """The store, once every spec and option is checked (RegistryError, exit 2: before the
     store is even opened, so a typo writes nothing); BadInput when the benchmark is absent or
     has no items."""
-    if concurrency < 1:
-        raise BadInput(f"--concurrency must be at least 1, got {concurrency}")
+    check_concurrency(concurrency)
     for spec in specs:
         _player_identity(spec)
     opened = open_store(store)

@@ -22,7 +22,7 @@ def info(
     as_json: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
 ) -> None:
     """Schema version, row counts and image files of the store."""
-    opened = open_store(store)
+    opened = open_store(store, writable=False)
     try:
         details = opened.info()
         details["legacy_identities"] = legacy_identities(opened.engine)

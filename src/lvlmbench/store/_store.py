@@ -26,13 +26,15 @@ from sqlalchemy import (
     event,
     func,
     insert,
+    inspect,
     select,
 )
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import make_url
-from sqlalchemy.exc import ArgumentError, IntegrityError, OperationalError
+from sqlalchemy.exc import ArgumentError, DatabaseError, IntegrityError, NoSuchModuleError
 
 from lvlmbench.store import _schema as s
+from lvlmbench.store._files import read_only_engine, sqlite_file_problem, writable
 from lvlmbench.store._migrations import MIGRATIONS
 
 __all__ = ["DEFAULT_STORE_URL", "Store", "StoreError", "normalise_url"]
@@ -63,14 +65,21 @@ def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
 class Store:
     """Reads and writes lvlmbench's records. Open with :meth:`open`."""
 
-    def __init__(self, engine: Engine, images_dir: Path, url: str) -> None:
+    def __init__(self, engine: Engine, images_dir: Path, url: str, read_only: bool = False) -> None:
         self.engine = engine
         self.images_dir = images_dir
         self.url = url
+        self.read_only = read_only
+        """Opened only to read (the file or its directory is not writable): writes raise."""
 
     @classmethod
     def open(cls, url: str | None = None, images_dir: str | Path | None = None) -> Store:
-        """Open (creating if needed) the store at ``url``; migrate an older schema."""
+        """Open (creating if needed) the store at ``url``; migrate an older schema.
+
+        A SQLite file this process may not write is opened read-only (nothing created, any
+        write raises StoreError). A path that is not a store raises StoreError and is left as
+        it was.
+        """
         url = normalise_url(url)
         try:
             parsed = make_url(url)
@@ -78,19 +87,42 @@ class Store:
             raise StoreError(f"--store {url!r} is not a database URL or file path") from None
         is_sqlite = parsed.get_backend_name() == "sqlite"
         database = parsed.database or ""
-        if is_sqlite and database not in ("", ":memory:"):
+        db_path: Path | None = None
+        if is_sqlite and database not in ("", ":memory:") and not database.startswith("file:"):
             db_path = Path(database).expanduser()
-            if not db_path.parent.exists():
-                raise StoreError(f"--store {url}: directory {db_path.parent} does not exist")
-        engine = create_engine(url)
-        if is_sqlite:
+            problem = sqlite_file_problem(db_path)
+            if problem is not None:
+                raise StoreError(f"--store {url}: {problem}")
+        read_only = db_path is not None and db_path.exists() and not writable(db_path)
+        try:
+            if db_path is not None and read_only:
+                engine = read_only_engine(db_path)
+            else:
+                engine = create_engine(url)
+        except (NoSuchModuleError, ArgumentError, ImportError) as exc:
+            raise StoreError(
+                f"--store {url}: unknown or unavailable database kind "
+                f"{parsed.drivername!r} ({exc}); use a SQLite path or a postgresql:// URL"
+            ) from None
+        if is_sqlite and not read_only:
             event.listen(engine, "connect", _sqlite_pragmas)
-        store = cls(engine, _images_dir(images_dir, is_sqlite, database), url)
+        store = cls(engine, _images_dir(images_dir, is_sqlite, database), url, read_only)
         store._prepare_schema()
         return store
 
+    def require_writable(self) -> None:
+        """Raise StoreError when the store was opened read-only."""
+        if self.read_only:
+            raise StoreError(
+                f"store {self.url} is read-only (the file or its directory is not writable); "
+                "it can be inspected (`lvlmbench store info`), not written"
+            )
+
     def _prepare_schema(self) -> None:
         try:
+            if self.read_only:
+                self._check_read_only_schema()
+                return
             with self.engine.begin() as conn:
                 s.metadata.create_all(conn)
                 found = conn.execute(
@@ -100,8 +132,20 @@ class Store:
                     conn.execute(insert(s.meta).values(key="schema", value=str(s.SCHEMA_VERSION)))
                     return
                 self._migrate(conn, int(found))
-        except OperationalError as exc:
+        except DatabaseError as exc:
+            self.engine.dispose()
             raise StoreError(f"cannot open store {self.url}: {exc.orig}") from None
+
+    def _check_read_only_schema(self) -> None:
+        with self.engine.connect() as conn:
+            if not inspect(conn).has_table("meta"):
+                raise StoreError(f"store {self.url} is read-only and has no lvlmbench tables")
+            found = conn.execute(select(s.meta.c.value).where(s.meta.c.key == "schema")).scalar()
+        if found is not None and int(found) > s.SCHEMA_VERSION:
+            raise StoreError(
+                f"store {self.url} has schema {found}, newer than this lvlmbench understands "
+                f"({s.SCHEMA_VERSION}): upgrade lvlmbench"
+            )
 
     def _migrate(self, conn: Connection, version: int) -> None:
         if version > s.SCHEMA_VERSION:
@@ -131,6 +175,7 @@ class Store:
         """Insert rows keyed by primary key; existing keys are kept (or replaced)."""
         if not rows:
             return
+        self.require_writable()
         dialect = self.engine.dialect.name
         with self.engine.begin() as conn:
             if dialect in ("sqlite", "postgresql"):
@@ -218,6 +263,7 @@ class Store:
         Other formats are re-encoded to PNG first so every file under ``images/`` is what its
         name says; raises StoreError when the bytes are not a readable image.
         """
+        self.require_writable()
         data = _as_png(data)
         digest = hashlib.sha256(data).hexdigest()
         path = self.image_path(digest)
@@ -258,12 +304,18 @@ class Store:
 
     def info(self) -> dict[str, Any]:
         """Schema version, row counts per table, image directory and its size."""
+        with self.engine.connect() as conn:
+            present = set(inspect(conn).get_table_names())
+        # Only tables the store has: a read-only store of an older version cannot gain new ones.
         counts = {
-            name: self.count(table) for name, table in s.metadata.tables.items() if name != "meta"
+            name: self.count(table)
+            for name, table in s.metadata.tables.items()
+            if name != "meta" and name in present
         }
         files = list(self.images_dir.glob("*.png")) if self.images_dir.exists() else []
         return {
             "url": self.url,
+            "read_only": self.read_only,
             "schema_version": self.schema_version(),
             "tables": counts,
             "images_dir": str(self.images_dir),
