@@ -1,4 +1,6 @@
-"""`lvlmbench export BENCH --out DIR`: hand a generated benchmark to other tools; with
+"""`lvlmbench export BENCH --out DIR`: hand a benchmark to other tools in the Hugging Face Hub's
+layout (data/test-00000-of-00001.parquet + a README.md dataset card) plus items.jsonl + images/;
+with
 `--format vlmeval --model NAME --out FILE.xlsx|.tsv`, a model's answers as VLMEvalKit's
 prediction file."""
 
@@ -11,7 +13,7 @@ from typing import Annotated
 import typer
 
 from lvlmbench.cli._common import BadInput, StoreOption, console, friendly_errors, open_store
-from lvlmbench.datasets import export_jsonl, export_parquet
+from lvlmbench.datasets import export_hub, export_jsonl
 from lvlmbench.datasets.vlmeval_export import export_vlmeval
 from lvlmbench.store import Store, get_benchmark
 
@@ -49,8 +51,19 @@ def export(
     ],
     parquet: Annotated[
         bool,
-        typer.Option(help="Also write data.parquet for Hugging Face datasets (needs pyarrow)."),
+        typer.Option(
+            help="Write the Hub layout: data/test-00000-of-00001.parquet (images embedded) and "
+            "the README.md dataset card (needs pyarrow). --no-parquet: items.jsonl + images/ only."
+        ),
     ] = True,
+    license: Annotated[
+        str | None,
+        typer.Option(
+            "--license",
+            help="Licence id for the dataset card (default: cc-by-4.0 for generated benchmarks, "
+            "'as the source dataset' for imported ones).",
+        ),
+    ] = None,
     format: Annotated[
         ExportFormat,
         typer.Option(
@@ -65,20 +78,29 @@ def export(
     ] = None,
     store: StoreOption = None,
 ) -> None:
-    """Write items.jsonl + images/ and (by default) data.parquet with embedded images, loadable
-    with datasets.load_dataset("parquet", data_files=...); or, with --format vlmeval, a model's
-    answers in the file VLMEvalKit (and its TEST servers) read."""
+    """Write the benchmark as a Hugging Face dataset folder: data/test-00000-of-00001.parquet
+    (Image feature, option/answer and metadata columns), a README.md dataset card (features, how
+    it was generated, settings and seeds, licence) and items.jsonl + images/. `lvlmbench import
+    DIR` reads it back; datasets.load_dataset("parquet", data_files="DIR/data/*.parquet") loads
+    it. With --format vlmeval, a model's answers in the file VLMEvalKit (and its TEST servers)
+    read."""
     opened = open_store(store)
     if get_benchmark(opened, benchmark) is None:
         raise BadInput(f"no benchmark {benchmark!r} in {opened.url}")
     if format is ExportFormat.VLMEVAL:
         _export_predictions(opened, benchmark, model, out)
         return
-    jsonl = export_jsonl(opened, benchmark, out)
-    console.print(f"wrote {jsonl} and {out / 'images'}")
-    if parquet:
-        try:
-            rows = export_parquet(opened, benchmark, out / "data.parquet")
-        except ImportError as exc:
-            raise BadInput(str(exc)) from None
-        console.print(f"wrote {out / 'data.parquet'} ({rows} rows)")
+    if not parquet:
+        jsonl = export_jsonl(opened, benchmark, out)
+        console.print(f"wrote {jsonl} and {out / 'images'}", highlight=False)
+        return
+    try:
+        written = export_hub(opened, benchmark, out, license=license)
+    except (ImportError, ValueError) as exc:
+        raise BadInput(str(exc)) from None
+    console.print(
+        f"wrote {written.parquet} ({written.rows} rows), {written.card} (licence "
+        f"{written.license}), {written.jsonl} and {out / 'images'}",
+        highlight=False,
+    )
+    console.print(f"read it back: lvlmbench import {out}", highlight=False, markup=False)

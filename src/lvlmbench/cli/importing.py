@@ -36,6 +36,7 @@ class DatasetFormat(StrEnum):
     JSONL = "jsonl"
     VLMEVAL = "vlmeval"
     LLAVA = "llava"
+    HF = "hf"
     VOTES = "votes"
     VISIT_VOTES = "visit-votes"
     FASTCHAT_VOTES = "fastchat-votes"
@@ -176,7 +177,10 @@ def _phase_bars(name: str, enabled: bool) -> Iterator[tuple[_Hook, _Hook]]:
 def import_dataset(
     file: Annotated[
         Path,
-        typer.Argument(help="Dataset, vote or prediction file (CSV, TSV, XLSX, JSON or JSONL)."),
+        typer.Argument(
+            help="Dataset, vote or prediction file (CSV, TSV, XLSX, JSON, JSONL or parquet), or "
+            "a dataset folder (`lvlmbench export` output, Hub parquet layout, save_to_disk)."
+        ),
     ],
     format: Annotated[
         DatasetFormat | None,
@@ -232,7 +236,9 @@ def import_dataset(
     the file's columns unless -f names it.
 
     Datasets: VisIT-Bench CSV (or HF metadata.csv), TouchStone TSV, VLMEvalKit TSV (MMBench,
-    SEEDBench, MME, MMMU, TEST splits), LLaVA-Bench questions.jsonl, JSONL (and our export).
+    SEEDBench, MME, MMMU, TEST splits), LLaVA-Bench questions.jsonl, JSONL, Hugging Face
+    parquet files or folders (Hub layout, save_to_disk; a DatasetDict imports its test split)
+    and `lvlmbench export` folders, which read back equal.
     Votes: our wide votes CSV, VisIT-Bench human preferences, FastChat human judgments or
     VisIT-Bench leaderboard battles (a model judge's verdicts). Predictions: VLMEvalKit .xlsx or
     .tsv, VisIT-Bench '<model> prediction' columns, TouchStone submissions, JSONL; they become
@@ -242,7 +248,7 @@ def import_dataset(
     nothing is written. Re-importing the same file adds nothing. Image URLs are recorded, not
     downloaded (or found by file name under --image-root).
     """
-    if file.is_dir():  # checked before the store is opened (and perhaps created)
+    if file.is_dir() and format not in (None, DatasetFormat.HF):  # before the store is opened
         raise BadInput(f"{file} is a directory, expected a dataset file")
     if not file.exists():
         raise BadInput(f"{file}: no such file")

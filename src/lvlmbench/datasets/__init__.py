@@ -1,6 +1,6 @@
 """Import and export of benchmarks and responses."""
 
-from lvlmbench.datasets.export import export_jsonl, export_parquet
+from lvlmbench.datasets.export import HubExport, export_hub, export_jsonl, export_parquet
 from lvlmbench.datasets.importers import (
     FORMATS,
     VOTE_FORMATS,
@@ -25,11 +25,13 @@ __all__ = [
     "FORMATS",
     "VOTE_FORMATS",
     "DatasetError",
+    "HubExport",
     "ImportSummary",
     "ItemLookup",
     "PredictionSummary",
     "detect_format",
     "detect_vote_format",
+    "export_hub",
     "export_jsonl",
     "export_parquet",
     "image_name",

@@ -1,6 +1,6 @@
 """Importers of published benchmarks into the store: VisIT-Bench CSV (and its Hugging Face
-``metadata.csv``), TouchStone TSV, VLMEvalKit TSV, LLaVA-Bench questions.jsonl, generic JSONL
-(and ``lvlmbench export`` output); and vote files (our wide human votes, VisIT-Bench's human
+``metadata.csv``), TouchStone TSV, VLMEvalKit TSV, LLaVA-Bench questions.jsonl, generic JSONL,
+Hugging Face parquet / save_to_disk folders (and ``lvlmbench export`` output, both ways); and vote files (our wide human votes, VisIT-Bench's human
 preferences, FastChat's human judgments, VisIT-Bench's leaderboard battles), see
 :mod:`.vote_formats`. The format is detected from the file's columns or first record
 (:func:`detect_format`) unless named.
@@ -29,6 +29,7 @@ from lvlmbench.datasets.importers.detect import (
     format_rules,
     register_format,
 )
+from lvlmbench.datasets.importers.hf import HF_FORMAT, hf_benchmark_name, parse_hf
 from lvlmbench.datasets.importers.jsonl import parse_jsonl
 from lvlmbench.datasets.importers.llava import parse_llava
 from lvlmbench.datasets.importers.touchstone import parse_touchstone
@@ -73,6 +74,7 @@ _PARSERS: dict[str, _Parser] = {
     "jsonl": parse_jsonl,
     "vlmeval": parse_vlmeval,
     "llava": parse_llava,
+    HF_FORMAT: parse_hf,
 }
 FORMATS = (*_PARSERS, *VOTE_FORMATS)
 """Format names accepted by :func:`import_dataset`."""
@@ -109,7 +111,7 @@ def parse_items(
     names are looked up by name under ``image_root`` (a folder of downloaded images)."""
     if fmt not in _PARSERS:
         raise ValueError(f"unknown item format {fmt!r}; known: {', '.join(_PARSERS)}")
-    if not path.is_file():
+    if not (path.is_file() or (fmt == HF_FORMAT and path.is_dir())):
         raise DatasetError(path, "no such file")
     root = ImageRoot(image_root) if image_root is not None else None
     try:
@@ -143,7 +145,8 @@ def import_dataset(
     judge: str | None = None,
 ) -> ImportSummary:
     """Import ``path`` in format ``fmt`` (see :data:`FORMATS`; None: detected from the file)
-    into benchmark ``name`` (default: the file's stem). ``concat_images`` stores multi-image
+    into benchmark ``name`` (default: the file's stem; for an ``lvlmbench export`` folder, the
+    exported benchmark's name). ``concat_images`` stores multi-image
     rows as one side-by-side image (the originals stay in the store, listed in
     ``meta["original_images"]``); ``image_root`` is a folder where URL and file-name images are
     found by file name. Votes go to the benchmark ``name`` names, which must exist; ``judge``
@@ -151,9 +154,9 @@ def import_dataset(
     (rows validated, rows) while the file is checked, ``on_progress`` (items written, items)
     while it is stored."""
     path = Path(path)
-    benchmark = name or path.stem
     if fmt is None:
         fmt = detect_format(path)
+    benchmark = name or (hf_benchmark_name(path) if fmt == HF_FORMAT else path.stem)
     if fmt not in FORMATS:
         raise ValueError(f"unknown format {fmt!r}; known: {', '.join(FORMATS)}")
     if fmt in VOTE_FORMATS:

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from lvlmbench.datasets.importers._common import EXCEL_SUFFIXES, DatasetError, excel_header
+from lvlmbench.datasets.importers.hf import HF_FORMAT, is_hf_dataset
 from lvlmbench.datasets.importers.visit import image_columns
 
 __all__ = [
@@ -43,8 +44,9 @@ _SNIFF_BYTES = 64 * 1024
 
 @dataclass(frozen=True)
 class FileSample:
-    """What detection looks at: the layout ("csv", "tsv", "xlsx", "jsonl" or "json"), the column or
-    field names (lower-cased), and the first record of a JSON file (None for tables)."""
+    """What detection looks at: the layout ("csv", "tsv", "xlsx", "jsonl", "json", "parquet" or
+    "hf-folder"), the column or field names (lower-cased; none for parquet and folders), and the
+    first record of a JSON file (None for tables)."""
 
     path: Path
     layout: str
@@ -114,9 +116,17 @@ def _json_sample(path: Path, first: str) -> FileSample:
 
 
 def read_sample(path: Path) -> FileSample:
-    """The :class:`FileSample` of ``path``: a JSON file by its first record, else a table by
-    its header (tab-separated when the suffix says so or the header has more tabs than
-    commas)."""
+    """The :class:`FileSample` of ``path``: a JSON file by its first record, a table by its
+    header (tab-separated when the suffix says so or the header has more tabs than commas), a
+    parquet file or dataset folder by its layout alone ("parquet", "hf-folder")."""
+    if is_hf_dataset(path):
+        return FileSample(path, "hf-folder" if path.is_dir() else "parquet", frozenset())
+    if path.is_dir():
+        raise DatasetError(
+            path,
+            "is a directory with no dataset in it; expected a dataset file, or a folder of "
+            "parquet files or a datasets save_to_disk folder (state.json)",
+        )
     if not path.is_file():
         raise DatasetError(path, "no such file")
     if path.suffix.lower() in EXCEL_SUFFIXES:  # a zip: its header comes from the first sheet
@@ -163,6 +173,13 @@ def _has_image_column(columns: frozenset[str]) -> bool:
 
 
 _DATASET_RULES = (
+    FormatRule(
+        HF_FORMAT,
+        "Hugging Face datasets: .parquet file(s), a folder of them (`lvlmbench export`, the "
+        "Hub's data/test-*.parquet) or a save_to_disk folder",
+        lambda s: s.layout in ("parquet", "hf-folder"),
+        priority=5,  # the layout alone decides; no other rule reads parquet or folders
+    ),
     FormatRule(
         "votes",
         "CSV: instance, a_model, b_model + one column per annotator",

@@ -32,7 +32,7 @@ from lvlmbench.datasets.importers._common import (
 )
 from lvlmbench.datasets.importers._images import ImageRoot, resolve_images
 
-__all__ = ["parse_jsonl"]
+__all__ = ["item_kind", "parse_jsonl"]
 
 _IMAGE_FIELDS = ("image", "images", "image_url", "image_urls", "image_path", "image_paths")
 _EXPORTED_IMAGES = "image_files"  # lvlmbench export: paths; its "images" are store digests
@@ -62,10 +62,11 @@ def _options(row: Row, value: Any) -> dict[str, str]:
     return {k.upper(): str(v) for k, v in value.items()}
 
 
-def _kind(
+def item_kind(
     row: Row, record: dict[str, Any], options: dict[str, str]
 ) -> tuple[str, str | None, str | None]:
-    """kind, answer key and reference."""
+    """kind, answer key and reference of a record with ``answer``, ``reference``, ``kind`` (and
+    ``split`` or ``meta.split``) fields, checked against its options."""
     answer = _text(row, record, "answer")
     reference = _text(row, record, "reference")
     kind = record.get("kind") or ("mc" if options else None)
@@ -120,7 +121,7 @@ def _parse_record(
             Row(path, line, line, {name: json.dumps(values)}), [name], path.parent, found, root
         )
     options = _options(row, record.get("options"))
-    kind, answer, reference = _kind(row, record, options)
+    kind, answer, reference = item_kind(row, record, options)
     meta: dict[str, Any] = {"row": line}
     extra = record.get("meta")
     if extra is not None and not isinstance(extra, dict):
