@@ -138,28 +138,33 @@ def test_parquet_loads_with_datasets_offline(
     )
     assert isinstance(loaded.features["image"], datasets.Image)
     assert loaded.num_rows == 5
+    assert isinstance(loaded.features["image_2"], datasets.Image)  # open-1 has two pictures
+    assert loaded.features["seed"] == datasets.Value("int64")
+    assert "benchmark" not in loaded.features and "E" not in loaded.features
     stored = list(iter_items(store, BENCH))
+    meta_columns = ("capability", "general_aspect", "fine_aspect", "difficulty", "seed")
     for row, item in zip(loaded, stored, strict=True):
-        assert (row["id"], row["benchmark"], row["kind"]) == (item.id, BENCH, item.kind)
+        assert (row["id"], row["kind"]) == (item.id, item.kind)
         assert (row["question"], row["answer"], row["reference"]) == (
             item.question,
             item.answer,
             item.reference,
         )
         assert {k: row[k] for k in "ABCD"} == {k: item.options.get(k) for k in "ABCD"}
-        assert row["caption"] == item.caption
-        assert json.loads(row["meta"]) == item.meta
-        assert row["difficulty"] == str(item.meta.get("difficulty", ""))
-        if not item.images:
-            assert row["image"] is None
-            continue
-        # The first image, decoded by PIL, pixel for pixel.
-        expected = Image.open(io.BytesIO(store.read_image(item.images[0])))
-        assert row["image"].size == expected.size
-        assert np.array_equal(np.asarray(row["image"]), np.asarray(expected))
-    tf = next(row for row in loaded if row["id"] == "tf-1")
-    # Capability falls back to the item's category.
-    assert (tf["capability"], tf["A"]) == ("basic understanding", None)
+        assert (row["caption"], row["category"]) == (item.caption, item.category)
+        # Scalar meta entries are columns of their own; the rest is the JSON `meta` column.
+        flat = {k: row[k] for k in meta_columns if row[k] is not None}
+        assert {**json.loads(row["meta"] or "{}"), **flat} == item.meta
+        for column, index in (("image", 0), ("image_2", 1)):
+            if len(item.images) <= index:
+                assert row[column] is None
+                continue
+            # The picture, decoded by PIL, pixel for pixel.
+            expected = Image.open(io.BytesIO(store.read_image(item.images[index])))
+            assert row[column].size == expected.size
+            assert np.array_equal(np.asarray(row[column]), np.asarray(expected))
+    mc1 = next(row for row in loaded if row["id"] == "mc-1")
+    assert (mc1["difficulty"], json.loads(mc1["meta"])) == ("hard", {"errors": []})
 
     # The Dataset.from_parquet path reads the same rows.
     again = datasets.Dataset.from_parquet(str(path), cache_dir=str(tmp_path / "hf-cache2"))
@@ -182,14 +187,16 @@ def test_cli_export_writes_jsonl_images_and_parquet(store: Store, tmp_path: Path
     assert "(5 rows)" in result.output
     assert len((out / "items.jsonl").read_text(encoding="utf-8").splitlines()) == 5
     assert len(list((out / "images").glob("*.png"))) == 3
-    assert (out / "data.parquet").stat().st_size > 0
+    assert (out / "data" / "test-00000-of-00001.parquet").stat().st_size > 0
+    assert (out / "README.md").read_text(encoding="utf-8").startswith("---\nlicense:")
+    assert not list(out.rglob("*.partial"))
 
     bare = tmp_path / "bare"
     result = runner.invoke(
         app, ["export", BENCH, "--out", str(bare), "--no-parquet", "--store", store.url]
     )
     assert result.exit_code == 0, result.output
-    assert (bare / "items.jsonl").exists() and not (bare / "data.parquet").exists()
+    assert (bare / "items.jsonl").exists() and not (bare / "data").exists()
 
 
 def test_cli_export_of_unknown_benchmark_exits_2(store: Store, tmp_path: Path) -> None:
