@@ -230,8 +230,13 @@ def test_hub_parquet_files_import(tmp_path: Path, png: Callable[..., bytes]) -> 
     schema = pa.schema([("question", pa.string()), ("image", image), ("answer", pa.string())])
     for split, colour in (("train", "red"), ("test", "blue")):
         table = pa.Table.from_pylist(
-            [{"question": f"Is it {colour}?", "image": {"bytes": png(colour), "path": None},
-              "answer": "yes"}],
+            [
+                {
+                    "question": f"Is it {colour}?",
+                    "image": {"bytes": png(colour), "path": None},
+                    "answer": "yes",
+                }
+            ],
             schema=schema,
         )
         (tmp_path / "hub" / "data").mkdir(parents=True, exist_ok=True)

@@ -92,7 +92,13 @@ class ExportLayout:
             *[(c, "string") for c in _AFTER_OPTIONS],
         ]
         images = [(c, "image") for c in self.image_columns]
-        return [*strings[:1], *images, *strings[1:], *self.meta_columns.items(), (META_COLUMN, "string")]
+        return [
+            *strings[:1],
+            *images,
+            *strings[1:],
+            *self.meta_columns.items(),
+            (META_COLUMN, "string"),
+        ]
 
 
 def plan_export(store: Store, benchmark: str) -> ExportLayout:
@@ -187,9 +193,7 @@ def _row(store: Store, item: BenchmarkItem, layout: ExportLayout) -> dict[str, A
     return row
 
 
-def _batches(
-    store: Store, layout: ExportLayout, size: int
-) -> Iterator[list[dict[str, Any]]]:
+def _batches(store: Store, layout: ExportLayout, size: int) -> Iterator[list[dict[str, Any]]]:
     batch: list[dict[str, Any]] = []
     for item in iter_items(store, layout.benchmark):
         batch.append(_row(store, item, layout))

@@ -1,9 +1,9 @@
 """Importers of published benchmarks into the store: VisIT-Bench CSV (and its Hugging Face
 ``metadata.csv``), TouchStone TSV, VLMEvalKit TSV, LLaVA-Bench questions.jsonl, generic JSONL,
-Hugging Face parquet / save_to_disk folders (and ``lvlmbench export`` output, both ways); and vote files (our wide human votes, VisIT-Bench's human
-preferences, FastChat's human judgments, VisIT-Bench's leaderboard battles), see
-:mod:`.vote_formats`. The format is detected from the file's columns or first record
-(:func:`detect_format`) unless named.
+Hugging Face parquet / save_to_disk folders (and ``lvlmbench export`` output, both ways); and
+vote files (our wide human votes, VisIT-Bench's human preferences, FastChat's human
+judgments, VisIT-Bench's leaderboard battles), see :mod:`.vote_formats`. The format is
+detected from the file's columns or first record (:func:`detect_format`) unless named.
 
 Every importer parses and validates the whole file first (images decoded, columns checked) and
 writes only when all rows are good, so a bad row leaves nothing behind; the error

@@ -71,7 +71,9 @@ def _save_to_disk_files(path: Path) -> list[Path]:
         state = json.loads((path / "state.json").read_text(encoding="utf-8"))
         names = [entry["filename"] for entry in state["_data_files"]]
     except (OSError, ValueError, KeyError, TypeError) as exc:
-        raise DatasetError(path / "state.json", f"not a datasets save_to_disk state: {exc}") from None
+        raise DatasetError(
+            path / "state.json", f"not a datasets save_to_disk state: {exc}"
+        ) from None
     return [path / name for name in names]
 
 
@@ -157,9 +159,7 @@ def _image_columns(schema: Any) -> list[str]:
     import pyarrow as pa
 
     def is_image(kind: Any) -> bool:
-        return bool(
-            pa.types.is_struct(kind) and {"bytes", "path"} <= {f.name for f in kind}
-        )
+        return bool(pa.types.is_struct(kind) and {"bytes", "path"} <= {f.name for f in kind})
 
     return [
         f.name
@@ -224,7 +224,9 @@ def _meta(row: Row, record: dict[str, Any], skip: set[str]) -> dict[str, Any]:
             continue
         if isinstance(value, bytes):
             raise row.error("binary data is neither an image nor text; drop the column", name)
-        meta[name] = value if isinstance(value, str | int | float | bool | list | dict) else str(value)
+        meta[name] = (
+            value if isinstance(value, str | int | float | bool | list | dict) else str(value)
+        )
     return meta
 
 
