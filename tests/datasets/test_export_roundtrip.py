@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import csv
 import json
+import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -19,8 +20,9 @@ from lvlmbench.autobench.pipeline import GenerateSettings, generate_benchmark
 from lvlmbench.autobench.procedural import ProceduralBackend
 from lvlmbench.cli import app
 from lvlmbench.datasets import detect_format, export_hub, import_dataset
+from lvlmbench.datasets.export import PARQUET_PATH
 from lvlmbench.images import ImageClient, load_image_model
-from lvlmbench.store import Store, get_benchmark, iter_items
+from lvlmbench.store import Store, get_benchmark, iter_items, put_benchmark, put_items
 from lvlmbench.types import BenchmarkItem
 
 runner = CliRunner()
@@ -285,3 +287,65 @@ def test_bad_and_foreign_parquet_are_clear_errors(tmp_path: Path) -> None:
         opened = Store.open(db)
         assert list(iter_items(opened, "badimg")) == []
         opened.close()
+
+
+def test_awkward_items_round_trip_exactly(tmp_path: Path, png: Callable[..., bytes]) -> None:
+    """Meta that must not become typed columns (names of real columns, None, mixed or nested
+    values, integers beyond int64), five options, an answerless TEST-split item, no picture."""
+    source = Store.open(str(tmp_path / "source.db"))
+    red, blue = source.put_image(png("red", fmt="JPEG")), source.put_image(png("blue"))
+    awkward: dict[str, Any] = {"question": "shadowed", "image": "x.jpg", "A": "meta A"}
+    awkward |= {"note": None, "nested": {"a": [1, 2]}, "flag": True, "big": 2**70}
+    items = [
+        BenchmarkItem(
+            id="one",
+            benchmark="odd",
+            question="Pick one ✓",
+            kind="mc",
+            images=[red, blue, red],
+            options={"A": "a", "B": "b", "C": "c", "D": "d", "E": "e"},
+            answer="E",
+            meta={**awkward, "score": 1, "level": 2, "split": "dev"},
+        ),
+        BenchmarkItem(
+            id="two",
+            benchmark="odd",
+            question="Pick again",
+            kind="mc",
+            images=[blue],
+            options={"A": "x", "B": "y"},
+            meta={"score": 0.5, "level": 3, "split": "test", "flag": False},
+        ),
+        BenchmarkItem(
+            id="three", benchmark="odd", question="Say hi", reference="hi", meta={"level": 4}
+        ),
+    ]
+    put_items(source, items)
+    put_benchmark(source, "odd", "jsonl", {"sources": ["odd.jsonl"]})
+    export_hub(source, "odd", tmp_path / "out")
+    copy = _import(tmp_path / "out", tmp_path / "copy.db")
+    back = list(iter_items(copy, "odd"))
+    assert [_content(i, added_key=True) for i in back] == [
+        _content(i, added_key=False) for i in items
+    ]
+    assert [copy.read_image(d) for d in back[0].images] == [
+        source.read_image(d) for d in items[0].images
+    ]
+    pq = pytest.importorskip("pyarrow.parquet")
+    columns = pq.read_schema(str(tmp_path / "out" / PARQUET_PATH)).names
+    # Typed meta columns: only entries that are scalars of one type wherever present (`score`
+    # mixes int and float; the awkward ones clash with real columns or are not plain scalars).
+    assert columns[columns.index("category") + 1 :] == ["flag", "level", "split", "meta"]
+    assert {"image_2", "image_3", "E"} <= set(columns) and "F" not in columns
+    copy.close()
+    source.close()
+
+
+def test_reading_parquet_without_pyarrow_names_the_extra(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "x.parquet").write_bytes(b"PAR1")
+    monkeypatch.setitem(sys.modules, "pyarrow", None)  # as if it were not installed
+    monkeypatch.setitem(sys.modules, "pyarrow.parquet", None)
+    said = _fails(["import", str(tmp_path / "x.parquet"), "--store", str(tmp_path / "s.db")])
+    assert "needs pyarrow: pip install 'lvlmbench[export]'" in said
