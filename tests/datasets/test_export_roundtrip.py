@@ -229,7 +229,9 @@ def test_hub_parquet_files_import(tmp_path: Path, png: Callable[..., bytes]) -> 
     pa = pytest.importorskip("pyarrow")
     pq = pytest.importorskip("pyarrow.parquet")
     image = pa.struct([("bytes", pa.binary()), ("path", pa.string())])
-    schema = pa.schema([("question", pa.string()), ("image", image), ("answer", pa.string())])
+    schema = pa.schema(
+        [("question", pa.string()), ("image", image), ("answer", pa.string()), ("w", pa.float64())]
+    )
     for split, colour in (("train", "red"), ("test", "blue")):
         table = pa.Table.from_pylist(
             [
@@ -237,6 +239,7 @@ def test_hub_parquet_files_import(tmp_path: Path, png: Callable[..., bytes]) -> 
                     "question": f"Is it {colour}?",
                     "image": {"bytes": png(colour), "path": None},
                     "answer": "yes",
+                    "w": float("nan"),  # a missing number, as pandas writes it
                 }
             ],
             schema=schema,
@@ -246,6 +249,7 @@ def test_hub_parquet_files_import(tmp_path: Path, png: Callable[..., bytes]) -> 
     stored = _import(tmp_path / "hub", tmp_path / "s.db")
     [item] = list(iter_items(stored, "hub"))  # the test split only
     assert (item.question, item.kind, item.answer) == ("Is it blue?", "tf", "true")
+    assert "w" not in item.meta
     assert stored.read_image(item.images[0]) == png("blue")
     stored.close()
 

@@ -17,6 +17,7 @@ Reading needs pyarrow (the ``export`` extra); ``datasets`` itself is not needed.
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -220,8 +221,8 @@ def _meta(row: Row, record: dict[str, Any], skip: set[str]) -> dict[str, Any]:
             raise row.error("expected a JSON object", META_COLUMN)
         meta.update(decoded)
     for name, value in record.items():
-        if name in skip or value is None:
-            continue
+        if name in skip or value is None or (isinstance(value, float) and math.isnan(value)):
+            continue  # an empty cell (pandas writes missing numbers as NaN)
         if isinstance(value, bytes):
             raise row.error("binary data is neither an image nor text; drop the column", name)
         meta[name] = (
