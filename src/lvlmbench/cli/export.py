@@ -69,7 +69,8 @@ def export(
         typer.Option(
             "--format",
             "-f",
-            help="lvlmbench: items.jsonl + images (+ parquet); vlmeval: --model's answers as "
+            help="lvlmbench: a Hub dataset folder (parquet + card) + items.jsonl + images/; "
+            "vlmeval: --model's answers as "
             "a VLMEvalKit prediction file (dataset columns minus image, plus prediction).",
         ),
     ] = ExportFormat.LVLMBENCH,
@@ -81,9 +82,8 @@ def export(
     """Write the benchmark as a Hugging Face dataset folder: data/test-00000-of-00001.parquet
     (Image feature, option/answer and metadata columns), a README.md dataset card (features, how
     it was generated, settings and seeds, licence) and items.jsonl + images/. `lvlmbench import
-    DIR` reads it back; datasets.load_dataset("parquet", data_files="DIR/data/*.parquet") loads
-    it. With --format vlmeval, a model's answers in the file VLMEvalKit (and its TEST servers)
-    read."""
+    DIR` reads it back; datasets.load_dataset("DIR", split="test") loads it. With --format
+    vlmeval, a model's answers in the file VLMEvalKit (and its TEST servers) read."""
     opened = open_store(store)
     if get_benchmark(opened, benchmark) is None:
         raise BadInput(f"no benchmark {benchmark!r} in {opened.url}")

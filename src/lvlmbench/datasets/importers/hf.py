@@ -221,7 +221,9 @@ def _meta(row: Row, record: dict[str, Any], skip: set[str]) -> dict[str, Any]:
             raise row.error("expected a JSON object", META_COLUMN)
         meta.update(decoded)
     for name, value in record.items():
-        if name in skip or value is None or (isinstance(value, float) and math.isnan(value)):
+        if name in skip or name.startswith("__index_level_"):
+            continue  # consumed, or the row index pandas writes along
+        if value is None or (isinstance(value, float) and math.isnan(value)):
             continue  # an empty cell (pandas writes missing numbers as NaN)
         if isinstance(value, bytes):
             raise row.error("binary data is neither an image nor text; drop the column", name)
