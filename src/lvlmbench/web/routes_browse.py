@@ -28,6 +28,7 @@ from lvlmbench.web.queries import (
     outcome,
 )
 from lvlmbench.web.submissions import list_submissions
+from lvlmbench.web.transcript import item_neighbours, transcripts
 
 __all__ = ["router"]
 
@@ -100,12 +101,14 @@ def item(request: Request, name: str, item_id: str) -> Response:
     found = find_item(store, name, item_id)
     if found is None:
         raise HTTPException(404, f"no item {item_id!r} in benchmark {name!r}")
+    answers = [(r, outcome(found, r)) for r in item_responses(store, item_id)]
     return render(
         request,
         "item.html",
         name=name,
         item=found,
-        responses=[(r, outcome(found, r)) for r in item_responses(store, item_id)],
+        transcripts=transcripts(store, found, answers),
+        neighbours=item_neighbours(store, name, item_id),
         judgments=item_judgments(store, item_id),
     )
 
