@@ -8,14 +8,16 @@ from dataclasses import asdict
 from importlib import resources
 from typing import Annotated
 
-from fastapi import APIRouter, HTTPException, Query, Request
+from fastapi import APIRouter, Depends, HTTPException, Request
 from fastapi.responses import FileResponse, HTMLResponse, Response
 from markupsafe import Markup
 
 from lvlmbench.judging.human_checks import CHECKS, check_summaries
 from lvlmbench.report import benchmark_html, report_css
+from lvlmbench.web._params import QUERY_NAMES, item_filter
 from lvlmbench.web._render import render, require_benchmark, store_of
 from lvlmbench.web.agreement import vote_summary
+from lvlmbench.web.cells import link_cells
 from lvlmbench.web.queries import (
     OUTCOMES,
     VERDICTS,
@@ -48,7 +50,7 @@ def leaderboard(request: Request, name: str) -> Response:
     require_benchmark(request, name)
     store = store_of(request)
     # Built by the report with every store string escaped (its tests feed hostile names).
-    section = Markup(benchmark_html(store, name))
+    section = Markup(link_cells(benchmark_html(store, name), name))
     return render(
         request,
         "benchmark.html",
@@ -61,27 +63,13 @@ def leaderboard(request: Request, name: str) -> Response:
     )
 
 
-_Filter = Annotated[str, Query(max_length=512)]
-
-
 @router.get("/b/{name}/items", response_class=HTMLResponse)
 def items(
-    request: Request,
-    name: str,
-    model: _Filter = "",
-    capability: _Filter = "",
-    aspect: _Filter = "",
-    difficulty: _Filter = "",
-    result: Annotated[str, Query(alias="outcome", max_length=32)] = "",
-    verdict: Annotated[str, Query(max_length=32)] = "",
-    page: Annotated[int, Query(ge=1, le=1_000_000)] = 1,
+    request: Request, name: str, wanted: Annotated[ItemFilter, Depends(item_filter)]
 ) -> Response:
     require_benchmark(request, name)
-    if (result and result not in OUTCOMES) or (verdict and verdict not in VERDICTS):
-        raise HTTPException(422, f"outcome must be one of {OUTCOMES}; verdict one of {VERDICTS}")
-    wanted = ItemFilter(model, capability, aspect, difficulty, result, verdict, page)
     found = filter_items(store_of(request), name, wanted)
-    query = {k: v for k, v in asdict(wanted).items() if v and k != "page"}
+    query = {QUERY_NAMES.get(k, k): v for k, v in asdict(wanted).items() if v and k != "page"}
     return render(
         request,
         "items.html",
