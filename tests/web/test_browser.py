@@ -207,9 +207,9 @@ def test_transcript_shows_the_messages_as_sent(  # type: ignore[no-untyped-def]
     assert "not recorded" in transcript.inner_text()  # fixture rows predate cache keys
     page.screenshot(path=str(shots / "transcript.png"), full_page=True)
     page.click("#next")
-    page.wait_for_url(f"**/items/mc02")
+    page.wait_for_url("**/items/mc02")
     page.click("#previous")
-    page.wait_for_url(f"**/items/mc01")
+    page.wait_for_url("**/items/mc01")
     page.goto(f"{base}/b/{CHOICE}")
     page.click('td.acc[data-model="m/good"][data-facet="overall"] a')
     page.wait_for_url("**/items?model=m%2Fgood")
