@@ -172,7 +172,7 @@ def test_transcript_shows_the_call_raw_reply_extraction_and_cache_state(
     raw = json.loads(shown["call"]["raw_json"])
     assert raw["choices"][0]["message"]["content"] == "I think it is (B)"
     assert shown["call"]["finish_reason"] == "stop"
-    assert "requested" in page and "read by the extraction rules" in page
+    assert "requested" in page and "by the extraction rules" in page
     assert f"{response['usage']['input_tokens']} in · {response['usage']['output_tokens']} out" in (
         page
     )
