@@ -217,3 +217,34 @@ def test_previous_and_next_walk_the_benchmark_in_order(db: Path) -> None:
     assert f'href="/b/{BENCH}/items/s2" id="next"' in first and 'id="previous"' not in first
     assert f'href="/b/{BENCH}/items/s1" id="previous"' in last and 'id="next"' not in last
     assert neighbours == {"previous": None, "next": "s2", "position": 1, "total": 2}
+
+
+def test_a_secret_in_an_old_cache_row_is_masked_on_the_page(tmp_path: Path) -> None:
+    from web.conftest import CHOICE, build_store
+
+    from lvlmbench.models import register_secret
+    from lvlmbench.store import _schema as tables
+    from lvlmbench.store import put_responses
+    from lvlmbench.types import ModelOutput, Response
+
+    secret = "sk-transcript-secret-0042"
+    register_secret(secret)
+    built = build_store(tmp_path)
+    # A row written before outputs were masked: the gateway echoed the key in text and body.
+    leaked = ModelOutput(text=f"B (key {secret})", raw={"debug": {"authorization": secret}})
+    built.store.put_rows(
+        tables.cache,
+        [
+            {"key": "k" * 64, "kind": "chat", "spec": "m/old", "output": leaked.model_dump_json()}
+            | {"input_tokens": 0, "output_tokens": 0, "created_at": 0.0}
+        ],
+    )
+    put_responses(
+        built.store, [Response(item_id="mc01", model="m/old", text="B", cache_key="k" * 64)]
+    )
+    with TestClient(create_app(built.store), base_url=LOCAL) as client:
+        page = client.get(f"/b/{CHOICE}/items/mc01").text
+        body = client.get(f"/api/b/{CHOICE}/items/mc01").text
+    built.store.close()
+    assert "raw provider output" in page and "authorization" in page
+    assert secret not in page and secret not in body

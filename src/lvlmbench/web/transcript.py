@@ -15,6 +15,7 @@ from typing import Any
 
 from sqlalchemy import select
 
+from lvlmbench.models import redact_text
 from lvlmbench.runner import VARIANTS, ItemUnavailable, item_messages
 from lvlmbench.store import Store
 from lvlmbench.store import _schema as tables
@@ -106,7 +107,14 @@ def _call_record(store: Store, key: str | None) -> tuple[CallRecord | None, str]
         return None, "not in the cache (failed calls are not cached)"
     output = ModelOutput.model_validate_json(row["output"])
     raw = json.dumps(output.raw, indent=2, ensure_ascii=False) if output.raw else None
-    return CallRecord(output.text, output.finish_reason, raw, float(row["created_at"])), ""
+    # Masked again, like the client's cache reads: a row from an older store may predate it.
+    shown = CallRecord(
+        redact_text(output.text),
+        output.finish_reason,
+        None if raw is None else redact_text(raw),
+        float(row["created_at"]),
+    )
+    return shown, ""
 
 
 def transcripts(
