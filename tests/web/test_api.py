@@ -137,3 +137,17 @@ def test_errors_are_json_and_foreign_hosts_are_refused(client: TestClient) -> No
     foreign = client.get("/api/benchmarks", headers={"Host": "evil.example"})
     assert foreign.status_code in (400, 421) and "benchmarks" not in foreign.text
     assert client.post("/api/benchmarks").status_code == 405
+
+
+def test_previous_and_next_walk_the_filtered_items(client: TestClient) -> None:
+    wrong = {"model": "m/good", "outcome": "wrong"}  # mc00, mc04, mc08
+    cards = client.get(f"/b/{CHOICE}/items", params=wrong).text
+    assert 'href="/b/mc-bench/items/mc04?model=m%2Fgood&amp;outcome=wrong"' in cards
+    page = client.get(f"/b/{CHOICE}/items/mc04", params=wrong).text
+    assert 'href="/b/mc-bench/items/mc00?model=m%2Fgood&amp;outcome=wrong" id="previous"' in page
+    assert 'href="/b/mc-bench/items/mc08?model=m%2Fgood&amp;outcome=wrong" id="next"' in page
+    assert "item 2 of 3" in page
+    body = client.get(f"/api/b/{CHOICE}/items/mc04", params=wrong).json()
+    assert body["neighbours"] == {"previous": "mc00", "next": "mc08", "position": 2, "total": 3}
+    plain = client.get(f"/api/b/{CHOICE}/items/mc04").json()["neighbours"]
+    assert plain == {"previous": "mc03", "next": "mc05", "position": 5, "total": 12}

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 
 from sqlalchemy import select
 
@@ -37,6 +37,7 @@ __all__ = [
     "ItemRow",
     "benchmark_listing",
     "filter_items",
+    "filtered_ids",
     "find_item",
     "item_judgments",
     "item_responses",
@@ -132,6 +133,10 @@ class ItemFilter:
     """A model that answered the item right (with ``wrong``: "A right, B wrong")."""
     wrong: str = ""
     """A model whose scored answer is not right (wrong, unparseable or refused)."""
+
+    def is_set(self) -> bool:
+        """Whether any filter (the page aside) narrows the items."""
+        return any(value for name, value in asdict(self).items() if name != "page")
 
     def matches_facets(self, facets: dict[str, str]) -> bool:
         wanted = (
@@ -231,10 +236,14 @@ def _compared(
     return not wanted.wrong or outcome(item, wrong) in SCORED_WRONG
 
 
-def filter_items(store: Store, benchmark: str, wanted: ItemFilter) -> ItemPage:
-    """The page ``wanted.page`` of the benchmark's items that pass every filter."""
-    items = list(iter_items(store, benchmark))
-    facets = {item.id: item_facets(item) for item in items}
+def _matching(
+    store: Store,
+    benchmark: str,
+    wanted: ItemFilter,
+    items: list[BenchmarkItem],
+    facets: dict[str, dict[str, str]],
+) -> tuple[list[ItemRow], bool]:
+    """Every item that passes ``wanted`` (all pages) and whether any verdict exists."""
     responses = _answers(store, benchmark, wanted.model)
     rights = _answers(store, benchmark, wanted.right)
     wrongs = _answers(store, benchmark, wanted.wrong)
@@ -256,6 +265,21 @@ def filter_items(store: Store, benchmark: str, wanted: ItemFilter) -> ItemPage:
         if words and not all(w in _searchable(item, answer) for w in words):
             continue
         rows.append(ItemRow(item, facets[item.id], answer, result, verdict))
+    return rows, bool(verdicts)
+
+
+def filtered_ids(store: Store, benchmark: str, wanted: ItemFilter) -> list[str]:
+    """The ids of every item that passes ``wanted``, in benchmark order (all pages)."""
+    items = list(iter_items(store, benchmark))
+    facets = {item.id: item_facets(item) for item in items}
+    return [row.item.id for row in _matching(store, benchmark, wanted, items, facets)[0]]
+
+
+def filter_items(store: Store, benchmark: str, wanted: ItemFilter) -> ItemPage:
+    """The page ``wanted.page`` of the benchmark's items that pass every filter."""
+    items = list(iter_items(store, benchmark))
+    facets = {item.id: item_facets(item) for item in items}
+    rows, has_verdicts = _matching(store, benchmark, wanted, items, facets)
     pages = max(1, -(-len(rows) // PAGE_SIZE))
     page = min(max(1, wanted.page), pages)
     return ItemPage(
@@ -264,7 +288,7 @@ def filter_items(store: Store, benchmark: str, wanted: ItemFilter) -> ItemPage:
         pages=pages,
         models=models_of(store, benchmark),
         facet_values=_facet_values(facets.values()),
-        has_verdicts=bool(verdicts),
+        has_verdicts=has_verdicts,
     )
 
 

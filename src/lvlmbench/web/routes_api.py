@@ -25,6 +25,7 @@ from lvlmbench.web.queries import (
     ItemRow,
     benchmark_listing,
     filter_items,
+    filtered_ids,
     find_item,
     item_judgments,
     item_responses,
@@ -123,20 +124,24 @@ def _transcript(t: Transcript) -> dict[str, Any]:
 
 
 @router.get("/b/{name}/items/{item_id}")
-def item(request: Request, name: str, item_id: str) -> dict[str, Any]:
-    """The item page's content: the item, its neighbours, one transcript per response (the
-    messages as sent, the reply, extraction, tokens, latency, cost, cache) and judgments."""
+def item(
+    request: Request, name: str, item_id: str, wanted: Annotated[ItemFilter, Depends(item_filter)]
+) -> dict[str, Any]:
+    """The item page's content: the item, its neighbours (among the filtered items when the
+    browser's filters are given), one transcript per response (the messages as sent, the
+    reply, extraction, tokens, latency, cost, cache) and judgments."""
     require_benchmark(request, name)
     store = store_of(request)
     found: BenchmarkItem | None = find_item(store, name, item_id)
     if found is None:
         raise HTTPException(404, f"no item {item_id!r} in benchmark {name!r}")
     answers = [(r, outcome(found, r)) for r in item_responses(store, item_id)]
+    within = filtered_ids(store, name, wanted) if wanted.is_set() else None
     return _json(
         {
             "item": found.model_dump(mode="json"),
             "url": _item_url(name, item_id),
-            "neighbours": item_neighbours(store, name, item_id),
+            "neighbours": item_neighbours(store, name, item_id, within),
             "transcripts": [_transcript(t) for t in transcripts(store, found, answers)],
             "judgments": [j.model_dump(mode="json") for j in item_judgments(store, item_id)],
         }

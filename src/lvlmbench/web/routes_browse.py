@@ -4,7 +4,6 @@ and images by content hash."""
 from __future__ import annotations
 
 import re
-from dataclasses import asdict
 from importlib import resources
 from typing import Annotated
 
@@ -14,7 +13,7 @@ from markupsafe import Markup
 
 from lvlmbench.judging.human_checks import CHECKS, check_summaries
 from lvlmbench.report import benchmark_html, report_css
-from lvlmbench.web._params import QUERY_NAMES, item_filter
+from lvlmbench.web._params import browser_query, item_filter
 from lvlmbench.web._render import render, require_benchmark, store_of
 from lvlmbench.web.agreement import vote_summary
 from lvlmbench.web.cells import link_cells
@@ -24,6 +23,7 @@ from lvlmbench.web.queries import (
     ItemFilter,
     benchmark_listing,
     filter_items,
+    filtered_ids,
     find_item,
     item_judgments,
     item_responses,
@@ -69,7 +69,7 @@ def items(
 ) -> Response:
     require_benchmark(request, name)
     found = filter_items(store_of(request), name, wanted)
-    query = {QUERY_NAMES.get(k, k): v for k, v in asdict(wanted).items() if v and k != "page"}
+    query = browser_query(wanted)
     return render(
         request,
         "items.html",
@@ -83,20 +83,26 @@ def items(
 
 
 @router.get("/b/{name}/items/{item_id}", response_class=HTMLResponse)
-def item(request: Request, name: str, item_id: str) -> Response:
+def item(
+    request: Request, name: str, item_id: str, wanted: Annotated[ItemFilter, Depends(item_filter)]
+) -> Response:
+    """One item as a transcript; with the browser's filters, previous/next walk the filtered
+    items instead of the whole benchmark."""
     require_benchmark(request, name)
     store = store_of(request)
     found = find_item(store, name, item_id)
     if found is None:
         raise HTTPException(404, f"no item {item_id!r} in benchmark {name!r}")
     answers = [(r, outcome(found, r)) for r in item_responses(store, item_id)]
+    within = filtered_ids(store, name, wanted) if wanted.is_set() else None
     return render(
         request,
         "item.html",
         name=name,
         item=found,
         transcripts=transcripts(store, found, answers),
-        neighbours=item_neighbours(store, name, item_id),
+        neighbours=item_neighbours(store, name, item_id, within),
+        query=browser_query(wanted),
         judgments=item_judgments(store, item_id),
     )
 

@@ -132,16 +132,22 @@ def transcripts(
     return out
 
 
-def item_neighbours(store: Store, benchmark: str, item_id: str) -> dict[str, Any]:
-    """The previous and next item ids in benchmark order (None at either end), and the
-    item's position (1-based) of ``total``."""
-    query = (
-        select(tables.items.c.id)
-        .where(tables.items.c.benchmark == benchmark)
-        .order_by(tables.items.c.seq)
-    )
-    with store.engine.connect() as conn:
-        ids = list(conn.execute(query).scalars())
+def item_neighbours(
+    store: Store, benchmark: str, item_id: str, within: list[str] | None = None
+) -> dict[str, Any]:
+    """The previous and next item ids (None at either end) and the item's position (1-based)
+    of ``total``: among ``within`` (the browser's filtered ids) when it holds the item, else in
+    benchmark order."""
+    if within is not None and item_id in within:
+        ids = within
+    else:
+        query = (
+            select(tables.items.c.id)
+            .where(tables.items.c.benchmark == benchmark)
+            .order_by(tables.items.c.seq)
+        )
+        with store.engine.connect() as conn:
+            ids = list(conn.execute(query).scalars())
     at = ids.index(item_id) if item_id in ids else -1
     return {
         "previous": ids[at - 1] if at > 0 else None,
