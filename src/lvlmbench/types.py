@@ -278,6 +278,13 @@ class Response(BaseModel):
     left unparseable, or found none in it (status stays unparseable then)."""
     rule_reason: str | None = None
     """Why the rules could not read the answer, kept when an LLM extractor read it."""
+    cache_key: str | None = None
+    """Key of the model call in the store's cache, where its raw output lies (None: an answer
+    that made no call, or one stored before the key was recorded)."""
+    cached: bool | None = None
+    """Whether the answer was replayed from the cache instead of requested (None: unknown)."""
+    cost_usd: float | None = None
+    """What the call cost at the client's price per million tokens (None: no price known)."""
 
 
 class Judgment(BaseModel):

@@ -226,7 +226,11 @@ async def test_lost_responses_are_rebuilt_from_the_cache_without_requests(store:
     again = Examinee(default_text="something else")
     summary = await run_examinee(store, BENCH, ModelClient(again, store))
     assert again.asked == [] and summary.cache_hits == 5 and summary.requests == 0
-    assert _responses(store) == before
+    rebuilt = _responses(store)
+    # The same answers, now marked as replayed from the cache (the item page shows which).
+    assert all(r.cached is True for r in rebuilt.values())
+    assert all(r.cached is False and r.cache_key for r in before.values())
+    assert {k: r.model_copy(update={"cached": False}) for k, r in rebuilt.items()} == before
 
 
 async def test_variants_show_image_description_or_question_only(store: Store) -> None:

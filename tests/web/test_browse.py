@@ -33,7 +33,7 @@ def test_leaderboard_shows_the_stores_accuracy(client: TestClient, web_store: Fi
     for row in rows:
         cell = re.search(
             rf'<td class="acc" data-model="{re.escape(row.model)}" data-facet="overall"'
-            r"[^>]*>([0-9.]+)</td>",
+            r'[^>]*><a href="[^"]+">([0-9.]+)</a></td>',
             page.text,
         )
         assert cell is not None, row.model

@@ -19,6 +19,7 @@ import pytest
 import uvicorn
 from web.conftest import CHOICE, OPEN, Fixture, build_store
 
+from lvlmbench.runner import item_messages
 from lvlmbench.store import iter_judgments
 from lvlmbench.web import create_app
 
@@ -187,3 +188,30 @@ def test_image_paths_cannot_escape(served: tuple[str, Fixture], page) -> None:  
     digest = built.choice_items[0].images[0]
     response = page.goto(f"{base}/images/{digest}")
     assert response is not None and response.status == 200
+
+
+def test_transcript_shows_the_messages_as_sent(  # type: ignore[no-untyped-def]
+    served: tuple[str, Fixture], page, shots: Path
+) -> None:
+    base, built = served
+    item = next(i for i in built.choice_items if i.id == "mc01")
+    sent = item_messages(built.store)(item)
+    page.goto(f"{base}/b/{CHOICE}/items/mc01")
+    transcript = page.locator('.transcript[data-model="m/good"]')
+    texts = transcript.locator(".sent-text").all_inner_texts()
+    assert texts == [sent[0].text()]  # question, options and answer instruction, verbatim
+    thumb = transcript.locator("img.thumb")
+    assert thumb.get_attribute("data-digest") == sent[0].images()[0].sha256() == item.images[0]
+    assert thumb.evaluate("img => img.complete && img.naturalWidth") == 32  # served, decoded
+    assert transcript.locator(".reply").inner_text().endswith("B")  # m/good's raw answer
+    assert "not recorded" in transcript.inner_text()  # fixture rows predate cache keys
+    page.screenshot(path=str(shots / "transcript.png"), full_page=True)
+    page.click("#next")
+    page.wait_for_url("**/items/mc02")
+    page.click("#previous")
+    page.wait_for_url("**/items/mc01")
+    page.goto(f"{base}/b/{CHOICE}")
+    page.click('td.acc[data-model="m/good"][data-facet="overall"] a')
+    page.wait_for_url("**/items?model=m%2Fgood")
+    assert page.locator("#count").inner_text().startswith("12 item(s)")
+    page.screenshot(path=str(shots / "items-from-cell.png"), full_page=True)

@@ -31,7 +31,7 @@ from lvlmbench.models._secrets import redact_data, redact_text
 from lvlmbench.models._structured import extract_json
 from lvlmbench.prompts import render_prompt
 from lvlmbench.store import Store
-from lvlmbench.types import GenerationConfig, Message, ModelOutput, Status
+from lvlmbench.types import GenerationConfig, Message, ModelOutput, Status, Usage
 
 __all__ = ["ModelClient", "RunAborted", "Structured", "preflight", "redact_output"]
 
@@ -177,14 +177,23 @@ class ModelClient:
             }
         )
 
+    def call_key(self, messages: list[Message], config: GenerationConfig | None = None) -> str:
+        """The key :meth:`generate` caches this call under (``config`` None: the default)."""
+        return self.cache_key(messages, config or _DEFAULT_CONFIG)
+
+    def cost_of(self, usage: Usage) -> float | None:
+        """What ``usage`` costs at this client's price, in USD (None: no price set)."""
+        if self.price_per_mtok is None:
+            return None
+        price_in, price_out = self.price_per_mtok
+        return (usage.input_tokens * price_in + usage.output_tokens * price_out) / 1e6
+
     def _account(self, output: ModelOutput) -> None:
         self.stats.input_tokens += output.usage.input_tokens
         self.stats.output_tokens += output.usage.output_tokens
-        if self.price_per_mtok is not None:
-            price_in, price_out = self.price_per_mtok
-            self.stats.cost_usd += (
-                output.usage.input_tokens * price_in + output.usage.output_tokens * price_out
-            ) / 1e6
+        cost = self.cost_of(output.usage)
+        if cost is not None:
+            self.stats.cost_usd += cost
 
     async def generate(
         self, messages: list[Message], config: GenerationConfig | None = None

@@ -52,10 +52,19 @@ class EvalSummary:
 
 
 def score_output(
-    item: BenchmarkItem, model: str, output: ModelOutput, variant: str = "default"
+    item: BenchmarkItem,
+    model: str,
+    output: ModelOutput,
+    variant: str = "default",
+    *,
+    cache_key: str | None = None,
+    cost_usd: float | None = None,
 ) -> Response:
     """A stored Response for an output: choice items get their answer extracted; a failed call
-    or an unextractable answer keeps its status and reason, never a guessed answer."""
+    or an unextractable answer keeps its status and reason, never a guessed answer.
+
+    ``cache_key`` names the call that produced ``output`` (None: no call was made), so the item
+    page can show its raw output and whether it was replayed from the cache."""
     extracted, status, reason = None, output.status, output.reason
     if output.status is Status.OK and item.kind != "open":
         from lvlmbench.judging import extract_choice
@@ -73,6 +82,9 @@ def score_output(
         reason=reason,
         usage=output.usage,
         latency_s=output.latency_s,
+        cache_key=cache_key,
+        cached=output.cached if cache_key is not None else None,
+        cost_usd=cost_usd,
     )
 
 
@@ -134,10 +146,13 @@ async def run_examinee(
         try:
             messages = builder(item)
         except ItemUnavailable as exc:  # e.g. an imported image URL never fetched
-            output = ModelOutput(status=Status.ERROR, reason=str(exc))
+            output, key = ModelOutput(status=Status.ERROR, reason=str(exc)), None
         else:
             output = await client.generate(messages, config)
-        response = score_output(item, client.spec, output, variant)
+            key = client.call_key(messages, config)
+        # A replayed answer keeps the cost of the call that first produced it (usage is cached).
+        cost = client.cost_of(output.usage) if key is not None else None
+        response = score_output(item, client.spec, output, variant, cache_key=key, cost_usd=cost)
         _tally(summary, response)
         writer.add(response)
         finished += 1

@@ -6,13 +6,13 @@ from collections.abc import Callable
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import Response
+from fastapi.responses import JSONResponse, Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from lvlmbench import __version__
 from lvlmbench.models import ChatModel
 from lvlmbench.store import Store
-from lvlmbench.web import routes_browse, routes_human, routes_submit
+from lvlmbench.web import routes_api, routes_browse, routes_human, routes_submit
 from lvlmbench.web._head import HeadAsGet
 from lvlmbench.web._render import WebSettings, render
 from lvlmbench.web.human import BallotBox
@@ -53,15 +53,21 @@ def create_app(
     hosts = allowed_host_names(settings.host, settings.allowed_hosts)
     app.add_middleware(HostAllowList, allowed=hosts)
     app.add_middleware(HeadAsGet)
-    for module in (routes_browse, routes_human, routes_submit):
+    for module in (routes_browse, routes_api, routes_human, routes_submit):
         app.include_router(module.router)
     app.add_exception_handler(StarletteHTTPException, _error_page)
     app.add_exception_handler(RequestValidationError, _invalid_request)
     return app
 
 
+def _wants_json(request: Request) -> bool:
+    return request.url.path.startswith("/api/")
+
+
 async def _error_page(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, StarletteHTTPException)
+    if _wants_json(request):
+        return JSONResponse({"detail": exc.detail}, status_code=exc.status_code)
     return render(
         request,
         "error.html",
@@ -74,4 +80,6 @@ async def _error_page(request: Request, exc: Exception) -> Response:
 async def _invalid_request(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, RequestValidationError)
     problems = [f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors()[:10]]
+    if _wants_json(request):
+        return JSONResponse({"detail": "; ".join(problems)}, status_code=422)
     return render(request, "error.html", status_code=422, status=422, detail="; ".join(problems))

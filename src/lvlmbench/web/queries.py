@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 
 from sqlalchemy import select
 
@@ -29,6 +29,7 @@ from lvlmbench.types import BenchmarkItem, Judgment, Response, Status
 __all__ = [
     "OUTCOMES",
     "PAGE_SIZE",
+    "SCORED_WRONG",
     "VERDICTS",
     "BenchmarkListing",
     "ItemFilter",
@@ -36,6 +37,7 @@ __all__ = [
     "ItemRow",
     "benchmark_listing",
     "filter_items",
+    "filtered_ids",
     "find_item",
     "item_judgments",
     "item_responses",
@@ -124,6 +126,17 @@ class ItemFilter:
     outcome: str = ""
     verdict: str = ""
     page: int = 1
+    search: str = ""
+    """Words every shown item contains (question, options, key, reference, id or the chosen
+    model's answer), case-insensitive."""
+    right: str = ""
+    """A model that answered the item right (with ``wrong``: "A right, B wrong")."""
+    wrong: str = ""
+    """A model whose scored answer is not right (wrong, unparseable or refused)."""
+
+    def is_set(self) -> bool:
+        """Whether any filter (the page aside) narrows the items."""
+        return any(value for name, value in asdict(self).items() if name != "page")
 
     def matches_facets(self, facets: dict[str, str]) -> bool:
         wanted = (
@@ -196,19 +209,46 @@ def _facet_values(facets: Iterable[dict[str, str]]) -> dict[str, list[str]]:
     return {key: sorted(found) for key, found in values.items()}
 
 
-def filter_items(store: Store, benchmark: str, wanted: ItemFilter) -> ItemPage:
-    """The page ``wanted.page`` of the benchmark's items that pass every filter."""
-    items = list(iter_items(store, benchmark))
-    facets = {item.id: item_facets(item) for item in items}
-    ids = set(facets)
-    responses: dict[str, Response] = {}
-    if wanted.model:
-        for response in iter_benchmark_responses(
-            store, benchmark, model=wanted.model, variant="default"
-        ):
-            if response.item_id in ids:
-                responses[response.item_id] = response
+SCORED_WRONG = ("wrong", "unparseable", "refused")
+"""Outcomes the accuracy tables count as not right (errors and missing answers are unscored)."""
+
+
+def _answers(store: Store, benchmark: str, model: str) -> dict[str, Response]:
+    """item id → ``model``'s default-variant response (empty for no model)."""
+    if not model:
+        return {}
+    found = iter_benchmark_responses(store, benchmark, model=model, variant="default")
+    return {response.item_id: response for response in found}
+
+
+def _searchable(item: BenchmarkItem, answer: Response | None) -> str:
+    texts = [item.id, item.question, *item.options.values(), item.answer or ""]
+    texts += [item.reference or "", answer.text if answer is not None else ""]
+    return "\n".join(texts).lower()
+
+
+def _compared(
+    item: BenchmarkItem, wanted: ItemFilter, right: Response | None, wrong: Response | None
+) -> bool:
+    """Whether the item passes the "A right, B wrong" filter (each side optional)."""
+    if wanted.right and outcome(item, right) != "right":
+        return False
+    return not wanted.wrong or outcome(item, wrong) in SCORED_WRONG
+
+
+def _matching(
+    store: Store,
+    benchmark: str,
+    wanted: ItemFilter,
+    items: list[BenchmarkItem],
+    facets: dict[str, dict[str, str]],
+) -> tuple[list[ItemRow], bool]:
+    """Every item that passes ``wanted`` (all pages) and whether any verdict exists."""
+    responses = _answers(store, benchmark, wanted.model)
+    rights = _answers(store, benchmark, wanted.right)
+    wrongs = _answers(store, benchmark, wanted.wrong)
     verdicts = _model_verdicts(store, benchmark, wanted.model) if wanted.model else {}
+    words = wanted.search.lower().split()
     rows = []
     for item in items:
         if not wanted.matches_facets(facets[item.id]):
@@ -220,7 +260,26 @@ def filter_items(store: Store, benchmark: str, wanted: ItemFilter) -> ItemPage:
             continue
         if wanted.verdict and verdict != wanted.verdict:
             continue
+        if not _compared(item, wanted, rights.get(item.id), wrongs.get(item.id)):
+            continue
+        if words and not all(w in _searchable(item, answer) for w in words):
+            continue
         rows.append(ItemRow(item, facets[item.id], answer, result, verdict))
+    return rows, bool(verdicts)
+
+
+def filtered_ids(store: Store, benchmark: str, wanted: ItemFilter) -> list[str]:
+    """The ids of every item that passes ``wanted``, in benchmark order (all pages)."""
+    items = list(iter_items(store, benchmark))
+    facets = {item.id: item_facets(item) for item in items}
+    return [row.item.id for row in _matching(store, benchmark, wanted, items, facets)[0]]
+
+
+def filter_items(store: Store, benchmark: str, wanted: ItemFilter) -> ItemPage:
+    """The page ``wanted.page`` of the benchmark's items that pass every filter."""
+    items = list(iter_items(store, benchmark))
+    facets = {item.id: item_facets(item) for item in items}
+    rows, has_verdicts = _matching(store, benchmark, wanted, items, facets)
     pages = max(1, -(-len(rows) // PAGE_SIZE))
     page = min(max(1, wanted.page), pages)
     return ItemPage(
@@ -229,7 +288,7 @@ def filter_items(store: Store, benchmark: str, wanted: ItemFilter) -> ItemPage:
         pages=pages,
         models=models_of(store, benchmark),
         facet_values=_facet_values(facets.values()),
-        has_verdicts=bool(verdicts),
+        has_verdicts=has_verdicts,
     )
 
 

@@ -4,30 +4,33 @@ and images by content hash."""
 from __future__ import annotations
 
 import re
-from dataclasses import asdict
 from importlib import resources
 from typing import Annotated
 
-from fastapi import APIRouter, HTTPException, Query, Request
+from fastapi import APIRouter, Depends, HTTPException, Request
 from fastapi.responses import FileResponse, HTMLResponse, Response
 from markupsafe import Markup
 
 from lvlmbench.judging.human_checks import CHECKS, check_summaries
 from lvlmbench.report import benchmark_html, report_css
+from lvlmbench.web._params import browser_query, item_filter
 from lvlmbench.web._render import render, require_benchmark, store_of
 from lvlmbench.web.agreement import vote_summary
+from lvlmbench.web.cells import link_cells
 from lvlmbench.web.queries import (
     OUTCOMES,
     VERDICTS,
     ItemFilter,
     benchmark_listing,
     filter_items,
+    filtered_ids,
     find_item,
     item_judgments,
     item_responses,
     outcome,
 )
 from lvlmbench.web.submissions import list_submissions
+from lvlmbench.web.transcript import item_neighbours, transcripts
 
 __all__ = ["router"]
 
@@ -47,7 +50,7 @@ def leaderboard(request: Request, name: str) -> Response:
     require_benchmark(request, name)
     store = store_of(request)
     # Built by the report with every store string escaped (its tests feed hostile names).
-    section = Markup(benchmark_html(store, name))
+    section = Markup(link_cells(benchmark_html(store, name), name))
     return render(
         request,
         "benchmark.html",
@@ -60,27 +63,13 @@ def leaderboard(request: Request, name: str) -> Response:
     )
 
 
-_Filter = Annotated[str, Query(max_length=512)]
-
-
 @router.get("/b/{name}/items", response_class=HTMLResponse)
 def items(
-    request: Request,
-    name: str,
-    model: _Filter = "",
-    capability: _Filter = "",
-    aspect: _Filter = "",
-    difficulty: _Filter = "",
-    result: Annotated[str, Query(alias="outcome", max_length=32)] = "",
-    verdict: Annotated[str, Query(max_length=32)] = "",
-    page: Annotated[int, Query(ge=1, le=1_000_000)] = 1,
+    request: Request, name: str, wanted: Annotated[ItemFilter, Depends(item_filter)]
 ) -> Response:
     require_benchmark(request, name)
-    if (result and result not in OUTCOMES) or (verdict and verdict not in VERDICTS):
-        raise HTTPException(422, f"outcome must be one of {OUTCOMES}; verdict one of {VERDICTS}")
-    wanted = ItemFilter(model, capability, aspect, difficulty, result, verdict, page)
     found = filter_items(store_of(request), name, wanted)
-    query = {k: v for k, v in asdict(wanted).items() if v and k != "page"}
+    query = browser_query(wanted)
     return render(
         request,
         "items.html",
@@ -94,18 +83,26 @@ def items(
 
 
 @router.get("/b/{name}/items/{item_id}", response_class=HTMLResponse)
-def item(request: Request, name: str, item_id: str) -> Response:
+def item(
+    request: Request, name: str, item_id: str, wanted: Annotated[ItemFilter, Depends(item_filter)]
+) -> Response:
+    """One item as a transcript; with the browser's filters, previous/next walk the filtered
+    items instead of the whole benchmark."""
     require_benchmark(request, name)
     store = store_of(request)
     found = find_item(store, name, item_id)
     if found is None:
         raise HTTPException(404, f"no item {item_id!r} in benchmark {name!r}")
+    answers = [(r, outcome(found, r)) for r in item_responses(store, item_id)]
+    within = filtered_ids(store, name, wanted) if wanted.is_set() else None
     return render(
         request,
         "item.html",
         name=name,
         item=found,
-        responses=[(r, outcome(found, r)) for r in item_responses(store, item_id)],
+        transcripts=transcripts(store, found, answers),
+        neighbours=item_neighbours(store, name, item_id, within),
+        query=browser_query(wanted),
         judgments=item_judgments(store, item_id),
     )
 
