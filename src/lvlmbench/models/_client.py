@@ -14,6 +14,7 @@ from pydantic import BaseModel, ValidationError
 
 from lvlmbench.models._api import ChatModel, ProviderError
 from lvlmbench.models._cache import CallCache
+from lvlmbench.models._generation import GenerationSettings
 from lvlmbench.models._policy import (
     DEFAULT_CONCURRENCY,
     CallStats,
@@ -125,6 +126,9 @@ class ModelClient:
         self.breaker = breaker or CircuitBreaker(breaker_threshold(concurrency))
         self._rng = random.Random(seed)
         self._identity = model.cache_identity()
+        # The spec's generation settings (evaluate --temperature ...), applied to every call;
+        # they are in the model's identity too, so its stored rows never mix settings.
+        self.settings = GenerationSettings.from_options(getattr(model, "generation", None) or {})
         # A model may opt out (``cacheable = False``) when answering costs less than a cache
         # lookup and is deterministic anyway: the baselines. Runner responses still resume.
         use_cache = store is not None and bool(getattr(model, "cacheable", True))
@@ -194,7 +198,8 @@ class ModelClient:
         Returns an output whose status says what happened; raises :class:`RunAborted` for
         failures that will not heal for any later call either.
         """
-        config = config or _DEFAULT_CONFIG
+        config = self.settings.apply(config or _DEFAULT_CONFIG)
+        messages = self.settings.messages(messages)
         key = self.cache_key(messages, config)
         hit = await self._cached(key)
         if hit is not None:
