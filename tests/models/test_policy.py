@@ -74,8 +74,10 @@ def test_provider_params_are_part_of_the_key_and_unset_keeps_old_keys():
     legacy = cache_key(
         "chat",
         IDENTITY,
-        {"messages": [{"role": "user", "content": [{"text": "q"}]}],
-         "config": GenerationConfig().model_dump(mode="json", exclude={"epoch", "params"})},
+        {
+            "messages": [{"role": "user", "content": [{"text": "q"}]}],
+            "config": GenerationConfig().model_dump(mode="json", exclude={"epoch", "params"}),
+        },
     )
     assert plain == legacy
 

@@ -29,6 +29,16 @@ from lvlmbench.cli._common import (
     progress_bar,
 )
 from lvlmbench.cli._judge_tables import hallucination_table, print_pairwise_report, score_table
+from lvlmbench.cli._settings import (
+    MaxTokens,
+    Params,
+    Seed,
+    SystemPrompt,
+    Temperature,
+    TopP,
+    apply_settings,
+    generation_settings,
+)
 from lvlmbench.cli.evaluate import could_be_imported, imported_models
 from lvlmbench.judging import (
     HALLUCINATION,
@@ -84,6 +94,21 @@ def combine_rule(value: str) -> CombineRule:
         if value == rule:
             return rule
     raise BadInput(f"--combine must be one of {', '.join(COMBINE_RULES)}, got {value!r}")
+
+
+def _with_settings(
+    judge: str,
+    max_tokens: int | None,
+    temperature: float | None,
+    top_p: float | None,
+    seed: int | None,
+    system_prompt: str | None,
+    params: list[str] | None,
+) -> str:
+    """The judge's spec with the generation-settings flags written in (they apply to the
+    judge, and make its identity, so verdicts under other settings stay apart)."""
+    settings = generation_settings(max_tokens, temperature, top_p, seed, system_prompt, params)
+    return apply_settings([judge], settings)[0]
 
 
 def _open_checked(store: str | None, benchmark: str, specs: list[str], concurrency: int) -> Store:
@@ -222,8 +247,15 @@ def pairwise(
     concurrency: Concurrency = DEFAULT_CONCURRENCY,
     store: StoreOption = None,
     as_json: AsJson = False,
+    max_tokens: MaxTokens = None,
+    temperature: Temperature = None,
+    top_p: TopP = None,
+    seed: Seed = None,
+    system_prompt: SystemPrompt = None,
+    param: Params = None,
 ) -> None:
     """Judge every pair of models in both orders (VisIT-Bench); print Elo and win rates."""
+    judge = _with_settings(judge, max_tokens, temperature, top_p, seed, system_prompt, param)
     rule = combine_rule(combine)
     opened = _open_checked(store, benchmark, [*model, judge], concurrency)
     include = reference_free and play_reference
@@ -325,8 +357,15 @@ def score(
     concurrency: Concurrency = DEFAULT_CONCURRENCY,
     store: StoreOption = None,
     as_json: AsJson = False,
+    max_tokens: MaxTokens = None,
+    temperature: Temperature = None,
+    top_p: TopP = None,
+    seed: Seed = None,
+    system_prompt: SystemPrompt = None,
+    param: Params = None,
 ) -> None:
     """Score each model 1-10 against the reference answer, both orders (TouchStone)."""
+    judge = _with_settings(judge, max_tokens, temperature, top_p, seed, system_prompt, param)
     writer_spec = writer or judge
     opened = _open_checked(store, benchmark, [*model, judge, writer_spec], concurrency)
     reference = _reference_for(opened, benchmark, regenerate_reference, writer, judge)
@@ -381,8 +420,15 @@ def hallucination(
     concurrency: Concurrency = DEFAULT_CONCURRENCY,
     store: StoreOption = None,
     as_json: AsJson = False,
+    max_tokens: MaxTokens = None,
+    temperature: Temperature = None,
+    top_p: TopP = None,
+    seed: Seed = None,
+    system_prompt: SystemPrompt = None,
+    param: Params = None,
 ) -> None:
     """Rate how much of each answer the caption does not support (0 none - 10 all; TouchStone)."""
+    judge = _with_settings(judge, max_tokens, temperature, top_p, seed, system_prompt, param)
     opened = _open_checked(store, benchmark, [*model, judge], concurrency)
     players = _players(model)
 

@@ -90,9 +90,7 @@ class GenerationSettings:
             return messages
         if messages and messages[0].role == "system":
             first = messages[0]
-            joined = Message(
-                role="system", content=[TextPart(text=self.system), *first.content]
-            )
+            joined = Message(role="system", content=[TextPart(text=self.system), *first.content])
             return [joined, *messages[1:]]
         return [Message.system(self.system), *messages]
 

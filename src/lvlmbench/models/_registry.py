@@ -183,13 +183,13 @@ def _resolved(
             merged[name] = os.environ[option.env]
     canonical: dict[str, str] = {}
     for name, value in merged.items():
-        option = provider.option(name)
-        assert option is not None  # every given option was checked above
+        taken = provider.option(name)
+        assert taken is not None  # every given option was checked above
         try:
-            canonical[name] = normalise_option(name, option, value)
+            canonical[name] = normalise_option(name, taken, value)
         except OptionError as exc:
             from_env = name not in parsed.options and name not in given
-            where = f" (from ${option.env})" if from_env else ""
+            where = f" (from ${taken.env})" if from_env else ""
             raise RegistryError(f"model spec {spec!r}: {exc}{where}") from None
     return parsed, canonical
 

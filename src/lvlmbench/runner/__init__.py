@@ -2,6 +2,7 @@
 
 from lvlmbench.runner._messages import VARIANTS, MessageBuilder, item_messages, item_prompt
 from lvlmbench.runner._runner import EvalSummary, ProgressHook, run_examinee, score_output
+from lvlmbench.runner._subset import item_stratum, stratified_subset
 
 __all__ = [
     "VARIANTS",
@@ -10,6 +11,8 @@ __all__ = [
     "ProgressHook",
     "item_messages",
     "item_prompt",
+    "item_stratum",
     "run_examinee",
     "score_output",
+    "stratified_subset",
 ]
