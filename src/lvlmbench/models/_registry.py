@@ -165,7 +165,8 @@ def _unknown_option(spec: str, provider: str, key: str, table: Mapping[str, Opti
     close = difflib.get_close_matches(key, list(table), n=1)
     if close:
         message += f" (did you mean {close[0]!r}?)"
-    valid = ", ".join(sorted(table)) if table else "none (it takes no options)"
+    names = sorted(table) + ([f"{PARAM_PREFIX}<field>"] if "temperature" in table else [])
+    valid = ", ".join(names) if names else "none (it takes no options)"
     return f"{message}; valid options: {valid}"
 
 
