@@ -302,3 +302,63 @@ def test_epochs_ask_k_times_once_and_report_the_mean(db: Path) -> None:
     finally:
         store.close()
     assert epochs == {0: 4, 1: 4, 2: 4, 3: 4}
+
+
+def _visit_store(folder: Path) -> Path:
+    from PIL import Image
+
+    rows = []
+    for i, (name, rgb) in enumerate({"red": (200, 30, 30), "blue": (30, 30, 200)}.items()):
+        Image.new("RGB", (8, 8), rgb).save(folder / f"img{i}.png")
+        rows.append(f"What colour is the square?,colour,img{i}.png,The square is {name}.")
+    csv = folder / "visit.csv"
+    header = "instruction,instruction_category,image,reference_output"
+    csv.write_text("\n".join([header, *rows]) + "\n", encoding="utf-8")
+    db = folder / "s.db"
+    result = runner.invoke(
+        app, ["import", str(csv), "-f", "visit", "--name", "v", "--store", str(db)]
+    )
+    assert result.exit_code == 0, result.output
+    return db
+
+
+def _judgment_judges(db: Path) -> Counter[str]:
+    from lvlmbench.store import iter_judgments
+
+    store = Store.open(str(db))
+    try:
+        return Counter(j.judge for j in iter_judgments(store))
+    finally:
+        store.close()
+
+
+def test_judge_commands_send_the_settings_and_keep_verdicts_apart(tmp_path: Path) -> None:
+    db = _visit_store(tmp_path)
+    flags = ["--temperature", "0.3", "--max-tokens", "200", "--system-prompt", "Judge fairly.",
+             "--param", "reasoning_effort=low"]  # fmt: skip
+
+    def verdict(body: dict[str, Any], seen: int) -> tuple[str, str]:
+        return "Both are fine. Verdict: A", "stop"
+
+    with ChatRecorder(verdict) as server:
+        judge = f"openai/judge?base_url={server.url}/v1"
+        args = ["judge", "pairwise", "v", "-m", "baseline/prior", "-m", "baseline/random",
+                "-j", judge, "--store", str(db)]  # fmt: skip
+        first = runner.invoke(app, [*args, *flags])
+        assert first.exit_code == 0, first.output
+        asked = len(server.chats)
+        again = runner.invoke(app, [*args, *flags])
+        assert again.exit_code == 0 and len(server.chats) == asked  # same settings: cached
+        plain = runner.invoke(app, args)
+        assert plain.exit_code == 0 and len(server.chats) == 2 * asked  # other settings: asked
+    assert asked > 0
+    for body in server.chats[:asked]:
+        assert (body["temperature"], body["max_tokens"]) == (0.3, 200)
+        assert body["reasoning_effort"] == "low"
+        assert body["messages"][0]["role"] == "system"
+        assert body["messages"][0]["content"].startswith("Judge fairly.")
+    for body in server.chats[asked:]:
+        assert "reasoning_effort" not in body and body["temperature"] == 0.0
+    judges = _judgment_judges(db)
+    assert len(judges) == 2
+    assert any("temperature=0.3" in j and "param.reasoning_effort=low" in j for j in judges)
