@@ -78,8 +78,10 @@ class AccuracyRow:
     @property
     def interval(self) -> tuple[float, float]:
         """Wilson 95% interval of the accuracy, over items (see the module's note on epochs)."""
-        n = self.items if 0 < self.items < self.answered else self.answered
-        ci = wilson_interval(self.accuracy * n, n)
+        if 0 < self.items < self.answered:  # several epochs: n is the number of items
+            ci = wilson_interval(self.accuracy * self.items, self.items)
+        else:
+            ci = wilson_interval(self.correct, self.answered)
         return ci.low, ci.high
 
 
