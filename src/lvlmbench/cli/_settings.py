@@ -29,6 +29,7 @@ __all__ = [
     "apply_settings",
     "generation_settings",
     "read_system_prompt",
+    "spec_with_flags",
 ]
 
 EXAMINEE_MAX_TOKENS = 4096
@@ -158,3 +159,18 @@ def apply_settings(specs: list[str], settings: GenerationSettings) -> list[str]:
         except ValueError as exc:
             raise BadInput(str(exc)) from None
     return out
+
+
+def spec_with_flags(
+    spec: str,
+    max_tokens: int | None,
+    temperature: float | None,
+    top_p: float | None,
+    seed: int | None,
+    system_prompt: str | None,
+    params: list[str] | None,
+) -> str:
+    """One spec (a judge's) with the generation-settings flags written in: they apply to that
+    model and make its identity, so its verdicts under other settings stay apart."""
+    settings = generation_settings(max_tokens, temperature, top_p, seed, system_prompt, params)
+    return apply_settings([spec], settings)[0]

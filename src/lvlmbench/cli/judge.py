@@ -36,8 +36,7 @@ from lvlmbench.cli._settings import (
     SystemPrompt,
     Temperature,
     TopP,
-    apply_settings,
-    generation_settings,
+    spec_with_flags,
 )
 from lvlmbench.cli.evaluate import could_be_imported, imported_models
 from lvlmbench.judging import (
@@ -94,21 +93,6 @@ def combine_rule(value: str) -> CombineRule:
         if value == rule:
             return rule
     raise BadInput(f"--combine must be one of {', '.join(COMBINE_RULES)}, got {value!r}")
-
-
-def _with_settings(
-    judge: str,
-    max_tokens: int | None,
-    temperature: float | None,
-    top_p: float | None,
-    seed: int | None,
-    system_prompt: str | None,
-    params: list[str] | None,
-) -> str:
-    """The judge's spec with the generation-settings flags written in (they apply to the
-    judge, and make its identity, so verdicts under other settings stay apart)."""
-    settings = generation_settings(max_tokens, temperature, top_p, seed, system_prompt, params)
-    return apply_settings([judge], settings)[0]
 
 
 def _open_checked(store: str | None, benchmark: str, specs: list[str], concurrency: int) -> Store:
@@ -255,7 +239,7 @@ def pairwise(
     param: Params = None,
 ) -> None:
     """Judge every pair of models in both orders (VisIT-Bench); print Elo and win rates."""
-    judge = _with_settings(judge, max_tokens, temperature, top_p, seed, system_prompt, param)
+    judge = spec_with_flags(judge, max_tokens, temperature, top_p, seed, system_prompt, param)
     rule = combine_rule(combine)
     opened = _open_checked(store, benchmark, [*model, judge], concurrency)
     include = reference_free and play_reference
@@ -365,7 +349,7 @@ def score(
     param: Params = None,
 ) -> None:
     """Score each model 1-10 against the reference answer, both orders (TouchStone)."""
-    judge = _with_settings(judge, max_tokens, temperature, top_p, seed, system_prompt, param)
+    judge = spec_with_flags(judge, max_tokens, temperature, top_p, seed, system_prompt, param)
     writer_spec = writer or judge
     opened = _open_checked(store, benchmark, [*model, judge, writer_spec], concurrency)
     reference = _reference_for(opened, benchmark, regenerate_reference, writer, judge)
@@ -428,7 +412,7 @@ def hallucination(
     param: Params = None,
 ) -> None:
     """Rate how much of each answer the caption does not support (0 none - 10 all; TouchStone)."""
-    judge = _with_settings(judge, max_tokens, temperature, top_p, seed, system_prompt, param)
+    judge = spec_with_flags(judge, max_tokens, temperature, top_p, seed, system_prompt, param)
     opened = _open_checked(store, benchmark, [*model, judge], concurrency)
     players = _players(model)
 
