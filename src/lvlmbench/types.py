@@ -38,6 +38,9 @@ class Status(StrEnum):
     OK = "ok"
     REFUSED = "refused"
     UNPARSEABLE = "unparseable"
+    TRUNCATED = "truncated"
+    """The reply was cut by the token limit and no answer could be read from what came back
+    (a truncated reply whose answer was read stays ok, with ``Response.truncated`` set)."""
     ERROR = "error"
 
 
@@ -176,8 +179,12 @@ class GenerationConfig(BaseModel):
     json_schema: dict[str, Any] | None = None
     """Ask for JSON that validates against this schema (structured output)."""
     epoch: int = 0
-    """Which repetition of a sampled generation this is; separates cache entries when
-    temperature > 0 so that re-runs reproduce the same samples."""
+    """Which repetition of a generation this is (``evaluate --epochs``); any epoch but 0 is its
+    own cache entry, at temperature 0 too (providers are not deterministic even there), so
+    re-runs reproduce the same samples."""
+    params: dict[str, Any] | None = None
+    """Provider-specific body fields passed through unvalidated (``--param key=value``):
+    merged into an OpenAI-compatible body, Anthropic's body, Google's ``generationConfig``."""
 
 
 class Usage(BaseModel):
@@ -285,6 +292,11 @@ class Response(BaseModel):
     """Whether the answer was replayed from the cache instead of requested (None: unknown)."""
     cost_usd: float | None = None
     """What the call cost at the client's price per million tokens (None: no price known)."""
+    truncated: bool = False
+    """The reply was cut by the token limit (finish reason length / max_tokens / MAX_TOKENS);
+    status says whether an answer could still be read from it."""
+    epoch: int = 0
+    """Which of ``evaluate --epochs K`` samples this is (0 for a single run)."""
 
 
 class Judgment(BaseModel):

@@ -244,6 +244,10 @@ def test_rows_json_names_the_facets(store: Store) -> None:
         "failed": 0,
         "read_by_llm": 0,
         "no_key": 0,
+        "truncated": 0,
+        "truncated_unread": 0,
+        "items": 2,
+        "epochs": 1.0,
     }
 
 

@@ -156,9 +156,10 @@ def test_bad_option_is_refused_before_any_call(db: Path, options: str, needle: s
     assert result.exit_code == 2, result.output
     assert needle in result.output and "Traceback" not in result.output
     if "unknown option" in needle:
-        assert "valid options: api_key_env, base_url, json_mode, max_tokens, timeout" in (
-            " ".join(result.output.split())
-        )
+        assert (
+            "valid options: api_key_env, base_url, json_mode, max_tokens, seed, system, "
+            "temperature, timeout, top_p, param.<field>"
+        ) in " ".join(result.output.split())
     assert _rows(db) == before
 
 

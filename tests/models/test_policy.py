@@ -5,7 +5,7 @@ from PIL import Image
 
 from lvlmbench.models import ErrorKind, ProviderError, RetryPolicy, chat_cache_key
 from lvlmbench.models._http import parse_retry_after
-from lvlmbench.models._policy import CallStats, aborts_run, call_with_retries
+from lvlmbench.models._policy import CallStats, aborts_run, cache_key, call_with_retries
 from lvlmbench.types import GenerationConfig, ImagePart, Message
 
 IDENTITY = {"provider": "openai", "model": "m", "base_url": "http://x/v1"}
@@ -52,14 +52,34 @@ def test_cache_key_changes_with_every_output_parameter():
     assert chat_cache_key(IDENTITY, [Message.user("hello!")], GenerationConfig()) != base
 
 
-def test_epoch_separates_only_sampled_generations():
+def test_every_epoch_is_its_own_entry_even_greedy():
+    # --epochs K asks for K answers: at T = 0 too, since providers are not deterministic there.
     msgs = [Message.user("q")]
-    greedy = [chat_cache_key(IDENTITY, msgs, GenerationConfig(epoch=e)) for e in (0, 1)]
+    greedy = [chat_cache_key(IDENTITY, msgs, GenerationConfig(epoch=e)) for e in (0, 1, 2)]
     sampled = [
         chat_cache_key(IDENTITY, msgs, GenerationConfig(temperature=1.0, epoch=e)) for e in (0, 1)
     ]
-    assert greedy[0] == greedy[1]
+    assert len(set(greedy)) == 3
     assert sampled[0] != sampled[1]
+
+
+def test_provider_params_are_part_of_the_key_and_unset_keeps_old_keys():
+    msgs = [Message.user("q")]
+    plain = chat_cache_key(IDENTITY, msgs, GenerationConfig())
+    high = GenerationConfig(params={"reasoning_effort": "high"})
+    low = GenerationConfig(params={"reasoning_effort": "low"})
+    assert chat_cache_key(IDENTITY, msgs, high) != plain
+    assert chat_cache_key(IDENTITY, msgs, high) != chat_cache_key(IDENTITY, msgs, low)
+    # A key made before `params` existed: the same dump without the field.
+    legacy = cache_key(
+        "chat",
+        IDENTITY,
+        {
+            "messages": [{"role": "user", "content": [{"text": "q"}]}],
+            "config": GenerationConfig().model_dump(mode="json", exclude={"epoch", "params"}),
+        },
+    )
+    assert plain == legacy
 
 
 def test_cache_key_ignores_concurrency_and_timeouts():

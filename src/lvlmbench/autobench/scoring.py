@@ -8,11 +8,17 @@ Answers compare to the key as :func:`lvlmbench.judging.score_choice` does (case 
 surrounding spaces ignored), so an imported item keyed "True" scores a "true" reply right.
 An item without a key (a VLMEvalKit TEST split) is not scored: its responses are counted in
 ``no_key`` instead, so the table says how many answers await the benchmark's own server.
+A reply cut by the token limit (``truncated``) counts like any answer: right when its letter
+could still be read and is the key, wrong when none could be (status ``truncated``, shown
+apart from unparseable); ``truncated`` says how many were cut either way.
+With ``evaluate --epochs K`` every sample is one answer, so the accuracy is the mean over
+epochs; its interval treats the item, not the sample, as the unit (Wilson on the per-item mean
+score with n = items), because K samples of one item are not K independent items.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 
 from lvlmbench.ratings import wilson_interval
@@ -52,16 +58,30 @@ class AccuracyRow:
     (``evaluate --extract-with``): shown apart, never mixed silently with rule reads."""
     no_key: int = 0
     """Answers to items without a key (a TEST split): not scored."""
+    truncated: int = 0
+    """Answers (within ``answered``) cut by the token limit, read or not."""
+    truncated_unread: int = 0
+    """Truncated answers no answer could be read from (status truncated; counted wrong)."""
+    items: int = 0
+    """Distinct items answered (``answered`` / epochs when every epoch is complete)."""
 
     @property
     def accuracy(self) -> float:
-        """correct / answered (0 when nothing was answered)."""
+        """correct / answered (0 when nothing was answered): the mean over epochs."""
         return self.correct / self.answered if self.answered else 0.0
 
     @property
+    def epochs(self) -> float:
+        """Samples per item (1 for a single run)."""
+        return self.answered / self.items if self.items else 1.0
+
+    @property
     def interval(self) -> tuple[float, float]:
-        """Wilson 95% interval of the accuracy."""
-        ci = wilson_interval(self.correct, self.answered)
+        """Wilson 95% interval of the accuracy, over items (see the module's note on epochs)."""
+        if 0 < self.items < self.answered:  # several epochs: n is the number of items
+            ci = wilson_interval(self.accuracy * self.items, self.items)
+        else:
+            ci = wilson_interval(self.correct, self.answered)
         return ci.low, ci.high
 
 
@@ -119,15 +139,20 @@ def accuracy_table(
     *,
     variant: str | None = "default",
     models: Iterable[str] | None = None,
+    item_ids: Collection[str] | None = None,
 ) -> list[AccuracyRow]:
     """Accuracy rows for every (model, variant, group) with responses on ``benchmark`` (one
-    name, or several pooled together).
+    name, or several pooled together); only items in ``item_ids`` when given (a ``--limit``
+    subset).
 
     ``by`` names facets (see :func:`available_facets`); an empty ``by`` gives one row per model.
     """
     names = [benchmark] if isinstance(benchmark, str) else list(benchmark)
     items = {
-        item.id: item for name in names for item in iter_items(store, name) if item.kind != "open"
+        item.id: item
+        for name in names
+        for item in iter_items(store, name)
+        if item.kind != "open" and (item_ids is None or item.id in item_ids)
     }
     known = available_facets(items.values())
     unknown = [b for b in by if b not in GROUPINGS and facet_name(b) not in known]
@@ -135,6 +160,7 @@ def accuracy_table(
         raise ValueError(f"cannot group by {unknown}; choose from {', '.join(known)}")
     wanted = set(models) if models is not None else None
     counts: dict[tuple[str, str, tuple[str, ...]], list[int]] = {}
+    seen: dict[tuple[str, str, tuple[str, ...]], set[str]] = {}
     where = {"variant": variant} if variant is not None else {}
     responses = (r for name in names for r in iter_benchmark_responses(store, name, **where))
     for response in responses:
@@ -142,8 +168,9 @@ def accuracy_table(
         if item is None or (wanted is not None and response.model not in wanted):
             continue
         key = (response.model, response.variant, tuple(facet_value(item, b) for b in by))
-        # correct, answered, unparseable, failed, read by an LLM, no key (AccuracyRow's order)
-        tally = counts.setdefault(key, [0, 0, 0, 0, 0, 0])
+        # correct, answered, unparseable, failed, read by an LLM, no key, truncated, truncated
+        # and unread (AccuracyRow's order)
+        tally = counts.setdefault(key, [0, 0, 0, 0, 0, 0, 0, 0])
         if response.status is Status.ERROR:
             tally[3] += 1
             continue
@@ -154,7 +181,23 @@ def accuracy_table(
         tally[0] += _is_correct(item, response)
         tally[2] += response.status is Status.UNPARSEABLE
         tally[4] += response.status is Status.OK and response.extracted_by is not None
+        tally[6] += response.truncated
+        tally[7] += response.status is Status.TRUNCATED
+        seen.setdefault(key, set()).add(response.item_id)
     return [
-        AccuracyRow(model, var, group, *tally)
+        AccuracyRow(
+            model,
+            var,
+            group,
+            correct=tally[0],
+            answered=tally[1],
+            unparseable=tally[2],
+            failed=tally[3],
+            llm_read=tally[4],
+            no_key=tally[5],
+            truncated=tally[6],
+            truncated_unread=tally[7],
+            items=len(seen.get((model, var, group), ())),
+        )
         for (model, var, group), tally in sorted(counts.items())
     ]

@@ -46,6 +46,12 @@ def accuracy_pivot(rows: Sequence[AccuracyRow], title: str) -> Table:
     unkeyed = any(row.no_key for row in rows)
     if unkeyed:  # a TEST split: answers kept for the benchmark's server, not scored here
         table.add_column("no key", justify="right")
+    truncated = any(row.truncated for row in rows)
+    if truncated:  # cut by the token limit: "read" ones scored as usual, unread ones wrong
+        table.add_column("truncated (unread)", justify="right")
+    sampled = any(row.epochs > 1 for row in rows)
+    if sampled:  # --epochs K: accuracy is the mean over K samples per item
+        table.add_column("epochs", justify="right")
     for model, variant in models:
         mine = [cells.get((model, variant, g)) for g in groups]
         present = [r for r in mine if r is not None]
@@ -58,8 +64,19 @@ def accuracy_pivot(rows: Sequence[AccuracyRow], title: str) -> Table:
             str(sum(r.failed for r in present)),
             *([str(sum(r.llm_read for r in present))] if llm_read else []),
             *([str(sum(r.no_key for r in present))] if unkeyed else []),
+            *([_truncated_cell(present)] if truncated else []),
+            *([_epochs_cell(present)] if sampled else []),
         )
     return table
+
+
+def _truncated_cell(rows: Sequence[AccuracyRow]) -> str:
+    return f"{sum(r.truncated for r in rows)} ({sum(r.truncated_unread for r in rows)})"
+
+
+def _epochs_cell(rows: Sequence[AccuracyRow]) -> str:
+    counts = sorted({round(r.epochs, 2) for r in rows})
+    return "/".join(f"{c:g}" for c in counts)
 
 
 def accuracy_rows_json(rows: Sequence[AccuracyRow], by: Sequence[str]) -> list[dict[str, object]]:
@@ -81,6 +98,10 @@ def accuracy_rows_json(rows: Sequence[AccuracyRow], by: Sequence[str]) -> list[d
                 "failed": row.failed,
                 "read_by_llm": row.llm_read,
                 "no_key": row.no_key,
+                "truncated": row.truncated,
+                "truncated_unread": row.truncated_unread,
+                "items": row.items,
+                "epochs": row.epochs,
             }
         )
     return out

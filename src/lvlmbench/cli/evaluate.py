@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from typing import Annotated, Any
 
 import typer
@@ -23,6 +23,17 @@ from lvlmbench.cli._common import (
     progress_bar,
 )
 from lvlmbench.cli._extract import print_extraction, run_extractor
+from lvlmbench.cli._settings import (
+    EXAMINEE_MAX_TOKENS,
+    MaxTokens,
+    Params,
+    Seed,
+    SystemPrompt,
+    Temperature,
+    TopP,
+    apply_settings,
+    generation_settings,
+)
 from lvlmbench.cli._tables import accuracy_pivot, accuracy_rows_json
 from lvlmbench.cli._vlmeval_tables import circular_json, circular_pivot, mme_json, mme_pivot
 from lvlmbench.models import (
@@ -35,7 +46,7 @@ from lvlmbench.models import (
     parse_spec,
     resolve_spec,
 )
-from lvlmbench.runner import VARIANTS, EvalSummary, run_examinee
+from lvlmbench.runner import VARIANTS, EvalSummary, run_examinee, stratified_subset
 from lvlmbench.store import Store, get_benchmark, iter_benchmark_responses, iter_items
 from lvlmbench.types import GenerationConfig
 
@@ -46,6 +57,7 @@ __all__ = [
     "imported_models",
     "parse_groupings",
     "run_models",
+    "subset_for",
 ]
 
 Models = Annotated[list[str], typer.Option("--model", "-m", help="Examinee spec; repeatable.")]
@@ -100,9 +112,14 @@ async def run_models(
     variant: str,
     concurrency: int,
     show_progress: bool,
+    epochs: int = 1,
+    only: Collection[str] | None = None,
 ) -> list[EvalSummary]:
-    """Run each examinee in turn (each with its own concurrency limit) and return summaries."""
+    """Run each examinee in turn (each with its own concurrency limit) and return summaries.
+    Generation settings travel in each spec (see cli/_settings.py); the reply budget is
+    EXAMINEE_MAX_TOKENS unless a spec sets max_tokens."""
     summaries = []
+    config = GenerationConfig(max_tokens=EXAMINEE_MAX_TOKENS)
     for spec in specs:
         client = ModelClient(load_chat_model(spec), store, concurrency=concurrency)
         try:
@@ -114,13 +131,24 @@ async def run_models(
                         benchmark,
                         client,
                         variant=variant,
-                        config=GenerationConfig(max_tokens=256),
+                        config=config,
                         on_progress=hook,
+                        epochs=epochs,
+                        only=only,
                     )
                 )
         finally:
             await client.aclose()
     return summaries
+
+
+def subset_for(store: Store, benchmark: str, limit: int | None, seed: int) -> set[str] | None:
+    """The ``--limit`` subset's item ids (None: every item)."""
+    if limit is None:
+        return None
+    if limit < 1:
+        raise BadInput(f"--limit {limit}: expected a whole number of at least 1")
+    return stratified_subset(iter_items(store, benchmark), limit, seed)
 
 
 @friendly_errors
@@ -144,12 +172,37 @@ def evaluate(
             show_default=False,
         ),
     ] = None,
+    limit: Annotated[
+        int | None,
+        typer.Option(
+            help="Ask only N items: a seeded subset stratified by capability/category and "
+            "difficulty, the same on every run; accuracy is over it.",
+            show_default=False,
+        ),
+    ] = None,
+    limit_seed: Annotated[int, typer.Option(help="Seed of the --limit subset.")] = 0,
+    epochs: Annotated[
+        int,
+        typer.Option(
+            min=1,
+            help="Answers per item, each cached and stored apart (asked anew even at "
+            "temperature 0); accuracy is their mean, its interval over items.",
+        ),
+    ] = 1,
+    max_tokens: MaxTokens = None,
+    temperature: Temperature = None,
+    top_p: TopP = None,
+    seed: Seed = None,
+    system_prompt: SystemPrompt = None,
+    param: Params = None,
 ) -> None:
     """Ask every examinee every item (resuming where a previous run stopped) and print accuracy
     with Wilson 95% intervals."""
     if variant not in VARIANTS:
         raise BadInput(f"--variant {variant!r}: choose from {', '.join(VARIANTS)}")
     check_concurrency(concurrency)
+    settings = generation_settings(max_tokens, temperature, top_p, seed, system_prompt, param)
+    model = apply_settings(model, settings)
     # Every spec naming a provider is checked before the store is opened (a typo writes
     # nothing); other names may be imported players, looked up in the store below.
     check_specs([m for m in model if not could_be_imported(m)])
@@ -163,6 +216,7 @@ def evaluate(
             "one, `lvlmbench store info` lists what is there"
         )
     facets = parse_groupings(by, available_facets(iter_items(opened, benchmark)))
+    only = subset_for(opened, benchmark, limit, limit_seed)
     stored = imported_models(opened, benchmark, model)
     to_run = [m for m in model if m not in stored]
     check_specs(to_run)
@@ -174,6 +228,8 @@ def evaluate(
             variant=variant,
             concurrency=concurrency,
             show_progress=not as_json,
+            epochs=epochs,
+            only=only,
         )
     )
     # Rows are stored under each model's identity (endpoint and options included), not the
@@ -191,7 +247,9 @@ def evaluate(
                 concurrency=concurrency,
             )
         )
-    rows = accuracy_table(opened, benchmark, facets, variant=variant, models=identities)
+    rows = accuracy_table(
+        opened, benchmark, facets, variant=variant, models=identities, item_ids=only
+    )
     vlmeval = stored_benchmark["kind"] == "vlmeval"  # its CircularEval and MME scores
     circular = (
         circular_table(opened, benchmark, variant=variant, models=identities) if vlmeval else []
@@ -217,7 +275,8 @@ def evaluate(
         for s in summaries:
             console.print(
                 f"{s.model}: {s.ok} ok, {s.unparseable} unparseable, {s.refused} refused, "
-                f"{s.failed} failed, {s.skipped} already done, {s.wall_s:.1f}s"
+                f"{s.failed} failed, {s.truncated} truncated, {s.skipped} already done, "
+                f"{s.wall_s:.1f}s"
             )
             print_reasons(s.reasons, f"{s.model}: not ok")
         if extraction is not None:

@@ -29,6 +29,15 @@ from lvlmbench.cli._common import (
     progress_bar,
 )
 from lvlmbench.cli._judge_tables import hallucination_table, print_pairwise_report, score_table
+from lvlmbench.cli._settings import (
+    MaxTokens,
+    Params,
+    Seed,
+    SystemPrompt,
+    Temperature,
+    TopP,
+    spec_with_flags,
+)
 from lvlmbench.cli.evaluate import could_be_imported, imported_models
 from lvlmbench.judging import (
     HALLUCINATION,
@@ -222,8 +231,15 @@ def pairwise(
     concurrency: Concurrency = DEFAULT_CONCURRENCY,
     store: StoreOption = None,
     as_json: AsJson = False,
+    max_tokens: MaxTokens = None,
+    temperature: Temperature = None,
+    top_p: TopP = None,
+    seed: Seed = None,
+    system_prompt: SystemPrompt = None,
+    param: Params = None,
 ) -> None:
     """Judge every pair of models in both orders (VisIT-Bench); print Elo and win rates."""
+    judge = spec_with_flags(judge, max_tokens, temperature, top_p, seed, system_prompt, param)
     rule = combine_rule(combine)
     opened = _open_checked(store, benchmark, [*model, judge], concurrency)
     include = reference_free and play_reference
@@ -325,8 +341,15 @@ def score(
     concurrency: Concurrency = DEFAULT_CONCURRENCY,
     store: StoreOption = None,
     as_json: AsJson = False,
+    max_tokens: MaxTokens = None,
+    temperature: Temperature = None,
+    top_p: TopP = None,
+    seed: Seed = None,
+    system_prompt: SystemPrompt = None,
+    param: Params = None,
 ) -> None:
     """Score each model 1-10 against the reference answer, both orders (TouchStone)."""
+    judge = spec_with_flags(judge, max_tokens, temperature, top_p, seed, system_prompt, param)
     writer_spec = writer or judge
     opened = _open_checked(store, benchmark, [*model, judge, writer_spec], concurrency)
     reference = _reference_for(opened, benchmark, regenerate_reference, writer, judge)
@@ -381,8 +404,15 @@ def hallucination(
     concurrency: Concurrency = DEFAULT_CONCURRENCY,
     store: StoreOption = None,
     as_json: AsJson = False,
+    max_tokens: MaxTokens = None,
+    temperature: Temperature = None,
+    top_p: TopP = None,
+    seed: Seed = None,
+    system_prompt: SystemPrompt = None,
+    param: Params = None,
 ) -> None:
     """Rate how much of each answer the caption does not support (0 none - 10 all; TouchStone)."""
+    judge = spec_with_flags(judge, max_tokens, temperature, top_p, seed, system_prompt, param)
     opened = _open_checked(store, benchmark, [*model, judge], concurrency)
     players = _players(model)
 

@@ -6,6 +6,11 @@ Every call goes through :class:`ModelClient`: cache, per-endpoint concurrency, r
 from lvlmbench.models._api import ChatModel, ErrorKind, ProviderError
 from lvlmbench.models._client import ModelClient, RunAborted, Structured, preflight
 from lvlmbench.models._display import display_name, display_names
+from lvlmbench.models._generation import (
+    GenerationSettings,
+    is_truncated,
+    spec_with_settings,
+)
 from lvlmbench.models._policy import (
     DEFAULT_CONCURRENCY,
     CallStats,
@@ -19,6 +24,7 @@ from lvlmbench.models._registry import (
     IMAGE_PROVIDERS,
     ModelSpec,
     RegistryError,
+    generation_options,
     load_chat_model,
     model_identity,
     parse_spec,
@@ -40,6 +46,7 @@ __all__ = [
     "ChatModel",
     "CircuitBreaker",
     "ErrorKind",
+    "GenerationSettings",
     "ModelClient",
     "ModelSpec",
     "ProviderError",
@@ -53,7 +60,9 @@ __all__ = [
     "display_name",
     "display_names",
     "extract_json",
+    "generation_options",
     "install_log_redaction",
+    "is_truncated",
     "load_chat_model",
     "model_identity",
     "parse_spec",
@@ -61,4 +70,5 @@ __all__ = [
     "redact_text",
     "register_secret",
     "resolve_spec",
+    "spec_with_settings",
 ]

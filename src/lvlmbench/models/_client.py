@@ -14,6 +14,7 @@ from pydantic import BaseModel, ValidationError
 
 from lvlmbench.models._api import ChatModel, ProviderError
 from lvlmbench.models._cache import CallCache
+from lvlmbench.models._generation import GenerationSettings
 from lvlmbench.models._policy import (
     DEFAULT_CONCURRENCY,
     CallStats,
@@ -125,6 +126,9 @@ class ModelClient:
         self.breaker = breaker or CircuitBreaker(breaker_threshold(concurrency))
         self._rng = random.Random(seed)
         self._identity = model.cache_identity()
+        # The spec's generation settings (evaluate --temperature ...), applied to every call;
+        # they are in the model's identity too, so its stored rows never mix settings.
+        self.settings = GenerationSettings.from_options(getattr(model, "generation", None) or {})
         # A model may opt out (``cacheable = False``) when answering costs less than a cache
         # lookup and is deterministic anyway: the baselines. Runner responses still resume.
         use_cache = store is not None and bool(getattr(model, "cacheable", True))
@@ -178,8 +182,10 @@ class ModelClient:
         )
 
     def call_key(self, messages: list[Message], config: GenerationConfig | None = None) -> str:
-        """The key :meth:`generate` caches this call under (``config`` None: the default)."""
-        return self.cache_key(messages, config or _DEFAULT_CONFIG)
+        """The key :meth:`generate` caches this call under (``config`` None: the default), the
+        client's generation settings applied exactly as :meth:`generate` applies them."""
+        applied = self.settings.apply(config or _DEFAULT_CONFIG)
+        return self.cache_key(self.settings.messages(messages), applied)
 
     def cost_of(self, usage: Usage) -> float | None:
         """What ``usage`` costs at this client's price, in USD (None: no price set)."""
@@ -203,8 +209,9 @@ class ModelClient:
         Returns an output whose status says what happened; raises :class:`RunAborted` for
         failures that will not heal for any later call either.
         """
-        config = config or _DEFAULT_CONFIG
-        key = self.cache_key(messages, config)
+        key = self.call_key(messages, config)
+        config = self.settings.apply(config or _DEFAULT_CONFIG)
+        messages = self.settings.messages(messages)
         hit = await self._cached(key)
         if hit is not None:
             self.stats.cache_hits += 1

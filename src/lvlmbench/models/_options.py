@@ -9,6 +9,8 @@ endpoints serving one model name keep two sets of answers.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import math
 import re
 from collections.abc import Callable, Mapping
@@ -18,13 +20,18 @@ __all__ = [
     "ANTHROPIC_OPTIONS",
     "BASELINE_OPTIONS",
     "DIFFUSERS_OPTIONS",
+    "GENERATION_OPTIONS",
     "GOOGLE_CHAT_OPTIONS",
     "HF_OPTIONS",
     "OPENAI_CHAT_OPTIONS",
     "OPENAI_IMAGE_OPTIONS",
+    "PARAM_PREFIX",
     "Option",
     "OptionError",
+    "is_text_digest",
     "normalise_option",
+    "param_option",
+    "parse_param",
 ]
 
 
@@ -155,6 +162,81 @@ def normalise_option(name: str, option: Option, value: str) -> str:
         raise OptionError(f"option {name}={value!r}: expected {exc}") from None
 
 
+def _non_negative_number(value: str) -> str:
+    number = float(_number(value))
+    if number < 0:
+        raise OptionError("a number of at least 0")
+    return repr(number)
+
+
+def _fraction(value: str) -> str:
+    number = float(_number(value))
+    if not 0 < number <= 1:
+        raise OptionError("a number greater than 0 and at most 1")
+    return repr(number)
+
+
+def _any_text(value: str) -> str:
+    if not value.strip():
+        raise OptionError("a non-empty value")
+    return value  # a system prompt keeps its exact whitespace: it is sent as written
+
+
+def _text_digest(value: str) -> str:
+    """How a system prompt appears in an identity: short, and the same text gives the same.
+    A digest is kept as it is, so an identity typed back names the same rows."""
+    if is_text_digest(value):
+        return value
+    return "sha256:" + hashlib.sha256(value.encode("utf-8")).hexdigest()[:16]
+
+
+def is_text_digest(value: str) -> bool:
+    """Whether ``value`` is a system prompt's digest as identities show it (not a prompt)."""
+    return re.fullmatch(r"sha256:[0-9a-f]{16}", value) is not None
+
+
+def _param_value(value: str) -> str:
+    """A ``param.*`` value: JSON when it parses (``true``, ``3``, ``{"a": 1}``), else the text;
+    written canonically so ``{"a":1}`` and ``{ "a": 1 }`` are one identity."""
+    try:
+        parsed = json.loads(value)
+    except ValueError:
+        return value  # plain text such as ``high``: kept as written, readable in identities
+    if isinstance(parsed, str) and parse_param(parsed) == parsed:
+        return parsed  # ``"high"`` is ``high``
+    return json.dumps(parsed, sort_keys=True, separators=(",", ":"))
+
+
+def parse_param(value: str) -> object:
+    """The value a ``param.*`` option sends: its JSON when it parses, else the text."""
+    try:
+        parsed: object = json.loads(value)
+    except ValueError:
+        return value
+    return parsed
+
+
+PARAM_PREFIX = "param."
+"""Options ``param.<field>=<value>`` pass a provider's own body field through unvalidated."""
+
+
+def param_option() -> Option:
+    """The option every ``param.<field>`` key takes (any provider-specific field, unchecked)."""
+    return Option(_param_value, changes_output=True)
+
+
+# Generation settings every chat provider takes (``evaluate --temperature`` etc. become these
+# options): part of the identity when not at their default, so answers sampled under other
+# settings are never reused for each other. No max_tokens default: each command has its own.
+GENERATION_OPTIONS: Mapping[str, Option] = {
+    "temperature": Option(_non_negative_number, changes_output=True, default="0.0"),
+    "top_p": Option(_fraction, changes_output=True),
+    "seed": Option(_any_int, changes_output=True),
+    "max_tokens": Option(_positive_int, changes_output=True),
+    "system": Option(_any_text, changes_output=True, public=_text_digest),
+}
+
+
 def _endpoint(default: str, env: str) -> Option:
     return Option(_url, True, default=default, env=env, public=_without_credentials)
 
@@ -163,6 +245,7 @@ _KEY_ENV = Option(_env_name, changes_output=False)
 _TIMEOUT = Option(_positive_number, changes_output=False)
 
 OPENAI_CHAT_OPTIONS: Mapping[str, Option] = {
+    **GENERATION_OPTIONS,
     "base_url": _endpoint("https://api.openai.com/v1", "OPENAI_BASE_URL"),
     "api_key_env": _KEY_ENV,
     "timeout": _TIMEOUT,
@@ -171,11 +254,13 @@ OPENAI_CHAT_OPTIONS: Mapping[str, Option] = {
     "max_tokens": Option(_positive_int, changes_output=True),
 }
 ANTHROPIC_OPTIONS: Mapping[str, Option] = {
+    **GENERATION_OPTIONS,
     "base_url": _endpoint("https://api.anthropic.com", "ANTHROPIC_BASE_URL"),
     "api_key_env": _KEY_ENV,
     "timeout": _TIMEOUT,
 }
 GOOGLE_CHAT_OPTIONS: Mapping[str, Option] = {
+    **GENERATION_OPTIONS,
     "base_url": _endpoint("https://generativelanguage.googleapis.com", "GOOGLE_BASE_URL"),
     "api_key_env": _KEY_ENV,
     "timeout": _TIMEOUT,
@@ -183,6 +268,7 @@ GOOGLE_CHAT_OPTIONS: Mapping[str, Option] = {
     "thinking_budget": Option(_non_negative_int, changes_output=True),
 }
 HF_OPTIONS: Mapping[str, Option] = {
+    **GENERATION_OPTIONS,
     "device": Option(_text, changes_output=False),
     "dtype": Option(_text, changes_output=True, default="auto"),
     "batch_size": Option(_positive_int, changes_output=False),
@@ -191,6 +277,7 @@ HF_OPTIONS: Mapping[str, Option] = {
     "local_files_only": Option(_boolean, changes_output=False),
 }
 BASELINE_OPTIONS: Mapping[str, Option] = {
+    **GENERATION_OPTIONS,
     "seed": Option(_any_int, changes_output=True, default="0"),
 }
 OPENAI_IMAGE_OPTIONS: Mapping[str, Option] = {

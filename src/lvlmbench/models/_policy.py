@@ -58,10 +58,14 @@ def _message_fingerprint(message: Message) -> dict[str, Any]:
 def chat_cache_key(
     identity: dict[str, object], messages: list[Message], config: GenerationConfig
 ) -> str:
-    """Cache key of a chat call. ``epoch`` only separates entries when sampling (T > 0)."""
+    """Cache key of a chat call. Every epoch but 0 is its own entry (``--epochs`` asks for K
+    answers even at T = 0, where providers still vary); epoch 0 at T = 0 and unset ``params``
+    leave the key as it was before those fields existed, so older caches stay valid."""
     params = config.model_dump(mode="json")
-    if config.temperature <= 0:
+    if config.temperature <= 0 and config.epoch == 0:
         params.pop("epoch")
+    if config.params is None:
+        params.pop("params")
     return cache_key(
         "chat",
         identity,

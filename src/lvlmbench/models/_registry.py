@@ -24,13 +24,17 @@ from lvlmbench.models._options import (
     ANTHROPIC_OPTIONS,
     BASELINE_OPTIONS,
     DIFFUSERS_OPTIONS,
+    GENERATION_OPTIONS,
     GOOGLE_CHAT_OPTIONS,
     HF_OPTIONS,
     OPENAI_CHAT_OPTIONS,
     OPENAI_IMAGE_OPTIONS,
+    PARAM_PREFIX,
     Option,
     OptionError,
+    is_text_digest,
     normalise_option,
+    param_option,
 )
 
 if TYPE_CHECKING:
@@ -42,6 +46,7 @@ __all__ = [
     "IMAGE_PROVIDERS",
     "ModelSpec",
     "RegistryError",
+    "generation_options",
     "load_chat_model",
     "load_image_model",
     "model_identity",
@@ -69,6 +74,14 @@ class _Provider:
     def env_defaults(self) -> dict[str, str]:
         """option -> environment variable consulted when the option is not given."""
         return {name: o.env for name, o in self.options.items() if o.env}
+
+    def option(self, name: str) -> Option | None:
+        """The option ``name``, or None when the provider does not take it. A chat provider
+        (one taking ``temperature``) takes any ``param.<field>`` too."""
+        found = self.options.get(name)
+        if found is None and name.startswith(PARAM_PREFIX) and "temperature" in self.options:
+            return param_option() if len(name) > len(PARAM_PREFIX) else None
+        return found
 
 
 CHAT_PROVIDERS: dict[str, _Provider] = {
@@ -137,7 +150,7 @@ def _checked(
     entry = known[provider]
     table: Mapping[str, Option] = entry.options if isinstance(entry, _Provider) else {}
     for key, value in options.items():
-        option = table.get(key)
+        option = entry.option(key) if isinstance(entry, _Provider) else None
         if option is None:
             raise RegistryError(_unknown_option(spec, provider, key, table))
         try:
@@ -152,7 +165,8 @@ def _unknown_option(spec: str, provider: str, key: str, table: Mapping[str, Opti
     close = difflib.get_close_matches(key, list(table), n=1)
     if close:
         message += f" (did you mean {close[0]!r}?)"
-    valid = ", ".join(sorted(table)) if table else "none (it takes no options)"
+    names = sorted(table) + ([f"{PARAM_PREFIX}<field>"] if "temperature" in table else [])
+    valid = ", ".join(names) if names else "none (it takes no options)"
     return f"{message}; valid options: {valid}"
 
 
@@ -170,11 +184,13 @@ def _resolved(
             merged[name] = os.environ[option.env]
     canonical: dict[str, str] = {}
     for name, value in merged.items():
+        taken = provider.option(name)
+        assert taken is not None  # every given option was checked above
         try:
-            canonical[name] = normalise_option(name, provider.options[name], value)
+            canonical[name] = normalise_option(name, taken, value)
         except OptionError as exc:
             from_env = name not in parsed.options and name not in given
-            where = f" (from ${provider.options[name].env})" if from_env else ""
+            where = f" (from ${taken.env})" if from_env else ""
             raise RegistryError(f"model spec {spec!r}: {exc}{where}") from None
     return parsed, canonical
 
@@ -185,8 +201,8 @@ def _identity(parsed: ModelSpec, provider: _Provider, options: Mapping[str, str]
     base = f"{parsed.provider}/{parsed.name.removeprefix(provider.name_prefix)}"
     kept: list[tuple[str, str]] = []
     for name, value in sorted(options.items()):
-        option = provider.options[name]
-        if option.changes_output and value != option.default:
+        option = provider.option(name)
+        if option is not None and option.changes_output and value != option.default:
             kept.append((name, option.public(value) if option.public else value))
     return f"{base}?{urlencode(kept, safe=':/@')}" if kept else base
 
@@ -213,9 +229,29 @@ def model_identity(spec: str, *, image: bool = False) -> str:
     return resolve_spec(spec, image=image)
 
 
+def generation_options(spec: str) -> dict[str, str]:
+    """The generation settings a chat spec carries (``temperature``, ``top_p``, ``seed``,
+    ``max_tokens``, ``system``, ``param.*``), canonical, the system prompt in full; the
+    :class:`~lvlmbench.models.ModelClient` applies them to every call of the model."""
+    return _generation_only(_resolved(spec, CHAT_PROVIDERS, {})[1])
+
+
+def _generation_only(options: Mapping[str, str]) -> dict[str, str]:
+    return {
+        name: value
+        for name, value in options.items()
+        if name in GENERATION_OPTIONS or name.startswith(PARAM_PREFIX)
+    }
+
+
 def _load(spec: str, providers: Mapping[str, _Provider], options: Mapping[str, Any]) -> Any:
     parsed, merged = _resolved(spec, providers, options)
     provider = providers[parsed.provider]
+    if is_text_digest(merged.get("system", "")):
+        raise RegistryError(
+            f"model spec {spec!r}: system={merged['system']} is a stored prompt's digest, not "
+            "a prompt; give the text (--system-prompt TEXT or @FILE) to run it"
+        )
     try:
         module = importlib.import_module(provider.module)
     except ImportError as exc:
@@ -227,6 +263,8 @@ def _load(spec: str, providers: Mapping[str, _Provider], options: Mapping[str, A
     model = module.create(parsed.name, merged)
     # The registry owns identity: every stored row is keyed by it (see model_identity).
     model.spec = _identity(parsed, provider, merged)
+    if providers is CHAT_PROVIDERS:  # what ModelClient applies to each call (generation_options)
+        model.generation = _generation_only(merged)
     return model
 
 

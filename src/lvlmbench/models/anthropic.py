@@ -196,6 +196,8 @@ class AnthropicChatModel:
         if config.stop:
             payload["stop_sequences"] = list(config.stop)
         # config.seed: the API has no seed; it stays in the cache key, which is what matters.
+        if config.params:  # --param: Anthropic's own fields (thinking...), unchecked
+            payload.update(config.params)
         wrapped = False
         if config.json_schema is not None:
             tool, wrapped = _json_tool(config.json_schema)

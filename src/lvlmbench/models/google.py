@@ -282,6 +282,8 @@ class GoogleChatModel:
             out.update(_json_config(config.json_schema, mode))
         if self.thinking_budget is not None:
             out["thinkingConfig"] = {"thinkingBudget": self.thinking_budget}
+        if config.params:  # --param: generationConfig fields (thinkingConfig...), unchecked
+            out.update(config.params)
         return out
 
     def _payload(

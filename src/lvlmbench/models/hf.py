@@ -131,6 +131,12 @@ class HFChatModel:
         return {"provider": "hf", "path": self.path, "revision": self.revision, "dtype": self.dtype}
 
     async def generate(self, messages: list[Message], config: GenerationConfig) -> ModelOutput:
+        if config.params:  # no request body to pass them into: refuse rather than ignore
+            raise ProviderError(
+                f"{self.spec}: local models take no provider params "
+                f"({', '.join(sorted(config.params))}); drop --param",
+                ErrorKind.FATAL,
+            )
         # Submit at once and let the batch worker load the weights: a caller that awaited the
         # load first would reach the queue one event-loop turn after the others and miss their
         # batch.

@@ -162,6 +162,8 @@ class OpenAIChatModel:
             payload["seed"] = config.seed
         if config.stop:
             payload["stop"] = list(config.stop)
+        if config.params:  # --param: the server's own fields (reasoning_effort...), unchecked
+            payload.update(config.params)
         return payload
 
     async def generate(self, messages: list[Message], config: GenerationConfig) -> ModelOutput:

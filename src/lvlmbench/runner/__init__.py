@@ -8,6 +8,7 @@ from lvlmbench.runner._messages import (
     item_prompt,
 )
 from lvlmbench.runner._runner import EvalSummary, ProgressHook, run_examinee, score_output
+from lvlmbench.runner._subset import item_stratum, stratified_subset
 
 __all__ = [
     "VARIANTS",
@@ -17,6 +18,8 @@ __all__ = [
     "ProgressHook",
     "item_messages",
     "item_prompt",
+    "item_stratum",
     "run_examinee",
     "score_output",
+    "stratified_subset",
 ]

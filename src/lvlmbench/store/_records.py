@@ -84,8 +84,11 @@ def iter_items(store: Store, benchmark: str) -> Iterator[BenchmarkItem]:
         yield BenchmarkItem.model_validate_json(row["data"])
 
 
-def response_id(item_id: str, model: str, variant: str = "default") -> str:
-    """The id of a model's response to an item under an evaluation variant."""
+def response_id(item_id: str, model: str, variant: str = "default", epoch: int = 0) -> str:
+    """The id of a model's response to an item under an evaluation variant; sample ``epoch``
+    of ``evaluate --epochs`` (epoch 0 keeps the id it always had)."""
+    if epoch:
+        return content_id("response", item_id, model, variant, str(epoch))
     return content_id("response", item_id, model, variant)
 
 
@@ -95,7 +98,7 @@ def put_responses(store: Store, responses: Iterable[Response], replace: bool = T
         s.responses,
         (
             {
-                "id": response_id(r.item_id, r.model, r.variant),
+                "id": response_id(r.item_id, r.model, r.variant, r.epoch),
                 "item_id": r.item_id,
                 "model": r.model,
                 "variant": r.variant,

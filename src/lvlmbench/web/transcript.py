@@ -117,6 +117,25 @@ def _call_record(store: Store, key: str | None) -> tuple[CallRecord | None, str]
     return shown, ""
 
 
+def _system_digest(model: str) -> str | None:
+    """The ``system=sha256:…`` a model identity carries when ``--system-prompt`` was set."""
+    for option in model.partition("?")[2].split("&"):
+        name, _, value = option.partition("=")
+        if name == "system":
+            return value
+    return None
+
+
+def _with_system_note(model: str, messages: list[SentMessage]) -> list[SentMessage]:
+    # The client puts --system-prompt before the runner's messages; only its digest is in the
+    # model's identity, so the page says what was sent first instead of omitting it silently.
+    digest = _system_digest(model)
+    if digest is None or not messages:
+        return messages
+    note = SentPart("text", text=f"[system prompt set by --system-prompt: {digest}; not stored]")
+    return [SentMessage("system", [note]), *messages]
+
+
 def transcripts(
     store: Store, item: BenchmarkItem, answers: list[tuple[Response, str | None]]
 ) -> list[Transcript]:
@@ -127,6 +146,7 @@ def transcripts(
         if response.variant not in by_variant:
             by_variant[response.variant] = sent_messages(store, item, response.variant)
         messages, note = by_variant[response.variant]
+        messages = _with_system_note(response.model, messages)
         call, call_note = _call_record(store, response.cache_key)
         out.append(Transcript(response, result, messages, note, call, call_note))
     return out
