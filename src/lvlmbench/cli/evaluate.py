@@ -36,7 +36,7 @@ from lvlmbench.models import (
     resolve_spec,
 )
 from lvlmbench.runner import VARIANTS, EvalSummary, run_examinee
-from lvlmbench.store import Store, get_benchmark, iter_benchmark_responses, iter_items
+from lvlmbench.store import Store, iter_benchmark_responses, iter_items, require_benchmark
 from lvlmbench.types import GenerationConfig
 
 __all__ = [
@@ -156,12 +156,7 @@ def evaluate(
     if extract_with is not None:
         check_specs([extract_with])
     opened = open_store(store)
-    stored_benchmark = get_benchmark(opened, benchmark)
-    if stored_benchmark is None:
-        raise BadInput(
-            f"no benchmark {benchmark!r} in {opened.url}; `lvlmbench generate` makes "
-            "one, `lvlmbench store info` lists what is there"
-        )
+    stored_benchmark = require_benchmark(opened, benchmark)
     facets = parse_groupings(by, available_facets(iter_items(opened, benchmark)))
     stored = imported_models(opened, benchmark, model)
     to_run = [m for m in model if m not in stored]

@@ -2,6 +2,9 @@
 
 from lvlmbench.store._migrations import MIGRATIONS, legacy_identities
 from lvlmbench.store._records import (
+    NotInStore,
+    StoredBenchmark,
+    did_you_mean,
     get_artifact,
     get_benchmark,
     iter_artifacts,
@@ -11,11 +14,13 @@ from lvlmbench.store._records import (
     iter_responses,
     judgment_id,
     list_benchmarks,
+    list_stored,
     put_artifact,
     put_benchmark,
     put_items,
     put_judgments,
     put_responses,
+    require_benchmark,
     response_id,
 )
 from lvlmbench.store._schema import SCHEMA_VERSION
@@ -25,8 +30,11 @@ __all__ = [
     "DEFAULT_STORE_URL",
     "MIGRATIONS",
     "SCHEMA_VERSION",
+    "NotInStore",
     "Store",
     "StoreError",
+    "StoredBenchmark",
+    "did_you_mean",
     "get_artifact",
     "get_benchmark",
     "iter_artifacts",
@@ -37,11 +45,13 @@ __all__ = [
     "judgment_id",
     "legacy_identities",
     "list_benchmarks",
+    "list_stored",
     "normalise_url",
     "put_artifact",
     "put_benchmark",
     "put_items",
     "put_judgments",
     "put_responses",
+    "require_benchmark",
     "response_id",
 ]
