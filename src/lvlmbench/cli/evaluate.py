@@ -8,7 +8,13 @@ from typing import Annotated, Any
 
 import typer
 
-from lvlmbench.autobench.scoring import GROUPINGS, accuracy_table, available_facets, facet_name
+from lvlmbench.autobench.scoring import (
+    GROUPINGS,
+    accuracy_table,
+    available_facets,
+    facet_name,
+    overall_rows,
+)
 from lvlmbench.autobench.vlmeval_scores import circular_table, mme_table
 from lvlmbench.cli._common import (
     EXIT_FAILURES,
@@ -195,6 +201,7 @@ def evaluate(
     if as_json:
         report: dict[str, Any] = {"runs": [vars(s) for s in summaries]}
         report["accuracy"] = accuracy_rows_json(rows, facets)
+        report["overall"] = accuracy_rows_json(overall_rows(rows), [])
         report |= {"extraction": vars(extraction)} if extraction else {}
         report |= {"circular": circular_json(circular)} if circular else {}
         print_json(report | ({"mme": mme_json(mme)} if mme else {}))
