@@ -42,7 +42,7 @@ def generated(tmp_path_factory: pytest.TempPathFactory) -> Generated:
     """One tiny benchmark (2 general × 2 fine aspects, 1 image per aspect and level, easy and
     hard), generated once for the module; tests work on copies."""
     db = tmp_path_factory.mktemp("gen") / "s.db"
-    args = ["generate", CAPABILITY, "-n", "2", "-m", "2", "--per-aspect", "1"]
+    args = ["generate", CAPABILITY, "-n", "2", "-k", "2", "--per-aspect", "1"]
     args += ["--levels", "easy,hard", "--seed", "0", "--store", str(db), "--json"]
     result = runner.invoke(app, args)
     assert result.exit_code == 0, result.output
@@ -109,7 +109,7 @@ def test_generate_stores_a_balanced_benchmark(generated: Generated, opened: Stor
 
 def test_generate_again_resumes_without_new_work(generated: Generated, store_copy: Path) -> None:
     before = _counts(store_copy)
-    args = ["generate", CAPABILITY, "-n", "2", "-m", "2", "--per-aspect", "1"]
+    args = ["generate", CAPABILITY, "-n", "2", "-k", "2", "--per-aspect", "1"]
     args += ["--levels", "easy,hard", "--store", str(store_copy), "--json"]
     result = runner.invoke(app, args)
     assert result.exit_code == 0, result.output
@@ -336,7 +336,7 @@ def test_demo_with_unknown_capability(store_copy: Path) -> None:
 )
 def test_generate_with_bad_option(store_copy: Path, option: str, value: str, needle: str) -> None:
     before = _counts(store_copy)
-    args = ["generate", CAPABILITY, "-n", "1", "-m", "1", "--per-aspect", "1"]
+    args = ["generate", CAPABILITY, "-n", "1", "--fine-aspects", "1", "--per-aspect", "1"]
     _assert_exit_2([*args, option, value, "--store", str(store_copy)], needle)
     assert _counts(store_copy) == before
 
