@@ -42,11 +42,19 @@ from lvlmbench.models import (
     resolve_spec,
 )
 from lvlmbench.runner import VARIANTS, EvalSummary, run_examinee
-from lvlmbench.store import Store, iter_benchmark_responses, iter_items, require_benchmark
+from lvlmbench.store import (
+    Store,
+    did_you_mean,
+    iter_benchmark_responses,
+    iter_items,
+    list_stored,
+    require_benchmark,
+)
 from lvlmbench.types import GenerationConfig
 
 __all__ = [
     "check_specs",
+    "check_stored_names",
     "could_be_imported",
     "evaluate",
     "imported_models",
@@ -88,6 +96,26 @@ def imported_models(store: Store, benchmark: str, specs: list[str]) -> list[str]
             if next(iter_benchmark_responses(store, benchmark, model=spec), None) is not None:
                 found.append(spec)
     return found
+
+
+def check_stored_names(store: Store, benchmark: str, specs: list[str]) -> None:
+    """BadInput naming the closest stored models when a ``--model`` is neither a runnable
+    spec nor a name with responses on ``benchmark`` (a misspelt imported player, or a bare
+    ``random`` for ``baseline/random``)."""
+    for spec in specs:
+        if not could_be_imported(spec):
+            continue
+        try:
+            parse_spec(spec)
+        except RegistryError as exc:
+            known = [m for row in list_stored(store) if row.name == benchmark for m in row.models]
+            hint = did_you_mean(spec, known)
+            if hint:
+                raise BadInput(
+                    f"--model {spec!r} is no model spec and has no responses on {benchmark!r}"
+                    f"{hint}; `lvlmbench ls` lists the models run on each benchmark"
+                ) from None
+            raise exc from None
 
 
 def check_specs(specs: list[str]) -> None:
@@ -166,6 +194,7 @@ def evaluate(
     facets = parse_groupings(by, available_facets(iter_items(opened, benchmark)))
     stored = imported_models(opened, benchmark, model)
     to_run = [m for m in model if m not in stored]
+    check_stored_names(opened, benchmark, to_run)
     check_specs(to_run)
     summaries = asyncio.run(
         run_models(
