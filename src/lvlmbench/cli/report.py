@@ -59,8 +59,8 @@ def _check_not_empty(store: Store, benchmarks: list[str] | None) -> None:
     for name in benchmarks or []:
         if name not in stored:
             raise BadInput(
-                f"--benchmark {name!r} is not in {store.url}{did_you_mean(name, stored)}; "
-                "`lvlmbench ls` lists them"
+                f"unknown benchmark {name!r}{did_you_mean(name, stored)}; "
+                f"`lvlmbench ls` lists those in {store.url}"
             )
     if any(next(iter_benchmark_responses(store, b), None) is not None for b in names):
         return
