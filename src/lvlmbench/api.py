@@ -57,9 +57,11 @@ from lvlmbench.runner import VARIANTS, EvalSummary, run_examinee
 from lvlmbench.store import (
     Store,
     StoredBenchmark,
+    discard_if_empty,
     iter_benchmark_responses,
     list_stored,
     require_benchmark,
+    sqlite_store_path,
 )
 from lvlmbench.types import GenerationConfig
 
@@ -113,11 +115,17 @@ def _opened(store: StoreLike) -> Iterator[Store]:
     if isinstance(store, Store):
         yield store
         return
-    opened = Store.open(None if store is None else str(store))
+    url = None if store is None else str(store)
+    path = sqlite_store_path(url)
+    created = path is not None and not path.exists()
+    opened = Store.open(url)
     try:
         yield opened
     finally:
-        opened.close()
+        if created and path is not None:
+            discard_if_empty(opened, path)  # a call that failed leaves no empty store
+        else:
+            opened.close()
 
 
 def _run(work: Coroutine[Any, Any, T]) -> T:

@@ -80,6 +80,10 @@ def test_bad_arguments_raise_before_anything_is_written(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="examiner procedural"):
         api.generate("spatial understanding", store=str(db), mode="text")
     assert api.ls(str(db))[0].models == []  # the random baseline never ran
+    fresh = tmp_path / "fresh.db"
+    with pytest.raises(NotInStore, match="it has no benchmarks yet"):
+        api.evaluate("anything", ["baseline/random"], store=str(fresh))
+    assert not fresh.exists() and not (tmp_path / "fresh.db-wal").exists()
 
 
 BENCH = "api-open"

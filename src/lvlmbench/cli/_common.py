@@ -36,7 +36,7 @@ from lvlmbench.models import (
     RunAborted,
     redact_text,
 )
-from lvlmbench.store import Store, StoreError, normalise_url
+from lvlmbench.store import Store, StoreError, discard_if_empty, sqlite_store_path
 
 __all__ = [
     "EXIT_BAD_INPUT",
@@ -122,32 +122,11 @@ def friendly_errors(func: Callable[P, R]) -> Callable[P, R]:
 _created_stores: list[tuple[Store, Path]] = []
 
 
-def _sqlite_path(url: str | None) -> Path | None:
-    """The file a SQLite store URL names (None for other databases and in-memory ones)."""
-    full = normalise_url(url)
-    prefix = "sqlite:///"
-    if not full.startswith(prefix):
-        return None
-    database = full.removeprefix(prefix).partition("?")[0]
-    if database in ("", ":memory:") or database.startswith("file:"):
-        return None
-    return Path(database).expanduser()
-
-
 def _remove_empty_created(keep: int) -> None:
-    """Close and delete the stores created since entry ``keep`` that hold nothing (no row in
-    any table but the schema marker): a store that existed before is never touched, and one
-    holding anything the command wrote stays."""
+    """Delete the stores created since entry ``keep`` that hold nothing: a store that existed
+    before is never touched, and one holding anything the command wrote stays."""
     while len(_created_stores) > keep:
-        created, path = _created_stores.pop()
-        try:
-            empty = not any(created.info()["tables"].values())
-        except Exception:
-            empty = False
-        created.close()
-        if empty:
-            for leftover in (path, *(Path(f"{path}{suffix}") for suffix in ("-wal", "-shm"))):
-                leftover.unlink(missing_ok=True)
+        discard_if_empty(*_created_stores.pop())
 
 
 def check_concurrency(value: int, option: str = "--concurrency") -> None:
@@ -163,7 +142,7 @@ def open_store(url: str | None, writable: bool = True) -> Store:
     A command that writes (``writable``) refuses a read-only store here, before it does any
     work, rather than at its first write after paid calls.
     """
-    path = _sqlite_path(url)
+    path = sqlite_store_path(url)
     is_new = path is not None and not path.exists()
     opened = Store.open(url)
     if is_new and path is not None:

@@ -1,5 +1,6 @@
 """The store: SQLAlchemy Core tables plus content-addressed image files."""
 
+from lvlmbench.store._fresh import discard_if_empty, sqlite_store_path
 from lvlmbench.store._migrations import MIGRATIONS, legacy_identities
 from lvlmbench.store._records import (
     NotInStore,
@@ -35,6 +36,7 @@ __all__ = [
     "StoreError",
     "StoredBenchmark",
     "did_you_mean",
+    "discard_if_empty",
     "get_artifact",
     "get_benchmark",
     "iter_artifacts",
@@ -54,4 +56,5 @@ __all__ = [
     "put_responses",
     "require_benchmark",
     "response_id",
+    "sqlite_store_path",
 ]
