@@ -1,4 +1,4 @@
-# The README's Python API example, run as is by tests/test_api.py (offline: the procedural
+# The README's Python API example, run as is by tests/api/test_api.py (offline: the procedural
 # examiner and renderer, and baseline examinees). In a notebook, run it as a cell; in a
 # script, put it under `if __name__ == "__main__":` (images are drawn in worker processes).
 from lvlmbench import api
