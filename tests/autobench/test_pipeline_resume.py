@@ -45,7 +45,7 @@ CLI_ARGS = [
     "procedural",
     "-n",
     "1",
-    "-m",
+    "-k",
     "2",
     "--per-aspect",
     "2",

@@ -42,7 +42,7 @@ def generated(tmp_path_factory: pytest.TempPathFactory) -> Generated:
     """One tiny benchmark (2 general × 2 fine aspects, 1 image per aspect and level, easy and
     hard), generated once for the module; tests work on copies."""
     db = tmp_path_factory.mktemp("gen") / "s.db"
-    args = ["generate", CAPABILITY, "-n", "2", "-m", "2", "--per-aspect", "1"]
+    args = ["generate", CAPABILITY, "-n", "2", "-k", "2", "--per-aspect", "1"]
     args += ["--levels", "easy,hard", "--seed", "0", "--store", str(db), "--json"]
     result = runner.invoke(app, args)
     assert result.exit_code == 0, result.output
@@ -109,7 +109,7 @@ def test_generate_stores_a_balanced_benchmark(generated: Generated, opened: Stor
 
 def test_generate_again_resumes_without_new_work(generated: Generated, store_copy: Path) -> None:
     before = _counts(store_copy)
-    args = ["generate", CAPABILITY, "-n", "2", "-m", "2", "--per-aspect", "1"]
+    args = ["generate", CAPABILITY, "-n", "2", "-k", "2", "--per-aspect", "1"]
     args += ["--levels", "easy,hard", "--store", str(store_copy), "--json"]
     result = runner.invoke(app, args)
     assert result.exit_code == 0, result.output
@@ -130,8 +130,8 @@ def test_evaluate_prints_accuracy_and_oracle_is_perfect(
     assert result.exit_code == 0, result.output
     assert f"{NAME}: accuracy % (95% CI)" in result.output
     oracle_line = next(line for line in result.output.splitlines() if "baseline/oracle │" in line)
-    # One cell per difficulty level, both 100.0, and n = every item.
-    assert oracle_line.count("100.0") == 2 and f"│ {n_items} │" in oracle_line
+    # One cell per difficulty level and the overall column, all 100.0, and n = every item.
+    assert oracle_line.count("100.0") == 3 and f"│ {n_items} │" in oracle_line
     assert f"baseline/oracle: {n_items} ok, 0 unparseable, 0 refused, 0 failed" in result.output
 
     # Again with --json: nothing is asked twice and the numbers come back exactly.
@@ -256,6 +256,9 @@ def test_demo_writes_a_leaderboard_consistent_with_its_store(tmp_path: Path) -> 
     assert result.exit_code == 0, result.output
     assert "accuracy % by capability (95% CI)" in result.output
     assert "demo finished" in result.output
+    # It ends with the commands from here to one's own model, naming its store and benchmarks.
+    assert f'for b in {NAME}; do lvlmbench evaluate "$b" -m ' in result.output
+    assert f"lvlmbench serve --store {out / 'lvlmbench.db'}" in result.output
     for name in ("leaderboard.csv", "leaderboard.md", "summary.json", "lvlmbench.db"):
         assert (out / name).is_file(), name
 
@@ -336,7 +339,7 @@ def test_demo_with_unknown_capability(store_copy: Path) -> None:
 )
 def test_generate_with_bad_option(store_copy: Path, option: str, value: str, needle: str) -> None:
     before = _counts(store_copy)
-    args = ["generate", CAPABILITY, "-n", "1", "-m", "1", "--per-aspect", "1"]
+    args = ["generate", CAPABILITY, "-n", "1", "--fine-aspects", "1", "--per-aspect", "1"]
     _assert_exit_2([*args, option, value, "--store", str(store_copy)], needle)
     assert _counts(store_copy) == before
 

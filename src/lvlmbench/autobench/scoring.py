@@ -33,6 +33,7 @@ __all__ = [
     "facet_name",
     "facet_value",
     "item_facets",
+    "overall_rows",
 ]
 
 # Facets an accuracy table can be grouped by, all read from item metadata; any other metadata
@@ -200,4 +201,21 @@ def accuracy_table(
             items=len(seen.get((model, var, group), ())),
         )
         for (model, var, group), tally in sorted(counts.items())
+    ]
+
+
+def overall_rows(rows: Iterable[AccuracyRow]) -> list[AccuracyRow]:
+    """One row per (model, variant) pooling all its groups (``group == ()``): the overall
+    accuracy over every answered item, with its own Wilson interval (not a mean of groups,
+    which would weigh a small group like a large one)."""
+    pooled: dict[tuple[str, str], list[int]] = {}
+    for row in rows:
+        tally = pooled.setdefault((row.model, row.variant), [0, 0, 0, 0, 0, 0])
+        for i, value in enumerate(
+            (row.correct, row.answered, row.unparseable, row.failed, row.llm_read, row.no_key)
+        ):
+            tally[i] += value
+    return [
+        AccuracyRow(model, variant, (), *tally)
+        for (model, variant), tally in sorted(pooled.items())
     ]

@@ -23,7 +23,7 @@ from lvlmbench.cli.models import models_app
 from lvlmbench.cli.report import report
 from lvlmbench.cli.scenes import scenes_app
 from lvlmbench.cli.serve import serve
-from lvlmbench.cli.store import store_app
+from lvlmbench.cli.store import list_store, store_app
 from lvlmbench.models import install_log_redaction
 
 __all__ = ["app", "main"]
@@ -43,6 +43,7 @@ app.command("import")(import_dataset)
 app.command("rate")(rate)
 app.command("agreement")(agreement)
 app.command("serve")(serve)
+app.command("ls")(list_store)
 judge_app.command("metrics")(judge_metrics)
 app.add_typer(judge_app, name="judge")
 app.add_typer(experiment_app, name="experiment")

@@ -1,57 +1,6 @@
-"""Turning --examiner/--images/--mode into a pipeline backend and an image client."""
+"""Turning --examiner/--images/--mode into a pipeline backend and an image client: the
+library's :mod:`lvlmbench.autobench.backends` (its ValueError is exit 2 in ``generate``)."""
 
-from __future__ import annotations
-
-from typing import TYPE_CHECKING
-
-from lvlmbench.cli._common import BadInput
-from lvlmbench.images import ImageClient, load_image_model
-from lvlmbench.models import ModelClient, load_chat_model
-
-if TYPE_CHECKING:
-    from lvlmbench.autobench._backend import ExaminerBackend
-    from lvlmbench.autobench.pipeline import GenerateSettings
-    from lvlmbench.store import Store
+from lvlmbench.autobench.backends import make_backend, make_images
 
 __all__ = ["make_backend", "make_images"]
-
-
-def make_backend(
-    examiner: str,
-    images: str,
-    mode: str,
-    store: Store,
-    settings: GenerateSettings,
-    diversity_graph: bool,
-) -> ExaminerBackend:
-    """The examiner backend; checks that examiner, images and mode fit together."""
-    if examiner == "procedural":
-        if images != "procedural" or mode != "scene":
-            raise BadInput(
-                "--examiner procedural writes scene programs: use it with "
-                "--images procedural --mode scene"
-            )
-        from lvlmbench.autobench.procedural import ProceduralBackend
-
-        return ProceduralBackend()
-    if images == "procedural" and mode != "scene":
-        raise BadInput("--images procedural draws scene programs: use --mode scene")
-    if images != "procedural" and mode == "scene":
-        raise BadInput(
-            f"--images {images} draws from text: use --mode text (scene mode "
-            "needs --images procedural)"
-        )
-    from lvlmbench.autobench.llm import ModelBackend
-
-    client = ModelClient(load_chat_model(examiner), store)
-    return ModelBackend(
-        client,
-        mode="scene" if mode == "scene" else "text",
-        k_checks=settings.k_checks,
-        diversity_graph=diversity_graph,
-    )
-
-
-def make_images(spec: str, store: Store) -> ImageClient:
-    """The text-to-image client for --images."""
-    return ImageClient(load_image_model(spec), store)

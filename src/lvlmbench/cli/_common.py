@@ -9,6 +9,7 @@ import logging
 import sys
 import time
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Annotated, Any, ParamSpec, TypeVar
 
 import typer
@@ -35,7 +36,7 @@ from lvlmbench.models import (
     RunAborted,
     redact_text,
 )
-from lvlmbench.store import Store, StoreError
+from lvlmbench.store import Store, StoreError, discard_if_empty, sqlite_store_path
 
 __all__ = [
     "EXIT_BAD_INPUT",
@@ -97,6 +98,7 @@ def friendly_errors(func: Callable[P, R]) -> Callable[P, R]:
 
     @functools.wraps(func)
     def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
+        opened_before = len(_created_stores)
         try:
             return func(*args, **kwargs)
         except (RegistryError, ProviderError, RunAborted, StoreError, BadInput) as exc:
@@ -108,8 +110,23 @@ def friendly_errors(func: Callable[P, R]) -> Callable[P, R]:
         except OSError as exc:
             where = f" {exc.filename}" if exc.filename else ""
             raise fail(f"cannot read{where}: {exc.strerror or exc}") from None
+        finally:
+            _remove_empty_created(opened_before)
 
     return wrapper
+
+
+# Stores this process created (the file did not exist before ``open_store``): a command that
+# fails, or only reads, must not leave an empty lvlmbench.db behind for the next command to
+# mistake for a real one.
+_created_stores: list[tuple[Store, Path]] = []
+
+
+def _remove_empty_created(keep: int) -> None:
+    """Delete the stores created since entry ``keep`` that hold nothing: a store that existed
+    before is never touched, and one holding anything the command wrote stays."""
+    while len(_created_stores) > keep:
+        discard_if_empty(*_created_stores.pop())
 
 
 def check_concurrency(value: int, option: str = "--concurrency") -> None:
@@ -125,7 +142,11 @@ def open_store(url: str | None, writable: bool = True) -> Store:
     A command that writes (``writable``) refuses a read-only store here, before it does any
     work, rather than at its first write after paid calls.
     """
+    path = sqlite_store_path(url)
+    is_new = path is not None and not path.exists()
     opened = Store.open(url)
+    if is_new and path is not None:
+        _created_stores.append((opened, path))
     if writable and opened.read_only:
         opened.close()
         opened.require_writable()

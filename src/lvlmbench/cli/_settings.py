@@ -15,7 +15,13 @@ from typing import Annotated
 import typer
 
 from lvlmbench.cli._common import BadInput
-from lvlmbench.models import GenerationSettings, RegistryError, parse_spec, spec_with_settings
+from lvlmbench.models import (
+    EXAMINEE_MAX_TOKENS,
+    GenerationSettings,
+    RegistryError,
+    parse_spec,
+    spec_with_settings,
+)
 from lvlmbench.models._options import parse_param
 
 __all__ = [
@@ -32,10 +38,6 @@ __all__ = [
     "spec_with_flags",
 ]
 
-EXAMINEE_MAX_TOKENS = 4096
-"""Reply budget of an examinee unless ``--max-tokens`` says otherwise: far above any normal
-answer (a letter, a paragraph), so only runaway or long-reasoning replies are cut, and the
-largest budget every provider's current models accept (some Claude models stop at 4096)."""
 
 _PANEL = "Generation settings"
 

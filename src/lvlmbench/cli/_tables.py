@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 from rich.table import Table
 
-from lvlmbench.autobench.scoring import AccuracyRow
+from lvlmbench.autobench.scoring import AccuracyRow, overall_rows
 from lvlmbench.models import display_names
 
 __all__ = ["accuracy_pivot", "accuracy_rows_json"]
@@ -37,6 +37,10 @@ def accuracy_pivot(rows: Sequence[AccuracyRow], title: str) -> Table:
     table.add_column("model")
     for group in groups:
         table.add_column(" / ".join(group) or "accuracy %", justify="right")
+    # With several groups, the pooled accuracy over all of them, so no one adds columns by eye.
+    overall = {(r.model, r.variant): r for r in overall_rows(rows)} if len(groups) > 1 else {}
+    if overall:
+        table.add_column("overall", justify="right", style="bold")
     table.add_column("n", justify="right")
     table.add_column("unparseable", justify="right")
     table.add_column("failed", justify="right")
@@ -59,6 +63,7 @@ def accuracy_pivot(rows: Sequence[AccuracyRow], title: str) -> Table:
         table.add_row(
             label,
             *(_cell(r) if r else "-" for r in mine),
+            *([_cell(overall[model, variant])] if overall else []),
             str(sum(r.answered for r in present)),
             str(sum(r.unparseable for r in present)),
             str(sum(r.failed for r in present)),

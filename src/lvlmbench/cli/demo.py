@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import shlex
 import time
 from pathlib import Path
 from typing import Annotated
@@ -20,9 +21,9 @@ from lvlmbench.cli.experiment import run_leakage, run_position_bias
 from lvlmbench.cli.generate import print_report, run_generation
 from lvlmbench.report import write_report
 from lvlmbench.scenes import CAPABILITIES
-from lvlmbench.store import Store
+from lvlmbench.store import Store, did_you_mean
 
-__all__ = ["DEMO_MODELS", "demo"]
+__all__ = ["DEMO_MODELS", "demo", "next_commands"]
 
 DEMO_MODELS = ("baseline/random", "baseline/prior", "baseline/pixels", "baseline/oracle")
 
@@ -89,7 +90,10 @@ def demo(
     chosen = capability or list(CAPABILITIES)
     unknown = [c for c in chosen if c not in CAPABILITIES]
     if unknown:
-        raise BadInput(f"--capability {unknown[0]!r}: built-in ones are {', '.join(CAPABILITIES)}")
+        raise BadInput(
+            f"--capability {unknown[0]!r}{did_you_mean(unknown[0], CAPABILITIES)}: built-in "
+            f"ones are {', '.join(CAPABILITIES)}"
+        )
     out.mkdir(parents=True, exist_ok=True)
     started = time.perf_counter()
     store = Store.open(str(out / "lvlmbench.db"))
@@ -121,3 +125,27 @@ def demo(
     console.print(f"report leaderboard: {report.leaderboard_csv}, {report.leaderboard_md}")
     console.print(f"results: {', '.join(str(p) for p in paths)}; store: {store.url}")
     console.print(f"demo finished in {time.perf_counter() - started:.1f}s")
+    print_next_steps(out / "lvlmbench.db", names)
+
+
+def next_commands(db: Path, benchmarks: list[str], model: str = "openai/gpt-4o-mini") -> list[str]:
+    """The two shell commands from the demo to one's own model: evaluate it on every demo
+    benchmark (resuming, cached; the baselines' rows are already there), then serve it all."""
+    store = shlex.quote(str(db))
+    names = " ".join(shlex.quote(name) for name in benchmarks)
+    return [
+        f'for b in {names}; do lvlmbench evaluate "$b" -m {model} --store {store}; done',
+        f"lvlmbench serve --store {store}",
+    ]
+
+
+def print_next_steps(db: Path, benchmarks: list[str]) -> None:
+    """Print :func:`next_commands` with a line on what to change in them."""
+    console.print(
+        "\nnext: your own model on these benchmarks, then browse every answer "
+        "(any PROVIDER/NAME spec; `lvlmbench models providers` lists the providers):",
+        markup=False,
+        highlight=False,
+    )
+    for command in next_commands(db, benchmarks):
+        console.print(f"  {command}", markup=False, highlight=False, soft_wrap=True)

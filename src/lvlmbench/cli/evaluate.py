@@ -8,7 +8,13 @@ from typing import Annotated, Any
 
 import typer
 
-from lvlmbench.autobench.scoring import GROUPINGS, accuracy_table, available_facets, facet_name
+from lvlmbench.autobench.scoring import (
+    GROUPINGS,
+    accuracy_table,
+    available_facets,
+    facet_name,
+    overall_rows,
+)
 from lvlmbench.autobench.vlmeval_scores import circular_table, mme_table
 from lvlmbench.cli._common import (
     EXIT_FAILURES,
@@ -47,11 +53,19 @@ from lvlmbench.models import (
     resolve_spec,
 )
 from lvlmbench.runner import VARIANTS, EvalSummary, run_examinee, stratified_subset
-from lvlmbench.store import Store, get_benchmark, iter_benchmark_responses, iter_items
+from lvlmbench.store import (
+    Store,
+    did_you_mean,
+    iter_benchmark_responses,
+    iter_items,
+    list_stored,
+    require_benchmark,
+)
 from lvlmbench.types import GenerationConfig
 
 __all__ = [
     "check_specs",
+    "check_stored_names",
     "could_be_imported",
     "evaluate",
     "imported_models",
@@ -94,6 +108,26 @@ def imported_models(store: Store, benchmark: str, specs: list[str]) -> list[str]
             if next(iter_benchmark_responses(store, benchmark, model=spec), None) is not None:
                 found.append(spec)
     return found
+
+
+def check_stored_names(store: Store, benchmark: str, specs: list[str]) -> None:
+    """BadInput naming the closest stored models when a ``--model`` is neither a runnable
+    spec nor a name with responses on ``benchmark`` (a misspelt imported player, or a bare
+    ``random`` for ``baseline/random``)."""
+    for spec in specs:
+        if not could_be_imported(spec):
+            continue
+        try:
+            parse_spec(spec)
+        except RegistryError as exc:
+            known = [m for row in list_stored(store) if row.name == benchmark for m in row.models]
+            hint = did_you_mean(spec, known)
+            if hint:
+                raise BadInput(
+                    f"--model {spec!r} is no model spec and has no responses on {benchmark!r}"
+                    f"{hint}; `lvlmbench ls` lists the models run on each benchmark"
+                ) from None
+            raise exc from None
 
 
 def check_specs(specs: list[str]) -> None:
@@ -209,16 +243,12 @@ def evaluate(
     if extract_with is not None:
         check_specs([extract_with])
     opened = open_store(store)
-    stored_benchmark = get_benchmark(opened, benchmark)
-    if stored_benchmark is None:
-        raise BadInput(
-            f"no benchmark {benchmark!r} in {opened.url}; `lvlmbench generate` makes "
-            "one, `lvlmbench store info` lists what is there"
-        )
+    stored_benchmark = require_benchmark(opened, benchmark)
     facets = parse_groupings(by, available_facets(iter_items(opened, benchmark)))
     only = subset_for(opened, benchmark, limit, limit_seed)
     stored = imported_models(opened, benchmark, model)
     to_run = [m for m in model if m not in stored]
+    check_stored_names(opened, benchmark, to_run)
     check_specs(to_run)
     summaries = asyncio.run(
         run_models(
@@ -258,6 +288,7 @@ def evaluate(
     if as_json:
         report: dict[str, Any] = {"runs": [vars(s) for s in summaries]}
         report["accuracy"] = accuracy_rows_json(rows, facets)
+        report["overall"] = accuracy_rows_json(overall_rows(rows), [])
         report |= {"extraction": vars(extraction)} if extraction else {}
         report |= {"circular": circular_json(circular)} if circular else {}
         print_json(report | ({"mme": mme_json(mme)} if mme else {}))

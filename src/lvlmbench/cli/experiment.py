@@ -26,7 +26,7 @@ from lvlmbench.cli._common import (
 )
 from lvlmbench.cli.evaluate import Models, check_specs, run_models
 from lvlmbench.models import DEFAULT_CONCURRENCY, display_names, resolve_spec
-from lvlmbench.store import Store, get_benchmark
+from lvlmbench.store import Store, require_benchmark
 
 __all__ = ["experiment_app", "run_leakage", "run_position_bias"]
 
@@ -37,8 +37,7 @@ JsonFlag = Annotated[bool, typer.Option("--json", help="Machine-readable output.
 
 def _opened(store: str | None, benchmark: str) -> Store:
     opened = open_store(store)
-    if get_benchmark(opened, benchmark) is None:
-        raise BadInput(f"no benchmark {benchmark!r} in {opened.url}")
+    require_benchmark(opened, benchmark)
     return opened
 
 

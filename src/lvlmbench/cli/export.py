@@ -15,7 +15,7 @@ import typer
 from lvlmbench.cli._common import BadInput, StoreOption, console, friendly_errors, open_store
 from lvlmbench.datasets import export_hub, export_jsonl
 from lvlmbench.datasets.vlmeval_export import export_vlmeval
-from lvlmbench.store import Store, get_benchmark
+from lvlmbench.store import Store, require_benchmark
 
 __all__ = ["ExportFormat", "export"]
 
@@ -85,8 +85,7 @@ def export(
     DIR` reads it back; datasets.load_dataset("DIR", split="test") loads it. With --format
     vlmeval, a model's answers in the file VLMEvalKit (and its TEST servers) read."""
     opened = open_store(store)
-    if get_benchmark(opened, benchmark) is None:
-        raise BadInput(f"no benchmark {benchmark!r} in {opened.url}")
+    require_benchmark(opened, benchmark)
     if format is ExportFormat.VLMEVAL:
         _export_predictions(opened, benchmark, model, out)
         return

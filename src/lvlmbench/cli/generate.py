@@ -126,8 +126,16 @@ def generate(
             "text: free-text descriptions for a T2I model."
         ),
     ] = "scene",
-    n: Annotated[int, typer.Option("-n", help="General aspects.")] = 4,
-    m: Annotated[int, typer.Option("-m", help="Fine aspects per general aspect.")] = 6,
+    n: Annotated[
+        int, typer.Option("--general-aspects", "-n", help="General aspects (the paper's n).")
+    ] = 4,
+    # Not -m: that means --model in every other command.
+    m: Annotated[
+        int,
+        typer.Option(
+            "--fine-aspects", "-k", help="Fine aspects per general aspect (the paper's m)."
+        ),
+    ] = 6,
     per_aspect: Annotated[int, typer.Option(help="Images per fine aspect and level (ω).")] = 10,
     levels: Annotated[
         str, typer.Option(help="Comma-separated difficulty levels.")

@@ -64,7 +64,7 @@ from lvlmbench.models import (
     resolve_spec,
 )
 from lvlmbench.ratings import COMBINE_RULES, CombineRule
-from lvlmbench.store import Store, get_benchmark, iter_items, iter_judgments
+from lvlmbench.store import Store, iter_items, iter_judgments, require_benchmark
 
 __all__ = ["AsJson", "Bench", "Combine", "JudgeSpec", "combine_rule", "judge_app"]
 
@@ -108,9 +108,9 @@ def _open_checked(store: str | None, benchmark: str, specs: list[str], concurren
 
 
 def _check_items(store: Store, benchmark: str) -> None:
+    require_benchmark(store, benchmark)
     if next(iter_items(store, benchmark), None) is None:
-        what = "has no items" if get_benchmark(store, benchmark) else f"is not in {store.url}"
-        raise BadInput(f"benchmark {benchmark!r} {what}; `lvlmbench store info` lists them")
+        raise BadInput(f"benchmark {benchmark!r} has no items; `lvlmbench ls` lists them")
 
 
 def _player_identity(spec: str) -> str:

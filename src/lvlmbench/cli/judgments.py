@@ -32,7 +32,7 @@ from lvlmbench.judging import (
     vote_agreement,
 )
 from lvlmbench.models import model_identity
-from lvlmbench.store import Store
+from lvlmbench.store import Store, require_benchmark
 
 __all__ = ["agreement", "rate"]
 
@@ -78,6 +78,7 @@ def rate(
     votes (every vote a match, nothing to combine; ``-j human:<annotator>`` for one annotator)."""
     rule = combine_rule(combine)
     opened = open_store(store)
+    require_benchmark(opened, benchmark)
     if judge == HUMAN or (judge or "").startswith(HUMAN + ":"):
         report = human_report(opened, benchmark, judge or HUMAN, reference=reference, rounds=rounds)
         if report.pairs == 0:
@@ -121,6 +122,7 @@ def agreement(
     (``-j metric/rougeL``): the answer scoring higher wins the pair. ``-j human``: people with
     each other (every two votes on a pair)."""
     opened = open_store(store)
+    require_benchmark(opened, benchmark)
     if judge == HUMAN:
         _print_annotator_agreement(annotator_agreement(opened, benchmark), as_json)
         return

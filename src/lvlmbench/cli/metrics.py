@@ -33,7 +33,7 @@ from lvlmbench.judging.metrics import (
 from lvlmbench.models import model_identity
 from lvlmbench.ratings import Interval
 from lvlmbench.runner import VARIANTS
-from lvlmbench.store import get_benchmark
+from lvlmbench.store import require_benchmark
 
 __all__ = ["judge_metrics", "metric_tables", "open_ended_tables"]
 
@@ -137,11 +137,7 @@ def judge_metrics(
         raise BadInput(f"--variant {variant!r}: choose from {', '.join(VARIANTS)}")
     model = [model_identity(m) for m in model]  # rows are stored under identities
     opened = open_store(store)
-    if get_benchmark(opened, benchmark) is None:
-        raise BadInput(
-            f"no benchmark {benchmark!r} in {opened.url}; `lvlmbench store info` lists what is "
-            "there"
-        )
+    require_benchmark(opened, benchmark)
     try:
         runs = judge_with_metrics(opened, benchmark, model, chosen, variant=variant)
     except MetricUnavailable as exc:

@@ -11,6 +11,7 @@ from lvlmbench.cli._common import BadInput, StoreOption, console, friendly_error
 from lvlmbench.report import write_report
 from lvlmbench.store import (
     Store,
+    did_you_mean,
     iter_benchmark_responses,
     iter_items,
     iter_judgments,
@@ -55,8 +56,12 @@ def _check_not_empty(store: Store, benchmarks: list[str] | None) -> None:
     names = [b for b in benchmarks or stored if b in stored]
     if not stored:
         raise BadInput(f"nothing to report: {store.url} has no benchmarks")
-    if not names:
-        return  # an unknown --benchmark: write_report names it
+    for name in benchmarks or []:
+        if name not in stored:
+            raise BadInput(
+                f"unknown benchmark {name!r}{did_you_mean(name, stored)}; "
+                f"`lvlmbench ls` lists those in {store.url}"
+            )
     if any(next(iter_benchmark_responses(store, b), None) is not None for b in names):
         return
     items = {item.id for b in names for item in iter_items(store, b)}

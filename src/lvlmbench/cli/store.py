@@ -8,9 +8,10 @@ import typer
 from rich.table import Table
 
 from lvlmbench.cli._common import StoreOption, console, friendly_errors, open_store, print_json
-from lvlmbench.store import legacy_identities
+from lvlmbench.models import display_names
+from lvlmbench.store import legacy_identities, list_stored
 
-__all__ = ["store_app"]
+__all__ = ["list_store", "store_app"]
 
 store_app = typer.Typer(help="Inspect the store.", no_args_is_help=True)
 
@@ -46,3 +47,42 @@ def info(
             markup=False,
             highlight=False,
         )
+
+
+@friendly_errors
+def list_store(
+    store: StoreOption = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
+) -> None:
+    """Benchmarks in the store: kind, items, the models run on each and its judges."""
+    opened = open_store(store, writable=False)
+    try:
+        listing = list_stored(opened)
+    finally:
+        opened.close()
+    if as_json:
+        print_json([vars(row) for row in listing])
+        return
+    if not listing:
+        console.print(
+            f"no benchmarks in {opened.url}; `lvlmbench demo` or `lvlmbench generate` makes some",
+            markup=False,
+            highlight=False,
+        )
+        return
+    shown = display_names(who for row in listing for who in (*row.models, *row.judges))
+    table = Table(title=f"benchmarks in {opened.url}", title_justify="left")
+    table.add_column("benchmark")
+    table.add_column("kind")
+    table.add_column("items", justify="right")
+    table.add_column("models")
+    table.add_column("judges")
+    for row in listing:
+        table.add_row(
+            row.name,
+            row.kind,
+            str(row.items),
+            ", ".join(shown[m] for m in row.models) or "-",
+            ", ".join(shown[j] for j in row.judges) or "-",
+        )
+    console.print(table)

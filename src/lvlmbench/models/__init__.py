@@ -7,6 +7,7 @@ from lvlmbench.models._api import ChatModel, ErrorKind, ProviderError
 from lvlmbench.models._client import ModelClient, RunAborted, Structured, preflight
 from lvlmbench.models._display import display_name, display_names
 from lvlmbench.models._generation import (
+    EXAMINEE_MAX_TOKENS,
     GenerationSettings,
     is_truncated,
     spec_with_settings,
@@ -41,6 +42,7 @@ from lvlmbench.models._structured import extract_json
 __all__ = [
     "CHAT_PROVIDERS",
     "DEFAULT_CONCURRENCY",
+    "EXAMINEE_MAX_TOKENS",
     "IMAGE_PROVIDERS",
     "CallStats",
     "ChatModel",

@@ -19,7 +19,18 @@ from urllib.parse import parse_qsl, urlencode
 from lvlmbench.models._options import PARAM_PREFIX, parse_param
 from lvlmbench.types import GenerationConfig, Message, TextPart
 
-__all__ = ["TRUNCATION_REASONS", "GenerationSettings", "is_truncated", "spec_with_settings"]
+__all__ = [
+    "EXAMINEE_MAX_TOKENS",
+    "TRUNCATION_REASONS",
+    "GenerationSettings",
+    "is_truncated",
+    "spec_with_settings",
+]
+
+EXAMINEE_MAX_TOKENS = 4096
+"""Reply budget of an examinee unless ``--max-tokens`` says otherwise: far above any normal
+answer (a letter, a paragraph), so only runaway or long-reasoning replies are cut, and the
+largest budget every provider's current models accept (some Claude models stop at 4096)."""
 
 TRUNCATION_REASONS = frozenset({"length", "max_tokens", "MAX_TOKENS"})
 """Finish reasons meaning "cut by the token limit": OpenAI-compatible servers and hf say

@@ -1,7 +1,11 @@
 """The store: SQLAlchemy Core tables plus content-addressed image files."""
 
+from lvlmbench.store._fresh import discard_if_empty, sqlite_store_path
 from lvlmbench.store._migrations import MIGRATIONS, legacy_identities
 from lvlmbench.store._records import (
+    NotInStore,
+    StoredBenchmark,
+    did_you_mean,
     get_artifact,
     get_benchmark,
     iter_artifacts,
@@ -11,11 +15,13 @@ from lvlmbench.store._records import (
     iter_responses,
     judgment_id,
     list_benchmarks,
+    list_stored,
     put_artifact,
     put_benchmark,
     put_items,
     put_judgments,
     put_responses,
+    require_benchmark,
     response_id,
 )
 from lvlmbench.store._schema import SCHEMA_VERSION
@@ -25,8 +31,12 @@ __all__ = [
     "DEFAULT_STORE_URL",
     "MIGRATIONS",
     "SCHEMA_VERSION",
+    "NotInStore",
     "Store",
     "StoreError",
+    "StoredBenchmark",
+    "did_you_mean",
+    "discard_if_empty",
     "get_artifact",
     "get_benchmark",
     "iter_artifacts",
@@ -37,11 +47,14 @@ __all__ = [
     "judgment_id",
     "legacy_identities",
     "list_benchmarks",
+    "list_stored",
     "normalise_url",
     "put_artifact",
     "put_benchmark",
     "put_items",
     "put_judgments",
     "put_responses",
+    "require_benchmark",
     "response_id",
+    "sqlite_store_path",
 ]

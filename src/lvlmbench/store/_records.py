@@ -2,19 +2,24 @@
 
 from __future__ import annotations
 
+import difflib
 import json
 import time
 from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
 from typing import Any
 
 from sqlalchemy import select
 
 from lvlmbench.ids import canonical_json, content_id
 from lvlmbench.store import _schema as s
-from lvlmbench.store._store import Store
+from lvlmbench.store._store import Store, StoreError
 from lvlmbench.types import BenchmarkItem, Judgment, Response, Status
 
 __all__ = [
+    "NotInStore",
+    "StoredBenchmark",
+    "did_you_mean",
     "get_artifact",
     "get_benchmark",
     "iter_artifacts",
@@ -24,11 +29,13 @@ __all__ = [
     "iter_responses",
     "judgment_id",
     "list_benchmarks",
+    "list_stored",
     "put_artifact",
     "put_benchmark",
     "put_items",
     "put_judgments",
     "put_responses",
+    "require_benchmark",
     "response_id",
 ]
 
@@ -193,3 +200,74 @@ def iter_artifacts(store: Store, run: str, stage: str) -> Iterator[dict[str, Any
     """All finished units of a stage, oldest first."""
     for row in store.iter_rows(s.artifacts, order_by="created_at", run=run, stage=stage):
         yield json.loads(row["data"])
+
+
+class NotInStore(StoreError):
+    """A benchmark (or other named thing) the store does not have; the message names the
+    closest stored names, so a typo reads as one."""
+
+
+def did_you_mean(name: str, known: Iterable[str]) -> str:
+    """`` (did you mean 'x'?)`` for the stored names closest to a misspelt ``name``, or ""."""
+    close = difflib.get_close_matches(name, list(known), n=3, cutoff=0.6)
+    if not close:
+        # A case or prefix slip ("Spatial", "spatial") that difflib's ratio rejects.
+        lowered = name.lower()
+        close = [k for k in known if lowered in k.lower() or k.lower() in lowered][:3]
+    return f" (did you mean {' or '.join(repr(c) for c in close)}?)" if close else ""
+
+
+def require_benchmark(store: Store, name: str) -> dict[str, Any]:
+    """The benchmark's row like :func:`get_benchmark`; NotInStore with the close names and
+    how to list them when the store has no benchmark of that name."""
+    found = get_benchmark(store, name)
+    if found is not None:
+        return found
+    if store.count(s.items, benchmark=name):
+        # Items put without a definition row (by hand, or a test's fixture) still make one.
+        return {"name": name, "kind": "", "data": {}}
+    stored = store.existing_keys(s.benchmarks, "name")
+    hint = did_you_mean(name, sorted(stored))
+    listing = "`lvlmbench ls` lists them" if stored else "it has no benchmarks yet"
+    raise NotInStore(f"no benchmark {name!r} in {store.url}{hint}; {listing}")
+
+
+@dataclass(frozen=True)
+class StoredBenchmark:
+    """One benchmark as ``lvlmbench ls`` lists it."""
+
+    name: str
+    kind: str
+    items: int
+    models: list[str] = field(default_factory=list)
+    """Identities with responses on its items."""
+    judges: list[str] = field(default_factory=list)
+    """Judges (models, metrics, human annotators) with judgments on its items."""
+
+
+def list_stored(store: Store) -> list[StoredBenchmark]:
+    """Every benchmark with its kind, item count, models and judges, by name; the players are
+    read from indexed columns in SQL (no response or judgment is parsed)."""
+    queries = {
+        "models": select(s.items.c.benchmark, s.responses.c.model)
+        .join(s.items, s.items.c.id == s.responses.c.item_id)
+        .distinct(),
+        "judges": select(s.items.c.benchmark, s.judgments.c.judge)
+        .join(s.items, s.items.c.id == s.judgments.c.item_id)
+        .distinct(),
+    }
+    players: dict[tuple[str, str], list[str]] = {}
+    with store.engine.connect() as conn:
+        for key, query in queries.items():
+            for bench, who in conn.execute(query):
+                players.setdefault((bench, key), []).append(str(who))
+    return [
+        StoredBenchmark(
+            name=row["name"],
+            kind=row["kind"],
+            items=row["items"],
+            models=sorted(players.get((row["name"], "models"), [])),
+            judges=sorted(players.get((row["name"], "judges"), [])),
+        )
+        for row in list_benchmarks(store)
+    ]

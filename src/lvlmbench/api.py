@@ -1,0 +1,378 @@
+"""The Python API for notebooks and scripts: generate, evaluate, judge, rate, report, ls.
+
+Each function takes plain arguments and returns typed results from the library (the same
+functions the ``lvlmbench`` commands call): nothing is printed, every model call goes through
+the cached :class:`~lvlmbench.models.ModelClient`, and every step resumes, so running a cell
+again asks nothing twice. ``store`` is a :class:`~lvlmbench.store.Store` (used as is, left
+open) or a SQLite path / database URL (opened and closed by the call; ``None`` is
+``$LVLMBENCH_STORE`` or ``./lvlmbench.db``). Bad arguments raise ValueError (or the library's
+RegistryError / StoreError) naming what is wrong, before anything is written.
+
+The functions are synchronous; inside a running event loop (Jupyter) they run their work on a
+private loop in a worker thread, so ``api.evaluate(...)`` works in a notebook cell as is.
+
+>>> from lvlmbench import api
+>>> made = api.generate("spatial understanding", store="my.db", n=2, m=2, per_aspect=1)
+>>> result = api.evaluate(made.benchmark, ["baseline/random"], store="my.db")
+>>> result.overall[0].accuracy  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import contextlib
+from collections.abc import Coroutine, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal, TypeVar
+
+from lvlmbench.autobench.backends import make_backend, make_images
+from lvlmbench.autobench.pipeline import LEVELS, GenerateSettings, generate_benchmark
+from lvlmbench.autobench.scoring import AccuracyRow, accuracy_table, overall_rows
+from lvlmbench.judging import (
+    PAIRWISE,
+    PAIRWISE_REF,
+    REFERENCE,
+    JudgeRunSummary,
+    PairwiseReport,
+    judges_for,
+    pairwise_report,
+    run_hallucination,
+    run_pairwise,
+    run_score,
+)
+from lvlmbench.models import (
+    DEFAULT_CONCURRENCY,
+    EXAMINEE_MAX_TOKENS,
+    ModelClient,
+    RegistryError,
+    load_chat_model,
+    model_identity,
+    parse_spec,
+    resolve_spec,
+)
+from lvlmbench.ratings import COMBINE_RULES
+from lvlmbench.report import ReportFiles, write_report
+from lvlmbench.runner import VARIANTS, EvalSummary, run_examinee
+from lvlmbench.store import (
+    Store,
+    StoredBenchmark,
+    discard_if_empty,
+    iter_benchmark_responses,
+    list_stored,
+    require_benchmark,
+    sqlite_store_path,
+)
+from lvlmbench.types import GenerationConfig
+
+__all__ = [
+    "EvaluationResult",
+    "GenerationResult",
+    "StoreLike",
+    "evaluate",
+    "generate",
+    "judge",
+    "ls",
+    "rate",
+    "report",
+]
+
+StoreLike = Store | str | Path | None
+T = TypeVar("T")
+JudgeProtocol = Literal["pairwise", "score", "hallucination"]
+
+
+@dataclass(frozen=True)
+class GenerationResult:
+    """What :func:`generate` built: the benchmark's name, its item count and the pipeline's
+    report (self-check figures, answer letters, diversity, timings)."""
+
+    benchmark: str
+    items: int
+    report: dict[str, Any] = field(repr=False)
+
+
+@dataclass(frozen=True)
+class EvaluationResult:
+    """What :func:`evaluate` did and found."""
+
+    benchmark: str
+    runs: list[EvalSummary]
+    """One per examinee run (models scored from the store only have none)."""
+    accuracy: list[AccuracyRow]
+    """Per (model, variant, group of ``by``), Wilson 95% intervals in ``row.interval``."""
+    overall: list[AccuracyRow]
+    """Per (model, variant): every group pooled."""
+
+    def overall_accuracy(self) -> dict[str, float]:
+        """model identity -> overall accuracy (default variant rows)."""
+        return {row.model: row.accuracy for row in self.overall if row.variant == "default"}
+
+
+@contextlib.contextmanager
+def _opened(store: StoreLike) -> Iterator[Store]:
+    """The store to work on: a Store as given (left open), else opened here and closed after."""
+    if isinstance(store, Store):
+        yield store
+        return
+    url = None if store is None else str(store)
+    path = sqlite_store_path(url)
+    created = path is not None and not path.exists()
+    opened = Store.open(url)
+    try:
+        yield opened
+    finally:
+        if created and path is not None:
+            discard_if_empty(opened, path)  # a call that failed leaves no empty store
+        else:
+            opened.close()
+
+
+def _run(work: Coroutine[Any, Any, T]) -> T:
+    """Run a coroutine to completion from sync code, also under a running loop (Jupyter)."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(work)
+    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(asyncio.run, work).result()
+
+
+def ls(store: StoreLike = None) -> list[StoredBenchmark]:
+    """Every benchmark in the store: kind, item count, the models run on it, its judges."""
+    with _opened(store) as opened:
+        return list_stored(opened)
+
+
+def generate(
+    capability: str,
+    *,
+    store: StoreLike = None,
+    examiner: str = "procedural",
+    images: str = "procedural",
+    mode: Literal["scene", "text"] = "scene",
+    n: int = 4,
+    m: int = 6,
+    per_aspect: int = 10,
+    levels: Sequence[str] = LEVELS,
+    seed: int = 0,
+    name: str | None = None,
+    diversity_graph: bool = True,
+    concurrency: int = 8,
+) -> GenerationResult:
+    """Generate (or resume) an AutoBench-V benchmark for ``capability``: ``n`` general aspects
+    of ``m`` fine aspects, ``per_aspect`` images per fine aspect and level, written by
+    ``examiner`` and drawn by ``images`` (``procedural`` for both runs offline)."""
+    settings = GenerateSettings(
+        capability=capability,
+        name=name,
+        n=n,
+        m=m,
+        per_aspect=per_aspect,
+        levels=tuple(levels),
+        seed=seed,
+        concurrency=concurrency,
+    )
+    settings.validate()
+    with _opened(store) as opened:
+        opened.require_writable()
+        backend = make_backend(examiner, images, mode, opened, settings, diversity_graph)
+        image_client = make_images(images, opened)
+
+        async def work() -> dict[str, Any]:
+            try:
+                examiner_client = getattr(backend, "examiner", None)
+                if isinstance(examiner_client, ModelClient):
+                    await examiner_client.check()
+                await image_client.check()
+                return await generate_benchmark(opened, settings, backend, image_client)
+            finally:
+                await image_client.aclose()
+                await backend.aclose()
+
+        made = _run(work())
+    return GenerationResult(benchmark=settings.benchmark, items=int(made["items"]), report=made)
+
+
+def _stored_only(store: Store, benchmark: str, specs: Sequence[str]) -> set[str]:
+    """Names that are no runnable spec but have responses on ``benchmark`` (imported
+    prediction files): scored, never run. Any other unparseable spec raises RegistryError."""
+    found = set()
+    for spec in specs:
+        try:
+            parse_spec(spec)
+        except RegistryError:
+            if next(iter_benchmark_responses(store, benchmark, model=spec), None) is None:
+                raise
+            found.add(spec)
+    return found
+
+
+async def _run_examinees(
+    store: Store,
+    benchmark: str,
+    specs: Sequence[str],
+    *,
+    variant: str,
+    concurrency: int,
+    config: GenerationConfig,
+) -> list[EvalSummary]:
+    summaries = []
+    for spec in specs:
+        client = ModelClient(load_chat_model(spec), store, concurrency=concurrency)
+        try:
+            await client.check()
+            summaries.append(
+                await run_examinee(store, benchmark, client, variant=variant, config=config)
+            )
+        finally:
+            await client.aclose()
+    return summaries
+
+
+def evaluate(
+    benchmark: str,
+    models: Sequence[str],
+    *,
+    store: StoreLike = None,
+    by: Sequence[str] = ("difficulty",),
+    variant: str = "default",
+    concurrency: int = DEFAULT_CONCURRENCY,
+    config: GenerationConfig | None = None,
+) -> EvaluationResult:
+    """Ask every model every item of ``benchmark`` it has not answered yet, then score them
+    all: accuracy per group of ``by`` and overall, with Wilson 95% intervals. A name with
+    stored responses but no provider (an imported prediction file) is scored, not run."""
+    if variant not in VARIANTS:
+        raise ValueError(f"variant {variant!r}: choose from {', '.join(VARIANTS)}")
+    if concurrency < 1:
+        raise ValueError(f"concurrency must be at least 1, got {concurrency}")
+    with _opened(store) as opened:
+        require_benchmark(opened, benchmark)
+        stored = _stored_only(opened, benchmark, models)
+        to_run = [spec for spec in models if spec not in stored]
+        for spec in to_run:
+            resolve_spec(spec)  # every spec checked before the first call
+        if to_run:
+            opened.require_writable()
+        runs = _run(
+            _run_examinees(
+                opened,
+                benchmark,
+                to_run,
+                variant=variant,
+                concurrency=concurrency,
+                config=config or GenerationConfig(max_tokens=EXAMINEE_MAX_TOKENS),
+            )
+        )
+        identities = [model_identity(spec) for spec in models]
+        rows = accuracy_table(opened, benchmark, list(by), variant=variant, models=identities)
+    return EvaluationResult(benchmark, runs, rows, overall_rows(rows))
+
+
+def judge(
+    benchmark: str,
+    models: Sequence[str],
+    judge: str,
+    *,
+    protocol: JudgeProtocol = "pairwise",
+    store: StoreLike = None,
+    reference_free: bool = False,
+    concurrency: int = DEFAULT_CONCURRENCY,
+) -> JudgeRunSummary:
+    """Judge the models' stored answers on an open-ended benchmark with the ``judge`` model:
+    ``pairwise`` (VisIT-Bench: every pair in both orders, against the reference unless
+    ``reference_free``), ``score`` (TouchStone, against the dataset's reference answers) or
+    ``hallucination`` (TouchStone). Models still missing answers are asked first."""
+    if protocol not in ("pairwise", "score", "hallucination"):
+        raise ValueError(f"protocol {protocol!r}: choose pairwise, score or hallucination")
+    resolve_spec(judge)
+    with _opened(store) as opened:
+        require_benchmark(opened, benchmark)
+        opened.require_writable()
+        stored = _stored_only(opened, benchmark, models)
+        to_run = [spec for spec in models if spec not in stored]
+        players = [model_identity(spec) for spec in models]
+
+        async def work() -> JudgeRunSummary:
+            config = GenerationConfig(max_tokens=EXAMINEE_MAX_TOKENS)
+            await _run_examinees(
+                opened, benchmark, to_run, variant="default", concurrency=concurrency, config=config
+            )
+            client = ModelClient(load_chat_model(judge), opened, concurrency=concurrency)
+            try:
+                await client.check()
+                if protocol == "score":
+                    return await run_score(opened, benchmark, players, client, reference=REFERENCE)
+                if protocol == "hallucination":
+                    return await run_hallucination(opened, benchmark, players, client)
+                return await run_pairwise(
+                    opened,
+                    benchmark,
+                    players,
+                    client,
+                    reference_backed=not reference_free,
+                    include_reference=reference_free,
+                )
+            finally:
+                await client.aclose()
+
+        return _run(work())
+
+
+def rate(
+    benchmark: str,
+    judge: str | None = None,
+    *,
+    store: StoreLike = None,
+    protocol: str | None = None,
+    combine: str = "majority",
+    rounds: int = 200,
+    seed: int = 0,
+) -> PairwiseReport:
+    """Ratings (Bradley-Terry and Elo with bootstrap 95% intervals), win rates against the
+    reference and judge diagnostics from the stored pairwise judgments of ``judge`` (default:
+    the one judge with rows). Reads only; raises ValueError when there is nothing to rate."""
+    rule = next((r for r in COMBINE_RULES if r == combine), None)
+    if rule is None:
+        raise ValueError(f"combine must be one of {', '.join(COMBINE_RULES)}, got {combine!r}")
+    with _opened(store) as opened:
+        require_benchmark(opened, benchmark)
+        wanted = None if judge is None else model_identity(judge)
+        for candidate in [protocol] if protocol else [PAIRWISE_REF, PAIRWISE]:
+            judges = [j for j in judges_for(opened, candidate) if not j.startswith("human")]
+            if wanted is None:  # without a judge named, only an unambiguous one
+                chosen = judges[0] if len(judges) == 1 else None
+            else:
+                chosen = wanted if wanted in judges else None
+            if chosen is None:
+                continue
+            found = pairwise_report(
+                opened,
+                benchmark,
+                chosen,
+                protocol=candidate,
+                combine=rule,
+                rounds=rounds,
+                seed=seed,
+            )
+            if found.pairs:
+                return found
+    who = f"judge {judge!r}" if judge else "a single judge"
+    raise ValueError(f"no pairwise judgments by {who} on benchmark {benchmark!r} to rate")
+
+
+def report(
+    out: str | Path = "report.html",
+    *,
+    store: StoreLike = None,
+    benchmarks: Sequence[str] | None = None,
+    gallery: int = 24,
+) -> ReportFiles:
+    """Write the self-contained HTML report with summary.json and leaderboard.csv/.md beside
+    it; returns their paths."""
+    with _opened(store) as opened:
+        for name in benchmarks or []:
+            require_benchmark(opened, name)
+        return write_report(opened, Path(out), benchmarks, gallery_size=gallery)
