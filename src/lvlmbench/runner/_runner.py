@@ -12,10 +12,11 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
-from lvlmbench._concurrency import BatchWriter, drain
+from lvlmbench._concurrency import BatchWriter
 from lvlmbench.models import ModelClient
+from lvlmbench.runner._leased import drain_leased
 from lvlmbench.runner._messages import ItemUnavailable, MessageBuilder, item_messages
-from lvlmbench.store import Store, iter_items, put_responses
+from lvlmbench.store import DEFAULT_LEASE_S, Leases, Store, iter_items, put_responses, response_id
 from lvlmbench.store import _schema as tables
 from lvlmbench.types import BenchmarkItem, GenerationConfig, ModelOutput, Response, Status
 
@@ -109,11 +110,15 @@ async def run_examinee(
     builder: MessageBuilder | None = None,
     config: GenerationConfig | None = None,
     on_progress: ProgressHook | None = None,
+    lease_s: float = DEFAULT_LEASE_S,
 ) -> EvalSummary:
     """Ask ``client``'s model every item of ``benchmark`` not yet answered under ``variant``.
 
     Responses whose status is error are asked again; ok and unparseable ones are final.
     Raises RunAborted (after saving what finished) when the endpoint cannot serve any call.
+    Items are leased in the store while they are asked, so runs of the same examinee on one
+    store (other processes, other machines) share the items and pay for none twice; an item
+    another run finished counts as skipped.
     """
     started = time.perf_counter()
     summary = EvalSummary(model=client.spec, variant=variant, benchmark=benchmark)
@@ -126,8 +131,23 @@ async def run_examinee(
     prepare = getattr(client.model, "prepare", None)
     if callable(prepare):  # privileged baselines (the oracle) learn the keys first
         prepare(iter_items(store, benchmark))
-    writer: BatchWriter[Response] = BatchWriter(lambda batch: put_responses(store, batch))
+    leases = Leases(store, tables.responses, lease_s=lease_s)
+
+    def unit(item: BenchmarkItem) -> str:
+        return response_id(item.id, client.spec, variant)
+
+    def write(batch: list[Response]) -> None:
+        put_responses(store, batch)
+        # Released only once stored: another run then finds the item done, not free.
+        leases.release([response_id(r.item_id, r.model, r.variant) for r in batch])
+
+    writer: BatchWriter[Response] = BatchWriter(write)
     finished = 0
+
+    def done_elsewhere(_item: BenchmarkItem) -> None:
+        summary.skipped += 1
+        if on_progress is not None:
+            on_progress(summary.skipped + finished, summary.total)
 
     async def answer(item: BenchmarkItem) -> None:
         nonlocal finished
@@ -149,9 +169,13 @@ async def run_examinee(
         # another worker has its item's messages built and cache lookup done, ready to take the
         # slot the moment it frees (measured: ratio to ideal 1.47-1.50 against 1.56-1.86).
         workers = LOOKAHEAD * client.concurrency
-        await drain(_pending(store, benchmark, done, summary), answer, workers)
+        pending = _pending(store, benchmark, done, summary)
+        await drain_leased(
+            leases, pending, unit, answer, workers, done_elsewhere, flush=writer.flush
+        )
     finally:
         writer.flush()
+        leases.release()
         summary.wall_s = time.perf_counter() - started
         summary.requests = client.stats.requests
         summary.cache_hits = client.stats.cache_hits

@@ -1,5 +1,6 @@
 """The store: SQLAlchemy Core tables plus content-addressed image files."""
 
+from lvlmbench.store._leases import DEFAULT_LEASE_S, Claim, Leases, new_owner
 from lvlmbench.store._records import (
     get_artifact,
     get_benchmark,
@@ -21,9 +22,12 @@ from lvlmbench.store._schema import SCHEMA_VERSION
 from lvlmbench.store._store import DEFAULT_STORE_URL, MIGRATIONS, Store, StoreError, normalise_url
 
 __all__ = [
+    "DEFAULT_LEASE_S",
     "DEFAULT_STORE_URL",
     "MIGRATIONS",
     "SCHEMA_VERSION",
+    "Claim",
+    "Leases",
     "Store",
     "StoreError",
     "get_artifact",
@@ -35,6 +39,7 @@ __all__ = [
     "iter_responses",
     "judgment_id",
     "list_benchmarks",
+    "new_owner",
     "normalise_url",
     "put_artifact",
     "put_benchmark",
