@@ -83,9 +83,10 @@ def run_processes(db: Path, url: str, processes: int, concurrency: int) -> float
 
 
 def measure(n: int, processes: int, latency_s: float, concurrency: int) -> dict[str, float]:
-    with tempfile.TemporaryDirectory() as tmp, FakeOpenAIServer(
-        latency_s=latency_s, concurrency=1024
-    ) as server:
+    with (
+        tempfile.TemporaryDirectory() as tmp,
+        FakeOpenAIServer(latency_s=latency_s, concurrency=1024) as server,
+    ):
         db = Path(tmp) / "store.db"
         make_store(db, n)
         wall = run_processes(db, server.base_url, processes, concurrency)
@@ -118,10 +119,24 @@ def main() -> None:
             f"{processes} processes: {got['requests']} requests for {args.items} items, "
             f"{got['twice']} paid twice, {got['answered']} answered, {got['wall']:.2f} s"
         )
-        emit(NAME, f"answers paid twice, {processes} processes", got["twice"], "", "0",
-             got["twice"] == 0 and got["answered"] == args.items, note)
-        emit(NAME, f"wall time, {processes} processes / 1", got["wall"] / alone["wall"], "×",
-             "—", None, note)
+        emit(
+            NAME,
+            f"answers paid twice, {processes} processes",
+            got["twice"],
+            "",
+            "0",
+            got["twice"] == 0 and got["answered"] == args.items,
+            note,
+        )
+        emit(
+            NAME,
+            f"wall time, {processes} processes / 1",
+            got["wall"] / alone["wall"],
+            "×",
+            "—",
+            None,
+            note,
+        )
 
 
 if __name__ == "__main__":

@@ -52,7 +52,10 @@ def _make_store(path: Path) -> Path:
 def _snapshot(directory: Path) -> dict[str, tuple[str, int]]:
     """Every file under ``directory``: content hash and modification time."""
     return {
-        str(p.relative_to(directory)): (hashlib.sha256(p.read_bytes()).hexdigest(), p.stat().st_mtime_ns)
+        str(p.relative_to(directory)): (
+            hashlib.sha256(p.read_bytes()).hexdigest(),
+            p.stat().st_mtime_ns,
+        )
         for p in sorted(directory.rglob("*"))
         if p.is_file()
     }
@@ -183,9 +186,9 @@ def test_a_store_we_may_not_write_opens_read_only(
     monkeypatch.setattr("lvlmbench.store._store.writable", lambda path: False)
     _check_read_only(tmp_path, db, before)
     store = Store.open(str(db))
-    with pytest.raises(Exception, match="readonly"):
-        with store.engine.begin() as conn:  # past our guard: the connection itself is read-only
-            conn.exec_driver_sql("CREATE TABLE intruder (x INTEGER)")
+    # Past our guard: the connection itself is read-only.
+    with pytest.raises(Exception, match="readonly"), store.engine.begin() as conn:
+        conn.exec_driver_sql("CREATE TABLE intruder (x INTEGER)")
     store.close()
     assert _snapshot(tmp_path) == before
 

@@ -67,9 +67,7 @@ def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
 class Store:
     """Reads and writes lvlmbench's records. Open with :meth:`open`."""
 
-    def __init__(
-        self, engine: Engine, images_dir: Path, url: str, read_only: bool = False
-    ) -> None:
+    def __init__(self, engine: Engine, images_dir: Path, url: str, read_only: bool = False) -> None:
         self.engine = engine
         self.images_dir = images_dir
         self.url = url
