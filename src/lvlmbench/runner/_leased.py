@@ -16,7 +16,7 @@ __all__ = ["drain_leased"]
 
 T = TypeVar("T")
 
-MAX_WAIT_S = 1.0
+MAX_WAIT_S = 0.25
 """Longest pause before asking again for units another run holds."""
 
 
