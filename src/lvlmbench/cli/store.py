@@ -32,7 +32,8 @@ def info(
     if as_json:
         print_json(details)
         return
-    table = Table(title=f"store {details['url']} (schema {details['schema_version']})")
+    mode = ", read-only" if details["read_only"] else ""
+    table = Table(title=f"store {details['url']} (schema {details['schema_version']}{mode})")
     table.add_column("table")
     table.add_column("rows", justify="right")
     for name, count in details["tables"].items():

@@ -14,7 +14,8 @@ from typing import TypeVar
 
 from lvlmbench._concurrency import BatchWriter, drain
 from lvlmbench.models import ModelClient
-from lvlmbench.store import Store, judgment_id, put_judgments
+from lvlmbench.runner import drain_leased
+from lvlmbench.store import Leases, Store, judgment_id, put_judgments
 from lvlmbench.store import _schema as tables
 from lvlmbench.types import Judgment, Status
 
@@ -82,16 +83,24 @@ async def run_jobs(
     judge_one: Callable[[J], Awaitable[Judgment]],
     summary: JudgeRunSummary,
     on_progress: ProgressHook | None = None,
+    unit: Callable[[J], str] | None = None,
 ) -> JudgeRunSummary:
     """Judge every job with ``client.concurrency`` workers, storing each judgment as it comes.
 
     ``summary.total`` and ``summary.skipped`` must already count the planned and finished units.
     Raises RunAborted (after saving what finished) when the judge cannot serve any call.
+    With ``unit`` (a job's judgment id), jobs are leased in the store so that runs of the same
+    judge sharing a store pay for no judgment twice; a job another run finished is skipped.
     """
     started = time.perf_counter()
-    writer: BatchWriter[Judgment] = BatchWriter(
-        lambda batch: put_judgments(store, batch), every=128
-    )
+    leases = Leases(store, tables.judgments)
+
+    def write(batch: list[Judgment]) -> None:
+        put_judgments(store, batch)
+        if unit is not None:  # released only once stored, as the examinee runner does
+            leases.release([judgment_id(j) for j in batch])
+
+    writer: BatchWriter[Judgment] = BatchWriter(write, every=128)
     finished = 0
     requests, hits = client.stats.requests, client.stats.cache_hits
 
@@ -104,10 +113,22 @@ async def run_jobs(
         if on_progress is not None:
             on_progress(summary.skipped + finished, summary.total)
 
+    def done_elsewhere(_job: J) -> None:
+        summary.skipped += 1
+        if on_progress is not None:
+            on_progress(summary.skipped + finished, summary.total)
+
     try:
-        await drain(jobs, judge, client.concurrency)
+        if unit is None:
+            await drain(jobs, judge, client.concurrency)
+        else:
+            await drain_leased(
+                leases, jobs, unit, judge, client.concurrency, done_elsewhere, writer.flush
+            )
     finally:
         writer.flush()
+        if unit is not None:
+            leases.release()
         summary.wall_s = time.perf_counter() - started
         summary.requests = client.stats.requests - requests
         summary.cache_hits = client.stats.cache_hits - hits

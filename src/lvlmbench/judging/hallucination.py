@@ -127,7 +127,13 @@ async def run_hallucination(
             output, item_id=job.item.id, judge=judge.spec, model=job.model
         )
 
-    return await run_jobs(store, judge, _iter(jobs), judge_one, summary, on_progress)
+    def unit(job: _Job) -> str:  # the judgment's id: other runs of this judge skip it
+        probe = Judgment(
+            item_id=job.item.id, judge=judge.spec, protocol=HALLUCINATION, model_a=job.model
+        )
+        return unit_id(probe)
+
+    return await run_jobs(store, judge, _iter(jobs), judge_one, summary, on_progress, unit)
 
 
 def _iter(jobs: list[_Job]) -> Iterator[_Job]:

@@ -245,7 +245,20 @@ async def run_score(
             output, item_id=job.item.id, judge=judge.spec, shown=job.shown, order=job.order
         )
 
-    return await run_jobs(store, judge, _iter(jobs), judge_one, summary, on_progress)
+    def unit(job: _Job) -> str:  # the judgment's id: other runs of this judge skip it
+        shown = job.shown
+        return unit_id(
+            Judgment(
+                item_id=job.item.id,
+                judge=judge.spec,
+                protocol=SCORE,
+                model_a=shown[0],
+                model_b=shown[1],
+                order=job.order,
+            )
+        )
+
+    return await run_jobs(store, judge, _iter(jobs), judge_one, summary, on_progress, unit)
 
 
 def _iter(jobs: list[_Job]) -> Iterator[_Job]:

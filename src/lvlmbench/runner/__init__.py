@@ -1,5 +1,6 @@
 """The evaluation runner shared by every method: examinee × items, streamed and resumable."""
 
+from lvlmbench.runner._leased import drain_leased
 from lvlmbench.runner._messages import (
     VARIANTS,
     ItemUnavailable,
@@ -16,6 +17,7 @@ __all__ = [
     "ItemUnavailable",
     "MessageBuilder",
     "ProgressHook",
+    "drain_leased",
     "item_messages",
     "item_prompt",
     "item_stratum",

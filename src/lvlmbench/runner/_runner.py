@@ -12,10 +12,11 @@ import time
 from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass, field
 
-from lvlmbench._concurrency import BatchWriter, drain
+from lvlmbench._concurrency import BatchWriter
 from lvlmbench.models import ModelClient, is_truncated
+from lvlmbench.runner._leased import drain_leased
 from lvlmbench.runner._messages import ItemUnavailable, MessageBuilder, item_messages
-from lvlmbench.store import Store, iter_items, put_responses, response_id
+from lvlmbench.store import DEFAULT_LEASE_S, Leases, Store, iter_items, put_responses, response_id
 from lvlmbench.store import _schema as tables
 from lvlmbench.types import BenchmarkItem, GenerationConfig, ModelOutput, Response, Status
 
@@ -151,6 +152,7 @@ async def run_examinee(
     on_progress: ProgressHook | None = None,
     epochs: int = 1,
     only: Collection[str] | None = None,
+    lease_s: float = DEFAULT_LEASE_S,
 ) -> EvalSummary:
     """Ask ``client``'s model every item of ``benchmark`` (or the ids in ``only``, e.g. an
     ``evaluate --limit`` subset) ``epochs`` times, each sample not yet answered under
@@ -158,6 +160,9 @@ async def run_examinee(
 
     Responses whose status is error are asked again; ok, unparseable and truncated ones are
     final. Raises RunAborted (after saving what finished) when the endpoint cannot serve any call.
+    Samples are leased in the store while they are asked, so runs of the same examinee on one
+    store (other processes, other machines) share the work and pay for none twice; a sample
+    another run finished counts as skipped.
     """
     if epochs < 1:
         raise ValueError(f"epochs must be at least 1, got {epochs}")
@@ -173,8 +178,23 @@ async def run_examinee(
     prepare = getattr(client.model, "prepare", None)
     if callable(prepare):  # privileged baselines (the oracle) learn the keys first
         prepare(iter_items(store, benchmark))
-    writer: BatchWriter[Response] = BatchWriter(lambda batch: put_responses(store, batch))
+    leases = Leases(store, tables.responses, lease_s=lease_s)
+
+    def unit(job: Job) -> str:
+        return response_id(job[0].id, client.spec, variant, job[1])
+
+    def write(batch: list[Response]) -> None:
+        put_responses(store, batch)
+        # Released only once stored: another run then finds the sample done, not free.
+        leases.release([response_id(r.item_id, r.model, r.variant, r.epoch) for r in batch])
+
+    writer: BatchWriter[Response] = BatchWriter(write)
     finished = 0
+
+    def done_elsewhere(_job: Job) -> None:
+        summary.skipped += 1
+        if on_progress is not None:
+            on_progress(summary.skipped + finished, summary.total)
 
     async def answer(job: Job) -> None:
         nonlocal finished
@@ -203,9 +223,13 @@ async def run_examinee(
         # another worker has its item's messages built and cache lookup done, ready to take the
         # slot the moment it frees (measured: ratio to ideal 1.47-1.50 against 1.56-1.86).
         workers = LOOKAHEAD * client.concurrency
-        await drain(_pending(store, benchmark, done, summary, only), answer, workers)
+        pending = _pending(store, benchmark, done, summary, only)
+        await drain_leased(
+            leases, pending, unit, answer, workers, done_elsewhere, flush=writer.flush
+        )
     finally:
         writer.flush()
+        leases.release()
         summary.wall_s = time.perf_counter() - started
         summary.requests = client.stats.requests
         summary.cache_hits = client.stats.cache_hits

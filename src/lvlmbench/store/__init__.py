@@ -1,6 +1,7 @@
 """The store: SQLAlchemy Core tables plus content-addressed image files."""
 
 from lvlmbench.store._fresh import discard_if_empty, sqlite_store_path
+from lvlmbench.store._leases import DEFAULT_LEASE_S, Claim, Leases, new_owner
 from lvlmbench.store._migrations import MIGRATIONS, legacy_identities
 from lvlmbench.store._records import (
     NotInStore,
@@ -28,9 +29,12 @@ from lvlmbench.store._schema import SCHEMA_VERSION
 from lvlmbench.store._store import DEFAULT_STORE_URL, Store, StoreError, normalise_url
 
 __all__ = [
+    "DEFAULT_LEASE_S",
     "DEFAULT_STORE_URL",
     "MIGRATIONS",
     "SCHEMA_VERSION",
+    "Claim",
+    "Leases",
     "NotInStore",
     "Store",
     "StoreError",
@@ -48,6 +52,7 @@ __all__ = [
     "legacy_identities",
     "list_benchmarks",
     "list_stored",
+    "new_owner",
     "normalise_url",
     "put_artifact",
     "put_benchmark",

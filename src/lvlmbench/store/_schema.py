@@ -103,3 +103,14 @@ artifacts = Table(
     Column("created_at", Float, nullable=False),
     Index("ix_artifacts_run_stage", "run", "stage"),
 )
+
+# Who is working on which unit (a response or judgment id), until when: concurrent runs on one
+# store claim units here so no unit is paid for twice, and a dead run's claims expire.
+leases = Table(
+    "leases",
+    metadata,
+    Column("unit", String(64), primary_key=True),
+    Column("owner", String(128), nullable=False),
+    Column("expires_at", Float, nullable=False),
+    Index("ix_leases_owner", "owner"),
+)
