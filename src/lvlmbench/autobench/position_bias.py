@@ -126,8 +126,9 @@ class BiasFigure:
 
 def _correct(item: BenchmarkItem, response: Response) -> bool:
     extracted = response.extracted
-    ok = response.status is Status.OK and extracted is not None
-    return ok and extracted.strip().lower() == (item.answer or "").strip().lower()
+    if response.status is not Status.OK or extracted is None:
+        return False
+    return extracted.strip().lower() == (item.answer or "").strip().lower()
 
 
 def _scores(store: Store, copy: str, models: Sequence[str]) -> dict[str, dict[str, float]]:
