@@ -8,6 +8,7 @@ the rendered image, and writes questions from the description and recorded error
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, Literal
 
 from lvlmbench.autobench._backend import (
@@ -20,7 +21,7 @@ from lvlmbench.autobench._backend import (
 )
 from lvlmbench.autobench.aspects import write_aspects
 from lvlmbench.autobench.descriptions import write_descriptions
-from lvlmbench.autobench.diversity import SemanticGraph
+from lvlmbench.autobench.diversity import SemanticGraph, linear_exclusions
 from lvlmbench.autobench.guidelines import write_guideline
 from lvlmbench.autobench.questions import write_question
 from lvlmbench.autobench.scene_mode import write_scene_program
@@ -41,11 +42,13 @@ class ModelBackend:
         mode: Literal["scene", "text"] = "text",
         k_checks: int = 5,
         diversity_graph: bool = True,
+        exclusions: Callable[[int], int] = linear_exclusions,
     ) -> None:
         self.examiner = examiner
         self.mode = mode
         self.k_checks = k_checks
         self.diversity_graph = diversity_graph
+        self.exclusions = exclusions
         self.name = f"{examiner.spec} ({mode} mode)"
 
     async def plan(self, capability: str, n: int, m: int) -> AspectPlan:
@@ -70,7 +73,7 @@ class ModelBackend:
     async def describe(
         self, aspect: PlannedAspect, level: str, count: int, seed: int
     ) -> list[dict[str, Any]]:
-        graph = SemanticGraph(enabled=self.diversity_graph)
+        graph = SemanticGraph(self.exclusions, enabled=self.diversity_graph)
         results = await write_descriptions(
             self.examiner,
             aspect.capability,

@@ -19,6 +19,7 @@ from typing import Any, Literal
 from lvlmbench._concurrency import drain
 from lvlmbench.autobench._backend import AspectPlan, ExaminerBackend, PlannedAspect, UnitDraft
 from lvlmbench.autobench._finalize import finalize_benchmark
+from lvlmbench.autobench.diversity import exclusion_schedule
 from lvlmbench.ids import check_benchmark_name
 from lvlmbench.images import ImageClient, ImageRequest
 from lvlmbench.store import Store, get_artifact, put_artifact
@@ -60,6 +61,10 @@ class GenerateSettings:
     """Self-check questions per image (alignment = correct / k)."""
     tf_share: float = 0.2
     """Share of true/false questions when a model examiner writes them."""
+    diversity_graph: bool = True
+    """Semantic-graph exclusion of repeated themes (model examiners' descriptions)."""
+    exclusions: str = "i"
+    """The graph's schedule f(i): nodes banned after round i (``i``, ``2i`` or a number)."""
     image_size: int = 512
     concurrency: int = 8
     """Units in flight at once."""
@@ -82,6 +87,7 @@ class GenerateSettings:
             )
         if not 0 <= self.tf_share <= 1:
             raise ValueError(f"tf_share {self.tf_share}: must be between 0 and 1")
+        exclusion_schedule(self.exclusions)  # raises ValueError naming the expected forms
         unknown = [lv for lv in self.levels if lv not in LEVELS]
         if unknown or not self.levels:
             raise ValueError(f"levels {list(self.levels)}: choose from {', '.join(LEVELS)}")
@@ -240,6 +246,10 @@ def _claim(store: Store, settings: GenerateSettings, examiner: str) -> None:
     """Record what this run is; refuse to mix a different definition into the same name."""
     wanted: dict[str, Any] = {"settings": _settings_json(settings), "examiner": examiner}
     stored = get_artifact(store, settings.benchmark, "settings", "settings")
+    if stored is not None:
+        # Settings added since the benchmark was stored were at their defaults then.
+        defaults = _settings_json(GenerateSettings(capability=settings.capability))
+        stored = {**stored, "settings": {**defaults, **stored["settings"]}}
     if stored is None:
         put_artifact(store, settings.benchmark, "settings", "settings", wanted)
     elif stored != wanted:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from typing import Annotated, Any, Literal
 
 import typer
@@ -60,13 +61,18 @@ async def run_generation(
     images: str,
     mode: str,
     show_progress: bool,
-    diversity_graph: bool = True,
+    diversity_graph: bool | None = None,
 ) -> dict[str, Any]:
-    """Build the backend and image client for the specs and run the pipeline."""
+    """Build the backend and image client for the specs and run the pipeline.
+
+    ``diversity_graph``, when given, overrides ``settings.diversity_graph`` (it is part of the
+    benchmark's settings and stored with them)."""
     from lvlmbench.autobench.pipeline import generate_benchmark
     from lvlmbench.cli._backends import make_backend, make_images
 
-    backend = make_backend(examiner, images, mode, store, settings, diversity_graph)
+    if diversity_graph is not None:
+        settings = dataclasses.replace(settings, diversity_graph=diversity_graph)
+    backend = make_backend(examiner, images, mode, store, settings)
     image_client = make_images(images, store)
     try:
         # Dead endpoints stop here, in seconds, before any stage starts.
@@ -142,8 +148,18 @@ def generate(
         float, typer.Option(help="Share of true/false questions (model examiners).")
     ] = 0.2,
     diversity_graph: Annotated[
-        bool, typer.Option(help="Semantic-graph exclusion of repeated themes.")
+        bool,
+        typer.Option(help="Semantic-graph exclusion of repeated themes (stored with the run)."),
     ] = True,
+    exclusions: Annotated[
+        str,
+        typer.Option(
+            help="Semantic-graph schedule f(i), nodes banned after round i: i (paper), 2i, or N."
+        ),
+    ] = "i",
+    k_checks: Annotated[
+        int, typer.Option("--k-checks", help="Self-check questions per image (k).")
+    ] = 5,
     concurrency: Annotated[int, typer.Option(help="Units in flight.")] = 8,
     store: StoreOption = None,
     as_json: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
@@ -166,6 +182,9 @@ def generate(
         zeta=parse_zeta(zeta),
         max_attempts=max_attempts,
         tf_share=tf_share,
+        diversity_graph=diversity_graph,
+        exclusions=exclusions,
+        k_checks=k_checks,
         concurrency=concurrency,
     )
     try:
@@ -176,7 +195,7 @@ def generate(
     opened = open_store(store)
     try:
         report = asyncio.run(
-            run_generation(opened, settings, examiner, images, chosen, not as_json, diversity_graph)
+            run_generation(opened, settings, examiner, images, chosen, not as_json)
         )
     except ValueError as exc:
         raise BadInput(str(exc)) from None
