@@ -31,6 +31,16 @@ class PlannedAspect(BaseModel):
     general: str
     fine: str
     guideline: str
+    requested: str | None = None
+    """The free-text capability this built-in aspect was chosen for (None: the capability
+    was asked for by name)."""
+    mapping: str | None = None
+    """Why this aspect stands for ``requested`` (the words it matched)."""
+
+    @property
+    def tested(self) -> str:
+        """The capability items of this aspect test, as the user named it."""
+        return self.requested or self.capability
 
 
 class AspectPlan(BaseModel):

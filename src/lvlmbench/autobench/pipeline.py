@@ -76,6 +76,8 @@ class GenerateSettings:
 
     def validate(self) -> None:
         """Raise ValueError naming the bad setting."""
+        if not self.capability.strip():
+            raise ValueError("capability is empty: name the capability to test")
         check_benchmark_name(self.benchmark)
         if min(self.n, self.m, self.per_aspect, self.max_attempts) < 1:
             raise ValueError("n, m, per_aspect and max_attempts must all be at least 1")
@@ -272,11 +274,15 @@ def _settings_json(settings: GenerateSettings) -> dict[str, Any]:
 
 
 def _unit_meta(unit: _Unit) -> dict[str, Any]:
-    return {
-        "capability": unit.aspect.capability,
+    meta: dict[str, Any] = {
+        "capability": unit.aspect.tested,
         "general_aspect": unit.aspect.general,
         "fine_aspect": unit.aspect.fine,
         "difficulty": unit.level,
         "unit": unit.key,
         "description_meta": {k: v for k, v in unit.description.items() if k != "text"},
     }
+    if unit.aspect.requested is not None:  # composed from the built-in world: say so
+        meta["builtin_capability"] = unit.aspect.capability
+        meta["capability_mapping"] = unit.aspect.mapping
+    return meta

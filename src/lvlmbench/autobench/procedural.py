@@ -29,9 +29,11 @@ from lvlmbench.autobench._backend import (
     UnitValidation,
 )
 from lvlmbench.scenes import ProceduralExaminer, SceneProgram
+from lvlmbench.scenes.compose import ComposedAspect, Composition, compose_capability
 from lvlmbench.scenes.effects import lit_appearances
 from lvlmbench.scenes.masks import object_masks
 from lvlmbench.scenes.palette import COLORS, pattern_color
+from lvlmbench.scenes.taxonomy import fine_aspects
 
 __all__ = ["ProceduralBackend", "check_unit", "colour_checks", "draft_unit"]
 
@@ -164,6 +166,23 @@ def check_unit(
     )
 
 
+def _planned(aspect: ComposedAspect, composition: Composition | None) -> PlannedAspect:
+    planned = PlannedAspect(
+        capability=aspect.capability,
+        general=aspect.general,
+        fine=aspect.fine,
+        guideline=aspect.guideline,
+    )
+    if composition is None:
+        return planned
+    mapping = (
+        f"{composition.requested!r} is not built in: this item tests the built-in fine aspect "
+        f"{aspect.fine!r} ({aspect.general}, {aspect.capability}), which mentions "
+        f"{', '.join(aspect.matched)}"
+    )
+    return planned.model_copy(update={"requested": composition.requested, "mapping": mapping})
+
+
 class ProceduralBackend:
     """ExaminerBackend over :class:`lvlmbench.scenes.ProceduralExaminer`."""
 
@@ -174,32 +193,50 @@ class ProceduralBackend:
         self.k_checks = k_checks
 
     async def plan(self, capability: str, n: int, m: int) -> AspectPlan:
-        builtin, exact = self.examiner.resolve(capability)
-        by_general: dict[str, list[tuple[str, str]]] = {}
-        for general, fine, guideline in self.examiner.aspects(capability):
-            by_general.setdefault(general, []).append((fine, guideline))
+        """The built-in aspects of a built-in capability; for free text, the built-in fine
+        aspects that mention its words, said openly (CapabilityRefused when none can)."""
+        composition = compose_capability(capability)
+        if composition is None:
+            builtin = " ".join(capability.lower().split())
+            chosen = [
+                ComposedAspect(builtin, general, fine, guideline, ())
+                for general, fine, guideline in fine_aspects(builtin)
+            ]
+        else:
+            chosen = list(composition.aspects)
+        by_general: dict[tuple[str, str], list[ComposedAspect]] = {}
+        for aspect in chosen:
+            by_general.setdefault((aspect.capability, aspect.general), []).append(aspect)
         problems = []
         if len(by_general) < n:
             problems.append(
                 f"the built-in taxonomy has {len(by_general)} general aspects for "
-                f"{builtin!r}; {n} were asked for"
+                f"{capability!r}; {n} were asked for"
             )
         aspects = []
-        for general, fines in list(by_general.items())[:n]:
+        for (_, general), fines in list(by_general.items())[:n]:
             if len(fines) < m:
                 problems.append(f"{general!r} has {len(fines)} fine aspects; {m} were asked for")
-            aspects += [
-                PlannedAspect(capability=builtin, general=general, fine=f, guideline=g)
-                for f, g in fines[:m]
-            ]
-        note = None if exact else f"{capability!r} is not built in; mapped to {builtin!r}"
-        return AspectPlan(capability=builtin, aspects=aspects, problems=problems, note=note)
+            aspects += [_planned(a, composition) for a in fines[:m]]
+        if composition is None:
+            builtin = aspects[0].capability if aspects else capability
+            return AspectPlan(capability=builtin, aspects=aspects, problems=problems)
+        return AspectPlan(
+            capability=capability, aspects=aspects, problems=problems, note=composition.note
+        )
 
     async def describe(
         self, aspect: PlannedAspect, level: str, count: int, seed: int
     ) -> list[dict[str, Any]]:
         # Descriptions are written together with their scenes in draft(); here only the seeds.
-        return [{"index": i, "seed": _seed(seed, aspect.fine, level, i)} for i in range(count)]
+        # A free-text capability is part of them, so two capabilities composed from the same
+        # aspects still get their own scenes.
+        parts = (
+            (seed, aspect.fine, level)
+            if aspect.requested is None
+            else (seed, aspect.requested, aspect.fine, level)
+        )
+        return [{"index": i, "seed": _seed(*parts, i)} for i in range(count)]
 
     async def draft(
         self,

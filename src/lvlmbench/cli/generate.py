@@ -7,6 +7,7 @@ import dataclasses
 from typing import Annotated, Any, Literal
 
 import typer
+from rich.markup import escape
 from rich.table import Table
 
 from lvlmbench.autobench.pipeline import DEFAULT_ZETA, LEVELS, GenerateSettings
@@ -21,6 +22,7 @@ from lvlmbench.cli._common import (
     progress_bar,
 )
 from lvlmbench.models import ModelClient
+from lvlmbench.scenes.compose import compose_capability
 from lvlmbench.store import Store
 
 __all__ = ["generate", "parse_levels", "parse_zeta", "run_generation"]
@@ -92,6 +94,9 @@ def print_report(report: dict[str, Any], name: str) -> None:
     check = report["self_check"]
     table = Table(title=f"benchmark {name}", show_header=False, title_justify="left")
     table.add_row("examiner", report["examiner"])
+    note = report["plan"].get("note")
+    if note:  # a free-text capability composed from built-in aspects: said, never hidden
+        table.add_row("[yellow]capability[/]", escape(note))
     table.add_row(
         "items", f"{report['items']} of {check['units']} planned ({check['dropped']} dropped)"
     )
@@ -189,6 +194,8 @@ def generate(
     )
     try:
         settings.validate()
+        if examiner == "procedural":  # refused before the store is opened: nothing written
+            compose_capability(capability)
     except ValueError as exc:
         raise BadInput(str(exc)) from None
     chosen: Literal["scene", "text"] = "scene" if mode == "scene" else "text"
