@@ -17,6 +17,7 @@ __all__ = [
     "AspectPlan",
     "CheckRecord",
     "ExaminerBackend",
+    "KeyCheck",
     "PlannedAspect",
     "QuestionDraft",
     "UnitDraft",
@@ -88,6 +89,13 @@ class UnitValidation(BaseModel):
     """How the checks were answered (examiner VQA, pixel colour check...)."""
 
 
+class KeyCheck(BaseModel):
+    """Whether the question's key was recomputed from what was drawn, and agrees."""
+
+    verdict: Literal["verified", "mismatch", "not checkable"]
+    reason: str
+
+
 @dataclass
 class UnitDraft:
     """What the backend wrote for one unit at one attempt."""
@@ -141,6 +149,11 @@ class ExaminerBackend(Protocol):
         self, draft: UnitDraft, errors: list[str], level: str, kind: Literal["mc", "tf"]
     ) -> QuestionDraft | str:
         """A question from the description and errors only, or the reason there is none."""
+        ...
+
+    async def verify_key(self, draft: UnitDraft, question: QuestionDraft) -> KeyCheck:
+        """Recompute the key from the drawn program where possible (a mismatch is rejected
+        like a failed self-check)."""
         ...
 
     async def aclose(self) -> None:

@@ -11,9 +11,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Literal
 
+from lvlmbench._workers import run_cpu
 from lvlmbench.autobench._backend import (
     AspectPlan,
     CheckRecord,
+    KeyCheck,
     PlannedAspect,
     QuestionDraft,
     UnitDraft,
@@ -157,5 +159,32 @@ class ModelBackend:
             distractors=list(value.distractors),
         )
 
+    async def verify_key(self, draft: UnitDraft, question: QuestionDraft) -> KeyCheck:
+        if draft.scene is None:
+            return KeyCheck(verdict="not checkable", reason="text mode: no program to check")
+        verdict, reason = await run_cpu(
+            check_scene_key,
+            draft.scene,
+            question.text,
+            question.kind,
+            question.correct,
+            list(question.distractors),
+        )
+        return KeyCheck.model_validate({"verdict": verdict, "reason": reason})
+
     async def aclose(self) -> None:
         await self.examiner.aclose()
+
+
+def check_scene_key(
+    scene: dict[str, Any], text: str, kind: str, correct: str, distractors: list[str]
+) -> tuple[str, str]:
+    """The key of a question recomputed from the facts of the exactly rendered program
+    (runs in a worker process: computing facts draws the program's masks)."""
+    from lvlmbench.scenes import SceneProgram
+    from lvlmbench.scenes.facts import compute_facts
+    from lvlmbench.scenes.keycheck import check_key
+
+    facts = compute_facts(SceneProgram.model_validate(scene))
+    verdict = check_key(facts, text, kind, correct, distractors)
+    return verdict.verdict, verdict.reason

@@ -188,6 +188,13 @@ async def _process(
         if isinstance(question, str):
             history.append({**record, "decision": "no question", "reason": question})
             continue
+        key = await backend.verify_key(draft, question)
+        record["key_check"] = key.verdict
+        if key.verdict == "mismatch":  # the drawn program contradicts the key: redraw
+            history.append(
+                {**record, "decision": "reject", "reason": f"key mismatch: {key.reason}"}
+            )
+            continue
         decision = "accept" if check.score >= 1.0 else "accept_with_errors"
         history.append({**record, "decision": decision})
         return {
@@ -199,6 +206,7 @@ async def _process(
             "errors": check.errors,
             "score": check.score,
             "checks": [c.model_dump() for c in check.checks],
+            "key_check": key.model_dump(),
             "extra": draft.extra,
         }
     return {"status": "dropped", "history": history}

@@ -23,6 +23,7 @@ from lvlmbench._workers import run_cpu
 from lvlmbench.autobench._backend import (
     AspectPlan,
     CheckRecord,
+    KeyCheck,
     PlannedAspect,
     QuestionDraft,
     UnitDraft,
@@ -263,6 +264,10 @@ class ProceduralBackend:
         if wrong:
             return f"the question is about {', '.join(wrong)}, which the image got wrong"
         return draft.question
+
+    async def verify_key(self, draft: UnitDraft, question: QuestionDraft) -> KeyCheck:
+        # The recipe computed the key from the program's facts: nothing to recompute.
+        return KeyCheck(verdict="verified", reason="written from the program's facts")
 
     async def aclose(self) -> None:
         """Nothing to release: no model behind it."""

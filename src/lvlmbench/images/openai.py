@@ -266,4 +266,3 @@ def create(name: str, options: Mapping[str, str]) -> OpenAITextToImage:
         size=options.get("size"),
         send_seed=None if "seed" not in options else options["seed"] == "true",
     )
-
