@@ -44,8 +44,10 @@ def test_composition_ranks_the_aspects_that_mention_every_word_first() -> None:
     assert best.fine in ("counting objects of one colour", "counting by colour and shape")
     # Every chosen aspect matched at least one word, and the note names the words.
     assert all(a.matched for a in composed.aspects)
-    assert "'counting by colour' is not a built-in capability" in composed.note
-    assert "(count, colour)" in composed.note
+    note = composed.note(composed.aspects[:2])
+    assert note.startswith("'counting by colour' is not a built-in capability: composed from 2 ")
+    assert "mention its words (count, colour)" in note
+    assert f"'{best.fine}' (count/colour)" in note
 
 
 async def _generate(store: Store, capability: str) -> dict[str, Any]:

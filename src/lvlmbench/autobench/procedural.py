@@ -167,21 +167,20 @@ def check_unit(
     )
 
 
-def _planned(aspect: ComposedAspect, composition: Composition | None) -> PlannedAspect:
-    planned = PlannedAspect(
-        capability=aspect.capability,
-        general=aspect.general,
-        fine=aspect.fine,
-        guideline=aspect.guideline,
-    )
-    if composition is None:
-        return planned
+def _planned(aspect: ComposedAspect, composition: Composition) -> PlannedAspect:
     mapping = (
         f"{composition.requested!r} is not built in: this item tests the built-in fine aspect "
         f"{aspect.fine!r} ({aspect.general}, {aspect.capability}), which mentions "
         f"{', '.join(aspect.matched)}"
     )
-    return planned.model_copy(update={"requested": composition.requested, "mapping": mapping})
+    return PlannedAspect(
+        capability=aspect.capability,
+        general=aspect.general,
+        fine=aspect.fine,
+        guideline=aspect.guideline,
+        requested=composition.requested,
+        mapping=mapping,
+    )
 
 
 class ProceduralBackend:
@@ -194,37 +193,43 @@ class ProceduralBackend:
         self.k_checks = k_checks
 
     async def plan(self, capability: str, n: int, m: int) -> AspectPlan:
-        """The built-in aspects of a built-in capability; for free text, the built-in fine
-        aspects that mention its words, said openly (CapabilityRefused when none can)."""
+        """The built-in aspects of a built-in capability; for free text, the n × m built-in
+        fine aspects that mention most of its words, said openly (CapabilityRefused when its
+        words cannot all be drawn)."""
         composition = compose_capability(capability)
-        if composition is None:
-            builtin = " ".join(capability.lower().split())
-            chosen = [
-                ComposedAspect(builtin, general, fine, guideline, ())
-                for general, fine, guideline in fine_aspects(builtin)
-            ]
-        else:
-            chosen = list(composition.aspects)
-        by_general: dict[tuple[str, str], list[ComposedAspect]] = {}
-        for aspect in chosen:
-            by_general.setdefault((aspect.capability, aspect.general), []).append(aspect)
+        if composition is not None:
+            used = list(composition.aspects[: n * m])
+            problems = []
+            if len(used) < n * m:
+                problems.append(
+                    f"only {len(used)} built-in fine aspects mention the words of "
+                    f"{capability!r}; {n} × {m} were asked for"
+                )
+            return AspectPlan(
+                capability=capability,
+                aspects=[_planned(a, composition) for a in used],
+                problems=problems,
+                note=composition.note(used),
+            )
+        builtin = " ".join(capability.lower().split())
+        by_general: dict[str, list[tuple[str, str]]] = {}
+        for general, fine, guideline in fine_aspects(builtin):
+            by_general.setdefault(general, []).append((fine, guideline))
         problems = []
         if len(by_general) < n:
             problems.append(
                 f"the built-in taxonomy has {len(by_general)} general aspects for "
-                f"{capability!r}; {n} were asked for"
+                f"{builtin!r}; {n} were asked for"
             )
         aspects = []
-        for (_, general), fines in list(by_general.items())[:n]:
+        for general, fines in list(by_general.items())[:n]:
             if len(fines) < m:
                 problems.append(f"{general!r} has {len(fines)} fine aspects; {m} were asked for")
-            aspects += [_planned(a, composition) for a in fines[:m]]
-        if composition is None:
-            builtin = aspects[0].capability if aspects else capability
-            return AspectPlan(capability=builtin, aspects=aspects, problems=problems)
-        return AspectPlan(
-            capability=capability, aspects=aspects, problems=problems, note=composition.note
-        )
+            aspects += [
+                PlannedAspect(capability=builtin, general=general, fine=f, guideline=g)
+                for f, g in fines[:m]
+            ]
+        return AspectPlan(capability=builtin, aspects=aspects, problems=problems)
 
     async def describe(
         self, aspect: PlannedAspect, level: str, count: int, seed: int

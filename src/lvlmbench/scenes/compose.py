@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 import shlex
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from lvlmbench.scenes.taxonomy import _KEYWORDS, TAXONOMY
@@ -62,14 +63,16 @@ class Composition:
     aspects: tuple[ComposedAspect, ...]
     """Best match first."""
 
-    @property
-    def note(self) -> str:
-        """One line for summaries, reports and item metadata."""
-        names = ", ".join(f"'{a.fine}'" for a in self.aspects[:6])
-        more = f" and {len(self.aspects) - 6} more" if len(self.aspects) > 6 else ""
+    def note(self, chosen: Sequence[ComposedAspect] | None = None) -> str:
+        """One line for summaries and reports: the aspects ``chosen`` (default: all that
+        match) and the words each mentions."""
+        used = list(self.aspects if chosen is None else chosen)
+        names = ", ".join(f"'{a.fine}' ({'/'.join(a.matched)})" for a in used[:8])
+        more = f" and {len(used) - 8} more" if len(used) > 8 else ""
         return (
-            f"{self.requested!r} is not a built-in capability: composed from the built-in fine "
-            f"aspects that mention its words ({', '.join(self.words)}): {names}{more}"
+            f"{self.requested!r} is not a built-in capability: composed from {len(used)} "
+            f"built-in fine aspects that mention its words ({', '.join(self.words)}): "
+            f"{names}{more}"
         )
 
 
