@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from fastapi.testclient import TestClient
 from typer.testing import CliRunner
 
 from lvlmbench.autobench.pipeline import GenerateSettings, generate_benchmark
@@ -19,8 +20,10 @@ from lvlmbench.images import ImageClient, load_image_model
 from lvlmbench.report import benchmark_html
 from lvlmbench.scenes.compose import CapabilityRefused, compose_capability
 from lvlmbench.store import Store, iter_items
+from lvlmbench.web import WebSettings, create_app
 
 runner = CliRunner()
+LOCAL = "http://127.0.0.1:8000"
 
 
 def test_words_no_built_in_aspect_mentions_are_refused_with_the_model_command() -> None:
@@ -84,6 +87,10 @@ def test_composed_items_say_what_they_test_and_distinct_texts_differ(tmp_path: P
         html = benchmark_html(store, "counting-objects-s0")
         assert 'data-figure="capability-note"' in html
         assert "&#x27;counting objects&#x27; is not a built-in capability" in html
+        with TestClient(create_app(store, WebSettings()), base_url=LOCAL) as client:
+            page = client.get("/b/counting-objects-s0")
+        assert page.status_code == 200
+        assert "&#x27;counting objects&#x27; is not a built-in capability" in page.text
     finally:
         store.close()
 
