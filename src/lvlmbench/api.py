@@ -173,11 +173,12 @@ def generate(
         levels=tuple(levels),
         seed=seed,
         concurrency=concurrency,
+        diversity_graph=diversity_graph,
     )
     settings.validate()
     with _opened(store) as opened:
         opened.require_writable()
-        backend = make_backend(examiner, images, mode, opened, settings, diversity_graph)
+        backend = make_backend(examiner, images, mode, opened, settings)
         image_client = make_images(images, opened)
 
         async def work() -> dict[str, Any]:

@@ -21,7 +21,8 @@ from lvlmbench.autobench.experiments import (
     position_bias_figures,
     rekey_benchmark,
 )
-from lvlmbench.models import ModelClient
+from lvlmbench.autobench.position_bias import bias_interval
+from lvlmbench.models import ErrorKind, ModelClient, ProviderError
 from lvlmbench.runner import run_examinee
 from lvlmbench.store import (
     Store,
@@ -195,7 +196,7 @@ def test_rekeyed_copies_move_keys_and_keep_the_rest(store: Store) -> None:
     targets: tuple[Target, ...] = ("A", "D", "even")
     for target in targets:
         name = rekey_benchmark(store, BENCH, target, seed=3)
-        assert name == f"{BENCH}@keys-{target}"
+        assert name == f"{BENCH}@keys-{target}-s3"
         definition = get_benchmark(store, name)
         assert definition is not None
         assert definition["data"] == {"source": BENCH, "target": target, "seed": 3}
@@ -224,8 +225,13 @@ def test_rekeyed_copies_move_keys_and_keep_the_rest(store: Store) -> None:
         assert letters == (expected or {"A": 2, "B": 2, "C": 2, "D": 2})
     # Re-keying again reuses the stored copy instead of adding items.
     before = store.count(tables.items)
-    assert rekey_benchmark(store, BENCH, "A", seed=3) == f"{BENCH}@keys-A"
+    assert rekey_benchmark(store, BENCH, "A", seed=3) == f"{BENCH}@keys-A-s3"
     assert store.count(tables.items) == before
+    # Another seed is another copy (it used to reuse seed 0's copies silently).
+    other = rekey_benchmark(store, BENCH, "even", seed=99)
+    assert other == f"{BENCH}@keys-even-s99"
+    assert get_benchmark(store, other)["data"]["seed"] == 99  # type: ignore[index]
+    assert store.count(tables.items) == before + N_MC + N_TF
 
 
 async def test_an_examinee_that_always_says_A_shows_the_predicted_bias(store: Store) -> None:
@@ -240,14 +246,62 @@ async def test_an_examinee_that_always_says_A_shows_the_predicted_bias(store: St
 
     figures = position_bias_figures(store, BENCH, targets, ["fake/always-a", "fake/right"])
     got = {(f.model, f.target): (f.accuracy, f.even, f.rate) for f in figures}
-    # By hand, over 10 items (8 mc + 2 tf, where "A" is no true/false answer and counts wrong):
-    # keys at A: 8/10 right; keys at D: 0/10; even (2 keys per letter): 2/10.
-    # bias rate A = (0.8 − 0.2) / 0.2 = 3; D = (0 − 0.2) / 0.2 = −1.
-    assert got[("fake/always-a", "A")] == pytest.approx((0.8, 0.2, 3.0))
-    assert got[("fake/always-a", "D")] == pytest.approx((0.0, 0.2, -1.0))
+    # By hand, over the 8 mc items only (the 2 true/false items are the same in every copy):
+    # keys at A: 8/8 right; keys at D: 0/8; even (2 keys per letter): 2/8.
+    # bias rate A = (1 − 0.25) / 0.25 = 3; D = (0 − 0.25) / 0.25 = −1.
+    # (Counting the true/false items, which "A" gets wrong everywhere, diluted this to
+    # 8/10 vs 2/10.)
+    assert got[("fake/always-a", "A")] == pytest.approx((1.0, 0.25, 3.0))
+    assert got[("fake/always-a", "D")] == pytest.approx((0.0, 0.25, -1.0))
     # An examinee that reads the image is not moved by where the keys sit.
     assert got[("fake/right", "A")] == (1.0, 1.0, 0.0)
     assert got[("fake/right", "D")] == (1.0, 1.0, 0.0)
     assert len(figures) == 4  # "even" is the baseline, not a condition
     for figure in figures:
+        assert figure.n == N_MC
         assert figure.rate == pytest.approx(bias_rate(figure.accuracy, figure.even))
+        assert figure.low <= figure.rate <= figure.high
+    by = {(f.model, f.target): f for f in figures}
+    # Always right in both copies: every resample gives rate 0.
+    assert (by[("fake/right", "A")].low, by[("fake/right", "A")].high) == (0.0, 0.0)
+    # Always wrong at D: every defined resample gives rate −1 exactly.
+    assert (by[("fake/always-a", "D")].low, by[("fake/always-a", "D")].high) == (-1.0, -1.0)
+    # At A the rate is 1/p − 1 for the resample's even accuracy p: the interval is wide.
+    a = by[("fake/always-a", "A")]
+    assert a.low < 3.0 < a.high and a.high - a.low > 2
+
+
+def test_bias_interval_worked_by_hand() -> None:
+    """Two items, paired: (condition, even) = (1, 1) and (1, 0). A resample draws two items
+    with replacement: both item 1 (p = 1/4) → rate 0; one of each (p = 1/2) → condition 1, even
+    1/2, rate 1; both item 2 (p = 1/4) → even 0, no rate. So the defined rates are 0 (1/3)
+    and 1 (2/3): the 2.5 % point is 0 and the 97.5 % point is 1."""
+    low, high = bias_interval([1.0, 1.0], [1.0, 0.0], resamples=4000)
+    assert (low, high) == (0.0, 1.0)
+    assert bias_interval([], []) == (0.0, 0.0)
+    assert bias_interval([1.0], [0.0]) == (0.0, 0.0)  # even never right: no rate at all
+
+
+async def test_failed_calls_and_tf_items_leave_n(store: Store) -> None:
+    """n counts the mc items answered in both copies: a failed call drops its item."""
+    targets: tuple[Target, ...] = ("A", "even")
+    flaky = ScriptedModel(spec="fake/flaky", default_text="A")
+    for target in targets:
+        rekey_benchmark(store, BENCH, target)
+    even_items = list(iter_items(store, f"{BENCH}@keys-even-s0"))
+    first_mc = next(i for i in sorted(even_items, key=lambda i: i.id) if i.kind == "mc")
+
+    def answer(messages: list[Message]) -> ModelOutput:
+        if first_mc.question in messages[0].text():
+            raise ProviderError("bad request", ErrorKind.FATAL, status_code=400)
+        return ModelOutput(text="A")
+
+    for target in targets:
+        flaky.steps = [answer if target == "even" else (lambda _m: ModelOutput(text="A"))] * 100
+        await run_examinee(store, f"{BENCH}@keys-{target}-s0", ModelClient(flaky, store))
+    (figure,) = position_bias_figures(store, BENCH, targets, ["fake/flaky"])
+    assert figure.n == N_MC - 1
+    # even: the failed item is left out; 7 mc items remain, of which those keyed A are right.
+    right = sum(i.answer == "A" for i in even_items if i.kind == "mc" and i.id != first_mc.id)
+    assert figure.even == pytest.approx(right / (N_MC - 1))
+    assert figure.accuracy == 1.0

@@ -88,7 +88,7 @@ def test_position_bias_refuses_copies_of_an_unreachable_name(tmp_path: Path) -> 
     args = ["experiment", "position-bias", legacy, "--model", "baseline/oracle"]
     result = runner.invoke(app, [*args, "--store", str(db)])
     assert result.exit_code == 2
-    assert "'old/bench@keys-A' is not allowed" in " ".join(result.output.split())
+    assert "'old/bench@keys-A-s0' is not allowed" in " ".join(result.output.split())
     store = Store.open(str(db))
     try:
         assert [b["name"] for b in list_benchmarks(store)] == [legacy]

@@ -210,6 +210,7 @@ def test_experiment_position_bias_prints_its_figures(
     assert result.exit_code == 0, result.output
     assert f"{NAME}: position bias" in result.output
     assert "+0.0%" in result.output  # the oracle is never moved by key positions
+    assert "multiple-choice items, seed 0" in result.output and "95% CI" in result.output
 
     data = json.loads(runner.invoke(app, [*args, "--json"]).stdout)
     assert [(f["model"], f["target"]) for f in data] == [
@@ -221,23 +222,29 @@ def test_experiment_position_bias_prints_its_figures(
     store = Store.open(str(store_copy))
     names = {b["name"]: b["items"] for b in list_benchmarks(store)}
     n_items: int = generated.report["items"]
-    assert {f"{NAME}@keys-{t}" for t in ("A", "D", "even")} <= set(names)
+    assert {f"{NAME}@keys-{t}-s0" for t in ("A", "D", "even")} <= set(names)
     for target in ("A", "D"):
-        copy = f"{NAME}@keys-{target}"
+        copy = f"{NAME}@keys-{target}-s0"
         assert names[copy] == n_items
         keys = {item.answer for item in iter_items(store, copy) if item.kind == "mc"}
         assert keys == {target}
 
+    n_mc = sum(item.kind == "mc" for item in iter_items(store, NAME))
+    assert 0 < n_mc < n_items  # true/false items exist, and are left out of the rates
+
     def accuracy(benchmark: str, model: str) -> float:
-        items = {item.id: item for item in iter_items(store, benchmark)}
+        """Accuracy on the multiple-choice items only (the only ones a copy moves)."""
+        items = {item.id: item for item in iter_items(store, benchmark) if item.kind == "mc"}
         answers = [r for r in iter_responses(store, model=model) if r.item_id in items]
-        assert len(answers) == n_items
+        assert len(answers) == n_mc
         right = sum(r.extracted == items[r.item_id].answer for r in answers)
-        return right / n_items
+        return right / n_mc
 
     for figure in data:
-        even = accuracy(f"{NAME}@keys-even", figure["model"])
-        condition = accuracy(f"{NAME}@keys-{figure['target']}", figure["model"])
+        assert figure["n"] == n_mc and figure["seed"] == 0
+        assert figure["low"] <= figure["bias_rate"] <= figure["high"]
+        even = accuracy(f"{NAME}@keys-even-s0", figure["model"])
+        condition = accuracy(f"{NAME}@keys-{figure['target']}-s0", figure["model"])
         assert figure["accuracy"] == pytest.approx(condition)
         assert figure["even"] == pytest.approx(even)
         assert figure["bias_rate"] == pytest.approx((condition - even) / even)
@@ -259,6 +266,10 @@ def test_demo_writes_a_leaderboard_consistent_with_its_store(tmp_path: Path) -> 
     # It ends with the commands from here to one's own model, naming its store and benchmarks.
     assert f'for b in {NAME}; do lvlmbench evaluate "$b" -m ' in result.output
     assert f"lvlmbench serve --store {out / 'lvlmbench.db'}" in result.output
+    # The experiments print their figures, not only how long they took.
+    flat = " ".join(result.output.split())
+    assert f"{NAME}: position bias (multiple-choice items, seed 0)" in flat
+    assert f"{NAME}: answer leakage (accuracy %)" in flat
     for name in ("leaderboard.csv", "leaderboard.md", "summary.json", "lvlmbench.db"):
         assert (out / name).is_file(), name
 

@@ -72,6 +72,7 @@ async def test_dall_e_request_asks_for_base64(server: RecordingServer) -> None:
         "response_format": "b64_json",
         "quality": "hd",
         "style": "natural",
+        "seed": 3,  # a custom base_url: the request's seed is sent
     }
     assert out.status is Status.OK and out.png == png  # already PNG of the right size: as is
     assert out.revised_prompt == "A red square, centred."
@@ -86,10 +87,36 @@ async def test_gpt_image_gets_no_response_format_and_jpeg_becomes_png(
     await model.aclose()
 
     body = server.last.json()
-    assert "response_format" not in body and "seed" not in body
+    assert "response_format" not in body
     assert "quality" not in body and "style" not in body
     with _decoded(out.png) as image:
         assert image.format == "PNG" and image.size == (64, 64)
+
+
+async def test_each_redraw_seed_reaches_a_compatible_server(server: RecordingServer) -> None:
+    """A deterministic server answers one payload with one picture: a redraw of a rejected
+    image is only a new picture if its request differs, so the per-attempt seed is sent."""
+    server.reply(_b64_reply(_image("PNG")))
+    server.reply(_b64_reply(_image("PNG")))
+    model = _load(server)
+    await model.generate(REQUEST)
+    await model.generate(REQUEST.model_copy(update={"seed": 4}))
+    await model.aclose()
+    first, second = (r.json() for r in server.requests)
+    assert (first["seed"], second["seed"]) == (3, 4)
+
+
+async def test_seed_can_be_turned_off_and_the_official_api_gets_none(
+    server: RecordingServer,
+) -> None:
+    server.reply(_b64_reply(_image("PNG")))
+    model = _load(server, seed="false")
+    await model.generate(REQUEST)
+    await model.aclose()
+    assert "seed" not in server.last.json()
+    official = load_image_model("openai/gpt-image-1")  # OpenAI's API rejects unknown fields
+    assert official._payload(REQUEST).get("seed") is None
+    await official.aclose()
 
 
 async def test_size_option_overrides_the_request_and_resizes_back(

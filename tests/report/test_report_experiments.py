@@ -76,8 +76,12 @@ def test_position_bias_cells_equal_the_figures(experimented: Experimented) -> No
         assert cell(html, model=f.model, keys=f.target) == f"{100 * f.accuracy:.1f}"
         assert cell(html, model=f.model, bias=f.target) == f"{100 * f.rate:+.1f}"
         assert cell(html, model=f.model, keys="even") == f"{100 * f.even:.1f}"
+        assert cell(html, model=f.model, n="mc") == str(f.n)
+        ci = f"{100 * f.low:+.1f} … {100 * f.high:+.1f}"
+        assert cell(html, model=f.model, bias_ci=f.target) == ci
         # ... and the command's own output says the same.
         assert printed[(f.model, f.target)]["bias_rate"] == pytest.approx(f.rate)
+        assert (printed[(f.model, f.target)]["n"], f.seed) == (f.n, 0)
     oracle = [f for f in figures if f.model == "baseline/oracle"]
     assert all(f.rate == 0.0 and f.accuracy == 1.0 for f in oracle)  # reads the scene
 
@@ -120,8 +124,8 @@ def test_rekeyed_copies_fold_into_their_source(experimented: Experimented) -> No
     # Asked for by name, a copy still gets a section of its own.
     store = experimented.store
     out = Path(store.images_dir).parent / "copy" / "report.html"
-    files = write_report(store, out, [f"{AUTOBENCH}@keys-A"], gallery_size=0)
-    assert f'<section id="{AUTOBENCH}@keys-A">' in files.html.read_text(encoding="utf-8")
+    files = write_report(store, out, [f"{AUTOBENCH}@keys-A-s0"], gallery_size=0)
+    assert f'<section id="{AUTOBENCH}@keys-A-s0">' in files.html.read_text(encoding="utf-8")
 
 
 def test_no_experiment_sections_without_runs(

@@ -131,5 +131,5 @@ def test_position_bias_copies_are_listed_under_their_source(
     copy = rekey_benchmark(web_store.store, CHOICE, "A")
     page = client.get("/")
     assert f'<td><a href="/b/{copy}">' not in page.text
-    assert f'href="/b/{copy}/items">keys-A</a>' in page.text
+    assert f'href="/b/{copy}/items">keys-A-s0</a>' in page.text
     assert client.get(f"/b/{copy}/items").status_code == 200

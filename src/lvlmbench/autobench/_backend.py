@@ -17,6 +17,7 @@ __all__ = [
     "AspectPlan",
     "CheckRecord",
     "ExaminerBackend",
+    "KeyCheck",
     "PlannedAspect",
     "QuestionDraft",
     "UnitDraft",
@@ -31,6 +32,16 @@ class PlannedAspect(BaseModel):
     general: str
     fine: str
     guideline: str
+    requested: str | None = None
+    """The free-text capability this built-in aspect was chosen for (None: the capability
+    was asked for by name)."""
+    mapping: str | None = None
+    """Why this aspect stands for ``requested`` (the words it matched)."""
+
+    @property
+    def tested(self) -> str:
+        """The capability items of this aspect test, as the user named it."""
+        return self.requested or self.capability
 
 
 class AspectPlan(BaseModel):
@@ -76,6 +87,13 @@ class UnitValidation(BaseModel):
     """Failed elements: the image got these wrong, so no question may be about them."""
     method: str
     """How the checks were answered (examiner VQA, pixel colour check...)."""
+
+
+class KeyCheck(BaseModel):
+    """Whether the question's key was recomputed from what was drawn, and agrees."""
+
+    verdict: Literal["verified", "mismatch", "not checkable"]
+    reason: str
 
 
 @dataclass
@@ -131,6 +149,11 @@ class ExaminerBackend(Protocol):
         self, draft: UnitDraft, errors: list[str], level: str, kind: Literal["mc", "tf"]
     ) -> QuestionDraft | str:
         """A question from the description and errors only, or the reason there is none."""
+        ...
+
+    async def verify_key(self, draft: UnitDraft, question: QuestionDraft) -> KeyCheck:
+        """Recompute the key from the drawn program where possible (a mismatch is rejected
+        like a failed self-check)."""
         ...
 
     async def aclose(self) -> None:

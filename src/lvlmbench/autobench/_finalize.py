@@ -31,6 +31,7 @@ def _item(
             "attempts": len(unit["history"]),
             "decision": accepted["decision"],
             "check_method": accepted["method"],
+            **({"key_check": unit["key_check"]} if "key_check" in unit else {}),
             **unit["extra"],
         }
     )

@@ -22,7 +22,6 @@ def make_backend(
     mode: str,
     store: Store,
     settings: GenerateSettings,
-    diversity_graph: bool,
 ) -> ExaminerBackend:
     """The examiner backend; checks that examiner, images and mode fit together."""
     if examiner == "procedural":
@@ -33,7 +32,7 @@ def make_backend(
             )
         from lvlmbench.autobench.procedural import ProceduralBackend
 
-        return ProceduralBackend()
+        return ProceduralBackend(k_checks=settings.k_checks)
     if images == "procedural" and mode != "scene":
         raise ValueError("--images procedural draws scene programs: use --mode scene")
     if images != "procedural" and mode == "scene":
@@ -41,6 +40,7 @@ def make_backend(
             f"--images {images} draws from text: use --mode text (scene mode "
             "needs --images procedural)"
         )
+    from lvlmbench.autobench.diversity import exclusion_schedule
     from lvlmbench.autobench.llm import ModelBackend
 
     client = ModelClient(load_chat_model(examiner), store)
@@ -48,7 +48,8 @@ def make_backend(
         client,
         mode="scene" if mode == "scene" else "text",
         k_checks=settings.k_checks,
-        diversity_graph=diversity_graph,
+        diversity_graph=settings.diversity_graph,
+        exclusions=exclusion_schedule(settings.exclusions),
     )
 
 

@@ -29,6 +29,7 @@ __all__ = [
     "SemanticGraph",
     "content_tokens",
     "diversity_report",
+    "exclusion_schedule",
     "jaccard",
     "linear_exclusions",
     "normalise_word",
@@ -230,3 +231,21 @@ def _entropy(labels: Sequence[str]) -> float:
     total = sum(counts.values())
     # Written as a sum of positive terms so a single topic gives 0.0, not -0.0.
     return sum(c / total * math.log2(total / c) for c in counts.values()) if total else 0.0
+
+
+_SCHEDULE = re.compile(r"(\d*)\s*\*?\s*i|(\d+)")
+
+
+def exclusion_schedule(spec: str) -> Callable[[int], int]:
+    """The exclusion schedule ``f`` named by ``spec``: ``i`` (the paper's f(i) = i), ``2i``
+    (any whole multiple of i) or a whole number (the same count after every round).
+    ValueError names the expected forms."""
+    match = _SCHEDULE.fullmatch(spec.strip().lower())
+    if match is None:
+        raise ValueError(f"exclusion schedule {spec!r}: expected i, a multiple such as 2i, or N")
+    factor, constant = match.groups()
+    if constant is not None:
+        count = int(constant)
+        return lambda i: count
+    scale = int(factor) if factor else 1
+    return lambda i: scale * i

@@ -8,11 +8,14 @@ the rendered image, and writes questions from the description and recorded error
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, Literal
 
+from lvlmbench._workers import run_cpu
 from lvlmbench.autobench._backend import (
     AspectPlan,
     CheckRecord,
+    KeyCheck,
     PlannedAspect,
     QuestionDraft,
     UnitDraft,
@@ -20,7 +23,7 @@ from lvlmbench.autobench._backend import (
 )
 from lvlmbench.autobench.aspects import write_aspects
 from lvlmbench.autobench.descriptions import write_descriptions
-from lvlmbench.autobench.diversity import SemanticGraph
+from lvlmbench.autobench.diversity import SemanticGraph, linear_exclusions
 from lvlmbench.autobench.guidelines import write_guideline
 from lvlmbench.autobench.questions import write_question
 from lvlmbench.autobench.scene_mode import write_scene_program
@@ -41,11 +44,13 @@ class ModelBackend:
         mode: Literal["scene", "text"] = "text",
         k_checks: int = 5,
         diversity_graph: bool = True,
+        exclusions: Callable[[int], int] = linear_exclusions,
     ) -> None:
         self.examiner = examiner
         self.mode = mode
         self.k_checks = k_checks
         self.diversity_graph = diversity_graph
+        self.exclusions = exclusions
         self.name = f"{examiner.spec} ({mode} mode)"
 
     async def plan(self, capability: str, n: int, m: int) -> AspectPlan:
@@ -70,7 +75,7 @@ class ModelBackend:
     async def describe(
         self, aspect: PlannedAspect, level: str, count: int, seed: int
     ) -> list[dict[str, Any]]:
-        graph = SemanticGraph(enabled=self.diversity_graph)
+        graph = SemanticGraph(self.exclusions, enabled=self.diversity_graph)
         results = await write_descriptions(
             self.examiner,
             aspect.capability,
@@ -154,5 +159,32 @@ class ModelBackend:
             distractors=list(value.distractors),
         )
 
+    async def verify_key(self, draft: UnitDraft, question: QuestionDraft) -> KeyCheck:
+        if draft.scene is None:
+            return KeyCheck(verdict="not checkable", reason="text mode: no program to check")
+        verdict, reason = await run_cpu(
+            check_scene_key,
+            draft.scene,
+            question.text,
+            question.kind,
+            question.correct,
+            list(question.distractors),
+        )
+        return KeyCheck.model_validate({"verdict": verdict, "reason": reason})
+
     async def aclose(self) -> None:
         await self.examiner.aclose()
+
+
+def check_scene_key(
+    scene: dict[str, Any], text: str, kind: str, correct: str, distractors: list[str]
+) -> tuple[str, str]:
+    """The key of a question recomputed from the facts of the exactly rendered program
+    (runs in a worker process: computing facts draws the program's masks)."""
+    from lvlmbench.scenes import SceneProgram
+    from lvlmbench.scenes.facts import compute_facts
+    from lvlmbench.scenes.keycheck import check_key
+
+    facts = compute_facts(SceneProgram.model_validate(scene))
+    verdict = check_key(facts, text, kind, correct, distractors)
+    return verdict.verdict, verdict.reason

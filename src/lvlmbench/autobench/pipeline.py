@@ -19,6 +19,7 @@ from typing import Any, Literal
 from lvlmbench._concurrency import drain
 from lvlmbench.autobench._backend import AspectPlan, ExaminerBackend, PlannedAspect, UnitDraft
 from lvlmbench.autobench._finalize import finalize_benchmark
+from lvlmbench.autobench.diversity import exclusion_schedule
 from lvlmbench.ids import check_benchmark_name
 from lvlmbench.images import ImageClient, ImageRequest
 from lvlmbench.store import Store, get_artifact, put_artifact
@@ -60,6 +61,10 @@ class GenerateSettings:
     """Self-check questions per image (alignment = correct / k)."""
     tf_share: float = 0.2
     """Share of true/false questions when a model examiner writes them."""
+    diversity_graph: bool = True
+    """Semantic-graph exclusion of repeated themes (model examiners' descriptions)."""
+    exclusions: str = "i"
+    """The graph's schedule f(i): nodes banned after round i (``i``, ``2i`` or a number)."""
     image_size: int = 512
     concurrency: int = 8
     """Units in flight at once."""
@@ -71,6 +76,8 @@ class GenerateSettings:
 
     def validate(self) -> None:
         """Raise ValueError naming the bad setting."""
+        if not self.capability.strip():
+            raise ValueError("capability is empty: name the capability to test")
         check_benchmark_name(self.benchmark)
         if min(self.n, self.m, self.per_aspect, self.max_attempts) < 1:
             raise ValueError("n, m, per_aspect and max_attempts must all be at least 1")
@@ -82,6 +89,7 @@ class GenerateSettings:
             )
         if not 0 <= self.tf_share <= 1:
             raise ValueError(f"tf_share {self.tf_share}: must be between 0 and 1")
+        exclusion_schedule(self.exclusions)  # raises ValueError naming the expected forms
         unknown = [lv for lv in self.levels if lv not in LEVELS]
         if unknown or not self.levels:
             raise ValueError(f"levels {list(self.levels)}: choose from {', '.join(LEVELS)}")
@@ -180,6 +188,13 @@ async def _process(
         if isinstance(question, str):
             history.append({**record, "decision": "no question", "reason": question})
             continue
+        key = await backend.verify_key(draft, question)
+        record["key_check"] = key.verdict
+        if key.verdict == "mismatch":  # the drawn program contradicts the key: redraw
+            history.append(
+                {**record, "decision": "reject", "reason": f"key mismatch: {key.reason}"}
+            )
+            continue
         decision = "accept" if check.score >= 1.0 else "accept_with_errors"
         history.append({**record, "decision": decision})
         return {
@@ -191,6 +206,7 @@ async def _process(
             "errors": check.errors,
             "score": check.score,
             "checks": [c.model_dump() for c in check.checks],
+            "key_check": key.model_dump(),
             "extra": draft.extra,
         }
     return {"status": "dropped", "history": history}
@@ -240,6 +256,10 @@ def _claim(store: Store, settings: GenerateSettings, examiner: str) -> None:
     """Record what this run is; refuse to mix a different definition into the same name."""
     wanted: dict[str, Any] = {"settings": _settings_json(settings), "examiner": examiner}
     stored = get_artifact(store, settings.benchmark, "settings", "settings")
+    if stored is not None:
+        # Settings added since the benchmark was stored were at their defaults then.
+        defaults = _settings_json(GenerateSettings(capability=settings.capability))
+        stored = {**stored, "settings": {**defaults, **stored["settings"]}}
     if stored is None:
         put_artifact(store, settings.benchmark, "settings", "settings", wanted)
     elif stored != wanted:
@@ -262,11 +282,15 @@ def _settings_json(settings: GenerateSettings) -> dict[str, Any]:
 
 
 def _unit_meta(unit: _Unit) -> dict[str, Any]:
-    return {
-        "capability": unit.aspect.capability,
+    meta: dict[str, Any] = {
+        "capability": unit.aspect.tested,
         "general_aspect": unit.aspect.general,
         "fine_aspect": unit.aspect.fine,
         "difficulty": unit.level,
         "unit": unit.key,
         "description_meta": {k: v for k, v in unit.description.items() if k != "text"},
     }
+    if unit.aspect.requested is not None:  # composed from the built-in world: say so
+        meta["builtin_capability"] = unit.aspect.capability
+        meta["capability_mapping"] = unit.aspect.mapping
+    return meta

@@ -23,15 +23,18 @@ from lvlmbench._workers import run_cpu
 from lvlmbench.autobench._backend import (
     AspectPlan,
     CheckRecord,
+    KeyCheck,
     PlannedAspect,
     QuestionDraft,
     UnitDraft,
     UnitValidation,
 )
 from lvlmbench.scenes import ProceduralExaminer, SceneProgram
+from lvlmbench.scenes.compose import ComposedAspect, Composition, compose_capability
 from lvlmbench.scenes.effects import lit_appearances
 from lvlmbench.scenes.masks import object_masks
 from lvlmbench.scenes.palette import COLORS, pattern_color
+from lvlmbench.scenes.taxonomy import fine_aspects
 
 __all__ = ["ProceduralBackend", "check_unit", "colour_checks", "draft_unit"]
 
@@ -164,6 +167,22 @@ def check_unit(
     )
 
 
+def _planned(aspect: ComposedAspect, composition: Composition) -> PlannedAspect:
+    mapping = (
+        f"{composition.requested!r} is not built in: this item tests the built-in fine aspect "
+        f"{aspect.fine!r} ({aspect.general}, {aspect.capability}), which mentions "
+        f"{', '.join(aspect.matched)}"
+    )
+    return PlannedAspect(
+        capability=aspect.capability,
+        general=aspect.general,
+        fine=aspect.fine,
+        guideline=aspect.guideline,
+        requested=composition.requested,
+        mapping=mapping,
+    )
+
+
 class ProceduralBackend:
     """ExaminerBackend over :class:`lvlmbench.scenes.ProceduralExaminer`."""
 
@@ -174,9 +193,27 @@ class ProceduralBackend:
         self.k_checks = k_checks
 
     async def plan(self, capability: str, n: int, m: int) -> AspectPlan:
-        builtin, exact = self.examiner.resolve(capability)
+        """The built-in aspects of a built-in capability; for free text, the n × m built-in
+        fine aspects that mention most of its words, said openly (CapabilityRefused when its
+        words cannot all be drawn)."""
+        composition = compose_capability(capability)
+        if composition is not None:
+            used = list(composition.aspects[: n * m])
+            problems = []
+            if len(used) < n * m:
+                problems.append(
+                    f"only {len(used)} built-in fine aspects mention the words of "
+                    f"{capability!r}; {n} × {m} were asked for"
+                )
+            return AspectPlan(
+                capability=capability,
+                aspects=[_planned(a, composition) for a in used],
+                problems=problems,
+                note=composition.note(used),
+            )
+        builtin = " ".join(capability.lower().split())
         by_general: dict[str, list[tuple[str, str]]] = {}
-        for general, fine, guideline in self.examiner.aspects(capability):
+        for general, fine, guideline in fine_aspects(builtin):
             by_general.setdefault(general, []).append((fine, guideline))
         problems = []
         if len(by_general) < n:
@@ -192,14 +229,20 @@ class ProceduralBackend:
                 PlannedAspect(capability=builtin, general=general, fine=f, guideline=g)
                 for f, g in fines[:m]
             ]
-        note = None if exact else f"{capability!r} is not built in; mapped to {builtin!r}"
-        return AspectPlan(capability=builtin, aspects=aspects, problems=problems, note=note)
+        return AspectPlan(capability=builtin, aspects=aspects, problems=problems)
 
     async def describe(
         self, aspect: PlannedAspect, level: str, count: int, seed: int
     ) -> list[dict[str, Any]]:
         # Descriptions are written together with their scenes in draft(); here only the seeds.
-        return [{"index": i, "seed": _seed(seed, aspect.fine, level, i)} for i in range(count)]
+        # A free-text capability is part of them, so two capabilities composed from the same
+        # aspects still get their own scenes.
+        parts = (
+            (seed, aspect.fine, level)
+            if aspect.requested is None
+            else (seed, aspect.requested, aspect.fine, level)
+        )
+        return [{"index": i, "seed": _seed(*parts, i)} for i in range(count)]
 
     async def draft(
         self,
@@ -226,6 +269,10 @@ class ProceduralBackend:
         if wrong:
             return f"the question is about {', '.join(wrong)}, which the image got wrong"
         return draft.question
+
+    async def verify_key(self, draft: UnitDraft, question: QuestionDraft) -> KeyCheck:
+        # The recipe computed the key from the program's facts: nothing to recompute.
+        return KeyCheck(verdict="verified", reason="written from the program's facts")
 
     async def aclose(self) -> None:
         """Nothing to release: no model behind it."""

@@ -11,14 +11,21 @@ from typing import Annotated
 import typer
 from rich.markup import escape
 
+from lvlmbench.autobench.experiments import Target, leakage_figures, position_bias_figures
 from lvlmbench.autobench.leaderboard import leaderboard, write_leaderboard
 from lvlmbench.autobench.pipeline import GenerateSettings
 from lvlmbench.autobench.scoring import accuracy_table
 from lvlmbench.cli._common import BadInput, console, friendly_errors
 from lvlmbench.cli._tables import accuracy_pivot
 from lvlmbench.cli.evaluate import run_models
-from lvlmbench.cli.experiment import run_leakage, run_position_bias
+from lvlmbench.cli.experiment import (
+    print_bias_table,
+    print_leakage_table,
+    run_leakage,
+    run_position_bias,
+)
 from lvlmbench.cli.generate import print_report, run_generation
+from lvlmbench.models import resolve_spec
 from lvlmbench.report import write_report
 from lvlmbench.scenes import CAPABILITIES
 from lvlmbench.store import Store, did_you_mean
@@ -62,10 +69,15 @@ def _open_ended(store: Store, seed: int, capabilities: list[str]) -> None:
 def _experiments(store: Store, benchmark: str, models: list[str], seed: int) -> None:
     """The paper's two experiments on the first benchmark, so the report has their charts:
     keys moved to A, to D and spread evenly (position bias), and answers without the image
-    (leakage). The baselines answer in seconds; finished answers are reused on a re-run."""
+    (leakage). The baselines answer in seconds; finished answers are reused on a re-run.
+    Their figures are printed, as the experiment commands print them."""
     started = time.perf_counter()
-    run_position_bias(store, benchmark, models, ["A", "D", "even"], seed, 16, True)
+    targets: list[Target] = ["A", "D", "even"]
+    run_position_bias(store, benchmark, models, targets, seed, 16, True)
     run_leakage(store, benchmark, models, True, 16, True)
+    identities = [resolve_spec(m) for m in models]  # rows are stored under identities
+    print_bias_table(benchmark, position_bias_figures(store, benchmark, targets, identities, seed))
+    print_leakage_table(benchmark, *leakage_figures(store, benchmark, identities))
     console.print(
         f"experiments on {benchmark} (position bias, leakage) in "
         f"{time.perf_counter() - started:.1f}s"

@@ -9,6 +9,8 @@ import typer
 from rich.table import Table
 
 from lvlmbench.autobench.experiments import (
+    BiasFigure,
+    LeakageFigure,
     Target,
     leakage_figures,
     position_bias_figures,
@@ -28,7 +30,13 @@ from lvlmbench.cli.evaluate import Models, check_specs, run_models
 from lvlmbench.models import DEFAULT_CONCURRENCY, display_names, resolve_spec
 from lvlmbench.store import Store, require_benchmark
 
-__all__ = ["experiment_app", "run_leakage", "run_position_bias"]
+__all__ = [
+    "experiment_app",
+    "print_bias_table",
+    "print_leakage_table",
+    "run_leakage",
+    "run_position_bias",
+]
 
 experiment_app = typer.Typer(help="AutoBench-V experiments.", no_args_is_help=True)
 Concurrency = Annotated[int, typer.Option(help="Requests in flight per endpoint.")]
@@ -77,7 +85,7 @@ def run_position_bias(
     """Write a re-keyed copy of the benchmark per target and answer it with every model."""
     try:
         for target in targets:  # every copy's name is checked before the first is written
-            rekey_name(benchmark, target)
+            rekey_name(benchmark, target, seed)
     except ValueError as exc:
         raise BadInput(str(exc)) from None
     for target in targets:
@@ -122,6 +130,11 @@ def leakage(
             }
         )
         return
+    print_leakage_table(benchmark, figures, spread)
+
+
+def print_leakage_table(benchmark: str, figures: list[LeakageFigure], spread: float) -> None:
+    """Accuracy with the image, from the description only and from the question only."""
     table = Table(title=f"{benchmark}: answer leakage (accuracy %)", title_justify="left")
     for column in ("model", "with image", "description only", "image adds", "question only"):
         table.add_column(column, justify="left" if column == "model" else "right")
@@ -147,7 +160,9 @@ def position_bias(
     target: Annotated[
         list[str] | None, typer.Option(help="Letters to put every key at (default A and D).")
     ] = None,
-    seed: Annotated[int, typer.Option(help="Seed for shuffling distractors.")] = 0,
+    seed: Annotated[
+        int, typer.Option(help="Seed for shuffling distractors (part of the copies' names).")
+    ] = 0,
     concurrency: Concurrency = DEFAULT_CONCURRENCY,
     store: StoreOption = None,
     as_json: JsonFlag = False,
@@ -164,20 +179,36 @@ def position_bias(
     targets = [cast(Target, t) for t in [*letters, "even"]]
     run_position_bias(opened, benchmark, model, targets, seed, concurrency, not as_json)
     identities = [resolve_spec(m) for m in model]  # rows are stored under identities
-    figures = position_bias_figures(opened, benchmark, targets, identities)
+    figures = position_bias_figures(opened, benchmark, targets, identities, seed)
     if as_json:
         print_json([{**vars(f), "bias_rate": f.rate} for f in figures])
         return
-    table = Table(title=f"{benchmark}: position bias", title_justify="left")
-    for column in ("model", "keys at", "accuracy %", "even %", "bias rate"):
+    print_bias_table(benchmark, figures)
+
+
+def print_bias_table(benchmark: str, figures: list[BiasFigure]) -> None:
+    """The bias figures as a table: n, accuracies and each rate with its interval."""
+    seed = figures[0].seed if figures else 0
+    table = Table(
+        title=f"{benchmark}: position bias (multiple-choice items, seed {seed})",
+        title_justify="left",
+    )
+    for column in ("model", "keys at", "n", "accuracy %", "even %", "bias rate", "95% CI"):
         table.add_column(column, justify="left" if column == "model" else "right")
     shown = display_names(f.model for f in figures)
     for f in figures:
         table.add_row(
             shown[f.model],
             f.target,
+            str(f.n),
             f"{100 * f.accuracy:.1f}",
             f"{100 * f.even:.1f}",
             f"{100 * f.rate:+.1f}%",
+            f"{100 * f.low:+.1f} … {100 * f.high:+.1f}%",
         )
     console.print(table)
+    console.print(
+        "bias rate = (accuracy with every key at X − even) / even, on multiple-choice items "
+        "only (true/false items are the same in every copy); 95% CI: paired bootstrap over "
+        "items."
+    )

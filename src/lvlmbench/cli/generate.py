@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from typing import Annotated, Any, Literal
 
 import typer
+from rich.markup import escape
 from rich.table import Table
 
 from lvlmbench.autobench.pipeline import DEFAULT_ZETA, LEVELS, GenerateSettings
@@ -20,6 +22,7 @@ from lvlmbench.cli._common import (
     progress_bar,
 )
 from lvlmbench.models import ModelClient
+from lvlmbench.scenes.compose import compose_capability
 from lvlmbench.store import Store
 
 __all__ = ["generate", "parse_levels", "parse_zeta", "run_generation"]
@@ -60,13 +63,18 @@ async def run_generation(
     images: str,
     mode: str,
     show_progress: bool,
-    diversity_graph: bool = True,
+    diversity_graph: bool | None = None,
 ) -> dict[str, Any]:
-    """Build the backend and image client for the specs and run the pipeline."""
+    """Build the backend and image client for the specs and run the pipeline.
+
+    ``diversity_graph``, when given, overrides ``settings.diversity_graph`` (it is part of the
+    benchmark's settings and stored with them)."""
     from lvlmbench.autobench.pipeline import generate_benchmark
     from lvlmbench.cli._backends import make_backend, make_images
 
-    backend = make_backend(examiner, images, mode, store, settings, diversity_graph)
+    if diversity_graph is not None:
+        settings = dataclasses.replace(settings, diversity_graph=diversity_graph)
+    backend = make_backend(examiner, images, mode, store, settings)
     image_client = make_images(images, store)
     try:
         # Dead endpoints stop here, in seconds, before any stage starts.
@@ -86,6 +94,9 @@ def print_report(report: dict[str, Any], name: str) -> None:
     check = report["self_check"]
     table = Table(title=f"benchmark {name}", show_header=False, title_justify="left")
     table.add_row("examiner", report["examiner"])
+    note = report["plan"].get("note")
+    if note:  # a free-text capability composed from built-in aspects: said, never hidden
+        table.add_row("[yellow]capability[/]", escape(note))
     table.add_row(
         "items", f"{report['items']} of {check['units']} planned ({check['dropped']} dropped)"
     )
@@ -150,8 +161,18 @@ def generate(
         float, typer.Option(help="Share of true/false questions (model examiners).")
     ] = 0.2,
     diversity_graph: Annotated[
-        bool, typer.Option(help="Semantic-graph exclusion of repeated themes.")
+        bool,
+        typer.Option(help="Semantic-graph exclusion of repeated themes (stored with the run)."),
     ] = True,
+    exclusions: Annotated[
+        str,
+        typer.Option(
+            help="Semantic-graph schedule f(i), nodes banned after round i: i (paper), 2i, or N."
+        ),
+    ] = "i",
+    k_checks: Annotated[
+        int, typer.Option("--k-checks", help="Self-check questions per image (k).")
+    ] = 5,
     concurrency: Annotated[int, typer.Option(help="Units in flight.")] = 8,
     store: StoreOption = None,
     as_json: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
@@ -174,17 +195,22 @@ def generate(
         zeta=parse_zeta(zeta),
         max_attempts=max_attempts,
         tf_share=tf_share,
+        diversity_graph=diversity_graph,
+        exclusions=exclusions,
+        k_checks=k_checks,
         concurrency=concurrency,
     )
     try:
         settings.validate()
+        if examiner == "procedural":  # refused before the store is opened: nothing written
+            compose_capability(capability)
     except ValueError as exc:
         raise BadInput(str(exc)) from None
     chosen: Literal["scene", "text"] = "scene" if mode == "scene" else "text"
     opened = open_store(store)
     try:
         report = asyncio.run(
-            run_generation(opened, settings, examiner, images, chosen, not as_json, diversity_graph)
+            run_generation(opened, settings, examiner, images, chosen, not as_json)
         )
     except ValueError as exc:
         raise BadInput(str(exc)) from None

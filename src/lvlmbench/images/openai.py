@@ -3,11 +3,14 @@
 Options: ``base_url`` (default https://api.openai.com/v1), ``api_key_env`` (default
 OPENAI_API_KEY; a custom base_url may run without a key), ``timeout`` seconds, ``quality`` and
 ``style`` (sent as given when set), ``size`` (``WxH`` to request instead of the request's own
-size, for models that accept only a few sizes; the image is then resized to what was asked).
+size, for models that accept only a few sizes; the image is then resized to what was asked),
+``seed`` (``true``/``false``: send the request's seed; default true for a custom ``base_url``).
 
-Only the text prompt is used: scene programs are for renderers that draw them exactly. The API
-has no seed, so a request's seed only separates cache entries. A content-policy rejection is a
-refusal (a value), not an error.
+Only the text prompt is used: scene programs are for renderers that draw them exactly. OpenAI's
+own API has no seed parameter (it rejects unknown fields), so there the seed only separates cache
+entries; compatible servers (LocalAI, diffusers behind a shim) are deterministic per prompt, so
+a redraw of a rejected image must carry a new seed or it comes back byte-identical: the seed is
+sent to them. A content-policy rejection is a refusal (a value), not an error.
 """
 
 from __future__ import annotations
@@ -113,6 +116,7 @@ class OpenAITextToImage:
         quality: str | None = None,
         style: str | None = None,
         size: str | None = None,
+        send_seed: bool | None = None,
     ) -> None:
         self.name = name
         self.spec = f"openai/{name}"
@@ -121,6 +125,7 @@ class OpenAITextToImage:
         self.quality = quality
         self.style = style
         self.size = _parse_size(size) if size else None
+        self.send_seed = self.base_url != DEFAULT_BASE_URL if send_seed is None else send_seed
         self._api_key = read_secret(api_key_env)
         self._api_key_env = api_key_env
         if self.base_url == DEFAULT_BASE_URL and not self._api_key:
@@ -167,6 +172,8 @@ class OpenAITextToImage:
             payload["quality"] = self.quality
         if self.style is not None:
             payload["style"] = self.style
+        if self.send_seed:
+            payload["seed"] = request.seed
         return payload
 
     async def generate(self, request: ImageRequest) -> ImageOutput:
@@ -248,7 +255,7 @@ class OpenAITextToImage:
 
 def create(name: str, options: Mapping[str, str]) -> OpenAITextToImage:
     """Registry factory: ``openai/<model>`` with options base_url, api_key_env, timeout,
-    quality, style, size."""
+    quality, style, size, seed."""
     return OpenAITextToImage(
         name,
         base_url=options.get("base_url", DEFAULT_BASE_URL),
@@ -257,4 +264,5 @@ def create(name: str, options: Mapping[str, str]) -> OpenAITextToImage:
         quality=options.get("quality"),
         style=options.get("style"),
         size=options.get("size"),
+        send_seed=None if "seed" not in options else options["seed"] == "true",
     )

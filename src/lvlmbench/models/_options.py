@@ -287,6 +287,7 @@ OPENAI_IMAGE_OPTIONS: Mapping[str, Option] = {
     "quality": Option(_text, changes_output=True),
     "style": Option(_text, changes_output=True),
     "size": Option(_size, changes_output=True),
+    "seed": Option(_boolean, changes_output=True),
 }
 DIFFUSERS_OPTIONS: Mapping[str, Option] = {
     "device": Option(_text, changes_output=False),

@@ -152,6 +152,7 @@ def benchmark_summary(
         "name": name,
         "kind": row["kind"] if row else None,
         "items": len(items),
+        "capability_note": (data.get("plan") or {}).get("note"),
         "models": models,
         "overall": overall,
         **_vlmeval_scores(store, name, row, list(items.values())),

@@ -1,16 +1,22 @@
 """The AutoBench-V experiments as the store keeps them, for the report.
 
 ``lvlmbench experiment`` prints its figures and stores only their inputs: re-keyed copies
-``<bench>@keys-<target>`` (kind ``autobench-rekeyed``) with their responses, and responses to
-the benchmark's own items under the ``no-image`` / ``question-only`` variants. The figures are
-recomputed here with the same functions the command calls, so the report and the command agree.
+``<bench>@keys-<target>-s<seed>`` (kind ``autobench-rekeyed``) with their responses, and
+responses to the benchmark's own items under the ``no-image`` / ``question-only`` variants.
+The figures are recomputed here with the same functions the command calls, so the report and
+the command agree.
 """
 
 from __future__ import annotations
 
 from typing import Any, cast
 
-from lvlmbench.autobench.experiments import Target, leakage_figures, position_bias_figures
+from lvlmbench.autobench.experiments import (
+    Target,
+    leakage_figures,
+    position_bias_figures,
+    rekey_name,
+)
 from lvlmbench.autobench.scoring import accuracy_table
 from lvlmbench.report._common import pct
 from lvlmbench.store import Store
@@ -37,26 +43,34 @@ def _answering(store: Store, benchmark: str, variant: str = "default") -> list[s
 def position_bias_summary(
     store: Store, benchmark: str, benchmarks: list[dict[str, Any]]
 ) -> list[dict[str, Any]]:
-    """Bias figures for every model evaluated on the evenly re-keyed copy ([] without one)."""
-    targets = sorted(
-        str(b["data"].get("target"))
-        for b in benchmarks
-        if b["kind"] == REKEYED and b["data"].get("source") == benchmark
-    )
-    if "even" not in targets or len(targets) < 2:
-        return []
-    models = _answering(store, f"{benchmark}@keys-even")
-    letters = [cast(Target, t) for t in targets if t != "even"]
-    return [
-        {
-            "model": f.model,
-            "target": f.target,
-            "accuracy": pct(f.accuracy),
-            "even": pct(f.even),
-            "bias_rate": pct(f.rate),
-        }
-        for f in position_bias_figures(store, benchmark, letters, models)
-    ]
+    """Bias figures, per seed, for every model evaluated on that seed's evenly re-keyed copy
+    ([] without one)."""
+    by_seed: dict[int, set[str]] = {}
+    for b in benchmarks:
+        data = b.get("data")
+        if b["kind"] == REKEYED and isinstance(data, dict) and data.get("source") == benchmark:
+            by_seed.setdefault(int(data.get("seed") or 0), set()).add(str(data.get("target")))
+    rows = []
+    for seed, targets in sorted(by_seed.items()):
+        if "even" not in targets or len(targets) < 2:
+            continue
+        models = _answering(store, rekey_name(benchmark, "even", seed))
+        letters = [cast(Target, t) for t in sorted(targets) if t != "even"]
+        rows += [
+            {
+                "model": f.model,
+                "seed": f.seed,
+                "target": f.target,
+                "n": f.n,
+                "accuracy": pct(f.accuracy),
+                "even": pct(f.even),
+                "bias_rate": pct(f.rate),
+                "ci_low": pct(f.low),
+                "ci_high": pct(f.high),
+            }
+            for f in position_bias_figures(store, benchmark, letters, models, seed)
+        ]
+    return rows
 
 
 def leakage_summary(store: Store, benchmark: str) -> dict[str, Any] | None:

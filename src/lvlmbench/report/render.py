@@ -125,6 +125,14 @@ def _generation(bench: dict[str, Any]) -> str:
     return '<h3>Generation report</h3><div class="row">' + "".join(parts) + "</div>"
 
 
+def _capability_note(bench: dict[str, Any]) -> str:
+    """How a free-text capability was composed from built-in aspects (shown, never hidden)."""
+    note = bench.get("capability_note")
+    if not note:
+        return ""
+    return f'<p class="note" data-figure="capability-note">{escape(str(note))}</p>'
+
+
 def render_benchmark(bench: dict[str, Any], gallery: str = "") -> str:
     """One benchmark's ``<section>``: tables and inline SVG charts, no script, no styles.
 
@@ -137,6 +145,7 @@ def render_benchmark(bench: dict[str, Any], gallery: str = "") -> str:
         f'<section id="{escape(bench["name"])}"><h2>{escape(bench["name"])}</h2>',
         f'<p class="meta">kind {escape(str(bench["kind"]))} · {bench["items"]} items · models: '
         f"{escape(', '.join(bench['models']) or 'none')}</p>",
+        _capability_note(bench),
         _overall(bench),
         vlmeval_section(bench),
         _accuracy_section(bench, "capability", "capability"),

@@ -44,28 +44,58 @@ def spread_section(bench: dict[str, Any]) -> str:
     return "<h3>Model spread by level</h3>" + table(head, body, "spread") + chart + note
 
 
-def _bias_value(rows: list[dict[str, Any]], model: str, target: str, key: str) -> Any:
-    return next((r[key] for r in rows if r["model"] == model and r["target"] == target), None)
+def _bias_row(rows: list[dict[str, Any]], model: str, target: str) -> dict[str, Any] | None:
+    return next((r for r in rows if r["model"] == model and r["target"] == target), None)
+
+
+def _bias_cells(row: dict[str, Any] | None, model: str, target: str) -> list[str]:
+    if row is None:
+        return [td("-"), td("-"), td("-")]
+    interval = f"{row['ci_low']:+.1f} … {row['ci_high']:+.1f}"
+    return [
+        td(fmt(row["accuracy"]), model=model, keys=target),
+        td(f"{row['bias_rate']:+.1f}", model=model, bias=target),
+        td(interval, model=model, bias_ci=target),
+    ]
 
 
 def position_bias_section(bench: dict[str, Any]) -> str:
-    """Accuracy with every key at one letter against evenly spread keys, and the bias rate."""
+    """Accuracy with every key at one letter against evenly spread keys, and the bias rate
+    with its interval, on multiple-choice items; one table per seed of re-keyed copies."""
     rows = bench.get("position_bias") or []
     if not rows:
         return ""
+    seeds = sorted({r.get("seed", 0) for r in rows})
+    parts = []
+    for seed in seeds:
+        chosen = [r for r in rows if r.get("seed", 0) == seed]
+        parts.append(_bias_table(chosen, f" (seed {seed})" if len(seeds) > 1 else ""))
+    note = (
+        '<p class="note">Re-keyed copies of this benchmark: every multiple-choice key moved to '
+        "one letter, or spread evenly (<code>lvlmbench experiment position-bias</code>). Only "
+        "multiple-choice items count (true/false items are the same in every copy); n is their "
+        "number; the interval is a 95% paired bootstrap over items.</p>"
+    )
+    return "<h3>Position bias</h3>" + note + "".join(parts)
+
+
+def _bias_table(rows: list[dict[str, Any]], suffix: str) -> str:
     models = list(dict.fromkeys(r["model"] for r in rows))
     targets = list(dict.fromkeys(r["target"] for r in rows))
     body = []
     for m in models:
-        even = next(r["even"] for r in rows if r["model"] == m)
-        cells = [td(m), td(fmt(even), model=m, keys="even")]
+        first = next(r for r in rows if r["model"] == m)
+        cells = [
+            td(m),
+            td(str(first["n"]), model=m, n="mc"),
+            td(fmt(first["even"]), model=m, keys="even"),
+        ]
         for t in targets:
-            acc = _bias_value(rows, m, t, "accuracy")
-            rate = _bias_value(rows, m, t, "bias_rate")
-            cells.append(td(fmt(acc), model=m, keys=t))
-            cells.append(td("-" if rate is None else f"{rate:+.1f}", model=m, bias=t))
+            cells += _bias_cells(_bias_row(rows, m, t), m, t)
         body.append(cells)
-    head = ["model", "even %"] + [h for t in targets for h in (f"keys at {t} %", f"bias {t} %")]
+    head = ["model", "n (mc)", "even %"] + [
+        h for t in targets for h in (f"keys at {t} %", f"bias {t} %", f"95% CI {t}")
+    ]
     values = {(r["model"], f"keys at {r['target']}"): r["bias_rate"] for r in rows}
     # A symmetric axis in whole tens, so that the ticks fall on round numbers.
     reach = 10.0 * math.ceil(max([abs(v) for v in values.values()] + [10.0]) * 1.1 / 10)
@@ -73,15 +103,11 @@ def position_bias_section(bench: dict[str, Any]) -> str:
         models,
         [f"keys at {t}" for t in targets],
         values,
-        "bias rate % = (accuracy with keys at X − even) / even",
+        f"bias rate % = (accuracy with keys at X − even) / even{suffix}",
         -reach,
         reach,
     )
-    note = (
-        '<p class="note">Re-keyed copies of this benchmark: every multiple-choice key moved to '
-        "one letter, or spread evenly (<code>lvlmbench experiment position-bias</code>).</p>"
-    )
-    return "<h3>Position bias</h3>" + note + table(head, body, "bias") + chart
+    return table(head, body, "bias") + chart
 
 
 def leakage_section(bench: dict[str, Any]) -> str:
