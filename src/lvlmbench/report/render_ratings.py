@@ -19,6 +19,13 @@ def _padded(lows: list[float], highs: list[float]) -> tuple[float, float]:
     return lo - pad, hi + pad
 
 
+_RATING_NOTE = (
+    '<p class="note">Headline: Bradley-Terry, fitted on all matches at once, on the Elo scale '
+    "(400 points = 10:1 odds, mean rating 1000), with a 95% bootstrap interval; the same "
+    "numbers <code>lvlmbench rate</code> prints. Online Elo replays the matches one by one "
+    "(100 seeded orders averaged) and is shown for comparison with VisIT-Bench only.</p>"
+)
+
 _COMBINE = {
     "majority": "the side that wins more of the two orders wins, otherwise a tie "
     "(VisIT-Bench's released rule)",
@@ -39,27 +46,37 @@ def _combine_note(rep: dict[str, Any]) -> str:
     return f'<p class="note" data-combine="{escape(rule)}">{escape(note)}</p>'
 
 
+def _bt_order(rep: dict[str, Any]) -> list[str]:
+    """Models best first by the headline Bradley-Terry rating (online Elo where BT is absent)."""
+    bt = rep.get("bradley_terry") or {}
+    elo = rep.get("elo") or {}
+
+    def key(m: str) -> tuple[float, float, str]:
+        return (-(bt[m]["rating"] if m in bt else float("-inf")), -elo.get(m, 0.0), m)
+
+    return sorted(set(elo) | set(bt), key=key)
+
+
 def _pairwise_one(rep: dict[str, Any]) -> list[str]:
     title = f"Pairwise ratings — judge {rep['judge']} ({rep['pairs']} pairs)"
-    out = [f"<h3>{escape(title)}</h3>", _combine_note(rep)]
+    out = [f"<h3>{escape(title)}</h3>", _combine_note(rep), _RATING_NOTE]
     bt = rep.get("bradley_terry") or {}
     wins = rep.get("win_rate_vs_reference") or {}
-    models = sorted(set(rep["elo"]) | set(bt), key=lambda m: -rep["elo"].get(m, 0.0))
     rows = []
-    for m in models:
+    for m in _bt_order(rep):
         b, w = bt.get(m), wins.get(m)
         rows.append(
             [
                 td(m),
-                td(fmt(rep["elo"].get(m), 0), model=m, rating="elo"),
-                td(fmt(b["rating"], 1) if b else "-", model=m, rating="bt"),
-                td(ci(b["low"], b["high"]) if b else "-"),
+                td(fmt(b["rating"], 0) if b else "-", model=m, rating="bt"),
+                td(ci(b["low"], b["high"], 0) if b else "-"),
                 td(f"{100 * w['rate']:.1f}" if w else "-", model=m, rating="winrate"),
                 td(ci(100 * w["low"], 100 * w["high"]) if w else "-"),
+                td(fmt(rep["elo"].get(m), 0), model=m, rating="elo"),
             ]
         )
-    head = ["model", "Elo", "Bradley-Terry", "BT 95% CI", "win % vs reference", "win 95% CI"]
-    out.append(table(head, rows, "pair"))
+    head = ["model", "Bradley-Terry", "BT 95% CI", "win % vs reference", "win 95% CI"]
+    out.append(table([*head, "online Elo (order-dependent)"], rows, "pair"))
     if bt:
         dots = [
             Dot(m, "Bradley-Terry", v["rating"], v["low"], v["high"])
@@ -85,7 +102,8 @@ def _pairwise_one(rep: dict[str, Any]) -> list[str]:
 
 
 def pairwise_section(bench: dict[str, Any]) -> str:
-    """Elo, Bradley-Terry and win rate vs reference (with intervals) per pairwise judge."""
+    """Bradley-Terry (the headline) and win rate vs reference with intervals, and online Elo
+    labelled as such, per pairwise judge."""
     return "".join(part for rep in bench["pairwise"] for part in _pairwise_one(rep))
 
 

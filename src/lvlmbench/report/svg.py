@@ -6,7 +6,7 @@ be embedded in HTML and parsed back by tests.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from html import escape
 
@@ -84,14 +84,28 @@ def _value_grid(
     return body
 
 
+_CHANCE = 'stroke="#555" stroke-width="1.5" stroke-dasharray="4 3" class="chance"'
+
+
+def _chance_legend(x: float, y: float) -> list[str]:
+    return [
+        f'<line x1="{x:.1f}" y1="{y - 4:.1f}" x2="{x + 10:.1f}" y2="{y - 4:.1f}" {_CHANCE}/>',
+        _text(x + 14, y, "chance"),
+    ]
+
+
 def dot_interval_chart(
     dots: Sequence[Dot],
     title: str,
     lo: float = 0.0,
     hi: float = 100.0,
     unit: str = "%",
+    chance: Mapping[str, float] | None = None,
 ) -> str:
-    """Horizontal dot-and-whisker chart: one band per row, one offset dot per series."""
+    """Horizontal dot-and-whisker chart: one band per row, one offset dot per series.
+
+    ``chance`` (value per row) draws a dashed vertical line across that row's band: the score
+    a uniform guesser gets there, which differs per row when option counts do."""
     rows = list(dict.fromkeys(d.row for d in dots))
     series = list(dict.fromkeys(d.series for d in dots))
     if hi <= lo:
@@ -107,6 +121,13 @@ def dot_interval_chart(
     for r, row in enumerate(rows):
         y0 = top + band * r
         body.append(_text(left - 6, y0 + band / 2 + 4, row, "end"))
+        if chance is not None and row in chance:
+            x = sx(chance[row])
+            tip = escape(f"chance / {row}: {chance[row]:.1f}{unit}")
+            body.append(
+                f'<line x1="{x:.1f}" y1="{y0 + 2:.1f}" x2="{x:.1f}" y2="{y0 + band - 2:.1f}" '
+                f"{_CHANCE}><title>{tip}</title></line>"
+            )
         for d in (d for d in dots if d.row == row):
             s = series.index(d.series)
             colour = PALETTE[s % len(PALETTE)]
@@ -121,6 +142,8 @@ def dot_interval_chart(
                 f"<title>{escape(tip)}</title></circle>"
             )
     body += _legend(series, left + plot_w + 30, top + 10)
+    if chance:
+        body += _chance_legend(left + plot_w + 30, top + 10 + 16 * len(series))
     return _svg(width, height, body, title)
 
 
@@ -130,8 +153,10 @@ def line_chart(
     title: str,
     lo: float = 0.0,
     hi: float = 100.0,
+    chance: Sequence[float | None] | None = None,
 ) -> str:
-    """One polyline per series over categorical x positions (None leaves a gap)."""
+    """One polyline per series over categorical x positions (None leaves a gap); ``chance``
+    (per x position) is drawn as a dashed grey line."""
     left, top, plot_w, plot_h = 50.0, 34.0, 360.0, 200.0
     width, height = left + plot_w + 30 + 190, top + plot_h + 40
     n = max(len(x_labels), 1)
@@ -165,7 +190,16 @@ def line_chart(
                 f'<circle cx="{x:.1f}" cy="{y:.1f}" r="3" fill="{colour}">'
                 f"<title>{escape(f'{name}: {v:.1f}')}</title></circle>"
             )
+    if chance is not None and any(v is not None for v in chance):
+        points = [(sx(i), sy(v)) for i, v in enumerate(chance) if v is not None]
+        path = " ".join(f"{x:.1f},{y:.1f}" for x, y in points)
+        if len(points) == 1:  # one level: a short dash is still a visible line
+            x, y = points[0]
+            path = f"{x - 20:.1f},{y:.1f} {x + 20:.1f},{y:.1f}"
+        body.append(f'<polyline points="{path}" fill="none" {_CHANCE}/>')
     body += _legend(list(series), left + plot_w + 30, top + 10)
+    if chance is not None and any(v is not None for v in chance):
+        body += _chance_legend(left + plot_w + 30, top + 10 + 16 * len(series))
     return _svg(width, height, body, title)
 
 
@@ -179,12 +213,30 @@ def _cell_colour(value: float) -> str:
 
 
 def heatmap(
-    rows: Sequence[str], columns: Sequence[str], values: dict[tuple[str, str], float], title: str
+    rows: Sequence[str],
+    columns: Sequence[str],
+    values: dict[tuple[str, str], float],
+    title: str,
+    counts: Mapping[tuple[str, str], int] | None = None,
+    near_chance: Collection[tuple[str, str]] = (),
 ) -> str:
-    """Rows × columns grid coloured by value (0-100), the value printed in each cell."""
-    left, top, cw, ch = 200.0, 90.0, 90.0, 22.0
-    width, height = left + cw * len(columns) + 90, top + ch * len(rows) + 10
+    """Rows × columns grid coloured by value (0-100), the value printed in each cell.
+
+    ``counts`` adds each cell's n under its value; cells in ``near_chance`` (their interval
+    includes the chance rate) are hatched and greyed, with a legend saying so, because their
+    colour says nothing a guesser would not also score."""
+    left, top, cw = 200.0, 90.0, 90.0
+    ch = 30.0 if counts is not None else 22.0
+    legend = 24.0 if near_chance else 0.0
+    width, height = left + cw * len(columns) + 90, top + ch * len(rows) + 10 + legend
     body = [_text(8, 14, title, extra='font-weight="bold"')]
+    if near_chance:
+        body.append(
+            '<defs><pattern id="near-chance" width="6" height="6" '
+            'patternUnits="userSpaceOnUse" patternTransform="rotate(45)">'
+            '<line x1="0" y1="0" x2="0" y2="6" stroke="#666" stroke-width="1.5"/>'
+            "</pattern></defs>"
+        )
     for j, col in enumerate(columns):
         x = left + cw * (j + 0.5)
         body.append(_text(x, top - 8, col, "start", f'transform="rotate(-30 {x:.1f} {top - 8})"'))
@@ -192,15 +244,49 @@ def heatmap(
         y = top + ch * i
         body.append(_text(left - 6, y + ch / 2 + 4, row, "end"))
         for j, col in enumerate(columns):
-            x = left + cw * j
-            v = values.get((row, col))
-            fill = "#eee" if v is None else _cell_colour(v)
-            body.append(
-                f'<rect x="{x:.1f}" y="{y:.1f}" width="{cw - 2}" height="{ch - 2}" fill="{fill}"/>'
+            body += _heat_cell(
+                left + cw * j,
+                y,
+                (cw, ch),
+                values.get((row, col)),
+                None if counts is None else counts.get((row, col)),
+                (row, col) in near_chance,
             )
-            label = "-" if v is None else f"{v:.1f}"
-            body.append(_text(x + cw / 2 - 1, y + ch / 2 + 3, label, "middle"))
+    if near_chance:
+        y = top + ch * len(rows) + 10
+        body.append(
+            f'<rect x="{left:.1f}" y="{y:.1f}" width="14" height="12" fill="url(#near-chance)" '
+            'stroke="#999"/>'
+        )
+        body.append(_text(left + 20, y + 10, "95% interval includes chance: not above guessing"))
     return _svg(width, height, body, title)
+
+
+def _heat_cell(
+    x: float, y: float, size: tuple[float, float], v: float | None, n: int | None, near: bool
+) -> list[str]:
+    cw, ch = size
+    fill = "#eee" if v is None else "#ddd" if near else _cell_colour(v)
+    mark = ' data-near-chance="1"' if near else ""
+    out = [
+        f'<rect x="{x:.1f}" y="{y:.1f}" width="{cw - 2}" height="{ch - 2}" fill="{fill}"{mark}/>'
+    ]
+    if near:
+        out.append(
+            f'<rect x="{x:.1f}" y="{y:.1f}" width="{cw - 2}" height="{ch - 2}" '
+            'fill="url(#near-chance)" opacity="0.35"/>'
+        )
+    label = "-" if v is None else f"{v:.1f}"
+    if n is None:
+        out.append(_text(x + cw / 2 - 1, y + ch / 2 + 3, label, "middle"))
+        return out
+    out.append(_text(x + cw / 2 - 1, y + 12, label, "middle"))
+    # Not _text: its font attributes are fixed, and a second font-size would be bad XML.
+    out.append(
+        f'<text x="{x + cw / 2 - 1:.1f}" y="{y + 24:.1f}" text-anchor="middle" '
+        f'font-family="sans-serif" font-size="9" fill="#444">n={n}</text>'
+    )
+    return out
 
 
 def _bar_scale(lo: float, hi: float, left: float, width: float) -> tuple[float, float]:
