@@ -88,6 +88,7 @@ def _finite(value: float) -> float | None:
 
 
 def _metrics(store: Store, benchmark: str, item_ids: set[str]) -> list[dict[str, Any]]:
+    from lvlmbench.judging.metrics import METRICS
     from lvlmbench.judging.metrics.run import summarise_metrics
 
     found: dict[str, set[str]] = {}
@@ -115,6 +116,9 @@ def _metrics(store: Store, benchmark: str, item_ids: set[str]) -> list[dict[str,
                 "mean": _finite(s.mean),
                 "ci_low": _finite(s.interval.low),
                 "ci_high": _finite(s.interval.high),
+                "probe": METRICS[s.metric].probe if s.metric in METRICS else False,
+                "scale": METRICS[s.metric].scale if s.metric in METRICS else None,
+                "bradley_terry": None if rating is None else rating.bradley_terry.get(s.model),
                 "elo": None if rating is None else rating.elo.get(s.model),
                 "win_rate": None if rating is None else rating.win_rate.get(s.model),
             }

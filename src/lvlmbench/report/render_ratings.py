@@ -107,25 +107,67 @@ def pairwise_section(bench: dict[str, Any]) -> str:
     return "".join(part for rep in bench["pairwise"] for part in _pairwise_one(rep))
 
 
+_SCALE_DIGITS = {"0-1": 3, "0-10": 2, "0-100": 1, "tokens": 1}
+"""Decimals per metric scale: enough to tell models apart, not four everywhere."""
+
+_SCALE_AXIS = {"0-1": (0.0, 1.0), "0-10": (0.0, 10.0), "0-100": (0.0, 100.0)}
+
+
+def _metric_name(row: dict[str, Any]) -> str:
+    """The metric's name cell, tagged when it is a probe (length bias, random floor)."""
+    tag = ' <span class="tag">probe</span>' if row.get("probe") else ""
+    attrs = f' data-metric-name="{escape(row["metric"])}"'
+    return f"<td{attrs}>{escape(row['metric'])}{tag}</td>"
+
+
+def _metric_chart(metric: str, rows: list[dict[str, Any]]) -> str:
+    """One metric's means with their intervals, on the metric's own scale."""
+    dots = [
+        Dot(r["model"], metric, r["mean"], r["ci_low"], r["ci_high"])
+        for r in sorted(rows, key=lambda r: -r["mean"])
+        if r["mean"] is not None and r["ci_low"] is not None and r["ci_high"] is not None
+    ]
+    if not dots:
+        return ""
+    scale = rows[0].get("scale")
+    probe = " — probe, not a quality score" if rows[0].get("probe") else ""
+    title = f"{metric} mean (95% bootstrap interval){probe}"
+    lo, hi = _SCALE_AXIS.get(scale or "", _padded([d.low for d in dots], [d.high for d in dots]))
+    return dot_interval_chart(dots, title, max(0.0, lo) if scale else lo, hi, "")
+
+
 def metrics_section(bench: dict[str, Any]) -> str:
-    """Text-metric means with bootstrap intervals, and the ratings their per-item wins give."""
+    """Text-metric means with bootstrap intervals (a table and one chart per metric, probes
+    tagged), and the Bradley-Terry ratings their per-item wins give."""
     rows = bench["metrics"]
     if not rows:
         return ""
-    body = [
-        [
-            td(r["metric"]),
-            td(r["model"]),
-            td(fmt(r["mean"], 4), metric=r["metric"], model=r["model"]),
-            td(ci(r["ci_low"], r["ci_high"], 4)),
-            td(str(r["n"])),
-            td(fmt(r["elo"], 0)),
-            td("-" if r["win_rate"] is None else f"{100 * r['win_rate']:.1f}"),
-        ]
-        for r in rows
-    ]
-    head = ["metric", "model", "mean", "95% CI", "n", "Elo", "win %"]
-    return "<h3>Metric scores (open-ended)</h3>" + table(head, body, "metric")
+    body = []
+    for r in rows:
+        digits = _SCALE_DIGITS.get(r.get("scale") or "", 3)
+        body.append(
+            [
+                _metric_name(r),
+                td(r["model"]),
+                td(fmt(r["mean"], digits), metric=r["metric"], model=r["model"]),
+                td(ci(r["ci_low"], r["ci_high"], digits)),
+                td(str(r["n"])),
+                td(fmt(r.get("bradley_terry"), 0)),
+                td("-" if r["win_rate"] is None else f"{100 * r['win_rate']:.1f}"),
+            ]
+        )
+    head = ["metric", "model", "mean", "95% CI", "n", "Bradley-Terry (per-item wins)", "win %"]
+    note = (
+        '<p class="note">Probes are not quality scores: <code>length</code> counts answer '
+        "tokens (a length-bias probe), <code>random</code> is a seeded random draw (the "
+        "floor any metric should beat).</p>"
+    )
+    by_metric: dict[str, list[dict[str, Any]]] = {}
+    for r in rows:
+        by_metric.setdefault(r["metric"], []).append(r)
+    charts = "".join(_metric_chart(m, mine) for m, mine in by_metric.items())
+    probes = note if any(r.get("probe") for r in rows) else ""
+    return "<h3>Metric scores (open-ended)</h3>" + probes + table(head, body, "metric") + charts
 
 
 def _touchstone_one(entry: dict[str, Any]) -> str:

@@ -11,7 +11,7 @@ from html import escape
 from typing import Any
 
 from lvlmbench.models import display_names
-from lvlmbench.report._html import table, td
+from lvlmbench.report._html import table
 from lvlmbench.report.svg import Dot, dot_interval_chart
 
 __all__ = ["BASELINE_PREFIX", "includes_chance", "model_label", "summary_section"]
@@ -70,7 +70,7 @@ def summary_section(benchmarks: list[dict[str, Any]]) -> str:
 
     def mean_accuracy(model: str) -> float:
         found = [r["accuracy"] for (_, _, m), r in cells.items() if m == model]
-        return sum(found) / len(found)
+        return float(sum(found)) / len(found)
 
     models.sort(key=lambda m: (-mean_accuracy(m), m))
     shown = display_names(models)
