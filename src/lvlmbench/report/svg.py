@@ -303,10 +303,12 @@ def bar_chart(
     lo: float = 0.0,
     hi: float = 100.0,
     unit: str = "%",
+    chance: float | None = None,
 ) -> str:
     """Horizontal grouped bars from zero (negative values go left), the value at each bar's end.
 
-    Used for signed figures such as bias rates, so the zero line is drawn when it is in range.
+    Used for signed figures such as bias rates, so the zero line is drawn when it is in range;
+    ``chance`` (one value for the whole chart) draws a dashed line at the guessing rate.
     """
     if hi <= lo:
         hi = lo + 1.0
@@ -342,6 +344,13 @@ def bar_chart(
             )
             tx, anchor = (end + 3, "start") if v >= 0 else (end - 3, "end")
             body.append(_text(tx, y + bar - 2, f"{v:.1f}", anchor))
+    if chance is not None:
+        x = left + per * (min(max(chance, lo), hi) - lo)
+        body.append(
+            f'<line x1="{x:.1f}" y1="{top}" x2="{x:.1f}" y2="{height - 30:.1f}" {_CHANCE}>'
+            f"<title>{escape(f'chance: {chance:.1f}{unit}')}</title></line>"
+        )
+        body += _chance_legend(left + plot_w + 60, top + 10 + 16 * len(series))
     body += _legend(series, left + plot_w + 60, top + 10)
     return _svg(width, height, body, title)
 
@@ -352,9 +361,11 @@ def range_chart(
     lo: float = 0.0,
     hi: float = 100.0,
     unit: str = "%",
+    chance: Mapping[str, float] | None = None,
 ) -> str:
     """Per row, a grey bar from the lowest to the highest value with every series' dot on it and
-    the range written beside it: how far apart the series are on that row."""
+    the range written beside it: how far apart the series are on that row. ``chance`` (per
+    row) draws a dashed line across the row where a uniform guesser would score."""
     rows = list(values)
     series = list(dict.fromkeys(s for row in values.values() for s in row))
     left, plot_w, band, top = 170.0, 420.0, 30.0, 24.0
@@ -368,6 +379,13 @@ def range_chart(
         y = top + band * r + band / 2
         points = values[row]
         body.append(_text(left - 6, y + 4, row, "end"))
+        if chance is not None and row in chance:
+            x = sx(chance[row])
+            tip = escape(f"chance / {row}: {chance[row]:.1f}{unit}")
+            body.append(
+                f'<line x1="{x:.1f}" y1="{y - band / 2 + 2:.1f}" x2="{x:.1f}" '
+                f'y2="{y + band / 2 - 2:.1f}" {_CHANCE}><title>{tip}</title></line>'
+            )
         if not points:
             continue
         low, high = min(points.values()), max(points.values())
@@ -383,4 +401,6 @@ def range_chart(
             )
         body.append(_text(left + plot_w + 10, y + 4, f"range {high - low:.1f}", "start"))
     body += _legend(series, left + plot_w + 100, top + 10)
+    if chance:
+        body += _chance_legend(left + plot_w + 100, top + 10 + 16 * len(series))
     return _svg(width, height, body, title)
