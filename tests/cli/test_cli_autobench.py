@@ -256,17 +256,20 @@ def test_demo_writes_a_leaderboard_consistent_with_its_store(tmp_path: Path) -> 
     assert result.exit_code == 0, result.output
     assert "accuracy % by capability (95% CI)" in result.output
     assert "demo finished" in result.output
-    for name in ("leaderboard.csv", "leaderboard.md", "summary.json", "lvlmbench.db"):
+    for name in ("accuracy_by_group.csv", "accuracy_by_group.md", "summary.json", "lvlmbench.db"):
         assert (out / name).is_file(), name
+    # One leaderboard.csv schema: the report's, beside report.html; none beside the store.
+    assert not (out / "leaderboard.csv").exists()
+    assert (out / "report" / "leaderboard.csv").is_file()
 
     summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
     assert summary["benchmarks"] == [NAME]
     models = ["baseline/random", "baseline/prior", "baseline/pixels", "baseline/oracle"]
     assert summary["models"] == models
     rows = summary["leaderboard"]
-    with (out / "leaderboard.csv").open(encoding="utf-8", newline="") as source:
+    with (out / "accuracy_by_group.csv").open(encoding="utf-8", newline="") as source:
         assert list(csv.DictReader(source)) == [{k: str(v) for k, v in r.items()} for r in rows]
-    md_lines = (out / "leaderboard.md").read_text(encoding="utf-8").splitlines()
+    md_lines = (out / "accuracy_by_group.md").read_text(encoding="utf-8").splitlines()
     assert len(md_lines) == 2 + len(rows)
 
     store = Store.open(str(out / "lvlmbench.db"))
