@@ -6,6 +6,7 @@ be embedded in HTML and parsed back by tests.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from html import escape
@@ -230,9 +231,13 @@ def heatmap(
     legend = 24.0 if near_chance else 0.0
     width, height = left + cw * len(columns) + 90, top + ch * len(rows) + 10 + legend
     body = [_text(8, 14, title, extra='font-weight="bold"')]
+    # One page holds a heatmap per benchmark: the pattern's id must be unique yet reproducible.
+    seen = repr((title, rows, columns, sorted(values.items()), sorted(near_chance)))
+    digest = hashlib.sha1(seen.encode()).hexdigest()[:10]
+    pattern = f"near-chance-{digest}"
     if near_chance:
         body.append(
-            '<defs><pattern id="near-chance" width="6" height="6" '
+            f'<defs><pattern id="{pattern}" width="6" height="6" '
             'patternUnits="userSpaceOnUse" patternTransform="rotate(45)">'
             '<line x1="0" y1="0" x2="0" y2="6" stroke="#666" stroke-width="1.5"/>'
             "</pattern></defs>"
@@ -250,12 +255,12 @@ def heatmap(
                 (cw, ch),
                 values.get((row, col)),
                 None if counts is None else counts.get((row, col)),
-                (row, col) in near_chance,
+                pattern if (row, col) in near_chance else None,
             )
     if near_chance:
         y = top + ch * len(rows) + 10
         body.append(
-            f'<rect x="{left:.1f}" y="{y:.1f}" width="14" height="12" fill="url(#near-chance)" '
+            f'<rect x="{left:.1f}" y="{y:.1f}" width="14" height="12" fill="url(#{pattern})" '
             'stroke="#999"/>'
         )
         body.append(_text(left + 20, y + 10, "95% interval includes chance: not above guessing"))
@@ -263,9 +268,16 @@ def heatmap(
 
 
 def _heat_cell(
-    x: float, y: float, size: tuple[float, float], v: float | None, n: int | None, near: bool
+    x: float,
+    y: float,
+    size: tuple[float, float],
+    v: float | None,
+    n: int | None,
+    pattern: str | None,
 ) -> list[str]:
+    """One cell; ``pattern`` (the hatching's id) when its interval includes chance."""
     cw, ch = size
+    near = pattern is not None
     fill = "#eee" if v is None else "#ddd" if near else _cell_colour(v)
     mark = ' data-near-chance="1"' if near else ""
     out = [
@@ -274,7 +286,7 @@ def _heat_cell(
     if near:
         out.append(
             f'<rect x="{x:.1f}" y="{y:.1f}" width="{cw - 2}" height="{ch - 2}" '
-            'fill="url(#near-chance)" opacity="0.35"/>'
+            f'fill="url(#{pattern})" opacity="0.35"/>'
         )
     label = "-" if v is None else f"{v:.1f}"
     if n is None:
