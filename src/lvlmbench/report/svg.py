@@ -73,7 +73,10 @@ def _value_scale(lo: float, hi: float, left: float, plot_w: float) -> Callable[[
 def _value_grid(
     sx: Callable[[float], float], lo: float, hi: float, top: float, height: float, unit: str
 ) -> list[str]:
-    """Five vertical grid lines with their values under the plot."""
+    """Five vertical grid lines with their values under the plot (decimals enough to tell the
+    ticks of a 0-1 or 0-10 axis apart)."""
+    span = hi - lo
+    digits = 0 if span >= 20 else 1 if span >= 2 else 2
     body = []
     for k in range(5):
         v = lo + (hi - lo) * k / 4
@@ -81,7 +84,7 @@ def _value_grid(
         body.append(
             f'<line x1="{x:.1f}" y1="{top}" x2="{x:.1f}" y2="{height - 30:.1f}" stroke="#ddd"/>'
         )
-        body.append(_text(x, height - 16, f"{v:.0f}{unit}", "middle"))
+        body.append(_text(x, height - 16, f"{v:.{digits}f}{unit}", "middle"))
     return body
 
 
