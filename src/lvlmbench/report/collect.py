@@ -8,7 +8,7 @@ from __future__ import annotations
 import math
 import statistics
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lvlmbench.autobench.scoring import AccuracyRow, accuracy_table, facet_value
 from lvlmbench.autobench.vlmeval_scores import circular_table, mme_table
@@ -19,6 +19,9 @@ from lvlmbench.report.experiments import leakage_summary, position_bias_summary,
 from lvlmbench.report.scores import hallucination_scores, touchstone_scores
 from lvlmbench.store import Store, get_benchmark, iter_items, iter_judgments, list_benchmarks
 from lvlmbench.types import BenchmarkItem
+
+if TYPE_CHECKING:  # only for the annotation: the metrics stay imported where they are used
+    from lvlmbench.judging.metrics.run import MetricRating
 
 __all__ = [
     "LEVELS",
@@ -87,6 +90,11 @@ def _finite(value: float) -> float | None:
     return value if math.isfinite(value) else None
 
 
+def _bt_interval(rating: MetricRating | None, model: str) -> list[float] | None:
+    interval = None if rating is None else rating.bt_intervals.get(model)
+    return None if interval is None else [interval.low, interval.high]
+
+
 def _metrics(store: Store, benchmark: str, item_ids: set[str]) -> list[dict[str, Any]]:
     from lvlmbench.judging.metrics import METRICS
     from lvlmbench.judging.metrics.run import summarise_metrics
@@ -119,6 +127,7 @@ def _metrics(store: Store, benchmark: str, item_ids: set[str]) -> list[dict[str,
                 "probe": METRICS[s.metric].probe if s.metric in METRICS else False,
                 "scale": METRICS[s.metric].scale if s.metric in METRICS else None,
                 "bradley_terry": None if rating is None else rating.bradley_terry.get(s.model),
+                "bt_interval": _bt_interval(rating, s.model),
                 "elo": None if rating is None else rating.elo.get(s.model),
                 "win_rate": None if rating is None else rating.win_rate.get(s.model),
             }

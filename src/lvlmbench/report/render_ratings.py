@@ -113,6 +113,11 @@ _SCALE_DIGITS = {"0-1": 3, "0-10": 2, "0-100": 1, "tokens": 1}
 _SCALE_AXIS = {"0-1": (0.0, 1.0), "0-10": (0.0, 10.0), "0-100": (0.0, 100.0)}
 
 
+def _pair(values: Any) -> tuple[float | None, float | None]:
+    """An optional [low, high] list as a pair (None, None when absent)."""
+    return (values[0], values[1]) if values else (None, None)
+
+
 def _metric_name(row: dict[str, Any]) -> str:
     """The metric's name cell, tagged when it is a probe (length bias, random floor)."""
     tag = ' <span class="tag">probe</span>' if row.get("probe") else ""
@@ -153,10 +158,12 @@ def metrics_section(bench: dict[str, Any]) -> str:
                 td(ci(r["ci_low"], r["ci_high"], digits)),
                 td(str(r["n"])),
                 td(fmt(r.get("bradley_terry"), 0)),
+                td(ci(*_pair(r.get("bt_interval")), 0)),
                 td("-" if r["win_rate"] is None else f"{100 * r['win_rate']:.1f}"),
             ]
         )
-    head = ["metric", "model", "mean", "95% CI", "n", "Bradley-Terry (per-item wins)", "win %"]
+    head = ["metric", "model", "mean", "95% CI", "n", "Bradley-Terry (per-item wins)", "BT 95% CI"]
+    head.append("win %")
     note = (
         '<p class="note">Probes are not quality scores: <code>length</code> counts answer '
         "tokens (a length-bias probe), <code>random</code> is a seeded random draw (the "
