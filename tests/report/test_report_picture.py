@@ -4,6 +4,7 @@ near-chance marks; probe metrics are tagged."""
 
 from __future__ import annotations
 
+import json
 import re
 import xml.etree.ElementTree as ET
 from html import escape, unescape
@@ -194,3 +195,34 @@ def test_demo_metrics_in_the_report_tag_exactly_the_probes(built: Built) -> None
     shown = set(re.findall(r'data-metric-name="([^"]*)"', html))
     assert tagged == shown & {"length", "random"}
     assert shown - tagged  # real metrics are shown untagged
+
+
+def test_metric_bradley_terry_has_the_same_interval_in_terminal_and_report(built: Built) -> None:
+    from rich.console import Console
+
+    from lvlmbench.cli.metrics import metric_tables
+    from lvlmbench.judging.metrics.run import summarise_metrics
+
+    summary = json.loads(built.summary_path.read_text(encoding="utf-8"))
+    rows = next(b for b in summary["benchmarks"] if b["name"] == OPEN)["metrics"]
+    models = sorted({r["model"] for r in rows})
+    metrics = sorted({r["metric"] for r in rows})
+    scores, ratings = summarise_metrics(built.store, OPEN, models, metrics, rounds=200)
+    console = Console(width=400, record=True)
+    for t in metric_tables(scores, ratings):
+        console.print(t)
+    terminal = console.export_text()
+    html = section(built.html, OPEN)
+    checked = 0
+    for rating in ratings:
+        for model, value in rating.bradley_terry.items():
+            interval = rating.bt_intervals[model]
+            assert interval.low <= value <= interval.high
+            shown = f"{value:.0f} [{interval.low:.0f}–{interval.high:.0f}]"
+            assert shown in terminal
+            row = next(r for r in rows if r["metric"] == rating.metric and r["model"] == model)
+            assert row["bradley_terry"] == pytest.approx(value)
+            assert row["bt_interval"] == pytest.approx([interval.low, interval.high])
+            assert f"<td>{interval.low:.0f}–{interval.high:.0f}</td>" in html
+            checked += 1
+    assert checked >= 3
