@@ -223,7 +223,8 @@ def pairwise(
     store: StoreOption = None,
     as_json: AsJson = False,
 ) -> None:
-    """Judge every pair of models in both orders (VisIT-Bench); print Elo and win rates."""
+    """Judge every pair of models in both orders (VisIT-Bench); print Bradley-Terry ratings
+    (95% CI), win rates and online Elo."""
     rule = combine_rule(combine)
     opened = _open_checked(store, benchmark, [*model, judge], concurrency)
     include = reference_free and play_reference
