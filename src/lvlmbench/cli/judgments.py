@@ -74,8 +74,9 @@ def rate(
     as_json: AsJson = False,
 ) -> None:
     """Bradley-Terry (95% bootstrap CI; the headline), win rate vs the reference, online Elo,
-    judge diagnostics; the two orders of each pair combined by ``--combine``. ``-j human`` rates from people's
-    votes (every vote a match, nothing to combine; ``-j human:<annotator>`` for one annotator)."""
+    judge diagnostics; the two orders of each pair combined by ``--combine``. ``-j human``
+    rates from people's votes (every vote a match, nothing to combine;
+    ``-j human:<annotator>`` for one annotator)."""
     rule = combine_rule(combine)
     opened = open_store(store)
     if judge == HUMAN or (judge or "").startswith(HUMAN + ":"):
