@@ -317,7 +317,11 @@ def test_written_files_match_the_rows(store: Store, tmp_path: Path) -> None:
     rows = leaderboard(store, ["b1", "b2"], ["m1", "m2"], ("capability", "difficulty"))
     out = tmp_path / "board" / "nested"
     paths = write_leaderboard(rows, out, {"benchmarks": ["b1", "b2"], "wall_s": 1.5})
-    assert [p.name for p in paths] == ["leaderboard.csv", "leaderboard.md", "summary.json"]
+    assert [p.name for p in paths] == [
+        "accuracy_by_group.csv",
+        "accuracy_by_group.md",
+        "summary.json",
+    ]
     with paths[0].open(encoding="utf-8", newline="") as source:
         from_csv = list(csv.DictReader(source))
     assert from_csv == [{k: str(v) for k, v in row.items()} for row in rows]

@@ -270,17 +270,20 @@ def test_demo_writes_a_leaderboard_consistent_with_its_store(tmp_path: Path) -> 
     flat = " ".join(result.output.split())
     assert f"{NAME}: position bias (multiple-choice items, seed 0)" in flat
     assert f"{NAME}: answer leakage (accuracy %)" in flat
-    for name in ("leaderboard.csv", "leaderboard.md", "summary.json", "lvlmbench.db"):
+    for name in ("accuracy_by_group.csv", "accuracy_by_group.md", "summary.json", "lvlmbench.db"):
         assert (out / name).is_file(), name
+    # One leaderboard.csv schema: the report's, beside report.html; none beside the store.
+    assert not (out / "leaderboard.csv").exists()
+    assert (out / "report" / "leaderboard.csv").is_file()
 
     summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
     assert summary["benchmarks"] == [NAME]
     models = ["baseline/random", "baseline/prior", "baseline/pixels", "baseline/oracle"]
     assert summary["models"] == models
     rows = summary["leaderboard"]
-    with (out / "leaderboard.csv").open(encoding="utf-8", newline="") as source:
+    with (out / "accuracy_by_group.csv").open(encoding="utf-8", newline="") as source:
         assert list(csv.DictReader(source)) == [{k: str(v) for k, v in r.items()} for r in rows]
-    md_lines = (out / "leaderboard.md").read_text(encoding="utf-8").splitlines()
+    md_lines = (out / "accuracy_by_group.md").read_text(encoding="utf-8").splitlines()
     assert len(md_lines) == 2 + len(rows)
 
     store = Store.open(str(out / "lvlmbench.db"))

@@ -1,4 +1,11 @@
-"""Leaderboards over several AutoBench-V benchmarks, and their CSV / Markdown / JSON files."""
+"""Accuracy per model × group over several AutoBench-V benchmarks pooled together, and its CSV /
+Markdown / JSON files (what ``lvlmbench demo`` writes beside its store).
+
+This is a *long* table (one row per model × capability × aspect × level, as pandas' groupby
+gives it), so its files are ``accuracy_by_group.csv``/``.md``, not ``leaderboard.csv``: the
+one ``leaderboard.csv`` schema is the report's wide one (one row per benchmark × model, see
+:mod:`lvlmbench.report.leaderboard`), written beside ``report.html``.
+"""
 
 from __future__ import annotations
 
@@ -11,7 +18,10 @@ from lvlmbench._csv import write_csv
 from lvlmbench.autobench.scoring import accuracy_table
 from lvlmbench.store import Store
 
-__all__ = ["leaderboard", "write_leaderboard"]
+__all__ = ["GROUPED", "leaderboard", "write_leaderboard"]
+
+GROUPED = "accuracy_by_group"
+"""Stem of the long table's files (never ``leaderboard``: that name is the report's schema)."""
 
 
 def leaderboard(
@@ -54,9 +64,9 @@ def _markdown(rows: list[dict[str, Any]]) -> str:
 def write_leaderboard(
     rows: list[dict[str, Any]], out_dir: Path, extra: dict[str, Any] | None = None
 ) -> list[Path]:
-    """Write leaderboard.csv, leaderboard.md and summary.json into ``out_dir``."""
+    """Write accuracy_by_group.csv, accuracy_by_group.md and summary.json into ``out_dir``."""
     out_dir.mkdir(parents=True, exist_ok=True)
-    paths = [out_dir / "leaderboard.csv", out_dir / "leaderboard.md", out_dir / "summary.json"]
+    paths = [out_dir / f"{GROUPED}.csv", out_dir / f"{GROUPED}.md", out_dir / "summary.json"]
     write_csv(paths[0], list(rows[0]) if rows else ["model"], rows)
     paths[1].write_text(_markdown(rows), encoding="utf-8")
     paths[2].write_text(

@@ -65,22 +65,36 @@ def hallucination_table(rows: list[dict[str, Any]], title: str) -> Table:
     return table
 
 
+def _bt_first(report: PairwiseReport) -> list[str]:
+    """Players best first by Bradley-Terry, the headline (online Elo where BT is absent)."""
+    bt = report.bradley_terry.ratings if report.bradley_terry else {}
+
+    def key(p: str) -> tuple[float, float, str]:
+        return (-bt.get(p, float("-inf")), -report.elo.get(p, 0.0), p)
+
+    return sorted(set(report.elo) | set(bt), key=key)
+
+
 def print_pairwise_report(report: PairwiseReport) -> None:
+    """Bradley-Terry with its 95% interval first (as the report and web app show it), online
+    Elo last and labelled as such."""
     data = report.as_dict()
     table = Table(title=f"{report.protocol} judged by {report.judge}", title_justify="left")
-    for name in ("model", "Elo", "Bradley-Terry (95% CI)", "win rate vs ref (95% CI)", "ties"):
+    heads = ("model", "Bradley-Terry (95% CI)", "win rate vs ref (95% CI)", "ties", "online Elo")
+    for name in heads:
         table.add_column(name, justify="left" if name == "model" else "right")
     bt = data["bradley_terry"] or {}
-    shown = display_names(report.elo)
-    for player in sorted(report.elo, key=lambda p: -report.elo[p]):
+    shown = display_names(_bt_first(report))
+    for player in _bt_first(report):
         b = bt.get(player)
         w = report.win_rates.get(player)
+        elo = report.elo.get(player)
         table.add_row(
             shown[player],
-            f"{report.elo[player]:.0f}",
             "-" if b is None else f"{b['rating']:.0f} ({b['low']:.0f}–{b['high']:.0f})",
             "-" if w is None else f"{pct(w.rate)} ({pct(w.interval.low)}–{pct(w.interval.high)})",
             "-" if w is None else str(w.ties),
+            "-" if elo is None else f"{elo:.0f}",
         )
     console.print(table)
     console.print(
@@ -89,6 +103,11 @@ def print_pairwise_report(report: PairwiseReport) -> None:
         highlight=False,
     )
     console.print(f"two orders combined: {COMBINE_NOTES[report.combine]}", highlight=False)
+    console.print(
+        "Bradley-Terry: all matches fitted at once, Elo scale (mean 1000), 95% bootstrap "
+        "interval; online Elo: matches replayed one by one, for comparison only",
+        highlight=False,
+    )
     missing = report.items_without_reference
     if missing and (report.win_rates or missing == report.items):
         console.print(

@@ -238,7 +238,8 @@ def pairwise(
     system_prompt: SystemPrompt = None,
     param: Params = None,
 ) -> None:
-    """Judge every pair of models in both orders (VisIT-Bench); print Elo and win rates."""
+    """Judge every pair of models in both orders (VisIT-Bench); print Bradley-Terry ratings
+    (95% CI), win rates and online Elo."""
     judge = spec_with_flags(judge, max_tokens, temperature, top_p, seed, system_prompt, param)
     rule = combine_rule(combine)
     opened = _open_checked(store, benchmark, [*model, judge], concurrency)

@@ -73,9 +73,10 @@ def rate(
     store: StoreOption = None,
     as_json: AsJson = False,
 ) -> None:
-    """Elo and Bradley-Terry (95% bootstrap CI), win rate vs the reference, judge diagnostics;
-    the two orders of each pair combined by ``--combine``. ``-j human`` rates from people's
-    votes (every vote a match, nothing to combine; ``-j human:<annotator>`` for one annotator)."""
+    """Bradley-Terry (95% bootstrap CI; the headline), win rate vs the reference, online Elo,
+    judge diagnostics; the two orders of each pair combined by ``--combine``. ``-j human``
+    rates from people's votes (every vote a match, nothing to combine;
+    ``-j human:<annotator>`` for one annotator)."""
     rule = combine_rule(combine)
     opened = open_store(store)
     require_benchmark(opened, benchmark)

@@ -60,7 +60,8 @@ def metric_tables(scores: list[MetricScore], ratings: list[MetricRating]) -> lis
             str(row[0].skipped),
         )
     rated = Table(
-        title="ratings from per-item matches: Bradley-Terry (win rate %)", title_justify="left"
+        title="ratings from per-item matches: Bradley-Terry [95% CI] (win rate %)",
+        title_justify="left",
     )
     rated.add_column("model", no_wrap=True)
     for rating in ratings:
@@ -69,13 +70,20 @@ def metric_tables(scores: list[MetricScore], ratings: list[MetricRating]) -> lis
         rated.add_row(
             model,
             *(
-                f"{r.bradley_terry[model]:.0f} [dim]({100 * r.win_rate[model]:.0f}%)[/]"
+                f"{r.bradley_terry[model]:.0f}{_bt_interval(r, model)} "
+                f"[dim]({100 * r.win_rate[model]:.0f}%)[/]"
                 if model in r.bradley_terry
                 else "-"
                 for r in ratings
             ),
         )
     return [means, rated] if ratings else [means]
+
+
+def _bt_interval(rating: MetricRating, model: str) -> str:
+    """The model's Bradley-Terry interval as " [low–high]" ('' when not computed)."""
+    interval = rating.bt_intervals.get(model)
+    return "" if interval is None else f" \\[{interval.low:.0f}–{interval.high:.0f}]"
 
 
 def open_ended_tables(result: dict[str, Any]) -> list[Table]:
@@ -98,6 +106,9 @@ def open_ended_tables(result: dict[str, Any]) -> list[Table]:
             bradley_terry=data["bradley_terry"],
             elo=data["elo"],
             win_rate=data["win_rate"],
+            bt_intervals={
+                m: Interval(low, high) for m, (low, high) in data.get("bt_intervals", {}).items()
+            },
         )
         for metric, data in result["ratings"].items()
     ]

@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import math
 import statistics
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, Any
 
-from lvlmbench.autobench.scoring import AccuracyRow, accuracy_table
+from lvlmbench.autobench.scoring import AccuracyRow, accuracy_table, facet_value
 from lvlmbench.autobench.vlmeval_scores import circular_table, mme_table
 from lvlmbench.judging.pairwise import PAIRWISE
 from lvlmbench.judging.summaries import judges_for, pairwise_report
@@ -20,10 +20,44 @@ from lvlmbench.report.scores import hallucination_scores, touchstone_scores
 from lvlmbench.store import Store, get_benchmark, iter_items, iter_judgments, list_benchmarks
 from lvlmbench.types import BenchmarkItem
 
-__all__ = ["LEVELS", "benchmark_summary", "collect", "level_spread", "pct"]
+if TYPE_CHECKING:  # only for the annotation: the metrics stay imported where they are used
+    from lvlmbench.judging.metrics.run import MetricRating
+
+__all__ = [
+    "LEVELS",
+    "benchmark_summary",
+    "chance_by_group",
+    "collect",
+    "level_spread",
+    "pct",
+]
 
 
-def _rows(rows: list[AccuracyRow], by: Sequence[str]) -> list[dict[str, Any]]:
+def _item_chance(item: BenchmarkItem) -> float | None:
+    """The chance of a uniform guess being right: 1/options for MC, 1/2 for TF."""
+    if item.kind == "tf":
+        return 0.5
+    if item.kind == "mc" and item.options:
+        return 1.0 / len(item.options)
+    return None
+
+
+def chance_by_group(
+    items: Iterable[BenchmarkItem], by: Sequence[str]
+) -> dict[tuple[str, ...], float]:
+    """Chance accuracy (%) per group of scored items: the mean of the items' guessing odds, so
+    a group mixing 4- and 2-option items gets the rate a uniform guesser would score on it."""
+    odds: dict[tuple[str, ...], list[float]] = {}
+    for item in items:
+        chance = _item_chance(item)
+        if chance is not None and item.answer is not None:
+            odds.setdefault(tuple(facet_value(item, b) for b in by), []).append(chance)
+    return {group: pct(sum(v) / len(v)) for group, v in odds.items()}
+
+
+def _rows(
+    rows: list[AccuracyRow], by: Sequence[str], chance: dict[tuple[str, ...], float] | None = None
+) -> list[dict[str, Any]]:
     out = []
     for row in rows:
         low, high = row.interval
@@ -38,16 +72,31 @@ def _rows(rows: list[AccuracyRow], by: Sequence[str]) -> list[dict[str, Any]]:
                 "answered": row.answered,
                 "unparseable": row.unparseable,
                 "failed": row.failed,
+                "chance": (chance or {}).get(row.group),
             }
         )
     return out
+
+
+def _facet_rows(
+    store: Store, name: str, items: Iterable[BenchmarkItem], facet: str
+) -> list[dict[str, Any]]:
+    """Accuracy per ``facet`` group with each group's chance rate."""
+    chance = chance_by_group(items, [facet])
+    return _rows(accuracy_table(store, name, [facet]), [facet], chance)
 
 
 def _finite(value: float) -> float | None:
     return value if math.isfinite(value) else None
 
 
+def _bt_interval(rating: MetricRating | None, model: str) -> list[float] | None:
+    interval = None if rating is None else rating.bt_intervals.get(model)
+    return None if interval is None else [interval.low, interval.high]
+
+
 def _metrics(store: Store, benchmark: str, item_ids: set[str]) -> list[dict[str, Any]]:
+    from lvlmbench.judging.metrics import METRICS
     from lvlmbench.judging.metrics.run import summarise_metrics
 
     found: dict[str, set[str]] = {}
@@ -75,6 +124,10 @@ def _metrics(store: Store, benchmark: str, item_ids: set[str]) -> list[dict[str,
                 "mean": _finite(s.mean),
                 "ci_low": _finite(s.interval.low),
                 "ci_high": _finite(s.interval.high),
+                "probe": METRICS[s.metric].probe if s.metric in METRICS else False,
+                "scale": METRICS[s.metric].scale if s.metric in METRICS else None,
+                "bradley_terry": None if rating is None else rating.bradley_terry.get(s.model),
+                "bt_interval": _bt_interval(rating, s.model),
                 "elo": None if rating is None else rating.elo.get(s.model),
                 "win_rate": None if rating is None else rating.win_rate.get(s.model),
             }
@@ -143,10 +196,11 @@ def benchmark_summary(
     data: dict[str, Any] = row["data"] if row else {}
     items = {i.id: i for i in iter_items(store, name)}
     item_ids = set(items)
-    overall = _rows(accuracy_table(store, name), ())
+    overall = _rows(accuracy_table(store, name), (), chance_by_group(items.values(), ()))
     metrics = _metrics(store, name, item_ids)
     models = [r["model"] for r in overall] or sorted({m["model"] for m in metrics})
     by_level = accuracy_table(store, name, ["difficulty"])
+    level_chance = chance_by_group(items.values(), ["difficulty"])
     listed = list_benchmarks(store) if benchmarks is None else benchmarks
     return {
         "name": name,
@@ -156,10 +210,10 @@ def benchmark_summary(
         "models": models,
         "overall": overall,
         **_vlmeval_scores(store, name, row, list(items.values())),
-        "capability": _rows(accuracy_table(store, name, ["capability"]), ["capability"]),
-        "difficulty": _rows(by_level, ["difficulty"]),
+        "capability": _facet_rows(store, name, items.values(), "capability"),
+        "difficulty": _rows(by_level, ["difficulty"], level_chance),
         "spread": level_spread(by_level),
-        "fine_aspect": _rows(accuracy_table(store, name, ["fine_aspect"]), ["fine_aspect"]),
+        "fine_aspect": _facet_rows(store, name, items.values(), "fine_aspect"),
         "self_check": data.get("self_check"),
         "diversity": data.get("diversity"),
         "answer_letters": data.get("answer_letters"),

@@ -6,14 +6,18 @@ Every figure ``X`` with an interval comes as three columns ``X``, ``X_low``, ``X
 - ``accuracy`` (choice items, %, Wilson 95%) with ``correct``, ``answered``, ``unparseable``,
   ``failed``; ``level:<difficulty>`` and ``capability:<name>`` likewise per group;
 - ``metric:<name>`` (text-metric mean, bootstrap 95%);
-- ``elo:<judge>``, ``bt:<judge>`` (Bradley-Terry, bootstrap 95%) and ``win_rate:<judge>``
-  (% vs the reference, Wilson 95%) per pairwise judge, with ``combine:<judge>`` naming how
-  the two orders were combined (``majority`` or ``both``);
+- ``bt:<judge>`` (Bradley-Terry on the Elo scale, mean 1000, bootstrap 95%: the headline
+  rating), ``win_rate:<judge>`` (% vs the reference, Wilson 95%) and ``online_elo:<judge>``
+  (order-dependent online Elo, no interval, for comparison with VisIT-Bench) per pairwise
+  judge, with ``combine:<judge>`` naming how the two orders were combined (``majority`` or
+  ``both``);
 - ``touchstone:<judge>`` (score ×100, bootstrap 95%), ``touchstone_rel:<judge>`` (% of the
   reference) and ``touchstone:<judge>:<ability>``;
 - ``hallucination:<judge>`` (mean 0-10, bootstrap 95%).
 
-Cells a benchmark has no figure for are empty. The Markdown file has one table per benchmark
+Cells a benchmark has no figure for are empty. This is the one ``leaderboard.csv`` schema; the
+demo's long per-group accuracy table is ``accuracy_by_group.csv`` (see
+:mod:`lvlmbench.autobench.leaderboard`). The Markdown file has one table per benchmark
 with only that benchmark's columns and each interval folded into its cell: ``62.5 [50.1, 73.2]``.
 """
 
@@ -66,13 +70,17 @@ def _ratings(bench: dict[str, Any]) -> Iterator[tuple[str, dict[str, Any]]]:
         yield r["model"], _with_ci(f"metric:{r['metric']}", r["mean"], r["ci_low"], r["ci_high"])
     for rep in bench["pairwise"]:
         judge = rep["judge"]
-        for model, elo in rep["elo"].items():
-            yield model, {f"elo:{judge}": round(elo, 1), f"combine:{judge}": rep.get("combine")}
+        # Bradley-Terry first: the headline rating, as in the report and `lvlmbench rate`.
         for model, b in (rep.get("bradley_terry") or {}).items():
             yield model, _with_ci(f"bt:{judge}", b["rating"], b["low"], b["high"])
         for model, w in (rep.get("win_rate_vs_reference") or {}).items():
             scaled = (100 * w["rate"], 100 * w["low"], 100 * w["high"])
             yield model, _with_ci(f"win_rate:{judge}", *scaled)
+        for model, elo in rep["elo"].items():
+            yield (
+                model,
+                {f"online_elo:{judge}": round(elo, 1), f"combine:{judge}": rep.get("combine")},
+            )
 
 
 def _judged(bench: dict[str, Any]) -> Iterator[tuple[str, dict[str, Any]]]:

@@ -21,6 +21,7 @@ from lvlmbench.report.render_ratings import (
     pairwise_section,
     touchstone_section,
 )
+from lvlmbench.report.render_summary import includes_chance, summary_section
 from lvlmbench.report.render_vlmeval import vlmeval_section
 from lvlmbench.report.svg import Dot, dot_interval_chart, heatmap, line_chart
 
@@ -64,7 +65,10 @@ def _accuracy_section(bench: dict[str, Any], facet: str, label: str) -> str:
         for r in rows
         if r[facet] == g
     ]
-    chart = dot_interval_chart(dots, f"accuracy by {label} (95% Wilson interval)")
+    chance = {r[facet]: r["chance"] for r in rows if r.get("chance") is not None}
+    chart = dot_interval_chart(
+        dots, f"accuracy by {label} (95% Wilson interval, dashed: chance)", chance=chance
+    )
     return f"<h3>Accuracy by {escape(label)}</h3>" + table(head, body, "acc") + chart
 
 
@@ -92,8 +96,12 @@ def _difficulty_lines(bench: dict[str, Any]) -> str:
     levels = _ordered_groups(rows, "difficulty")
     by_key = {(r["model"], r["difficulty"]): r["accuracy"] for r in rows}
     series = {m: [by_key.get((m, lv)) for lv in levels] for m in bench["models"]}
+    chance = {r["difficulty"]: r.get("chance") for r in rows}
     return "<h3>Accuracy vs difficulty</h3>" + line_chart(
-        levels, series, "accuracy % by difficulty level"
+        levels,
+        series,
+        "accuracy % by difficulty level (dashed: chance)",
+        chance=[chance.get(lv) for lv in levels],
     )
 
 
@@ -103,9 +111,16 @@ def _heatmap(bench: dict[str, Any]) -> str:
         return ""
     aspects = sorted({r["fine_aspect"] for r in rows})
     values = {(r["fine_aspect"], r["model"]): float(r["accuracy"]) for r in rows}
-    return "<h3>Fine aspect × model</h3>" + heatmap(
-        aspects, bench["models"], values, "accuracy % per fine aspect"
+    counts = {(r["fine_aspect"], r["model"]): int(r["answered"]) for r in rows}
+    near = {(r["fine_aspect"], r["model"]) for r in rows if includes_chance(r)}
+    note = (
+        '<p class="note">Each cell: accuracy % and n, the answered items; hatched grey cells '
+        "have a 95% Wilson interval that includes the aspect's chance rate (1/options for "
+        "multiple choice, 1/2 for true/false), so they do not show the model above guessing."
+        "</p>"
     )
+    chart = heatmap(aspects, bench["models"], values, "accuracy % per fine aspect", counts, near)
+    return "<h3>Fine aspect × model</h3>" + note + chart
 
 
 def _generation(bench: dict[str, Any]) -> str:
@@ -176,8 +191,11 @@ def report_css() -> str:
 
 
 def render_page(data: dict[str, Any], sections: list[str], generated: str) -> str:
-    """The whole page from ``templates/report.html`` with the stylesheet inlined."""
-    toc = "".join(
+    """The whole page from ``templates/report.html`` with the stylesheet inlined; it opens with
+    the model × capability summary over every benchmark shown."""
+    summary = summary_section(data["benchmarks"])
+    toc = '<li><a href="#summary">summary</a></li>' if summary else ""
+    toc += "".join(
         f'<li><a href="#{escape(b["name"])}">{escape(b["name"])}</a></li>'
         for b in data["benchmarks"]
     )
@@ -187,5 +205,5 @@ def render_page(data: dict[str, Any], sections: list[str], generated: str) -> st
         store=escape(data["store"]),
         generated=escape(generated),
         toc=toc,
-        body="".join(sections),
+        body=summary + "".join(sections),
     )

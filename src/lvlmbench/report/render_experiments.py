@@ -35,7 +35,9 @@ def spread_section(bench: dict[str, Any]) -> str:
     values = {
         s["difficulty"]: {m: s["accuracy"][m] for m in models if m in s["accuracy"]} for s in spread
     }
-    chart = range_chart(values, "spread of model accuracy % per level (range: highest − lowest)")
+    chance = {r["difficulty"]: r["chance"] for r in bench["difficulty"] if r.get("chance")}
+    title = "spread of model accuracy % per level (range: highest − lowest; dashed: chance)"
+    chart = range_chart(values, title, chance=chance)
     note = (
         '<p class="note">Over every model with answers, baselines included: an upper bound '
         "such as <code>baseline/oracle</code> widens the range at every level; the standard "
@@ -133,7 +135,11 @@ def leakage_section(bench: dict[str, Any]) -> str:
         if f[key] is not None
     }
     models = [f["model"] for f in figures]
-    chart = bar_chart(models, [label for _, label in conditions], values, "accuracy % by input")
+    chance = next((r["chance"] for r in bench["overall"] if r.get("chance") is not None), None)
+    # The legend names the dashed chance line; the title stays as other tools look it up.
+    chart = bar_chart(
+        models, [label for _, label in conditions], values, "accuracy % by input", chance=chance
+    )
     std = leak["description_only_std"]
     note = (
         '<p class="note">std of description-only accuracy across models: '

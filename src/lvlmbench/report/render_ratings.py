@@ -19,6 +19,13 @@ def _padded(lows: list[float], highs: list[float]) -> tuple[float, float]:
     return lo - pad, hi + pad
 
 
+_RATING_NOTE = (
+    '<p class="note">Headline: Bradley-Terry, fitted on all matches at once, on the Elo scale '
+    "(400 points = 10:1 odds, mean rating 1000), with a 95% bootstrap interval; the same "
+    "numbers <code>lvlmbench rate</code> prints. Online Elo replays the matches one by one "
+    "(100 seeded orders averaged) and is shown for comparison with VisIT-Bench only.</p>"
+)
+
 _COMBINE = {
     "majority": "the side that wins more of the two orders wins, otherwise a tie "
     "(VisIT-Bench's released rule)",
@@ -39,27 +46,37 @@ def _combine_note(rep: dict[str, Any]) -> str:
     return f'<p class="note" data-combine="{escape(rule)}">{escape(note)}</p>'
 
 
+def _bt_order(rep: dict[str, Any]) -> list[str]:
+    """Models best first by the headline Bradley-Terry rating (online Elo where BT is absent)."""
+    bt = rep.get("bradley_terry") or {}
+    elo = rep.get("elo") or {}
+
+    def key(m: str) -> tuple[float, float, str]:
+        return (-(bt[m]["rating"] if m in bt else float("-inf")), -elo.get(m, 0.0), m)
+
+    return sorted(set(elo) | set(bt), key=key)
+
+
 def _pairwise_one(rep: dict[str, Any]) -> list[str]:
     title = f"Pairwise ratings — judge {rep['judge']} ({rep['pairs']} pairs)"
-    out = [f"<h3>{escape(title)}</h3>", _combine_note(rep)]
+    out = [f"<h3>{escape(title)}</h3>", _combine_note(rep), _RATING_NOTE]
     bt = rep.get("bradley_terry") or {}
     wins = rep.get("win_rate_vs_reference") or {}
-    models = sorted(set(rep["elo"]) | set(bt), key=lambda m: -rep["elo"].get(m, 0.0))
     rows = []
-    for m in models:
+    for m in _bt_order(rep):
         b, w = bt.get(m), wins.get(m)
         rows.append(
             [
                 td(m),
-                td(fmt(rep["elo"].get(m), 0), model=m, rating="elo"),
-                td(fmt(b["rating"], 1) if b else "-", model=m, rating="bt"),
-                td(ci(b["low"], b["high"]) if b else "-"),
+                td(fmt(b["rating"], 0) if b else "-", model=m, rating="bt"),
+                td(ci(b["low"], b["high"], 0) if b else "-"),
                 td(f"{100 * w['rate']:.1f}" if w else "-", model=m, rating="winrate"),
                 td(ci(100 * w["low"], 100 * w["high"]) if w else "-"),
+                td(fmt(rep["elo"].get(m), 0), model=m, rating="elo"),
             ]
         )
-    head = ["model", "Elo", "Bradley-Terry", "BT 95% CI", "win % vs reference", "win 95% CI"]
-    out.append(table(head, rows, "pair"))
+    head = ["model", "Bradley-Terry", "BT 95% CI", "win % vs reference", "win 95% CI"]
+    out.append(table([*head, "online Elo (order-dependent)"], rows, "pair"))
     if bt:
         dots = [
             Dot(m, "Bradley-Terry", v["rating"], v["low"], v["high"])
@@ -85,29 +102,79 @@ def _pairwise_one(rep: dict[str, Any]) -> list[str]:
 
 
 def pairwise_section(bench: dict[str, Any]) -> str:
-    """Elo, Bradley-Terry and win rate vs reference (with intervals) per pairwise judge."""
+    """Bradley-Terry (the headline) and win rate vs reference with intervals, and online Elo
+    labelled as such, per pairwise judge."""
     return "".join(part for rep in bench["pairwise"] for part in _pairwise_one(rep))
 
 
+_SCALE_DIGITS = {"0-1": 3, "0-10": 2, "0-100": 1, "tokens": 1}
+"""Decimals per metric scale: enough to tell models apart, not four everywhere."""
+
+_SCALE_AXIS = {"0-1": (0.0, 1.0), "0-10": (0.0, 10.0), "0-100": (0.0, 100.0)}
+
+
+def _pair(values: Any) -> tuple[float | None, float | None]:
+    """An optional [low, high] list as a pair (None, None when absent)."""
+    return (values[0], values[1]) if values else (None, None)
+
+
+def _metric_name(row: dict[str, Any]) -> str:
+    """The metric's name cell, tagged when it is a probe (length bias, random floor)."""
+    tag = ' <span class="tag">probe</span>' if row.get("probe") else ""
+    attrs = f' data-metric-name="{escape(row["metric"])}"'
+    return f"<td{attrs}>{escape(row['metric'])}{tag}</td>"
+
+
+def _metric_chart(metric: str, rows: list[dict[str, Any]]) -> str:
+    """One metric's means with their intervals, on the metric's own scale."""
+    dots = [
+        Dot(r["model"], metric, r["mean"], r["ci_low"], r["ci_high"])
+        for r in sorted(rows, key=lambda r: -r["mean"])
+        if r["mean"] is not None and r["ci_low"] is not None and r["ci_high"] is not None
+    ]
+    if not dots:
+        return ""
+    scale = rows[0].get("scale")
+    probe = " — probe, not a quality score" if rows[0].get("probe") else ""
+    title = f"{metric} mean (95% bootstrap interval){probe}"
+    lo, hi = _SCALE_AXIS.get(scale or "", _padded([d.low for d in dots], [d.high for d in dots]))
+    return dot_interval_chart(dots, title, max(0.0, lo) if scale else lo, hi, "")
+
+
 def metrics_section(bench: dict[str, Any]) -> str:
-    """Text-metric means with bootstrap intervals, and the ratings their per-item wins give."""
+    """Text-metric means with bootstrap intervals (a table and one chart per metric, probes
+    tagged), and the Bradley-Terry ratings their per-item wins give."""
     rows = bench["metrics"]
     if not rows:
         return ""
-    body = [
-        [
-            td(r["metric"]),
-            td(r["model"]),
-            td(fmt(r["mean"], 4), metric=r["metric"], model=r["model"]),
-            td(ci(r["ci_low"], r["ci_high"], 4)),
-            td(str(r["n"])),
-            td(fmt(r["elo"], 0)),
-            td("-" if r["win_rate"] is None else f"{100 * r['win_rate']:.1f}"),
-        ]
-        for r in rows
-    ]
-    head = ["metric", "model", "mean", "95% CI", "n", "Elo", "win %"]
-    return "<h3>Metric scores (open-ended)</h3>" + table(head, body, "metric")
+    body = []
+    for r in rows:
+        digits = _SCALE_DIGITS.get(r.get("scale") or "", 3)
+        body.append(
+            [
+                _metric_name(r),
+                td(r["model"]),
+                td(fmt(r["mean"], digits), metric=r["metric"], model=r["model"]),
+                td(ci(r["ci_low"], r["ci_high"], digits)),
+                td(str(r["n"])),
+                td(fmt(r.get("bradley_terry"), 0)),
+                td(ci(*_pair(r.get("bt_interval")), 0)),
+                td("-" if r["win_rate"] is None else f"{100 * r['win_rate']:.1f}"),
+            ]
+        )
+    head = ["metric", "model", "mean", "95% CI", "n", "Bradley-Terry (per-item wins)", "BT 95% CI"]
+    head.append("win %")
+    note = (
+        '<p class="note">Probes are not quality scores: <code>length</code> counts answer '
+        "tokens (a length-bias probe), <code>random</code> is a seeded random draw (the "
+        "floor any metric should beat).</p>"
+    )
+    by_metric: dict[str, list[dict[str, Any]]] = {}
+    for r in rows:
+        by_metric.setdefault(r["metric"], []).append(r)
+    charts = "".join(_metric_chart(m, mine) for m, mine in by_metric.items())
+    probes = note if any(r.get("probe") for r in rows) else ""
+    return "<h3>Metric scores (open-ended)</h3>" + probes + table(head, body, "metric") + charts
 
 
 def _touchstone_one(entry: dict[str, Any]) -> str:

@@ -6,7 +6,8 @@ be embedded in HTML and parsed back by tests.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+import hashlib
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from html import escape
 
@@ -72,7 +73,10 @@ def _value_scale(lo: float, hi: float, left: float, plot_w: float) -> Callable[[
 def _value_grid(
     sx: Callable[[float], float], lo: float, hi: float, top: float, height: float, unit: str
 ) -> list[str]:
-    """Five vertical grid lines with their values under the plot."""
+    """Five vertical grid lines with their values under the plot (decimals enough to tell the
+    ticks of a 0-1 or 0-10 axis apart)."""
+    span = hi - lo
+    digits = 0 if span >= 20 else 1 if span >= 2 else 2
     body = []
     for k in range(5):
         v = lo + (hi - lo) * k / 4
@@ -80,8 +84,18 @@ def _value_grid(
         body.append(
             f'<line x1="{x:.1f}" y1="{top}" x2="{x:.1f}" y2="{height - 30:.1f}" stroke="#ddd"/>'
         )
-        body.append(_text(x, height - 16, f"{v:.0f}{unit}", "middle"))
+        body.append(_text(x, height - 16, f"{v:.{digits}f}{unit}", "middle"))
     return body
+
+
+_CHANCE = 'stroke="#555" stroke-width="1.5" stroke-dasharray="4 3" class="chance"'
+
+
+def _chance_legend(x: float, y: float) -> list[str]:
+    return [
+        f'<line x1="{x:.1f}" y1="{y - 4:.1f}" x2="{x + 10:.1f}" y2="{y - 4:.1f}" {_CHANCE}/>',
+        _text(x + 14, y, "chance"),
+    ]
 
 
 def dot_interval_chart(
@@ -90,8 +104,12 @@ def dot_interval_chart(
     lo: float = 0.0,
     hi: float = 100.0,
     unit: str = "%",
+    chance: Mapping[str, float] | None = None,
 ) -> str:
-    """Horizontal dot-and-whisker chart: one band per row, one offset dot per series."""
+    """Horizontal dot-and-whisker chart: one band per row, one offset dot per series.
+
+    ``chance`` (value per row) draws a dashed vertical line across that row's band: the score
+    a uniform guesser gets there, which differs per row when option counts do."""
     rows = list(dict.fromkeys(d.row for d in dots))
     series = list(dict.fromkeys(d.series for d in dots))
     if hi <= lo:
@@ -107,6 +125,13 @@ def dot_interval_chart(
     for r, row in enumerate(rows):
         y0 = top + band * r
         body.append(_text(left - 6, y0 + band / 2 + 4, row, "end"))
+        if chance is not None and row in chance:
+            x = sx(chance[row])
+            tip = escape(f"chance / {row}: {chance[row]:.1f}{unit}")
+            body.append(
+                f'<line x1="{x:.1f}" y1="{y0 + 2:.1f}" x2="{x:.1f}" y2="{y0 + band - 2:.1f}" '
+                f"{_CHANCE}><title>{tip}</title></line>"
+            )
         for d in (d for d in dots if d.row == row):
             s = series.index(d.series)
             colour = PALETTE[s % len(PALETTE)]
@@ -121,6 +146,8 @@ def dot_interval_chart(
                 f"<title>{escape(tip)}</title></circle>"
             )
     body += _legend(series, left + plot_w + 30, top + 10)
+    if chance:
+        body += _chance_legend(left + plot_w + 30, top + 10 + 16 * len(series))
     return _svg(width, height, body, title)
 
 
@@ -130,8 +157,10 @@ def line_chart(
     title: str,
     lo: float = 0.0,
     hi: float = 100.0,
+    chance: Sequence[float | None] | None = None,
 ) -> str:
-    """One polyline per series over categorical x positions (None leaves a gap)."""
+    """One polyline per series over categorical x positions (None leaves a gap); ``chance``
+    (per x position) is drawn as a dashed grey line."""
     left, top, plot_w, plot_h = 50.0, 34.0, 360.0, 200.0
     width, height = left + plot_w + 30 + 190, top + plot_h + 40
     n = max(len(x_labels), 1)
@@ -165,7 +194,16 @@ def line_chart(
                 f'<circle cx="{x:.1f}" cy="{y:.1f}" r="3" fill="{colour}">'
                 f"<title>{escape(f'{name}: {v:.1f}')}</title></circle>"
             )
+    if chance is not None and any(v is not None for v in chance):
+        points = [(sx(i), sy(v)) for i, v in enumerate(chance) if v is not None]
+        path = " ".join(f"{x:.1f},{y:.1f}" for x, y in points)
+        if len(points) == 1:  # one level: a short dash is still a visible line
+            x, y = points[0]
+            path = f"{x - 20:.1f},{y:.1f} {x + 20:.1f},{y:.1f}"
+        body.append(f'<polyline points="{path}" fill="none" {_CHANCE}/>')
     body += _legend(list(series), left + plot_w + 30, top + 10)
+    if chance is not None and any(v is not None for v in chance):
+        body += _chance_legend(left + plot_w + 30, top + 10 + 16 * len(series))
     return _svg(width, height, body, title)
 
 
@@ -179,12 +217,34 @@ def _cell_colour(value: float) -> str:
 
 
 def heatmap(
-    rows: Sequence[str], columns: Sequence[str], values: dict[tuple[str, str], float], title: str
+    rows: Sequence[str],
+    columns: Sequence[str],
+    values: dict[tuple[str, str], float],
+    title: str,
+    counts: Mapping[tuple[str, str], int] | None = None,
+    near_chance: Collection[tuple[str, str]] = (),
 ) -> str:
-    """Rows × columns grid coloured by value (0-100), the value printed in each cell."""
-    left, top, cw, ch = 200.0, 90.0, 90.0, 22.0
-    width, height = left + cw * len(columns) + 90, top + ch * len(rows) + 10
+    """Rows × columns grid coloured by value (0-100), the value printed in each cell.
+
+    ``counts`` adds each cell's n under its value; cells in ``near_chance`` (their interval
+    includes the chance rate) are hatched and greyed, with a legend saying so, because their
+    colour says nothing a guesser would not also score."""
+    left, top, cw = 200.0, 90.0, 90.0
+    ch = 30.0 if counts is not None else 22.0
+    legend = 24.0 if near_chance else 0.0
+    width, height = left + cw * len(columns) + 90, top + ch * len(rows) + 10 + legend
     body = [_text(8, 14, title, extra='font-weight="bold"')]
+    # One page holds a heatmap per benchmark: the pattern's id must be unique yet reproducible.
+    seen = repr((title, rows, columns, sorted(values.items()), sorted(near_chance)))
+    digest = hashlib.sha1(seen.encode()).hexdigest()[:10]
+    pattern = f"near-chance-{digest}"
+    if near_chance:
+        body.append(
+            f'<defs><pattern id="{pattern}" width="6" height="6" '
+            'patternUnits="userSpaceOnUse" patternTransform="rotate(45)">'
+            '<line x1="0" y1="0" x2="0" y2="6" stroke="#666" stroke-width="1.5"/>'
+            "</pattern></defs>"
+        )
     for j, col in enumerate(columns):
         x = left + cw * (j + 0.5)
         body.append(_text(x, top - 8, col, "start", f'transform="rotate(-30 {x:.1f} {top - 8})"'))
@@ -192,15 +252,56 @@ def heatmap(
         y = top + ch * i
         body.append(_text(left - 6, y + ch / 2 + 4, row, "end"))
         for j, col in enumerate(columns):
-            x = left + cw * j
-            v = values.get((row, col))
-            fill = "#eee" if v is None else _cell_colour(v)
-            body.append(
-                f'<rect x="{x:.1f}" y="{y:.1f}" width="{cw - 2}" height="{ch - 2}" fill="{fill}"/>'
+            body += _heat_cell(
+                left + cw * j,
+                y,
+                (cw, ch),
+                values.get((row, col)),
+                None if counts is None else counts.get((row, col)),
+                pattern if (row, col) in near_chance else None,
             )
-            label = "-" if v is None else f"{v:.1f}"
-            body.append(_text(x + cw / 2 - 1, y + ch / 2 + 3, label, "middle"))
+    if near_chance:
+        y = top + ch * len(rows) + 10
+        body.append(
+            f'<rect x="{left:.1f}" y="{y:.1f}" width="14" height="12" fill="url(#{pattern})" '
+            'stroke="#999"/>'
+        )
+        body.append(_text(left + 20, y + 10, "95% interval includes chance: not above guessing"))
     return _svg(width, height, body, title)
+
+
+def _heat_cell(
+    x: float,
+    y: float,
+    size: tuple[float, float],
+    v: float | None,
+    n: int | None,
+    pattern: str | None,
+) -> list[str]:
+    """One cell; ``pattern`` (the hatching's id) when its interval includes chance."""
+    cw, ch = size
+    near = pattern is not None
+    fill = "#eee" if v is None else "#ddd" if near else _cell_colour(v)
+    mark = ' data-near-chance="1"' if near else ""
+    out = [
+        f'<rect x="{x:.1f}" y="{y:.1f}" width="{cw - 2}" height="{ch - 2}" fill="{fill}"{mark}/>'
+    ]
+    if near:
+        out.append(
+            f'<rect x="{x:.1f}" y="{y:.1f}" width="{cw - 2}" height="{ch - 2}" '
+            f'fill="url(#{pattern})" opacity="0.35"/>'
+        )
+    label = "-" if v is None else f"{v:.1f}"
+    if n is None:
+        out.append(_text(x + cw / 2 - 1, y + ch / 2 + 3, label, "middle"))
+        return out
+    out.append(_text(x + cw / 2 - 1, y + 12, label, "middle"))
+    # Not _text: its font attributes are fixed, and a second font-size would be bad XML.
+    out.append(
+        f'<text x="{x + cw / 2 - 1:.1f}" y="{y + 24:.1f}" text-anchor="middle" '
+        f'font-family="sans-serif" font-size="9" fill="#444">n={n}</text>'
+    )
+    return out
 
 
 def _bar_scale(lo: float, hi: float, left: float, width: float) -> tuple[float, float]:
@@ -217,10 +318,12 @@ def bar_chart(
     lo: float = 0.0,
     hi: float = 100.0,
     unit: str = "%",
+    chance: float | None = None,
 ) -> str:
     """Horizontal grouped bars from zero (negative values go left), the value at each bar's end.
 
-    Used for signed figures such as bias rates, so the zero line is drawn when it is in range.
+    Used for signed figures such as bias rates, so the zero line is drawn when it is in range;
+    ``chance`` (one value for the whole chart) draws a dashed line at the guessing rate.
     """
     if hi <= lo:
         hi = lo + 1.0
@@ -256,6 +359,13 @@ def bar_chart(
             )
             tx, anchor = (end + 3, "start") if v >= 0 else (end - 3, "end")
             body.append(_text(tx, y + bar - 2, f"{v:.1f}", anchor))
+    if chance is not None:
+        x = left + per * (min(max(chance, lo), hi) - lo)
+        body.append(
+            f'<line x1="{x:.1f}" y1="{top}" x2="{x:.1f}" y2="{height - 30:.1f}" {_CHANCE}>'
+            f"<title>{escape(f'chance: {chance:.1f}{unit}')}</title></line>"
+        )
+        body += _chance_legend(left + plot_w + 60, top + 10 + 16 * len(series))
     body += _legend(series, left + plot_w + 60, top + 10)
     return _svg(width, height, body, title)
 
@@ -266,9 +376,11 @@ def range_chart(
     lo: float = 0.0,
     hi: float = 100.0,
     unit: str = "%",
+    chance: Mapping[str, float] | None = None,
 ) -> str:
     """Per row, a grey bar from the lowest to the highest value with every series' dot on it and
-    the range written beside it: how far apart the series are on that row."""
+    the range written beside it: how far apart the series are on that row. ``chance`` (per
+    row) draws a dashed line across the row where a uniform guesser would score."""
     rows = list(values)
     series = list(dict.fromkeys(s for row in values.values() for s in row))
     left, plot_w, band, top = 170.0, 420.0, 30.0, 24.0
@@ -282,6 +394,13 @@ def range_chart(
         y = top + band * r + band / 2
         points = values[row]
         body.append(_text(left - 6, y + 4, row, "end"))
+        if chance is not None and row in chance:
+            x = sx(chance[row])
+            tip = escape(f"chance / {row}: {chance[row]:.1f}{unit}")
+            body.append(
+                f'<line x1="{x:.1f}" y1="{y - band / 2 + 2:.1f}" x2="{x:.1f}" '
+                f'y2="{y + band / 2 - 2:.1f}" {_CHANCE}><title>{tip}</title></line>'
+            )
         if not points:
             continue
         low, high = min(points.values()), max(points.values())
@@ -297,4 +416,6 @@ def range_chart(
             )
         body.append(_text(left + plot_w + 10, y + 4, f"range {high - low:.1f}", "start"))
     body += _legend(series, left + plot_w + 100, top + 10)
+    if chance:
+        body += _chance_legend(left + plot_w + 100, top + 10 + 16 * len(series))
     return _svg(width, height, body, title)

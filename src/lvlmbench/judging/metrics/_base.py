@@ -67,6 +67,9 @@ class MetricInfo:
     scale: str
     """The range of its scores, for tables."""
     summary: str
+    probe: bool = False
+    """A probe, not a quality metric: it measures a bias (length) or the floor (random), and
+    tables and charts tag it so nobody reads it as a score."""
 
 
 METRICS: dict[str, MetricInfo] = {
@@ -103,6 +106,7 @@ METRICS: dict[str, MetricInfo] = {
         None,
         "tokens",
         "non-whitespace tokens in the answer (length-bias probe)",
+        probe=True,
     ),
     "random": MetricInfo(
         "lvlmbench.judging.metrics.simple",
@@ -110,6 +114,7 @@ METRICS: dict[str, MetricInfo] = {
         None,
         "0-1",
         "seeded uniform draw per pair (the floor)",
+        probe=True,
     ),
 }
 """Every metric by name."""

@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from lvlmbench.judging.metrics._base import METRICS, Metric, load_metric
-from lvlmbench.ratings import Interval, bradley_terry, elo_ratings
+from lvlmbench.ratings import Interval, bradley_terry_bootstrap, elo_ratings
 from lvlmbench.store import Store, iter_items, iter_judgments, iter_responses, put_judgments
 from lvlmbench.store import _schema as tables
 from lvlmbench.store._records import judgment_id
@@ -100,12 +100,15 @@ class MetricRating:
     elo: dict[str, float]
     win_rate: dict[str, float]
     """Mean match score per model (ties count half)."""
+    bt_intervals: dict[str, Interval] = field(default_factory=dict)
+    """Bradley-Terry 95% bootstrap interval per model (the same resampling as pairwise ratings)."""
 
     def as_dict(self) -> dict[str, Any]:
         """JSON-ready form, without the metric name (the key it is stored under)."""
         return {
             "matches": self.matches,
             "bradley_terry": self.bradley_terry,
+            "bt_intervals": {m: [i.low, i.high] for m, i in self.bt_intervals.items()},
             "elo": self.elo,
             "win_rate": self.win_rate,
         }
@@ -256,7 +259,8 @@ def summarise_metrics(
 ) -> tuple[list[MetricScore], list[MetricRating]]:
     """Per (metric, model) mean scores with bootstrap 95% intervals, and per metric the
     ratings derived from per-item matches (Bradley-Terry with a small L2 penalty, so a model
-    that wins every match still gets a finite rating; Elo averaged over 20 seeded orders)."""
+    that wins every match still gets a finite rating, and its bootstrap 95% interval over
+    ``rounds`` resamples; Elo averaged over 20 seeded orders)."""
     plan_skipped = _plan(store, benchmark, models, variant).skipped
     rows: list[MetricScore] = []
     ratings: list[MetricRating] = []
@@ -283,13 +287,15 @@ def summarise_metrics(
         for a, b, outcome in matches:
             wins.setdefault(a, []).append(outcome)
             wins.setdefault(b, []).append(1.0 - outcome)
+        bt = bradley_terry_bootstrap(matches, rounds=rounds, seed=seed, l2=0.01)
         ratings.append(
             MetricRating(
                 metric=metric,
                 matches=len(matches),
-                bradley_terry=bradley_terry(matches, l2=0.01),
+                bradley_terry=bt.ratings,
                 elo=elo_ratings(matches, shuffles=20, seed=seed),
                 win_rate={m: float(np.mean(v)) for m, v in sorted(wins.items())},
+                bt_intervals=bt.intervals,
             )
         )
     return rows, ratings

@@ -1,0 +1,106 @@
+"""The report's opening summary: one model × capability table over every benchmark shown, with
+95% intervals and chance, and the same figures as a dot-and-interval chart.
+
+The cells are the benchmarks' ``capability`` rows (``accuracy_table`` grouped by capability),
+so the summary, the per-benchmark sections and ``leaderboard.csv`` cannot disagree.
+"""
+
+from __future__ import annotations
+
+from html import escape
+from typing import Any
+
+from lvlmbench.models import display_names
+from lvlmbench.report._html import table
+from lvlmbench.report.svg import Dot, dot_interval_chart
+
+__all__ = ["BASELINE_PREFIX", "includes_chance", "model_label", "summary_section"]
+
+BASELINE_PREFIX = "baseline/"
+"""Built-in reference players (random, prior, oracle): tagged, never hidden."""
+
+
+def includes_chance(row: dict[str, Any]) -> bool:
+    """Whether an accuracy row's 95% interval includes its group's chance rate."""
+    chance = row.get("chance")
+    return chance is not None and row["ci_low"] <= chance <= row["ci_high"]
+
+
+def model_label(model: str, shown: str) -> str:
+    """A model's escaped name cell content, with a "baseline" tag for the built-in players."""
+    tag = ' <span class="tag">baseline</span>' if model.startswith(BASELINE_PREFIX) else ""
+    return escape(shown) + tag
+
+
+def _columns(benchmarks: list[dict[str, Any]]) -> list[tuple[str, str, str]]:
+    """(benchmark, capability, heading) per column; the benchmark is named only when two
+    benchmarks share a capability."""
+    pairs = list(
+        dict.fromkeys((b["name"], r["capability"]) for b in benchmarks for r in b["capability"])
+    )
+    capabilities = [c for _, c in pairs]
+    return [
+        (bench, cap, cap if capabilities.count(cap) == 1 else f"{cap} ({bench})")
+        for bench, cap in pairs
+    ]
+
+
+def _cell(row: dict[str, Any] | None, model: str, heading: str) -> str:
+    if row is None:
+        return "<td>-</td>"
+    near = includes_chance(row)
+    css = ' class="near-chance"' if near else ""
+    flag = " ≈ chance" if near else ""
+    return (
+        f'<td{css} data-model="{escape(model)}" data-summary="{escape(heading)}" '
+        f'data-accuracy="{row["accuracy"]:.1f}">{row["accuracy"]:.1f} '
+        f'<span class="ci">[{row["ci_low"]:.1f}–{row["ci_high"]:.1f}]{flag}</span></td>'
+    )
+
+
+def summary_section(benchmarks: list[dict[str, Any]]) -> str:
+    """The model × capability table and chart ('' when no benchmark has capability rows)."""
+    columns = _columns(benchmarks)
+    if not columns:
+        return ""
+    cells = {
+        (b["name"], r["capability"], r["model"]): r for b in benchmarks for r in b["capability"]
+    }
+    models = list(dict.fromkeys(m for _, _, m in cells))
+
+    def mean_accuracy(model: str) -> float:
+        found = [r["accuracy"] for (_, _, m), r in cells.items() if m == model]
+        return float(sum(found)) / len(found)
+
+    models.sort(key=lambda m: (-mean_accuracy(m), m))
+    shown = display_names(models)
+    body = [
+        [f"<td>{model_label(m, shown[m])}</td>"]
+        + [_cell(cells.get((bench, cap, m)), m, head) for bench, cap, head in columns]
+        for m in models
+    ]
+    chance = {
+        head: row["chance"]
+        for bench, cap, head in columns
+        for (b, c, _), row in cells.items()
+        if (b, c) == (bench, cap) and row.get("chance") is not None
+    }
+    dots = [
+        Dot(head, shown[m], r["accuracy"], r["ci_low"], r["ci_high"])
+        for bench, cap, head in columns
+        for m in models
+        if (r := cells.get((bench, cap, m))) is not None
+    ]
+    title = "accuracy % by capability (95% Wilson interval, dashed: chance)"
+    note = (
+        '<p class="note">Accuracy % [95% Wilson interval] on each capability\'s choice items. '
+        "Chance is 1/options for multiple choice and 1/2 for true/false, averaged over the "
+        "capability's items; “≈ chance” marks an interval that includes it.</p>"
+    )
+    return (
+        '<section id="summary"><h2>Summary: model × capability</h2>'
+        + note
+        + table(["model", *(head for _, _, head in columns)], body, "summary")
+        + dot_interval_chart(dots, title, chance=chance)
+        + "</section>"
+    )
