@@ -25,6 +25,7 @@ from lvlmbench.cli._common import (
     print_json,
 )
 from lvlmbench.cli.evaluate import Models, check_specs, run_models
+from lvlmbench.cli.experiment_ab import register
 from lvlmbench.models import DEFAULT_CONCURRENCY, display_names, resolve_spec
 from lvlmbench.store import Store, get_benchmark
 
@@ -182,3 +183,6 @@ def position_bias(
             f"{100 * f.rate:+.1f}%",
         )
     console.print(table)
+
+
+register(experiment_app)  # diversity, aspects, leakage-levels, ranks
