@@ -32,7 +32,7 @@ from lvlmbench.cli._common import (
     print_json,
 )
 from lvlmbench.cli.experiment_levels import leakage_levels, ranks
-from lvlmbench.models import ModelClient, load_chat_model, resolve_spec
+from lvlmbench.models import ModelClient, load_chat_model
 from lvlmbench.store import Store, get_artifact, put_artifact
 
 __all__ = ["EXPERIMENT_STAGE", "parse_schedule", "register"]
@@ -136,7 +136,7 @@ def diversity(
         finally:
             await client.aclose()
         data = result.model_dump(mode="json")
-        data["settings"].update(examiner=resolve_spec(examiner), exclude=exclude)
+        data["settings"].update(examiner=client.spec, exclude=exclude)
         return data
 
     data = asyncio.run(run())
