@@ -23,7 +23,9 @@ def test_plan_scored_by_hand():
     assert (row.general, row.fine, row.problems) == (2, 3, 1)
     # names {red, apple} vs {green, apple}: 1/3 < 0.5, so no near-duplicate
     assert row.near_duplicates == 0
-    twins = aspect_diversity(1, 2, [_aspect("g", "apple colour", "x y"), _aspect("g", "apple colours", "z w")])
+    twins = aspect_diversity(
+        1, 2, [_aspect("g", "apple colour", "x y"), _aspect("g", "apple colours", "z w")]
+    )
     assert twins.near_duplicates == 1  # plurals compare as singular: identical names
 
 

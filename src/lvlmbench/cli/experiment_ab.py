@@ -20,7 +20,6 @@ from lvlmbench.autobench._backend import AspectPlan
 from lvlmbench.autobench.diversity import BanPolicy
 from lvlmbench.autobench.exp_aspects import aspect_grid
 from lvlmbench.autobench.exp_diversity import FIGURES, diversity_experiment
-from lvlmbench.autobench.exp_levels import leakage_by_level, ranks_by_level
 from lvlmbench.autobench.llm import ModelBackend
 from lvlmbench.autobench.procedural import ProceduralBackend
 from lvlmbench.cli._common import (

@@ -113,7 +113,10 @@ def ranks(
         raise BadInput(f"no answers to {benchmark!r} yet: run `lvlmbench evaluate` first")
     if as_json:
         print_json(
-            [{"level": r.level, "model": r.model, "rank": r.rank, **r.score.as_dict()} for r in rows]
+            [
+                {"level": r.level, "model": r.model, "rank": r.rank, **r.score.as_dict()}
+                for r in rows
+            ]
         )
         return
     levels = list(dict.fromkeys(r.level for r in rows))
