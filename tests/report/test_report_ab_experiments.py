@@ -12,12 +12,13 @@ from report.cells import cell
 from lvlmbench.report import benchmark_summary, render_benchmark
 from lvlmbench.store import put_artifact
 
+FIGURES = ("distinct_topics", "topic_entropy", "top_topic_share", "keyword_uniqueness")
 DIVERSITY = {
     "groups": [{}, {}, {}, {}],
     "summary": {
         condition: {
             name: {"mean": mean, "low": mean - 0.5, "high": mean + 0.5, "n": 2}
-            for name in ("distinct_topics", "topic_entropy", "top_topic_share", "keyword_uniqueness")
+            for name in FIGURES
         }
         for condition, mean in (("graph", 9.5), ("no graph", 3.0), ("difference", 6.5))
     },
