@@ -17,8 +17,7 @@ DIVERSITY = {
     "groups": [{}, {}, {}, {}],
     "summary": {
         condition: {
-            name: {"mean": mean, "low": mean - 0.5, "high": mean + 0.5, "n": 2}
-            for name in FIGURES
+            name: {"mean": mean, "low": mean - 0.5, "high": mean + 0.5, "n": 2} for name in FIGURES
         }
         for condition, mean in (("graph", 9.5), ("no graph", 3.0), ("difference", 6.5))
     },
