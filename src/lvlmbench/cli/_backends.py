@@ -26,6 +26,11 @@ def make_backend(
 ) -> ExaminerBackend:
     """The examiner backend; checks that examiner, images and mode fit together."""
     if examiner == "procedural":
+        if not settings.guidelines:
+            raise BadInput(
+                "--no-guidelines is an ablation of a model examiner's descriptions; the built-in "
+                "examiner draws scene programs that no guideline steers: give --examiner"
+            )
         if images != "procedural" or mode != "scene":
             raise BadInput(
                 "--examiner procedural writes scene programs: use it with "
@@ -49,6 +54,7 @@ def make_backend(
         mode="scene" if mode == "scene" else "text",
         k_checks=settings.k_checks,
         diversity_graph=diversity_graph,
+        guidelines=settings.guidelines,
     )
 
 

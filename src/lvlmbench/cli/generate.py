@@ -144,6 +144,10 @@ def generate(
     diversity_graph: Annotated[
         bool, typer.Option(help="Semantic-graph exclusion of repeated themes.")
     ] = True,
+    guidelines: Annotated[
+        bool,
+        typer.Option(help="A guideline per fine aspect (off: the paper's Table 4 ablation)."),
+    ] = True,
     concurrency: Annotated[int, typer.Option(help="Units in flight.")] = 8,
     store: StoreOption = None,
     as_json: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
@@ -167,6 +171,7 @@ def generate(
         max_attempts=max_attempts,
         tf_share=tf_share,
         concurrency=concurrency,
+        guidelines=guidelines,
     )
     try:
         settings.validate()

@@ -11,8 +11,9 @@ from typing import Any
 
 from lvlmbench.autobench.exp_levels import leakage_by_level, ranks_by_level
 from lvlmbench.autobench.scoring import accuracy_table
+from lvlmbench.judging.human_checks import CHECKS, alignment_rates
 from lvlmbench.report._common import pct
-from lvlmbench.store import Store, get_artifact
+from lvlmbench.store import Store, get_artifact, get_benchmark
 
 __all__ = ["EXPERIMENT_STAGE", "ab_experiments_summary"]
 
@@ -53,6 +54,33 @@ def _ranks(store: Store, benchmark: str) -> list[dict[str, Any]]:
     ]
 
 
+def _alignment(store: Store, benchmark: str) -> dict[str, Any] | None:
+    """People's alignment rates per check and level, and the benchmark's guideline condition."""
+    rates = alignment_rates(store, benchmark)
+    if not rates:
+        return None
+    row = get_benchmark(store, benchmark)
+    settings = (row or {}).get("data", {}).get("settings") or {}
+    condition = "no guidelines" if settings.get("guidelines") is False else "guidelines"
+    rows = []
+    for r in rates:
+        ci = r.interval
+        rows.append(
+            {
+                "check": r.check,
+                "label": CHECKS.get(r.check, r.check),
+                "level": r.level,
+                "yes": r.yes,
+                "no": r.no,
+                "unsure": r.unsure,
+                "rate": None if r.rate is None else pct(r.rate),
+                "low": None if ci is None else pct(ci.low),
+                "high": None if ci is None else pct(ci.high),
+            }
+        )
+    return {"condition": condition, "rows": rows}
+
+
 def ab_experiments_summary(store: Store, benchmark: str) -> dict[str, Any]:
     """Every figure of these experiments the store holds for ``benchmark`` (empty when none)."""
     return {
@@ -60,4 +88,5 @@ def ab_experiments_summary(store: Store, benchmark: str) -> dict[str, Any]:
         "aspects": get_artifact(store, benchmark, EXPERIMENT_STAGE, "aspects"),
         "leakage_levels": _leakage_levels(store, benchmark),
         "ranks": _ranks(store, benchmark),
+        "alignment": _alignment(store, benchmark),
     }

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from html import escape
 from typing import Any
 
 from lvlmbench.report._html import fmt, table, td
@@ -119,6 +120,41 @@ def ranks_section(rows: list[dict[str, Any]]) -> str:
     return "<h3>Ranks per level</h3>" + table(["model", *levels], body, "ranks") + chart
 
 
+def alignment_section(data: dict[str, Any] | None) -> str:
+    """People's alignment rates per check and level with Wilson intervals (Table 4)."""
+    if not data:
+        return ""
+    body = [
+        [
+            td(r["label"]),
+            td(r["level"]),
+            td(str(r["yes"])),
+            td(str(r["no"])),
+            td(str(r["unsure"])),
+            td(
+                "-" if r["rate"] is None else f"{r['rate']:.1f} [{r['low']:.1f}, {r['high']:.1f}]",
+                check=r["check"],
+                level=r["level"],
+            ),
+        ]
+        for r in data["rows"]
+    ]
+    head = ["check", "level", "yes", "no", "unsure", "alignment rate % (95% CI)"]
+    dots = [
+        Dot(r["level"], r["check"], r["rate"], r["low"], r["high"])
+        for r in data["rows"]
+        if r["rate"] is not None
+    ]
+    chart = dot_interval_chart(dots, "alignment rate % per level (Wilson 95%)") if dots else ""
+    note = (
+        f'<p class="note">Condition: <b data-condition="{escape(data["condition"])}">'
+        f"{escape(data['condition'])}</b> (a benchmark generated with "
+        "<code>--no-guidelines</code> is the ablation). Rate = yes / (yes + no) over every "
+        "person's answers on the web app's \"check\" page; unsure answers decide nothing.</p>"
+    )
+    return "<h3>Human evaluation: alignment rates</h3>" + note + table(head, body, "align") + chart
+
+
 def ab_experiment_sections(bench: dict[str, Any]) -> str:
     """Every section whose experiment the store holds ('' when none)."""
     data = bench.get("ab_experiments") or {}
@@ -128,5 +164,6 @@ def ab_experiment_sections(bench: dict[str, Any]) -> str:
             leakage_levels_section(data.get("leakage_levels") or []),
             diversity_section(data.get("diversity")),
             aspects_section(data.get("aspects")),
+            alignment_section(data.get("alignment")),
         ]
     )
