@@ -245,9 +245,8 @@ def _claim(store: Store, settings: GenerateSettings, examiner: str) -> None:
     if stored is None:
         put_artifact(store, settings.benchmark, "settings", "settings", wanted)
     elif stored != wanted:
-        changed = sorted(
-            k for k in wanted["settings"] if stored["settings"].get(k) != wanted["settings"][k]
-        )
+        keys = wanted["settings"].keys() | stored["settings"].keys()  # one side may omit a key
+        changed = sorted(k for k in keys if stored["settings"].get(k) != wanted["settings"].get(k))
         if stored["examiner"] != examiner:
             changed.append("examiner")
         raise ValueError(
