@@ -66,7 +66,7 @@ async def test_rounds_ban_top_degree_nodes_and_bans_accumulate():
             round_reply("kitchen", "cup", "plate", "table"),
         ]
     )
-    graph = SemanticGraph()
+    graph = SemanticGraph(bans="accumulate")
     results = await write(model, 4, graph)
 
     assert [r.status for r in results] == [Status.OK] * 4
@@ -80,6 +80,24 @@ async def test_rounds_ban_top_degree_nodes_and_bans_accumulate():
     assert [r.value.banned_words_shown for r in results if r.value][2] == ["city", "car", "forest"]
     assert graph.rounds == 4
     assert [r.value.round for r in results if r.value] == [1, 2, 3, 4]
+
+
+async def test_per_round_bans_list_f_of_i_words_and_keep_the_hub():
+    model = ScriptedModel(
+        [
+            round_reply("city", "street", "car", "building"),
+            round_reply("forest", "tree", "car", "path"),
+            round_reply("beach", "sand", "wave", "shell"),
+            round_reply("kitchen", "cup", "plate", "table"),
+        ]
+    )
+    results = await write(model, 4, SemanticGraph())
+    assert banned_line(model.calls[1]) == "city"
+    # f(2) = 2 of the whole graph: "car" (degree 6), then the tied topics city < forest.
+    assert banned_line(model.calls[2]) == "car, city"
+    # f(3) = 3: "car" again, then the tied topics beach < city < forest; three words, not six.
+    assert banned_line(model.calls[3]) == "car, beach, city"
+    assert [r.value.banned_words_shown for r in results if r.value][3] == ["car", "beach", "city"]
 
 
 async def test_banned_topic_is_accepted_but_flagged():
@@ -117,7 +135,7 @@ async def test_custom_schedule_is_used():
             round_reply("moon", "crater", "rock", "dust"),
         ]
     )
-    graph = SemanticGraph(lambda i: 2)
+    graph = SemanticGraph(lambda i: 2, bans="accumulate")
     await write(model, 3, graph)
     assert banned_line(model.calls[1]) == "city, bus"
     assert len(banned_line(model.calls[2]).split(", ")) == 4

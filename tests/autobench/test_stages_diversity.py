@@ -19,7 +19,7 @@ def test_graph_edges_link_topic_to_keywords_and_cooccurring_keywords():
 
 
 def test_exclusions_follow_f_of_i_accumulate_and_skip_banned_nodes():
-    graph = SemanticGraph()
+    graph = SemanticGraph(bans="accumulate")
     assert graph.add_round("city", ["street", "car"]) == ["city"]
     newly = graph.add_round("city", ["car", "bus"])  # city reused but already banned
     assert "city" not in newly and len(newly) == 2
@@ -31,7 +31,7 @@ def test_exclusions_follow_f_of_i_accumulate_and_skip_banned_nodes():
 
 
 def test_f_larger_than_the_graph_bans_everything_once():
-    graph = SemanticGraph(lambda i: 100)
+    graph = SemanticGraph(lambda i: 100, bans="accumulate")
     graph.add_round("a", ["b", "c"])
     assert sorted(graph.banned) == ["a", "b", "c"]
     assert graph.add_round("a", ["b", "d"]) == ["d"]
@@ -44,6 +44,27 @@ def test_graph_round_trips_through_plain_data():
     copy = SemanticGraph.from_dict(graph.to_dict())
     assert copy.banned == graph.banned and copy.rounds == 3
     assert copy.add_round("sea", ["p", "q", "r"]) == graph.add_round("sea", ["p", "q", "r"])
+
+
+def test_per_round_exclusions_are_recomputed_and_keep_the_hub():
+    graph = SemanticGraph()  # the default reading: f(i) top nodes after round i, not a union
+    assert graph.add_round("city", ["street", "car"]) == ["city"]
+    # city and car both reach degree 3 and weight 4; city was the topic twice, so it leads.
+    assert graph.add_round("city", ["car", "bus"]) == ["car"]
+    assert graph.banned == ["city", "car"]
+    # f(3) = 3 words, not 1 + 2 + 3: the two hubs stay, then the degree-2 topic "sea".
+    assert graph.add_round("sea", ["boat", "wave"]) == ["sea"]
+    assert graph.banned == ["city", "car", "sea"]
+
+
+def test_stored_graph_keeps_its_ban_reading():
+    old = SemanticGraph(bans="accumulate")
+    old.add_round("city", ["a", "b"])
+    data = old.to_dict()
+    assert SemanticGraph.from_dict(data).bans == "accumulate"
+    data.pop("bans")  # stored before the reading was recorded: those accumulated
+    assert SemanticGraph.from_dict(data).bans == "accumulate"
+    assert SemanticGraph.from_dict(SemanticGraph().to_dict()).bans == "per-round"
 
 
 def test_normalise_word():

@@ -25,6 +25,11 @@ def make_backend(
 ) -> ExaminerBackend:
     """The examiner backend; checks that examiner, images and mode fit together."""
     if examiner == "procedural":
+        if not settings.guidelines:
+            raise ValueError(
+                "--no-guidelines is an ablation of a model examiner's descriptions; the built-in "
+                "examiner draws scene programs that no guideline steers: give --examiner"
+            )
         if images != "procedural" or mode != "scene":
             raise ValueError(
                 "--examiner procedural writes scene programs: use it with "
@@ -50,6 +55,7 @@ def make_backend(
         k_checks=settings.k_checks,
         diversity_graph=settings.diversity_graph,
         exclusions=exclusion_schedule(settings.exclusions),
+        guidelines=settings.guidelines,
     )
 
 

@@ -2,13 +2,16 @@
 
 In round ``i`` the examiner names a topic word and a few keywords. They become nodes of a
 :class:`SemanticGraph` (edges: topic–keyword, and keyword–keyword when they co-occur in a round).
-After each round the ``f(i)`` highest-degree nodes that are not banned yet become banned, and
-every later prompt lists all banned words as words not to use.
+After each round the graph excludes the ``f(i)`` highest-degree nodes, and the next prompt lists
+them as words not to use.
 
-Exclusions *accumulate*: a banned node stays banned for the rest of the graph's life. With the
-paper's ``f(i) = i`` the prompt of round 3 therefore lists 1 + 2 = 3 words, round 4 lists 6, and
-so on. Accumulation is what makes the mechanism push away from a theme for good; if bans expired,
-the hub word (e.g. "city") would still have the highest degree and come straight back.
+Which nodes are excluded is read *per round* (the paper: "after each round, the ``f(i)``
+highest-degree nodes are excluded"): the exclusion list is recomputed from the whole graph after
+every round rather than grown. A hub word ("city") keeps the highest degree, so it stays
+excluded for as long as it dominates; and the prompt lists ``f(i)`` words, not
+``f(1) + … + f(i)``, which under accumulation outgrew the scene renderer's vocabulary (one in five
+scene-mode descriptions was flagged). ``bans="accumulate"`` keeps the older reading (a banned
+word stays banned for good) for comparison.
 """
 
 from __future__ import annotations
@@ -18,13 +21,14 @@ import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from itertools import combinations, pairwise
-from typing import Any
+from typing import Any, Literal
 
 import networkx as nx
 from pydantic import BaseModel
 
 __all__ = [
     "STOP_WORDS",
+    "BanPolicy",
     "DiversityFigures",
     "SemanticGraph",
     "content_tokens",
@@ -61,24 +65,34 @@ def normalise_word(word: str) -> str:
     return " ".join(tokens(word))
 
 
+BanPolicy = Literal["per-round", "accumulate"]
+"""How exclusions evolve: recomputed after every round, or added to the ones before."""
+
+
 def linear_exclusions(i: int) -> int:
     """The paper's simple exclusion schedule ``f(i) = i``."""
     return i
 
 
 class SemanticGraph:
-    """Topic and keyword graph with degree-based, accumulating exclusions.
+    """Topic and keyword graph with degree-based exclusions.
 
     ``f`` maps the 1-based round number to how many more nodes to ban after that round.
     With ``enabled=False`` the graph still records every round (so its statistics can be
     reported) but bans nothing: the "without the graph" condition of the diversity experiment.
+    ``bans`` chooses the reading of the exclusions (see the module's docstring).
     """
 
     def __init__(
-        self, f: Callable[[int], int] = linear_exclusions, *, enabled: bool = True
+        self,
+        f: Callable[[int], int] = linear_exclusions,
+        *,
+        enabled: bool = True,
+        bans: BanPolicy = "per-round",
     ) -> None:
         self.f = f
         self.enabled = enabled
+        self.bans = bans
         self.graph: Any = nx.Graph()
         self.rounds = 0
         """Rounds recorded so far (the ``i`` of the last :meth:`add_round`)."""
@@ -94,9 +108,10 @@ class SemanticGraph:
         return normalise_word(word) in self._banned
 
     def add_round(self, topic: str, keywords: Sequence[str]) -> list[str]:
-        """Record one round's topic and keywords, then ban ``f(i)`` more nodes.
+        """Record one round's topic and keywords, then exclude ``f(i)`` nodes (per round: the
+        ``f(i)`` top nodes replace the list; accumulating: ``f(i)`` more are added).
 
-        Returns the words banned by this round (empty when disabled).
+        Returns the words newly banned by this round (empty when disabled).
         """
         self.rounds += 1
         words = _unique([normalise_word(topic), *(normalise_word(k) for k in keywords)])
@@ -116,7 +131,12 @@ class SemanticGraph:
                 self.graph.add_edge(a, b, weight=1)
         if not self.enabled:
             return []
-        newly = self._top_nodes(max(0, self.f(self.rounds)))
+        count = max(0, self.f(self.rounds))
+        if self.bans == "per-round":
+            before = set(self._banned)
+            self._banned = self._top_nodes(count, exclude=())
+            return [w for w in self._banned if w not in before]
+        newly = self._top_nodes(count, exclude=self._banned)
         self._banned.extend(newly)
         return newly
 
@@ -127,15 +147,16 @@ class SemanticGraph:
         node["uses"] += 1
         node["topic_uses"] += int(is_topic)
 
-    def _top_nodes(self, count: int) -> list[str]:
-        """The ``count`` highest-degree nodes not banned yet.
+    def _top_nodes(self, count: int, exclude: Sequence[str]) -> list[str]:
+        """The ``count`` highest-degree nodes not in ``exclude``.
 
         Ties are common (one round makes a clique, where every node has the same degree), so
         they break by weighted degree, then by how often the word was used, then topics first
         (the topic is the theme the ban is meant to move away from), then alphabetically so the
         result never depends on insertion order.
         """
-        candidates = [n for n in self.graph.nodes if n not in self._banned]
+        skip = set(exclude)
+        candidates = [n for n in self.graph.nodes if n not in skip]
 
         def rank(node: str) -> tuple[int, int, int, int, str]:
             data = self.graph.nodes[node]
@@ -153,6 +174,7 @@ class SemanticGraph:
         """Plain data for the store (the schedule ``f`` is code and is not stored)."""
         return {
             "enabled": self.enabled,
+            "bans": self.bans,
             "rounds": self.rounds,
             "banned": list(self._banned),
             "nodes": [[n, dict(d)] for n, d in self.graph.nodes(data=True)],
@@ -164,7 +186,9 @@ class SemanticGraph:
         cls, data: dict[str, Any], f: Callable[[int], int] = linear_exclusions
     ) -> SemanticGraph:
         """Rebuild a graph written by :meth:`to_dict` (for resuming a run)."""
-        graph = cls(f, enabled=bool(data["enabled"]))
+        # Graphs stored before the policy was recorded accumulated their bans.
+        bans: BanPolicy = "per-round" if data.get("bans") == "per-round" else "accumulate"
+        graph = cls(f, enabled=bool(data["enabled"]), bans=bans)
         graph.rounds = int(data["rounds"])
         graph._banned = [str(w) for w in data["banned"]]
         for name, attrs in data["nodes"]:

@@ -29,9 +29,13 @@ from lvlmbench.autobench.questions import write_question
 from lvlmbench.autobench.scene_mode import write_scene_program
 from lvlmbench.autobench.validate import answer_checks_on_image, write_checks
 from lvlmbench.models import ModelClient
+from lvlmbench.prompts import load_prompt
 from lvlmbench.types import Status
 
-__all__ = ["ModelBackend"]
+__all__ = ["NO_GUIDELINE", "ModelBackend"]
+
+NO_GUIDELINE = load_prompt("autobench/no_guideline.md").strip()
+"""What the description prompt says in place of a guideline in the ablation (--no-guidelines)."""
 
 
 class ModelBackend:
@@ -45,12 +49,14 @@ class ModelBackend:
         k_checks: int = 5,
         diversity_graph: bool = True,
         exclusions: Callable[[int], int] = linear_exclusions,
+        guidelines: bool = True,
     ) -> None:
         self.examiner = examiner
         self.mode = mode
         self.k_checks = k_checks
         self.diversity_graph = diversity_graph
         self.exclusions = exclusions
+        self.guidelines = guidelines
         self.name = f"{examiner.spec} ({mode} mode)"
 
     async def plan(self, capability: str, n: int, m: int) -> AspectPlan:
@@ -58,16 +64,18 @@ class ModelBackend:
         problems = list(tree.problems)
         aspects = []
         for general, fine in tree.fine_aspects():
-            guideline = await write_guideline(self.examiner, capability, general.name, fine.name)
-            if guideline.value is None:
-                problems.append(f"no guideline for {fine.name!r}: {guideline.reason}")
-                continue
+            text = NO_GUIDELINE
+            if self.guidelines:
+                guideline = await write_guideline(
+                    self.examiner, capability, general.name, fine.name
+                )
+                if guideline.value is None:
+                    problems.append(f"no guideline for {fine.name!r}: {guideline.reason}")
+                    continue
+                text = guideline.value.text
             aspects.append(
                 PlannedAspect(
-                    capability=capability,
-                    general=general.name,
-                    fine=fine.name,
-                    guideline=guideline.value.text,
+                    capability=capability, general=general.name, fine=fine.name, guideline=text
                 )
             )
         return AspectPlan(capability=capability, aspects=aspects, problems=problems)

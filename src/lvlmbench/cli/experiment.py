@@ -27,6 +27,7 @@ from lvlmbench.cli._common import (
     print_json,
 )
 from lvlmbench.cli.evaluate import Models, check_specs, run_models
+from lvlmbench.cli.experiment_ab import register
 from lvlmbench.models import DEFAULT_CONCURRENCY, display_names, resolve_spec
 from lvlmbench.store import Store, require_benchmark
 
@@ -212,3 +213,6 @@ def print_bias_table(benchmark: str, figures: list[BiasFigure]) -> None:
         "only (true/false items are the same in every copy); 95% CI: paired bootstrap over "
         "items."
     )
+
+
+register(experiment_app)  # diversity, aspects, leakage-levels, ranks

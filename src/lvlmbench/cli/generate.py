@@ -173,6 +173,10 @@ def generate(
     k_checks: Annotated[
         int, typer.Option("--k-checks", help="Self-check questions per image (k).")
     ] = 5,
+    guidelines: Annotated[
+        bool,
+        typer.Option(help="A guideline per fine aspect (off: the paper's Table 4 ablation)."),
+    ] = True,
     concurrency: Annotated[int, typer.Option(help="Units in flight.")] = 8,
     store: StoreOption = None,
     as_json: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
@@ -199,6 +203,7 @@ def generate(
         exclusions=exclusions,
         k_checks=k_checks,
         concurrency=concurrency,
+        guidelines=guidelines,
     )
     try:
         settings.validate()

@@ -1,7 +1,9 @@
-"""People's alignment checks of generated items: does the image match its description, is the
-key right? Stored as judgments with protocol ``human-check`` (judge ``human:<annotator>``,
-``model_a`` the question asked, verdict yes/no/unsure), so they travel with the store and a
-second answer by the same person to the same question replaces the first.
+"""People's alignment checks of generated items: does the image match its description, does the
+description test its aspect, is the key right? (The paper's Table 4: alignment rates per level,
+with and without the description guidelines.) Stored as judgments with protocol
+``human-check`` (judge ``human:<annotator>``, ``model_a`` the question asked, verdict
+yes/no/unsure), so they travel with the store and a second answer by the same person to the
+same question replaces the first.
 """
 
 from __future__ import annotations
@@ -16,7 +18,9 @@ __all__ = [
     "CHECKS",
     "CHECK_ANSWERS",
     "HUMAN_CHECK",
+    "AlignmentRate",
     "CheckSummary",
+    "alignment_rates",
     "check_judgment",
     "check_summaries",
 ]
@@ -24,6 +28,7 @@ __all__ = [
 HUMAN_CHECK = "human-check"
 CHECKS = {
     "image-matches-description": "Does the image match the description?",
+    "description-matches-aspect": "Does the description test the aspect it was written for?",
     "key-is-right": "Is the answer key right?",
 }
 CHECK_ANSWERS = ("yes", "no", "unsure")
@@ -76,4 +81,49 @@ def check_summaries(store: Store, benchmark: str) -> list[CheckSummary]:
     return [
         CheckSummary(check, tally["yes"], tally["no"], tally["unsure"], len(items[check]))
         for check, tally in sorted(counts.items())
+    ]
+
+
+@dataclass(frozen=True)
+class AlignmentRate:
+    """One check at one difficulty level: the share of aligned (yes) answers."""
+
+    check: str
+    level: str
+    yes: int
+    no: int
+    unsure: int
+
+    @property
+    def rate(self) -> float | None:
+        """yes / (yes + no); unsure answers decide nothing (None without any decided)."""
+        decided = self.yes + self.no
+        return self.yes / decided if decided else None
+
+    @property
+    def interval(self) -> Interval | None:
+        """Wilson 95% interval of :attr:`rate`."""
+        decided = self.yes + self.no
+        return wilson_interval(self.yes, decided) if decided else None
+
+
+def alignment_rates(store: Store, benchmark: str) -> list[AlignmentRate]:
+    """Per check and difficulty level (``"-"`` for items without one), every person's answers
+    on ``benchmark``'s items: the paper's alignment rate, counted per answer."""
+    levels = {
+        item.id: str(item.meta.get("difficulty", "-")) for item in iter_items(store, benchmark)
+    }
+    counts: dict[tuple[str, str], dict[str, int]] = {}
+    for judgment in iter_judgments(store, protocol=HUMAN_CHECK):
+        level = levels.get(judgment.item_id)
+        if level is None or judgment.verdict not in CHECK_ANSWERS:
+            continue
+        key = (judgment.model_a, level)
+        counts.setdefault(key, dict.fromkeys(CHECK_ANSWERS, 0))[judgment.verdict] += 1
+    order = {"easy": 0, "medium": 1, "hard": 2}
+    return [
+        AlignmentRate(check, level, tally["yes"], tally["no"], tally["unsure"])
+        for (check, level), tally in sorted(
+            counts.items(), key=lambda kv: (kv[0][0], order.get(kv[0][1], 3), kv[0][1])
+        )
     ]

@@ -16,6 +16,7 @@ from lvlmbench.judging.pairwise import PAIRWISE
 from lvlmbench.judging.summaries import judges_for, pairwise_report
 from lvlmbench.report._common import LEVELS, pct
 from lvlmbench.report.experiments import leakage_summary, position_bias_summary, rekeyed_sources
+from lvlmbench.report.experiments_ab import ab_experiments_summary
 from lvlmbench.report.scores import hallucination_scores, touchstone_scores
 from lvlmbench.store import Store, get_benchmark, iter_items, iter_judgments, list_benchmarks
 from lvlmbench.types import BenchmarkItem
@@ -223,6 +224,7 @@ def benchmark_summary(
         "hallucination": hallucination_scores(store, item_ids),
         "position_bias": position_bias_summary(store, name, listed),
         "leakage": leakage_summary(store, name),
+        "ab_experiments": ab_experiments_summary(store, name),
     }
 
 

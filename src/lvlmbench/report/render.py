@@ -15,6 +15,7 @@ from lvlmbench.report.render_experiments import (
     position_bias_section,
     spread_section,
 )
+from lvlmbench.report.render_experiments_ab import ab_experiment_sections
 from lvlmbench.report.render_ratings import (
     hallucination_section,
     metrics_section,
@@ -171,6 +172,7 @@ def render_benchmark(bench: dict[str, Any], gallery: str = "") -> str:
         _generation(bench),
         position_bias_section(bench),
         leakage_section(bench),
+        ab_experiment_sections(bench),
         pairwise_section(bench),
         metrics_section(bench),
         touchstone_section(bench),

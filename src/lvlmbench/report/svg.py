@@ -19,6 +19,7 @@ __all__ = [
     "heatmap",
     "line_chart",
     "range_chart",
+    "rank_chart",
 ]
 
 PALETTE = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2", "#17becf")
@@ -418,4 +419,41 @@ def range_chart(
     body += _legend(series, left + plot_w + 100, top + 10)
     if chance:
         body += _chance_legend(left + plot_w + 100, top + 10 + 16 * len(series))
+    return _svg(width, height, body, title)
+
+
+def rank_chart(
+    x_labels: Sequence[str], ranks: Mapping[str, Sequence[int | None]], title: str
+) -> str:
+    """Ranks per category, one polyline per series, rank 1 at the top (a "bump" chart)."""
+    worst = max([r for values in ranks.values() for r in values if r is not None] + [2])
+    left, top, plot_w, plot_h = 50.0, 34.0, 360.0, 24.0 * worst
+    width, height = left + plot_w + 30 + 190, top + plot_h + 40
+    n = max(len(x_labels), 1)
+
+    def sx(i: int) -> float:
+        return left + plot_w * (i + 0.5) / n
+
+    def sy(rank: int) -> float:
+        return top + plot_h * (rank - 1) / max(worst - 1, 1)
+
+    body = [_text(8, 14, title, extra='font-weight="bold"')]
+    for rank in range(1, worst + 1):
+        body.append(_text(left - 6, sy(rank) + 4, f"#{rank}", "end"))
+    for i, label in enumerate(x_labels):
+        body.append(_text(sx(i), top + plot_h + 24, label, "middle"))
+    for s, (name, values) in enumerate(ranks.items()):
+        colour = PALETTE[s % len(PALETTE)]
+        points = [(sx(i), sy(r), r) for i, r in enumerate(values) if r is not None]
+        if len(points) > 1:
+            path = " ".join(f"{x:.1f},{y:.1f}" for x, y, _ in points)
+            body.append(
+                f'<polyline points="{path}" fill="none" stroke="{colour}" stroke-width="2"/>'
+            )
+        body += [
+            f'<circle cx="{x:.1f}" cy="{y:.1f}" r="4" fill="{colour}">'
+            f"<title>{escape(f'{name}: #{r}')}</title></circle>"
+            for x, y, r in points
+        ]
+    body += _legend(list(ranks), left + plot_w + 30, top + 10)
     return _svg(width, height, body, title)

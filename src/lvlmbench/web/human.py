@@ -146,10 +146,13 @@ def record_vote(store: Store, ballot: Ballot, choice: str, annotator: str) -> Ju
 
 def check_candidates(item: BenchmarkItem) -> list[str]:
     """The checks that make sense for an item: the image one needs an image and a description,
-    the key one needs a key or reference."""
+    the aspect one a description and the fine aspect it was written for, the key one needs a
+    key or reference."""
     checks = []
     if item.images and item.caption:
         checks.append("image-matches-description")
+    if item.caption and item.meta.get("fine_aspect"):
+        checks.append("description-matches-aspect")
     if item.answer is not None or item.reference:
         checks.append("key-is-right")
     return checks

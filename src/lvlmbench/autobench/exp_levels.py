@@ -1,0 +1,122 @@
+"""Per-difficulty experiments: answer leakage by level (the paper: 0.4 % easy to 2.4 % hard)
+and each model's rank at each level (the paper's Figure 8).
+
+Both read responses the evaluation runner stored (``experiment leakage`` writes the
+``no-image`` ones), so they cost no model call of their own.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from lvlmbench.autobench.scoring import AccuracyRow, accuracy_table
+from lvlmbench.ratings.intervals import wilson_interval
+from lvlmbench.store import Store
+
+__all__ = [
+    "LEVEL_ORDER",
+    "LevelAccuracy",
+    "LevelLeakage",
+    "LevelRank",
+    "leakage_by_level",
+    "ranks_by_level",
+]
+
+LEVEL_ORDER = ("easy", "medium", "hard")
+
+
+@dataclass(frozen=True)
+class LevelAccuracy:
+    """correct / answered with a Wilson 95% interval."""
+
+    correct: int
+    answered: int
+
+    @property
+    def accuracy(self) -> float:
+        return self.correct / self.answered if self.answered else 0.0
+
+    @property
+    def interval(self) -> tuple[float, float]:
+        ci = wilson_interval(self.correct, self.answered)
+        return ci.low, ci.high
+
+    def as_dict(self) -> dict[str, float | int]:
+        low, high = self.interval
+        return {
+            "correct": self.correct,
+            "answered": self.answered,
+            "accuracy": self.accuracy,
+            "low": low,
+            "high": high,
+        }
+
+
+@dataclass(frozen=True)
+class LevelLeakage:
+    """One level: each model with the image and from the description only, and how far the
+    models' description-only accuracies spread (near zero: no examiner-specific leak)."""
+
+    level: str
+    with_image: dict[str, LevelAccuracy]
+    description_only: dict[str, LevelAccuracy]
+
+    @property
+    def spread_std(self) -> float:
+        """Population std of description-only accuracy across models (0–1 scale)."""
+        values = [a.accuracy for a in self.description_only.values()]
+        return statistics.pstdev(values) if len(values) > 1 else 0.0
+
+    @property
+    def spread_range(self) -> float:
+        """Highest − lowest description-only accuracy across models."""
+        values = [a.accuracy for a in self.description_only.values()]
+        return max(values) - min(values) if values else 0.0
+
+
+def _level_key(level: str) -> tuple[int, str]:
+    return (LEVEL_ORDER.index(level) if level in LEVEL_ORDER else len(LEVEL_ORDER), level)
+
+
+def _by_level(rows: Sequence[AccuracyRow]) -> dict[str, dict[str, LevelAccuracy]]:
+    out: dict[str, dict[str, LevelAccuracy]] = {}
+    for row in rows:
+        out.setdefault(row.group[0], {})[row.model] = LevelAccuracy(row.correct, row.answered)
+    return {level: out[level] for level in sorted(out, key=_level_key)}
+
+
+def leakage_by_level(store: Store, benchmark: str, models: Sequence[str]) -> list[LevelLeakage]:
+    """Per difficulty level, accuracy with the image and from the description only."""
+    image = _by_level(accuracy_table(store, benchmark, ["difficulty"], models=models))
+    described = _by_level(
+        accuracy_table(store, benchmark, ["difficulty"], variant="no-image", models=models)
+    )
+    levels = sorted(set(image) | set(described), key=_level_key)
+    return [LevelLeakage(lv, image.get(lv, {}), described.get(lv, {})) for lv in levels]
+
+
+@dataclass(frozen=True)
+class LevelRank:
+    """A model's accuracy and rank (1 = best; ties share the better rank) at one level."""
+
+    level: str
+    model: str
+    rank: int
+    score: LevelAccuracy
+
+
+def ranks_by_level(
+    store: Store, benchmark: str, models: Sequence[str] | None = None
+) -> list[LevelRank]:
+    """Every model's rank at every level, by accuracy with the image ("competition" ranking:
+    two models tied for first are both 1, the next is 3)."""
+    table = _by_level(accuracy_table(store, benchmark, ["difficulty"], models=models))
+    ranks = []
+    for level, scores in table.items():
+        ordered = sorted(scores, key=lambda m: (-scores[m].accuracy, m))
+        for model in ordered:
+            better = sum(1 for other in scores.values() if other.accuracy > scores[model].accuracy)
+            ranks.append(LevelRank(level, model, better + 1, scores[model]))
+    return ranks

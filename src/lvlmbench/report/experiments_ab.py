@@ -1,0 +1,92 @@
+"""The diversity, aspect-grid, per-level leakage and per-level rank experiments of one
+benchmark, as the report shows them.
+
+Diversity and aspect figures are read back as ``lvlmbench experiment`` stored them; leakage and
+ranks per level are recomputed from stored answers with the functions the commands call.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from lvlmbench.autobench.exp_levels import leakage_by_level, ranks_by_level
+from lvlmbench.autobench.scoring import accuracy_table
+from lvlmbench.judging.human_checks import CHECKS, alignment_rates
+from lvlmbench.report._common import pct
+from lvlmbench.store import Store, get_artifact, get_benchmark
+
+__all__ = ["EXPERIMENT_STAGE", "ab_experiments_summary"]
+
+EXPERIMENT_STAGE = "experiment"
+"""Artifact stage of the stored experiments (``lvlmbench experiment diversity|aspects``)."""
+
+
+def _score(score: Any) -> dict[str, Any]:
+    low, high = score.interval
+    return {
+        "accuracy": pct(score.accuracy),
+        "low": pct(low),
+        "high": pct(high),
+        "n": score.answered,
+    }
+
+
+def _leakage_levels(store: Store, benchmark: str) -> list[dict[str, Any]]:
+    models = sorted({r.model for r in accuracy_table(store, benchmark, (), variant="no-image")})
+    if not models:
+        return []
+    return [
+        {
+            "level": row.level,
+            "with_image": {m: _score(a) for m, a in row.with_image.items()},
+            "description_only": {m: _score(a) for m, a in row.description_only.items()},
+            "std": pct(row.spread_std),
+            "range": pct(row.spread_range),
+        }
+        for row in leakage_by_level(store, benchmark, models)
+    ]
+
+
+def _ranks(store: Store, benchmark: str) -> list[dict[str, Any]]:
+    return [
+        {"level": r.level, "model": r.model, "rank": r.rank, **_score(r.score)}
+        for r in ranks_by_level(store, benchmark)
+    ]
+
+
+def _alignment(store: Store, benchmark: str) -> dict[str, Any] | None:
+    """People's alignment rates per check and level, and the benchmark's guideline condition."""
+    rates = alignment_rates(store, benchmark)
+    if not rates:
+        return None
+    row = get_benchmark(store, benchmark)
+    settings = (row or {}).get("data", {}).get("settings") or {}
+    condition = "no guidelines" if settings.get("guidelines") is False else "guidelines"
+    rows = []
+    for r in rates:
+        ci = r.interval
+        rows.append(
+            {
+                "check": r.check,
+                "label": CHECKS.get(r.check, r.check),
+                "level": r.level,
+                "yes": r.yes,
+                "no": r.no,
+                "unsure": r.unsure,
+                "rate": None if r.rate is None else pct(r.rate),
+                "low": None if ci is None else pct(ci.low),
+                "high": None if ci is None else pct(ci.high),
+            }
+        )
+    return {"condition": condition, "rows": rows}
+
+
+def ab_experiments_summary(store: Store, benchmark: str) -> dict[str, Any]:
+    """Every figure of these experiments the store holds for ``benchmark`` (empty when none)."""
+    return {
+        "diversity": get_artifact(store, benchmark, EXPERIMENT_STAGE, "diversity"),
+        "aspects": get_artifact(store, benchmark, EXPERIMENT_STAGE, "aspects"),
+        "leakage_levels": _leakage_levels(store, benchmark),
+        "ranks": _ranks(store, benchmark),
+        "alignment": _alignment(store, benchmark),
+    }

@@ -1,0 +1,169 @@
+"""Report sections of the diversity, aspect-grid, per-level leakage and rank experiments."""
+
+from __future__ import annotations
+
+from html import escape
+from typing import Any
+
+from lvlmbench.report._html import fmt, table, td
+from lvlmbench.report.svg import Dot, dot_interval_chart, rank_chart
+
+__all__ = ["ab_experiment_sections"]
+
+_FIGURES = ("distinct_topics", "topic_entropy", "top_topic_share", "keyword_uniqueness")
+
+
+def _mean_ci(value: dict[str, Any]) -> str:
+    return f"{value['mean']:.2f} [{value['low']:.2f}, {value['high']:.2f}]"
+
+
+def diversity_section(data: dict[str, Any] | None) -> str:
+    """Per-group diversity figures with and without the semantic graph."""
+    if not data:
+        return ""
+    summary = data["summary"]
+    conditions = [c for c in ("graph", "no graph", "difference") if c in summary]
+    body = [
+        [td(name.replace("_", " "))]
+        + [td(_mean_ci(summary[c][name]), diversity=c, figure=name) for c in conditions]
+        for name in _FIGURES
+    ]
+    head = ["figure (mean per group, 95% CI)"] + [
+        "with − without" if c == "difference" else c for c in conditions
+    ]
+    s = data["settings"]
+    note = (
+        f'<p class="note">{len(data["groups"])} groups (fine aspect × level × condition) of '
+        f"{s['count']} descriptions, seed {s['seed']}, examiner {s.get('examiner', '?')}, "
+        f"f(i) = {s.get('exclude', 'i')}, exclusions {s['bans']} (the f(i) highest-degree "
+        "nodes after each round). Intervals: percentile bootstrap over groups; the difference "
+        "is paired per group (<code>lvlmbench experiment diversity</code>).</p>"
+    )
+    return "<h3>Diversity with vs without the semantic graph</h3>" + table(head, body, "div") + note
+
+
+def aspects_section(data: dict[str, Any] | None) -> str:
+    """Aspect diversity over the (n, m) grid."""
+    if not data:
+        return ""
+    body = [
+        [
+            td(str(r["n"])),
+            td(str(r["m"])),
+            td(str(r["fine"])),
+            td(fmt(r["diversity"], 3), aspects=f"{r['n']}x{r['m']}"),
+            td(str(r["near_duplicates"])),
+            td(str(r["problems"])),
+        ]
+        for r in data["grid"]
+    ]
+    head = ["n", "m", "fine aspects", "diversity", "near-duplicates", "shortfalls"]
+    note = (
+        '<p class="note">Diversity = 1 − mean pairwise Jaccard similarity of the fine aspects\' '
+        f"words (name and guideline); capability {data['capability']}, examiner "
+        f"{data['examiner']} (<code>lvlmbench experiment aspects</code>).</p>"
+    )
+    return "<h3>Aspect diversity vs (n, m)</h3>" + table(head, body, "aspects") + note
+
+
+def _cell(score: dict[str, Any] | None, **data: str) -> str:
+    if score is None:
+        return td("-", **data)
+    return td(f"{score['accuracy']:.1f} [{score['low']:.1f}, {score['high']:.1f}]", **data)
+
+
+def leakage_levels_section(rows: list[dict[str, Any]]) -> str:
+    """Description-only accuracy per level and model, and its spread across models."""
+    if not rows:
+        return ""
+    models = sorted({m for r in rows for m in r["description_only"]})
+    body = [
+        [td(r["level"])]
+        + [_cell(r["description_only"].get(m), level=r["level"], model=m) for m in models]
+        + [td(fmt(r["std"]), level=r["level"], figure="std"), td(fmt(r["range"]))]
+        for r in rows
+    ]
+    head = ["level", *(f"{m} %" for m in models), "std across models", "range"]
+    dots = [
+        Dot(r["level"], m, s["accuracy"], s["low"], s["high"])
+        for r in rows
+        for m, s in r["description_only"].items()
+    ]
+    chart = dot_interval_chart(dots, "description-only accuracy % per level (Wilson 95%)")
+    note = (
+        '<p class="note">Answered from the description, without the image. A small spread '
+        "across models at every level means the descriptions favour no model; the paper "
+        "reports 0.4 points (easy) to 2.4 points (hard).</p>"
+    )
+    return "<h3>Answer leakage per level</h3>" + table(head, body, "leak-level") + chart + note
+
+
+def ranks_section(rows: list[dict[str, Any]]) -> str:
+    """Each model's rank at each level, as a table and a bump chart."""
+    if not rows or len({r["model"] for r in rows}) < 2:
+        return ""
+    levels = list(dict.fromkeys(r["level"] for r in rows))
+    models = sorted({r["model"] for r in rows})
+    by = {(r["model"], r["level"]): r for r in rows}
+    body = [
+        [td(m)]
+        + [
+            td(f"#{by[m, lv]['rank']} ({by[m, lv]['accuracy']:.1f})", model=m, rank=lv)
+            if (m, lv) in by
+            else td("-")
+            for lv in levels
+        ]
+        for m in models
+    ]
+    series = {m: [by[m, lv]["rank"] if (m, lv) in by else None for lv in levels] for m in models}
+    chart = rank_chart(levels, series, "rank per difficulty level (1 = best)")
+    return "<h3>Ranks per level</h3>" + table(["model", *levels], body, "ranks") + chart
+
+
+def alignment_section(data: dict[str, Any] | None) -> str:
+    """People's alignment rates per check and level with Wilson intervals (Table 4)."""
+    if not data:
+        return ""
+    body = [
+        [
+            td(r["label"]),
+            td(r["level"]),
+            td(str(r["yes"])),
+            td(str(r["no"])),
+            td(str(r["unsure"])),
+            td(
+                "-" if r["rate"] is None else f"{r['rate']:.1f} [{r['low']:.1f}, {r['high']:.1f}]",
+                check=r["check"],
+                level=r["level"],
+            ),
+        ]
+        for r in data["rows"]
+    ]
+    head = ["check", "level", "yes", "no", "unsure", "alignment rate % (95% CI)"]
+    dots = [
+        Dot(r["level"], r["check"], r["rate"], r["low"], r["high"])
+        for r in data["rows"]
+        if r["rate"] is not None
+    ]
+    chart = dot_interval_chart(dots, "alignment rate % per level (Wilson 95%)") if dots else ""
+    note = (
+        f'<p class="note">Condition: <b data-condition="{escape(data["condition"])}">'
+        f"{escape(data['condition'])}</b> (a benchmark generated with "
+        "<code>--no-guidelines</code> is the ablation). Rate = yes / (yes + no) over every "
+        "person's answers on the web app's \"check\" page; unsure answers decide nothing.</p>"
+    )
+    return "<h3>Human evaluation: alignment rates</h3>" + note + table(head, body, "align") + chart
+
+
+def ab_experiment_sections(bench: dict[str, Any]) -> str:
+    """Every section whose experiment the store holds ('' when none)."""
+    data = bench.get("ab_experiments") or {}
+    return "".join(
+        [
+            ranks_section(data.get("ranks") or []),
+            leakage_levels_section(data.get("leakage_levels") or []),
+            diversity_section(data.get("diversity")),
+            aspects_section(data.get("aspects")),
+            alignment_section(data.get("alignment")),
+        ]
+    )
