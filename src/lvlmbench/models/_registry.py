@@ -202,7 +202,9 @@ def _identity(parsed: ModelSpec, provider: _Provider, options: Mapping[str, str]
     kept: list[tuple[str, str]] = []
     for name, value in sorted(options.items()):
         option = provider.option(name)
-        if option is not None and option.changes_output and value != option.default:
+        if option is None or (option.superseded_by and option.superseded_by in options):
+            continue
+        if option.changes_output and value != option.default:
             kept.append((name, option.public(value) if option.public else value))
     return f"{base}?{urlencode(kept, safe=':/@')}" if kept else base
 
