@@ -71,6 +71,8 @@ def _url(value: str) -> str:
     text = _text(value)
     if not re.match(r"^https?://[^/\s]+", text):
         raise OptionError("an http:// or https:// URL")
+    if "," in text:  # a replica list where only one endpoint is taken (openai/ takes several)
+        raise OptionError("one http:// or https:// URL (this provider takes no replicas)")
     # "…/v1/" and "…/v1" are one endpoint.
     return text.rstrip("/")
 
