@@ -34,11 +34,15 @@ def test_the_cache_key_names_the_deployment_not_a_replica() -> None:
     assert named[0].cache_identity() == named[1].cache_identity()
     assert "deployment" in named[0].cache_identity()
     first = [load_chat_model(f"openai/m?base_url={u}") for u in (A, f"{A},{B},{C}")]
-    assert first[0].cache_identity() == first[1].cache_identity() == {
-        "provider": "openai",
-        "model": "m",
-        "base_url": A,
-    }
+    assert (
+        first[0].cache_identity()
+        == first[1].cache_identity()
+        == {
+            "provider": "openai",
+            "model": "m",
+            "base_url": A,
+        }
+    )
 
 
 def test_credentials_in_a_replica_url_never_reach_the_identity() -> None:
