@@ -153,3 +153,17 @@ def test_evaluate_refuses_a_bad_replica_url_naming_it(tmp_path: Path) -> None:
     result = runner.invoke(app, ["evaluate", "bench", "-m", spec, "--store", str(db)])
     assert result.exit_code == 2, result.output
     assert "replica 2 ('127.0.0.1:10/v1')" in " ".join(result.output.split())
+
+
+def test_evaluate_runs_one_model_on_two_replicas(tmp_path: Path) -> None:
+    db = tmp_path / "s.db"
+    _store(db, items=12)
+    with FakeOpenAIServer(latency_s=0.05) as a, FakeOpenAIServer(latency_s=0.05) as b:
+        spec = f"openai/m?base_url={a.base_url},{b.base_url}&deployment=pair"
+        result = runner.invoke(
+            app, ["evaluate", "bench", "-m", spec, "--store", str(db), "--concurrency", "2"]
+        )
+        assert result.exit_code == 0, result.output
+        assert a.stats.probes == b.stats.probes == 1  # both probed by the preflight
+        assert a.stats.requests > 0 and b.stats.requests > 0
+    _all_ok(Store.open(str(db)), "openai/m?deployment=pair", 12)

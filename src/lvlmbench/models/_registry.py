@@ -221,7 +221,9 @@ def model_identity(spec: str, *, image: bool = False) -> str:
     """The name a model's rows are stored under: ``provider/name`` plus the output-changing
     options not at their default (endpoint after environment defaults, ``max_tokens``,
     ``revision``...), sorted, as ``provider/name?k=v&k=v``. Secrets, timeouts and transport
-    options are left out. A string that is not a provider spec (an imported player such as
+    options are left out. Replicas (``base_url=URL1,URL2``) are one model: named by
+    ``deployment=NAME`` when given (whatever URLs serve it), else by their first URL (so a
+    replica appended later keeps the identity). A string that is not a provider spec (an imported player such as
     ``llava-7b``, ``reference``, ``human:...``, ``submission/x``) is returned unchanged; a provider
     spec with an unknown or malformed option raises RegistryError."""
     providers = IMAGE_PROVIDERS if image else CHAT_PROVIDERS

@@ -317,7 +317,8 @@ def _parse_completion(body: dict[str, Any], latency: float, what: str) -> ModelO
 
 def create(name: str, options: Mapping[str, str]) -> OpenAIChatModel:
     """Registry factory: ``openai/<model>`` with options base_url, api_key_env, timeout,
-    json_mode and max_tokens (a cap on every request's reply length: cost control, or a small
+    json_mode, deployment (the name replicas listed in base_url are stored under) and
+    max_tokens (a cap on every request's reply length: cost control, or a small
     local model that would otherwise ramble to the stage's limit)."""
     cap = options.get("max_tokens")
     if cap is not None and not cap.isdigit():
