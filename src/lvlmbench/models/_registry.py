@@ -223,9 +223,10 @@ def model_identity(spec: str, *, image: bool = False) -> str:
     ``revision``...), sorted, as ``provider/name?k=v&k=v``. Secrets, timeouts and transport
     options are left out. Replicas (``base_url=URL1,URL2``) are one model: named by
     ``deployment=NAME`` when given (whatever URLs serve it), else by their first URL (so a
-    replica appended later keeps the identity). A string that is not a provider spec (an imported player such as
-    ``llava-7b``, ``reference``, ``human:...``, ``submission/x``) is returned unchanged; a provider
-    spec with an unknown or malformed option raises RegistryError."""
+    replica appended later keeps the identity). A string that is not a provider spec (an
+    imported player such as ``llava-7b``, ``reference``, ``human:...``, ``submission/x``) is
+    returned unchanged; a provider spec with an unknown or malformed option raises
+    RegistryError."""
     providers = IMAGE_PROVIDERS if image else CHAT_PROVIDERS
     provider, sep, name = spec.partition("?")[0].partition("/")
     if provider not in providers or (not sep and provider != "procedural") or (sep and not name):
