@@ -10,7 +10,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from fake_openai_server import FakeOpenAIServer
+from fake_openai_server import FakeOpenAIServer, Faults
 from typer.testing import CliRunner
 
 from lvlmbench.cli import app
@@ -167,3 +167,27 @@ def test_evaluate_runs_one_model_on_two_replicas(tmp_path: Path) -> None:
         assert a.stats.probes == b.stats.probes == 1  # both probed by the preflight
         assert a.stats.requests > 0 and b.stats.requests > 0
     _all_ok(Store.open(str(db)), "openai/m?deployment=pair", 12)
+
+
+@pytest.mark.timeout(60)
+async def test_a_replica_taken_out_is_tried_again_after_its_cool_down() -> None:
+    from lvlmbench.models._replicas import ReplicaSet
+    from lvlmbench.types import Message
+
+    always_503 = Faults(server_error=1.0, max_faults_per_prompt=10**9)
+    with (
+        FakeOpenAIServer(faults=always_503, server_error_status=503) as sick,
+        FakeOpenAIServer() as well,
+    ):
+        model = load_chat_model(f"openai/m?base_url={sick.base_url},{well.base_url}")
+        model.replicas = ReplicaSet([sick.base_url, well.base_url], cooldown_s=0.2)  # type: ignore[attr-defined]
+        client = ModelClient(model, None, retry=FAST_RETRY)
+        first = [await client.generate([Message.user(f"q{i}")]) for i in range(5)]
+        assert all(o.ok for o in first) and client.stats.retries == 0  # moved over at once
+        assert sick.stats.requests == 1 and well.stats.requests == 5  # out after one 503
+        sick.faults = Faults()  # it recovers
+        await asyncio.sleep(0.25)
+        later = await client.generate([Message.user("after the cool-down")])
+        await client.aclose()
+    assert later.ok and sick.stats.requests == 2  # back on trial, and it answered
+    assert sum(sick.stats.answered.values()) == 1
