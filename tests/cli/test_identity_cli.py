@@ -157,8 +157,8 @@ def test_bad_option_is_refused_before_any_call(db: Path, options: str, needle: s
     assert needle in result.output and "Traceback" not in result.output
     if "unknown option" in needle:
         assert (
-            "valid options: api_key_env, base_url, json_mode, max_tokens, seed, system, "
-            "temperature, timeout, top_p, param.<field>"
+            "valid options: api_key_env, base_url, deployment, json_mode, max_tokens, seed, "
+            "system, temperature, timeout, top_p, param.<field>"
         ) in " ".join(result.output.split())
     assert _rows(db) == before
 

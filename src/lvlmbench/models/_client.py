@@ -117,13 +117,17 @@ class ModelClient:
     ) -> None:
         self.model = model
         self.store = store
-        self.concurrency = concurrency
+        self.replicas = int(getattr(model, "replica_count", 1))
+        # ``concurrency`` is per replica (what each vLLM server is sized for): a model served by
+        # several keeps that many calls in flight on each, the balancer spreading them.
+        self.concurrency = concurrency * self.replicas
+        """Calls in flight at most, over all the model's replicas."""
         self.retry = retry or RetryPolicy()
         self.price_per_mtok = price_per_mtok
         self.stats = CallStats()
         self.on_retry = on_retry
         """Called with each retry about to be made (the CLI's status line); may be set later."""
-        self.breaker = breaker or CircuitBreaker(breaker_threshold(concurrency))
+        self.breaker = breaker or CircuitBreaker(breaker_threshold(self.concurrency))
         self._rng = random.Random(seed)
         self._identity = model.cache_identity()
         # The spec's generation settings (evaluate --temperature ...), applied to every call;

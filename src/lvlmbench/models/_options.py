@@ -56,6 +56,9 @@ class Option:
     """Environment variable consulted when the option is not given."""
     public: Normaliser | None = None
     """The canonical value as it may be stored and shown (None: as it is)."""
+    superseded_by: str | None = None
+    """Another option that, when given, stands for this one in the identity (``deployment``
+    names a set of replicas, so their URLs are left out)."""
 
 
 def _text(value: str) -> str:
@@ -68,6 +71,8 @@ def _url(value: str) -> str:
     text = _text(value)
     if not re.match(r"^https?://[^/\s]+", text):
         raise OptionError("an http:// or https:// URL")
+    if "," in text:  # a replica list where only one endpoint is taken (openai/ takes several)
+        raise OptionError("one http:// or https:// URL (this provider takes no replicas)")
     # "…/v1/" and "…/v1" are one endpoint.
     return text.rstrip("/")
 
@@ -78,6 +83,36 @@ def _without_credentials(url: str) -> str:
     scheme, sep, rest = url.partition("://")
     host, slash, path = rest.partition("/")
     return f"{scheme}{sep}{host.rpartition('@')[2]}{slash}{path}"
+
+
+def _url_list(value: str) -> str:
+    """One or more base URLs joined by commas: replicas of one deployment, each checked."""
+    urls: list[str] = []
+    for position, item in enumerate(value.split(","), 1):
+        try:
+            url = _url(item)
+        except OptionError:
+            where = f"replica {position} ({item.strip()!r})" if "," in value else "a URL"
+            raise OptionError(
+                f"an http:// or https:// URL, or several joined by ',' ({where} is not one)"
+            ) from None
+        if url in urls:
+            raise OptionError(f"each replica once ({url} is listed twice)")
+        urls.append(url)
+    return ",".join(urls)
+
+
+def _first_replica(value: str) -> str:
+    """How a replica list appears in an identity: its first URL, without credentials. Appending
+    replicas to a deployment keeps its identity, and one URL is shown as it always was."""
+    return _without_credentials(value.split(",", 1)[0])
+
+
+def _deployment(value: str) -> str:
+    text = _text(value)
+    if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._:-]*", text):
+        raise OptionError("a name of letters, digits, '.', '_', ':' or '-', e.g. vllm-7b-a")
+    return text
 
 
 def _env_name(value: str) -> str:
@@ -246,7 +281,17 @@ _TIMEOUT = Option(_positive_number, changes_output=False)
 
 OPENAI_CHAT_OPTIONS: Mapping[str, Option] = {
     **GENERATION_OPTIONS,
-    "base_url": _endpoint("https://api.openai.com/v1", "OPENAI_BASE_URL"),
+    # Several URLs joined by ',' are replicas of one deployment: calls are balanced across them.
+    "base_url": Option(
+        _url_list,
+        True,
+        default="https://api.openai.com/v1",
+        env="OPENAI_BASE_URL",
+        public=_first_replica,
+        superseded_by="deployment",
+    ),
+    # A deployment's name: its identity whatever replicas serve it (their URLs are left out).
+    "deployment": Option(_deployment, changes_output=True),
     "api_key_env": _KEY_ENV,
     "timeout": _TIMEOUT,
     # How structured output is asked for: the answer is validated the same way whichever works.

@@ -202,7 +202,9 @@ def _identity(parsed: ModelSpec, provider: _Provider, options: Mapping[str, str]
     kept: list[tuple[str, str]] = []
     for name, value in sorted(options.items()):
         option = provider.option(name)
-        if option is not None and option.changes_output and value != option.default:
+        if option is None or (option.superseded_by and option.superseded_by in options):
+            continue
+        if option.changes_output and value != option.default:
             kept.append((name, option.public(value) if option.public else value))
     return f"{base}?{urlencode(kept, safe=':/@')}" if kept else base
 
@@ -219,9 +221,12 @@ def model_identity(spec: str, *, image: bool = False) -> str:
     """The name a model's rows are stored under: ``provider/name`` plus the output-changing
     options not at their default (endpoint after environment defaults, ``max_tokens``,
     ``revision``...), sorted, as ``provider/name?k=v&k=v``. Secrets, timeouts and transport
-    options are left out. A string that is not a provider spec (an imported player such as
-    ``llava-7b``, ``reference``, ``human:...``, ``submission/x``) is returned unchanged; a provider
-    spec with an unknown or malformed option raises RegistryError."""
+    options are left out. Replicas (``base_url=URL1,URL2``) are one model: named by
+    ``deployment=NAME`` when given (whatever URLs serve it), else by their first URL (so a
+    replica appended later keeps the identity). A string that is not a provider spec (an
+    imported player such as ``llava-7b``, ``reference``, ``human:...``, ``submission/x``) is
+    returned unchanged; a provider spec with an unknown or malformed option raises
+    RegistryError."""
     providers = IMAGE_PROVIDERS if image else CHAT_PROVIDERS
     provider, sep, name = spec.partition("?")[0].partition("/")
     if provider not in providers or (not sep and provider != "procedural") or (sep and not name):

@@ -4,11 +4,19 @@ Options: ``base_url`` (default https://api.openai.com/v1), ``api_key_env`` (name
 environment variable holding the key, default OPENAI_API_KEY; a local server needs none),
 ``timeout`` seconds, ``json_mode`` (``json_schema``, ``json_object`` or ``none``: how to ask for
 structured output; by default json_schema first, falling back when the server refuses it).
+
+``base_url`` may list several URLs joined by ``,``: replicas of one deployment (vLLM, SGLang).
+Each call goes to the replica with the fewest calls in flight; one that fails server-side is
+taken out for a cool-down and the call moves to another at once (:mod:`._replicas`). The
+answers are one model's: its identity and cache key name the ``deployment=NAME`` when given,
+else the first URL, never the replica that answered.
 """
 
 from __future__ import annotations
 
+import asyncio
 import base64
+import logging
 import time
 from collections import OrderedDict
 from collections.abc import Mapping
@@ -16,6 +24,7 @@ from typing import Any
 
 from lvlmbench.models._api import ErrorKind, ProviderError
 from lvlmbench.models._http import HttpClient, post_json, probe, redact
+from lvlmbench.models._replicas import Replica, ReplicaSet, replica_failed
 from lvlmbench.models._secrets import read_secret
 from lvlmbench.types import (
     GenerationConfig,
@@ -28,6 +37,8 @@ from lvlmbench.types import (
 )
 
 __all__ = ["OpenAIChatModel", "create", "encode_messages"]
+
+log = logging.getLogger(__name__)
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 _JSON_MODES = ("json_schema", "json_object", "none")
@@ -110,6 +121,7 @@ class OpenAIChatModel:
         timeout: float = 120.0,
         json_mode: str | None = None,
         max_tokens: int | None = None,
+        deployment: str | None = None,
     ) -> None:
         if max_tokens is not None and max_tokens < 1:
             raise ValueError(f"max_tokens must be a positive integer, got {max_tokens}")
@@ -120,8 +132,13 @@ class OpenAIChatModel:
             )
         self.name = name
         self.spec = f"openai/{name}"
-        self.base_url = base_url.rstrip("/")
-        self.endpoint = self.base_url
+        urls = [url.strip().rstrip("/") for url in base_url.split(",")]
+        self.base_url = urls[0]
+        self.deployment = deployment
+        self.replicas = ReplicaSet(urls)
+        self.replica_count = len(urls)
+        """Replicas serving this model: the client allows its concurrency on each."""
+        self.endpoint = ",".join(urls)
         self._api_key = read_secret(api_key_env)
         self._api_key_env = api_key_env
         self._json_modes = [json_mode] if json_mode else ["json_schema", "json_object", "none"]
@@ -137,8 +154,13 @@ class OpenAIChatModel:
         identity: dict[str, object] = {
             "provider": "openai",
             "model": self.name,
-            "base_url": self.base_url,
         }
+        # The deployment, never the replica that answers: every replica gives one model's
+        # answers, and a single URL keeps the key it always had.
+        if self.deployment is not None:
+            identity["deployment"] = self.deployment
+        else:
+            identity["base_url"] = self.base_url
         if self.max_tokens_cap is not None:  # a cap can cut replies short: part of the output
             identity["max_tokens_cap"] = self.max_tokens_cap
         return identity
@@ -188,11 +210,29 @@ class OpenAIChatModel:
                 raise
 
     async def _post(self, payload: dict[str, Any]) -> ModelOutput:
+        """One request; a replica that fails server-side is taken out and the request goes to
+        another in rotation at once (no backoff: the fault was that replica's). When none is
+        left the error goes to the client's retries like a single endpoint's."""
+        tried: set[str] = set()
+        while True:
+            replica = self.replicas.pick(frozenset(tried))
+            try:
+                return await self._post_to(replica, payload)
+            except ProviderError as exc:
+                if self.replica_count == 1 or not replica_failed(exc):
+                    raise
+                self.replicas.failed(replica, str(exc.args[0]))
+                tried.add(replica.url)
+                if not self.replicas.has_other(frozenset(tried)):
+                    raise
+
+    async def _post_to(self, replica: Replica, payload: dict[str, Any]) -> ModelOutput:
         started = time.perf_counter()
+        replica.in_flight += 1
         try:
             body = await post_json(
                 self._client,
-                f"{self.base_url}/chat/completions",
+                f"{replica.url}/chat/completions",
                 payload,
                 headers=self._headers(),
                 what=self.spec,
@@ -203,17 +243,52 @@ class OpenAIChatModel:
         except ProviderError as exc:
             exc.args = (redact(str(exc.args[0]), [self._api_key]),)
             raise
+        finally:
+            replica.in_flight -= 1
+        self.replicas.succeeded(replica)
         return _parse_completion(body, time.perf_counter() - started, self.spec)
 
     async def check(self) -> None:
-        """Preflight: GET {base_url}/models; a server without that route answers 404, which
-        still shows it is up."""
-        await probe(
-            self._client, f"{self.base_url}/models", what=self.spec, headers=self._headers()
-        )
+        """Preflight: GET {base_url}/models on every replica; a server without that route
+        answers 404, which still shows it is up. The run starts when one replica answers: the
+        dead ones are named in a warning and taken out for their cool-down."""
+        probes = [
+            probe(self._client, f"{r.url}/models", what=self.spec, headers=self._headers())
+            for r in self.replicas.replicas
+        ]
+        results = await asyncio.gather(*probes, return_exceptions=True)
+        dead: list[tuple[Replica, ProviderError]] = []
+        for replica, result in zip(self.replicas.replicas, results, strict=True):
+            if isinstance(result, ProviderError):
+                dead.append((replica, result))
+            elif isinstance(result, BaseException):
+                raise result
+        if len(dead) == len(results):
+            raise dead[0][1] if len(dead) == 1 else _none_reachable(self.spec, dead)
+        for replica, error in dead:
+            self.replicas.failed(replica, str(error))
+        if dead:
+            names = ", ".join(redact(r.url, [self._api_key]) for r, _ in dead)
+            log.warning(
+                "%s: %d of %d replicas unreachable, running on the others: %s",
+                self.spec,
+                len(dead),
+                len(results),
+                names,
+            )
 
     async def aclose(self) -> None:
         await self._client.aclose()
+
+
+def _none_reachable(spec: str, dead: list[tuple[Replica, ProviderError]]) -> ProviderError:
+    first = dead[0][1]
+    urls = ", ".join(replica.url for replica, _ in dead)
+    return ProviderError(
+        f"{spec}: cannot reach any of its {len(dead)} replicas ({urls}); first: {first}",
+        ErrorKind.FATAL,
+        hint=first.hint,
+    )
 
 
 def _parse_completion(body: dict[str, Any], latency: float, what: str) -> ModelOutput:
@@ -242,7 +317,8 @@ def _parse_completion(body: dict[str, Any], latency: float, what: str) -> ModelO
 
 def create(name: str, options: Mapping[str, str]) -> OpenAIChatModel:
     """Registry factory: ``openai/<model>`` with options base_url, api_key_env, timeout,
-    json_mode and max_tokens (a cap on every request's reply length: cost control, or a small
+    json_mode, deployment (the name replicas listed in base_url are stored under) and
+    max_tokens (a cap on every request's reply length: cost control, or a small
     local model that would otherwise ramble to the stage's limit)."""
     cap = options.get("max_tokens")
     if cap is not None and not cap.isdigit():
@@ -256,4 +332,5 @@ def create(name: str, options: Mapping[str, str]) -> OpenAIChatModel:
         timeout=float(options.get("timeout", 120.0)),
         json_mode=options.get("json_mode"),
         max_tokens=int(cap) if cap is not None else None,
+        deployment=options.get("deployment"),
     )
