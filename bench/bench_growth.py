@@ -15,6 +15,7 @@ Run: ``python bench/bench_growth.py [--sizes 3600 36000 360000] [--models 10]``.
 from __future__ import annotations
 
 import argparse
+import itertools
 import os
 import random
 import statistics
@@ -54,11 +55,23 @@ def _items(n: int) -> list[BenchmarkItem]:
 def _response(item: BenchmarkItem, model: str, skill: float, rng: random.Random) -> Response:
     draw = rng.random()
     if draw < 0.02:
-        return Response(item_id=item.id, model=model, text="I cannot tell.", extracted=None,
-                        status=Status.UNPARSEABLE, reason="no option letter")
+        return Response(
+            item_id=item.id,
+            model=model,
+            text="I cannot tell.",
+            extracted=None,
+            status=Status.UNPARSEABLE,
+            reason="no option letter",
+        )
     letter = item.answer if draw < skill else "ABCD"[(item.id.__hash__() + 1) % 4]
-    return Response(item_id=item.id, model=model, text=f"Answer: {letter}", extracted=letter,
-                    usage=Usage(input_tokens=40, output_tokens=3), latency_s=rng.random())
+    return Response(
+        item_id=item.id,
+        model=model,
+        text=f"Answer: {letter}",
+        extracted=letter,
+        usage=Usage(input_tokens=40, output_tokens=3),
+        latency_s=rng.random(),
+    )
 
 
 def build(path: Path, responses: int, models: int) -> tuple[Store, float]:
@@ -111,27 +124,45 @@ def main() -> None:
     parser.add_argument("--models", type=int, default=10)
     args = parser.parse_args()
     rows = []
-    print(f"{'responses':>10} {'build s':>8} {'report s':>9} {'page cold s':>12} "
-          f"{'page warm s':>12} {'page KiB':>9}")
+    print(
+        f"{'responses':>10} {'build s':>8} {'report s':>9} {'page cold s':>12} "
+        f"{'page warm s':>12} {'page KiB':>9}"
+    )
     for size in args.sizes:
         got = measure(size, args.models)
         rows.append((size, got))
-        print(f"{size:>10,} {got['built']:>8.2f} {got['report']:>9.2f} {got['cold']:>12.3f} "
-              f"{got['warm']:>12.3f} {got['bytes'] / 1024:>9.0f}")
+        print(
+            f"{size:>10,} {got['built']:>8.2f} {got['report']:>9.2f} {got['cold']:>12.3f} "
+            f"{got['warm']:>12.3f} {got['bytes'] / 1024:>9.0f}"
+        )
     load = "load average " + ", ".join(f"{x:.2f}" for x in os.getloadavg())
     for size, got in rows:
         note = f"{size:,} responses ({args.models} models); build {got['built']:.1f} s; {load}"
         emit(NAME, f"report time, {size:,} responses", got["report"], "s", "≤ linear", None, note)
         page_ok = got["cold"] < 1.0 if size >= 100_000 else None
         target = "< 1 s" if size >= 100_000 else "—"
-        emit(NAME, f"leaderboard page (cold), {size:,} responses", got["cold"], "s", target,
-             page_ok, note + f"; warm {got['warm']:.3f} s, {got['bytes'] / 1024:.0f} KiB")
-    for (small, a), (large, b) in zip(rows, rows[1:], strict=False):
+        emit(
+            NAME,
+            f"leaderboard page (cold), {size:,} responses",
+            got["cold"],
+            "s",
+            target,
+            page_ok,
+            note + f"; warm {got['warm']:.3f} s, {got['bytes'] / 1024:.0f} KiB",
+        )
+    for (small, a), (large, b) in itertools.pairwise(rows):
         scale = large / small
         for key, label in (("report", "report time"), ("cold", "leaderboard page time")):
             growth = b[key] / a[key]
-            emit(NAME, f"{label} growth, {small:,} → {large:,}", growth, "×",
-                 f"≤ {scale:.0f}× (linear)", growth <= scale, load)
+            emit(
+                NAME,
+                f"{label} growth, {small:,} → {large:,}",
+                growth,
+                "×",
+                f"≤ {scale:.0f}× (linear)",
+                growth <= scale,
+                load,
+            )
             print(f"{label} growth {small:,} → {large:,}: {growth:.2f}× (linear: {scale:.0f}×)")
 
 

@@ -36,7 +36,7 @@ from lvlmbench.store import Store, put_benchmark, put_items
 from lvlmbench.types import BenchmarkItem
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
-from fake_openai_server import latency_draws  # noqa: E402
+from fake_openai_server import latency_draws
 
 NAME = "heavy"
 MEDIAN_S = 0.05
@@ -101,7 +101,9 @@ def main() -> None:
     ranked = sorted(latencies)
     with tempfile.TemporaryDirectory() as tmp, server_process(MEDIAN_S, concurrency, SIGMA) as url:
         store, size = make_store(Path(tmp) / "s.db", n, args.side)
-        wall, cpu, requests = asyncio.run(evaluate(store, f"openai/fake?base_url={url}", concurrency))
+        wall, cpu, requests = asyncio.run(
+            evaluate(store, f"openai/fake?base_url={url}", concurrency)
+        )
         store.close()
     ratio = wall / ideal
     load = ", ".join(f"{x:.2f}" for x in os.getloadavg())

@@ -144,17 +144,38 @@ def report(store_kind: str, workers: int, got: dict[str, float], args: argparse.
         f"(ideal {min(demand, ceiling):.0f}/s, ceiling {ceiling:.0f}/s), {got['twice']} paid "
         f"twice, {got['answered']:,}/{args.items:,} answered, wall {got['wall']:.2f} s"
     )
-    emit(NAME, f"{store_kind}, 1 replica, {workers} workers: throughput", got["rate"], "/s",
-         "rises until C/L", None, note)
-    emit(NAME, f"{store_kind}, 1 replica, {workers} workers: paid twice", got["twice"], "",
-         "0", ok, note)
+    emit(
+        NAME,
+        f"{store_kind}, 1 replica, {workers} workers: throughput",
+        got["rate"],
+        "/s",
+        "rises until C/L",
+        None,
+        note,
+    )
+    emit(
+        NAME,
+        f"{store_kind}, 1 replica, {workers} workers: paid twice",
+        got["twice"],
+        "",
+        "0",
+        ok,
+        note,
+    )
 
 
 def missing(store_kind: str, replicas: int, reason: str) -> None:
     for workers in WORKERS:
         print(f"{store_kind:<10} replicas={replicas} workers={workers}: {reason}")
-        emit(NAME, f"{store_kind}, {replicas} replicas, {workers} workers: throughput", None,
-             "/s", "rises until saturated", None, reason)
+        emit(
+            NAME,
+            f"{store_kind}, {replicas} replicas, {workers} workers: throughput",
+            None,
+            "/s",
+            "rises until saturated",
+            None,
+            reason,
+        )
 
 
 def curve(store_kind: str, url: str, args: argparse.Namespace) -> None:
@@ -164,8 +185,15 @@ def curve(store_kind: str, url: str, args: argparse.Namespace) -> None:
         report(store_kind, workers, got, args)
         rates.append(got["rate"])
     rising = rates[1] > rates[0] * 1.3
-    emit(NAME, f"{store_kind}, 1 replica: throughput 2 workers / 1", rates[1] / rates[0], "×",
-         "> 1 (below saturation)", rising, ", ".join(f"{r:.0f}/s" for r in rates))
+    emit(
+        NAME,
+        f"{store_kind}, 1 replica: throughput 2 workers / 1",
+        rates[1] / rates[0],
+        "×",
+        "> 1 (below saturation)",
+        rising,
+        ", ".join(f"{r:.0f}/s" for r in rates),
+    )
     missing(store_kind, 2, "needs the replicas branch (one model spec naming several base URLs)")
 
 
