@@ -269,7 +269,7 @@ def _inspect(python: Path, tmp: Path, url: str, ours: float, args: argparse.Name
     )
     print(
         f"{'  whole inspect_ai process':<36} {got['whole_s']:>8.2f}  "
-        f"imports {got['import_s']:.1f} s"
+        f"imports {got['import_s']:.1f} s; eval() CPU {got['cpu_s']:.1f} s"
     )
     print(f"{peer} / lvlmbench wall time: {ratio:.2f}x")
     emit(
@@ -283,7 +283,8 @@ def _inspect(python: Path, tmp: Path, url: str, ours: float, args: argparse.Name
     )
     note = (
         f"lvlmbench {ours:.2f} s vs {peer} {theirs:.2f} s ({got['completed']:,} samples, "
-        f"whole process {got['whole_s']:.1f} s); ideal {args.ideal:.2f} s; {_load()}"
+        f"whole process {got['whole_s']:.1f} s, eval() CPU {got['cpu_s']:.1f} s); "
+        f"ideal {args.ideal:.2f} s; {_load()}"
     )
     emit(
         "peer",

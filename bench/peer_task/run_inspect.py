@@ -82,7 +82,7 @@ def main() -> None:
         solver=generate(),
         scorer=pattern(r"\b([A-D])\b"),
     )
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), time.process_time()
     logs = eval(
         task,
         model="openai-api/fake/fake",
@@ -92,12 +92,13 @@ def main() -> None:
         display="none",
         log_samples=True,
     )
-    evaluate = time.perf_counter() - started
+    evaluate, cpu = time.perf_counter() - started, time.process_time() - cpu
     log = logs[0]
     completed = log.results.completed_samples if log.results else 0
     timings = {
         "import_s": _imported - _started,
         "evaluate_s": evaluate,
+        "cpu_s": cpu,
         "status": log.status,
         "completed": completed,
         "error": str(log.error.message) if log.error else None,
