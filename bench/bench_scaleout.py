@@ -169,7 +169,8 @@ def missing(store_kind: str, replicas: int, reason: str) -> None:
         print(f"{store_kind:<10} replicas={replicas} workers={workers}: {reason}")
         emit(
             NAME,
-            f"{store_kind}, {replicas} replica{'s' if replicas > 1 else ''}, {workers} workers: throughput",
+            f"{store_kind}, {replicas} replica{'s' * (replicas > 1)}, {workers} workers: "
+            "throughput",
             None,
             "/s",
             "rises until saturated",
