@@ -3,6 +3,7 @@
 PYTHON ?= python3
 VENV := .venv
 PEER_VENV := $(VENV)/peer
+INSPECT_VENV := $(VENV)/inspect
 PY := $(VENV)/bin/python
 PIP := $(PY) -m pip --disable-pip-version-check -q
 PYTEST_ARGS ?=
@@ -58,9 +59,9 @@ test-fast: $(VENV)/.test
 	$(PY) -m pytest -q -m "not integration" $(PYTEST_ARGS)
 
 # Every bench/bench_*.py, then one table of all their figures beside their targets (a missed
-# target is reported; only a crashed script fails). The peer (lmms-eval) venv is built first,
-# once: the comparison is part of the run.
-bench: $(VENV)/.test $(PEER_VENV)/.installed
+# target is reported; only a crashed script fails). The peer venvs (lmms-eval, inspect_ai) are
+# built first, once: the comparison is part of the run.
+bench: $(VENV)/.test $(PEER_VENV)/.installed $(INSPECT_VENV)/.installed
 	$(PY) bench/summary.py
 
 # lmms-eval 0.7.3, the peer bench/bench_peer.py compares against, in a venv of its own: torch
@@ -75,6 +76,17 @@ $(PEER_VENV)/.installed: bench/peer_task/requirements.txt
 	$(PEER_VENV)/bin/python -m pip --disable-pip-version-check -q install "torch==2.13.0"
 	$(PEER_VENV)/bin/python -m pip --disable-pip-version-check -q install --no-deps \
 		-r bench/peer_task/requirements.txt
+	touch $@
+
+# inspect_ai 0.3.285, the second peer of bench/bench_peer.py, in a venv of its own (it needs
+# no torch: its OpenAI-compatible provider talks to the local fake server). About 30 s.
+.PHONY: inspect-venv
+inspect-venv: $(INSPECT_VENV)/.installed
+
+$(INSPECT_VENV)/.installed: bench/peer_task/inspect-requirements.txt
+	$(PYTHON) -m venv $(INSPECT_VENV)
+	$(INSPECT_VENV)/bin/python -m pip --disable-pip-version-check -q install \
+		-r bench/peer_task/inspect-requirements.txt
 	touch $@
 
 clean-venv:

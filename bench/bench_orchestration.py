@@ -87,10 +87,12 @@ async def evaluate(store: Store, spec: str, concurrency: int) -> tuple[float, fl
 
 
 @contextlib.contextmanager
-def server_process(latency_s: float, concurrency: int) -> Iterator[str]:
-    """The fake server in its own process (its own core and GIL), yielding its base URL."""
+def server_process(latency_s: float, concurrency: int, sigma: float = 0.0) -> Iterator[str]:
+    """The fake server in its own process (its own core and GIL), yielding its base URL;
+    ``sigma`` > 0 makes its latencies lognormal with median ``latency_s`` (seed 0)."""
     script = Path(__file__).resolve().parents[1] / "tests" / "fake_openai_server.py"
     args = [sys.executable, str(script), "--latency-ms", str(latency_s * 1000)]
+    args += ["--latency-sigma", str(sigma)]
     proc = subprocess.Popen(
         [*args, "--concurrency", str(concurrency)], stdout=subprocess.PIPE, text=True
     )

@@ -1,4 +1,4 @@
-"""Side by side with a peer: the same items through lvlmbench and lmms-eval, same server, same run.
+"""Side by side with peers: the same items through lvlmbench, lmms-eval and inspect_ai, same server.
 
 Both evaluate N four-option items with one small image each (bench_orchestration's
 ``make_store`` items; bench/peer_task/ holds the matching lmms-eval task) against one local
@@ -12,12 +12,19 @@ builds one at .venv/peer; ``--peer-python`` or ``$LVLMBENCH_PEER_PYTHON`` names 
 one the script says why it skipped and exits 0. Everything runs offline: the task reads a local
 ``datasets.save_to_disk`` folder and the hub is switched off (``HF_HUB_OFFLINE=1``).
 
+inspect_ai 0.3.285 runs in a venv of its own too (``make inspect-venv``: .venv/inspect;
+``--inspect-python`` or ``$LVLMBENCH_INSPECT_PYTHON``), through its OpenAI-compatible chat
+provider (``openai-api/fake/fake``, base URL from ``FAKE_BASE_URL``) with ``max_connections`` =
+``max_samples`` = C, the same items as in-memory Samples, ``generate()`` and a regex scorer
+(bench/peer_task/run_inspect.py). Its time is ``eval()``'s wall time; its log is written to
+a temporary directory as it would be for a user. Each peer is skipped alone when missing.
+
 VLMEvalKit is not compared: upstream publishes no PyPI package (``pip download vlmeval`` finds
 none); only repackagings exist (``ms-vlmeval``, ``nvidia-vlmeval``) and its datasets are TSV
 files that its loader fetches from the project's servers.
 
 Run: ``python bench/bench_peer.py [--items N] [--latency-ms L] [--concurrency C]
-[--peer-python PATH]``.
+[--peer-python PATH] [--inspect-python PATH]``.
 """
 
 from __future__ import annotations
@@ -37,8 +44,10 @@ from figures import ENV, emit
 ROOT = Path(__file__).resolve().parents[1]
 TASK_DIR = ROOT / "bench" / "peer_task"
 DEFAULT_PEER = ROOT / ".venv" / "peer" / "bin" / "python"
+DEFAULT_INSPECT = ROOT / ".venv" / "inspect" / "bin" / "python"
 PEER_VERSION = "0.7.3"
-RATIO_TARGET = "≥ 1.00"
+INSPECT_VERSION = "0.3.285"
+RATIO_TARGET = "≥ 2.00"
 VLMEVALKIT = (
     "VLMEvalKit not run: upstream publishes no PyPI package (`pip download vlmeval`: no "
     "versions); only repackagings exist (ms-vlmeval, nvidia-vlmeval), and its datasets are TSV "
@@ -141,17 +150,150 @@ def _last_line(text: str) -> str:
     return lines[-1] if lines else "(no output)"
 
 
-def skip(reason: str, setting: str) -> None:
-    print(f"peer skipped: {reason}")
-    print(VLMEVALKIT)
+def inspect_python(given: str | None) -> Path:
+    path = Path(given or os.environ.get("LVLMBENCH_INSPECT_PYTHON") or DEFAULT_INSPECT)
+    if not path.exists():
+        raise PeerUnavailable(
+            f"inspect_ai venv missing ({path} not found): run `make inspect-venv` (installs "
+            f"inspect-ai {INSPECT_VERSION} into .venv/inspect; about 30 s) or pass "
+            "--inspect-python"
+        )
+    probe = subprocess.run(
+        [str(path), "-c", "import importlib.metadata as m; print(m.version('inspect_ai'))"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    version = probe.stdout.strip()
+    if probe.returncode != 0:
+        raise PeerUnavailable(f"{path} has no inspect_ai: {_last_line(probe.stderr)}")
+    if version != INSPECT_VERSION:
+        raise PeerUnavailable(f"{path} has inspect_ai {version}, the task was verified on 0.3.285")
+    return path
+
+
+def run_inspect(python: Path, tmp: Path, url: str, n: int, concurrency: int) -> dict[str, float]:
+    """inspect_ai's own timings: import_s, evaluate_s (its ``eval()``), whole_s, completed."""
+    timings = tmp / "inspect.json"
+    command = [str(python), str(TASK_DIR / "run_inspect.py"), str(timings), url, str(n)]
+    command += [str(concurrency), str(tmp / "inspect-logs")]
+    env = {**offline_env(), "INSPECT_LOG_DIR": str(tmp / "inspect-logs")}
+    log = tmp / "inspect.log"
+    started = time.perf_counter()
+    with log.open("w") as handle:
+        done = subprocess.run(command, cwd=tmp, env=env, stdout=handle, stderr=subprocess.STDOUT)
+    whole = time.perf_counter() - started
+    if done.returncode != 0 or not timings.exists():
+        text = log.read_text(errors="replace")
+        raise PeerUnavailable(f"inspect_ai exited {done.returncode}: {_last_line(text)}")
+    got = json.loads(timings.read_text())
+    if got["status"] != "success" or got["completed"] != n:
+        raise PeerUnavailable(
+            f"inspect_ai finished {got['completed']}/{n} samples ({got['status']}: {got['error']})"
+        )
+    return {**got, "whole_s": whole}
+
+
+def skip(peer: str, reason: str, setting: str) -> None:
+    print(f"{peer} skipped: {reason}")
     emit(
         "peer",
-        f"lmms-eval {PEER_VERSION} / lvlmbench wall time ({setting})",
+        f"{peer} / lvlmbench wall time ({setting})",
         None,
         "×",
         RATIO_TARGET,
         None,
         f"skipped: {reason}",
+    )
+
+
+def _load() -> str:
+    return "load average " + ", ".join(f"{x:.2f}" for x in os.getloadavg())
+
+
+def _lmms(python: Path, tmp: Path, url: str, ours: float, args: argparse.Namespace) -> None:
+    n, concurrency, setting = args.items, args.concurrency, args.setting
+    peer = f"lmms-eval {PEER_VERSION}"
+    timings, process, answered = run_peer(python, tmp, url, n, concurrency)
+    theirs = timings["evaluate_s"]
+    ratio = theirs / ours
+    print(
+        f"{peer + ' simple_evaluate':<36} {theirs:>8.2f} {theirs / args.ideal:>8.2f}  "
+        f"{answered:,} requests"
+    )
+    print(f"{'  of which generate_until':<36} {timings['generate_s']:>8.2f}")
+    print(f"{'  whole lmms-eval process':<36} {process:>8.2f}  imports {timings['import_s']:.1f} s")
+    print(f"{peer} / lvlmbench wall time: {ratio:.2f}x")
+    emit(
+        "peer",
+        f"{peer} wall time ({setting})",
+        theirs,
+        "s",
+        "—",
+        None,
+        "evaluator.simple_evaluate: dataset load, requests, scoring",
+    )
+    emit(
+        "peer",
+        f"{peer} requests alone ({setting})",
+        timings["generate_s"],
+        "s",
+        "—",
+        None,
+        f"its chat model's generate_until; whole process {process:.1f} s with imports",
+    )
+    note = (
+        f"lvlmbench {ours:.2f} s vs {peer} {theirs:.2f} s ({answered:,} requests; its "
+        f"generate_until {timings['generate_s']:.2f} s, whole process {process:.1f} s); ideal "
+        f"{args.ideal:.2f} s; {_load()}. {VLMEVALKIT}"
+    )
+    emit(
+        "peer",
+        f"{peer} / lvlmbench wall time ({setting})",
+        ratio,
+        "×",
+        RATIO_TARGET,
+        ratio >= 2.0,
+        note,
+    )
+
+
+def _inspect(python: Path, tmp: Path, url: str, ours: float, args: argparse.Namespace) -> None:
+    setting, peer = args.setting, f"inspect_ai {INSPECT_VERSION}"
+    got = run_inspect(python, tmp, url, args.items, args.concurrency)
+    theirs = got["evaluate_s"]
+    ratio = theirs / ours
+    print(
+        f"{peer + ' eval()':<36} {theirs:>8.2f} {theirs / args.ideal:>8.2f}  "
+        f"{got['completed']:,} samples"
+    )
+    print(
+        f"{'  whole inspect_ai process':<36} {got['whole_s']:>8.2f}  "
+        f"imports {got['import_s']:.1f} s; eval() CPU {got['cpu_s']:.1f} s"
+    )
+    print(f"{peer} / lvlmbench wall time: {ratio:.2f}x")
+    emit(
+        "peer",
+        f"{peer} wall time ({setting})",
+        theirs,
+        "s",
+        "—",
+        None,
+        f"eval(): samples, requests, scoring, log; whole process {got['whole_s']:.1f} s",
+    )
+    note = (
+        f"lvlmbench {ours:.2f} s vs {peer} {theirs:.2f} s ({got['completed']:,} samples, "
+        f"whole process {got['whole_s']:.1f} s, eval() CPU {got['cpu_s']:.1f} s); "
+        f"ideal {args.ideal:.2f} s; {_load()}"
+    )
+    emit(
+        "peer",
+        f"{peer} / lvlmbench wall time ({setting})",
+        ratio,
+        "×",
+        RATIO_TARGET,
+        ratio >= 2.0,
+        note,
     )
 
 
@@ -161,15 +303,23 @@ def main() -> None:
     parser.add_argument("--latency-ms", type=float, default=50.0)
     parser.add_argument("--concurrency", type=int, default=64)
     parser.add_argument("--peer-python", help="Python of a venv with lmms-eval 0.7.3")
+    parser.add_argument("--inspect-python", help="Python of a venv with inspect-ai 0.3.285")
     args = parser.parse_args()
     n, latency, concurrency = args.items, args.latency_ms / 1000, args.concurrency
-    setting = f"N={n:,}, L={args.latency_ms:.0f} ms, C={concurrency}"
-    try:
-        python = peer_python(args.peer_python)
-    except PeerUnavailable as error:
-        skip(str(error), setting)
+    args.setting = f"N={n:,}, L={args.latency_ms:.0f} ms, C={concurrency}"
+    args.ideal = n * latency / concurrency
+    peers: list[tuple[str, Path, object]] = []
+    for peer, find, run in (
+        (f"lmms-eval {PEER_VERSION}", lambda: peer_python(args.peer_python), _lmms),
+        (f"inspect_ai {INSPECT_VERSION}", lambda: inspect_python(args.inspect_python), _inspect),
+    ):
+        try:
+            peers.append((peer, find(), run))
+        except PeerUnavailable as error:
+            skip(peer, str(error), args.setting)
+    print(VLMEVALKIT)
+    if not peers:
         return
-    ideal = n * latency / concurrency
     with tempfile.TemporaryDirectory(prefix="lvlmbench-peer-") as name:
         tmp = Path(name)
         with server_process(latency, concurrency) as url:
@@ -178,60 +328,29 @@ def main() -> None:
                 evaluate(store, f"openai/fake?base_url={url}", concurrency)
             )
             store.close()
-            try:
-                timings, process, answered = run_peer(python, tmp, url, n, concurrency)
-            except PeerUnavailable as error:
-                skip(str(error), setting)
-                return
-    theirs = timings["evaluate_s"]
-    ratio = theirs / ours
-    print(f"peer benchmark: {setting}, same fake server, ideal N·L/C = {ideal:.2f} s")
-    rows = [
-        ("lvlmbench run_examinee", ours, f"{requests:,} requests"),
-        (f"lmms-eval {PEER_VERSION} simple_evaluate", theirs, f"{answered:,} requests"),
-        ("  of which generate_until", timings["generate_s"], "requests only"),
-        ("  whole lmms-eval process", process, f"imports {timings['import_s']:.1f} s"),
-    ]
-    print(f"{'measure':<34} {'wall s':>8} {'x ideal':>8}  note")
-    for label, seconds, note in rows:
-        print(f"{label:<34} {seconds:>8.2f} {seconds / ideal:>8.2f}  {note}")
-    print(f"lmms-eval / lvlmbench wall time: {ratio:.2f}x")
-    print(VLMEVALKIT)
-    note = (
-        f"lvlmbench {ours:.2f} s ({requests:,} requests) vs lmms-eval {theirs:.2f} s "
-        f"({answered:,} requests; its generate_until {timings['generate_s']:.2f} s, whole process "
-        f"{process:.1f} s); ideal {ideal:.2f} s; load average "
-        + ", ".join(f"{x:.2f}" for x in os.getloadavg())
-        + f". {VLMEVALKIT}"
-    )
-    emit("peer", f"lvlmbench wall time ({setting})", ours, "s", "—", None, f"ideal {ideal:.2f} s")
-    emit(
-        "peer",
-        f"lmms-eval {PEER_VERSION} wall time ({setting})",
-        theirs,
-        "s",
-        "—",
-        None,
-        "evaluator.simple_evaluate: dataset load, requests, scoring",
-    )
-    emit(
-        "peer",
-        f"lmms-eval {PEER_VERSION} requests alone ({setting})",
-        timings["generate_s"],
-        "s",
-        "—",
-        None,
-        f"its chat model's generate_until; whole process {process:.1f} s with imports",
-    )
-    emit(
-        "peer",
-        f"lmms-eval {PEER_VERSION} / lvlmbench wall time ({setting})",
-        ratio,
-        "×",
-        RATIO_TARGET,
-        ratio >= 1.0,
-        note,
-    )
+            print(
+                f"peer benchmark: {args.setting}, same fake server, ideal N·L/C = "
+                f"{args.ideal:.2f} s"
+            )
+            print(f"{'measure':<36} {'wall s':>8} {'x ideal':>8}  note")
+            print(
+                f"{'lvlmbench run_examinee':<36} {ours:>8.2f} {ours / args.ideal:>8.2f}  "
+                f"{requests:,} requests"
+            )
+            emit(
+                "peer",
+                f"lvlmbench wall time ({args.setting})",
+                ours,
+                "s",
+                "—",
+                None,
+                f"ideal {args.ideal:.2f} s; {requests:,} requests",
+            )
+            for peer, python, run in peers:
+                try:
+                    run(python, tmp, url, ours, args)  # type: ignore[operator]
+                except PeerUnavailable as error:
+                    skip(peer, str(error), args.setting)
 
 
 if __name__ == "__main__":

@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
+import math
 import random
 import threading
 from collections import Counter, deque
@@ -26,7 +27,7 @@ from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
 
-__all__ = ["FakeOpenAIServer", "Faults"]
+__all__ = ["FakeOpenAIServer", "Faults", "latency_draws"]
 
 
 @dataclass(frozen=True)
@@ -90,6 +91,14 @@ def _response(status: int, body: bytes, extra: str = "", length: int | None = No
     return head.encode() + body
 
 
+def latency_draws(latency_s: float, sigma: float, seed: int, n: int) -> list[float]:
+    """The latencies a server with these settings gives its first ``n`` answers, in order."""
+    if sigma <= 0:
+        return [latency_s] * n
+    rng = random.Random(seed)
+    return [rng.lognormvariate(math.log(latency_s), sigma) for _ in range(n)]
+
+
 class FakeOpenAIServer:
     """Run with ``with FakeOpenAIServer(latency_s=0.05, concurrency=64) as server:``; the
     server lives on its own thread and event loop; ``server.base_url`` is the /v1 URL."""
@@ -103,8 +112,15 @@ class FakeOpenAIServer:
         echo_key: bool = False,
         server_error_status: int = 500,
         answer: Callable[[str], str] = _answer,
+        latency_sigma: float = 0.0,
     ) -> None:
         self.latency_s = latency_s
+        # sigma > 0: each answer's latency is lognormal with median ``latency_s`` (a heavy
+        # tail, like a shared GPU endpoint). The draws come from their own generator seeded
+        # with ``seed``, in the order answers start, so a benchmark can replay the same
+        # sequence to compute the ideal schedule (see latency_draws).
+        self.latency_sigma = latency_sigma
+        self._latency_rng = random.Random(seed)
         self.echo_key = echo_key
         self.server_error_status = server_error_status
         # Two servers with different rules stand for one model name on two endpoints.
@@ -187,7 +203,10 @@ class FakeOpenAIServer:
     def _begin(self, connection: _Connection, prompt: str, echo: str) -> None:
         self.stats.in_flight += 1
         self.stats.max_in_flight = max(self.stats.max_in_flight, self.stats.in_flight)
-        connection.later(self.latency_s, self._finish, connection, prompt, echo)
+        latency = self.latency_s
+        if self.latency_sigma > 0:
+            latency = self._latency_rng.lognormvariate(math.log(latency), self.latency_sigma)
+        connection.later(latency, self._finish, connection, prompt, echo)
 
     def _finish(self, connection: _Connection, prompt: str, echo: str) -> None:
         self.stats.in_flight -= 1
@@ -311,8 +330,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description="fake OpenAI-compatible server")
     parser.add_argument("--latency-ms", type=float, default=0.0)
     parser.add_argument("--concurrency", type=int, default=64)
+    parser.add_argument("--latency-sigma", type=float, default=0.0, help="lognormal sigma")
+    parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
-    with FakeOpenAIServer(args.latency_ms / 1000, args.concurrency) as server:
+    latency = args.latency_ms / 1000
+    with FakeOpenAIServer(
+        latency, args.concurrency, seed=args.seed, latency_sigma=args.latency_sigma
+    ) as server:
         print(server.base_url, flush=True)
         while True:
             time.sleep(3600)
