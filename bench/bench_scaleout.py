@@ -7,10 +7,10 @@ answers a second. Throughput is counted at the server: answers between its first
 answer (process start-up and imports are left out; the whole wall time is in the note).
 A prompt answered more than once is an answer paid twice (target: 0).
 
-Replicas: two fake servers behind one model spec need multi-base_url specs (the "replicas"
-work of issue 17); until this branch has them the 2-replica rows print "needs the replicas
-branch". Stores: SQLite always; PostgreSQL when ``LVLMBENCH_BENCH_PG_URL`` names an empty
-database (``postgresql+psycopg://...``), otherwise its rows print "skipped".
+Replicas: two fake servers behind one model spec (``base_url=A,B&deployment=...``: requests
+go to the replica with the fewest in flight), so two replicas saturate at 2·C/L. Stores: SQLite
+always; PostgreSQL when ``LVLMBENCH_BENCH_PG_URL`` names an empty database
+(``postgresql+psycopg://...``), otherwise its rows print "skipped".
 
 Run: ``python bench/bench_scaleout.py [--items N] [--latency-ms L] [--server-concurrency C]
 [--worker-concurrency K]``.
@@ -19,6 +19,7 @@ Run: ``python bench/bench_scaleout.py [--items N] [--latency-ms L] [--server-con
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import subprocess
 import sys
@@ -90,9 +91,11 @@ def count_responses(url: str, benchmark: str) -> int:
 
 
 def run_workers(url: str, benchmark: str, base_url: str, workers: int, concurrency: int) -> float:
-    """Wall seconds for ``workers`` evaluate processes of one model started together."""
+    """Wall seconds for ``workers`` evaluate processes of one model started together
+    (``base_url``: one URL or a comma-separated replica list; ``concurrency`` is per replica)."""
     cmd = [sys.executable, "-m", "lvlmbench", "evaluate", benchmark, "--json", "--store", url]
-    cmd += ["-m", f"openai/fake?base_url={base_url}", "--concurrency", str(concurrency)]
+    spec = f"openai/fake?base_url={base_url}&deployment=scaleout"
+    cmd += ["-m", spec, "--concurrency", str(concurrency)]
     env = {**os.environ, "PYTHONPATH": os.environ.get("PYTHONPATH", str(ROOT / "src"))}
     started = time.perf_counter()
     procs = [
@@ -106,30 +109,49 @@ def run_workers(url: str, benchmark: str, base_url: str, workers: int, concurren
     return time.perf_counter() - started
 
 
-def measure(url: str, workers: int, args: argparse.Namespace) -> dict[str, float]:
-    benchmark = f"scaleout-{workers}w-{os.getpid()}"
+def measure(
+    url: str, workers: int, args: argparse.Namespace, replicas: int = 1
+) -> dict[str, float]:
+    benchmark = f"scaleout-{replicas}r{workers}w-{os.getpid()}"
     fill(url, args.items, benchmark)
     clock = AnswerClock()
-    server = FakeOpenAIServer(
-        latency_s=args.latency_ms / 1000, concurrency=args.server_concurrency, answer=clock
-    )
-    with server:
-        wall = run_workers(url, benchmark, server.base_url, workers, args.worker_concurrency)
-        twice = sum(count - 1 for count in server.stats.per_prompt.values() if count > 1)
+    servers = [
+        FakeOpenAIServer(
+            latency_s=args.latency_ms / 1000, concurrency=args.server_concurrency, answer=clock
+        )
+        for _ in range(replicas)
+    ]
+    with contextlib.ExitStack() as stack:
+        for server in servers:
+            stack.enter_context(server)
+        base_url = ",".join(server.base_url for server in servers)
+        wall = run_workers(url, benchmark, base_url, workers, args.worker_concurrency)
+        answered: dict[str, int] = {}
+        for server in servers:  # a prompt answered by either replica, or by both, is counted
+            for prompt, count in server.stats.per_prompt.items():
+                answered[prompt] = answered.get(prompt, 0) + count
         return {
             "rate": clock.rate(),
             "wall": wall,
-            "requests": server.stats.requests,
-            "twice": twice,
+            "requests": sum(server.stats.requests for server in servers),
+            "twice": sum(count - 1 for count in answered.values() if count > 1),
             "answered": count_responses(url, benchmark),
         }
 
 
-def report(store_kind: str, workers: int, got: dict[str, float], args: argparse.Namespace) -> None:
-    ceiling = args.server_concurrency / (args.latency_ms / 1000)
-    demand = workers * args.worker_concurrency / (args.latency_ms / 1000)
+def report(
+    store_kind: str,
+    workers: int,
+    got: dict[str, float],
+    args: argparse.Namespace,
+    replicas: int = 1,
+) -> None:
+    ceiling = replicas * args.server_concurrency / (args.latency_ms / 1000)
+    # --concurrency is per replica: each worker keeps up to K calls in flight on every replica.
+    demand = replicas * workers * args.worker_concurrency / (args.latency_ms / 1000)
+    label = f"{replicas} replica{'s' * (replicas > 1)}"
     setting = (
-        f"{store_kind}, {workers} worker(s) × K={args.worker_concurrency}, 1 replica C="
+        f"{store_kind}, {workers} worker(s) × K={args.worker_concurrency}, {label} C="
         f"{args.server_concurrency}, L={args.latency_ms:.0f} ms, {args.items:,} items"
     )
     ok = got["twice"] == 0 and got["answered"] == args.items
@@ -140,13 +162,13 @@ def report(store_kind: str, workers: int, got: dict[str, float], args: argparse.
         + ", ".join(f"{x:.2f}" for x in os.getloadavg())
     )
     print(
-        f"{store_kind:<10} replicas=1 workers={workers}: {got['rate']:7.1f} answers/s "
+        f"{store_kind:<10} replicas={replicas} workers={workers}: {got['rate']:7.1f} answers/s "
         f"(ideal {min(demand, ceiling):.0f}/s, ceiling {ceiling:.0f}/s), {got['twice']} paid "
         f"twice, {got['answered']:,}/{args.items:,} answered, wall {got['wall']:.2f} s"
     )
     emit(
         NAME,
-        f"{store_kind}, 1 replica, {workers} workers: throughput",
+        f"{store_kind}, {label}, {workers} workers: throughput",
         got["rate"],
         "/s",
         "rises until C/L",
@@ -155,7 +177,7 @@ def report(store_kind: str, workers: int, got: dict[str, float], args: argparse.
     )
     emit(
         NAME,
-        f"{store_kind}, 1 replica, {workers} workers: paid twice",
+        f"{store_kind}, {label}, {workers} workers: paid twice",
         got["twice"],
         "",
         "0",
@@ -180,22 +202,22 @@ def missing(store_kind: str, replicas: int, reason: str) -> None:
 
 
 def curve(store_kind: str, url: str, args: argparse.Namespace) -> None:
-    rates = []
-    for workers in WORKERS:
-        got = measure(url, workers, args)
-        report(store_kind, workers, got, args)
-        rates.append(got["rate"])
-    rising = rates[1] > rates[0] * 1.3
-    emit(
-        NAME,
-        f"{store_kind}, 1 replica: throughput 2 workers / 1",
-        rates[1] / rates[0],
-        "×",
-        "> 1 (below saturation)",
-        rising,
-        ", ".join(f"{r:.0f}/s" for r in rates),
-    )
-    missing(store_kind, 2, "needs the replicas branch (one model spec naming several base URLs)")
+    for replicas in (1, 2):
+        rates = []
+        for workers in WORKERS:
+            got = measure(url, workers, args, replicas)
+            report(store_kind, workers, got, args, replicas)
+            rates.append(got["rate"])
+        label = f"{replicas} replica{'s' * (replicas > 1)}"
+        emit(
+            NAME,
+            f"{store_kind}, {label}: throughput 2 workers / 1",
+            rates[1] / rates[0],
+            "×",
+            "> 1 (below saturation)",
+            rates[1] > rates[0] * 1.3,
+            ", ".join(f"{r:.0f}/s" for r in rates),
+        )
 
 
 def main() -> None:
