@@ -9,6 +9,7 @@ import pytest
 
 from lvlmbench.store import Leases, Store, StoreError
 from lvlmbench.store import _schema as tables
+from pg_server import postgres_server, store_url  # noqa: F401 (fixtures)
 
 
 class Clock:
@@ -20,8 +21,8 @@ class Clock:
 
 
 @pytest.fixture
-def store(tmp_path: Path) -> Store:
-    return Store.open(str(tmp_path / "leases.db"))
+def store(store_url: str) -> Store:
+    return Store.open(store_url)
 
 
 def _leases(store: Store, owner: str, clock: Clock, lease_s: float = 10.0) -> Leases:
@@ -79,8 +80,8 @@ def test_stored_final_units_are_reported_done_and_errors_are_not(store: Store) -
     assert store.count(tables.leases) == 2  # no lease taken on finished units
 
 
-def test_concurrent_claims_from_separate_connections_never_overlap(tmp_path: Path) -> None:
-    db = str(tmp_path / "shared.db")
+def test_concurrent_claims_from_separate_connections_never_overlap(store_url: str) -> None:
+    db = store_url
     Store.open(db).close()
     units = [f"u{i}" for i in range(400)]
     won: dict[str, set[str]] = {}
