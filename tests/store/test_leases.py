@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 import threading
-from pathlib import Path
 
 import pytest
 
 from lvlmbench.store import Leases, Store, StoreError
 from lvlmbench.store import _schema as tables
-from pg_server import postgres_server, store_url  # noqa: F401 (fixtures)
 
 
 class Clock:

@@ -19,7 +19,6 @@ from lvlmbench.store import (
 )
 from lvlmbench.store import _schema as tables
 from lvlmbench.types import BenchmarkItem, Response, Status
-from pg_server import postgres_server, store_url  # noqa: F401 (fixtures)
 
 
 def _item(i: int, bench: str = "b") -> BenchmarkItem:
