@@ -125,3 +125,12 @@ def test_benchmark_responses_are_selected_by_benchmark_and_filters(store_url, tm
     assert sorted(r.item_id for r in picked) == ["id3", "id4"]
     assert all(r.model == "m2" and r.variant == "no-image" for r in picked)
     assert list(iter_benchmark_responses(store, "three")) == []
+
+
+def test_a_database_password_never_reaches_messages_or_the_store_url():
+    pytest.importorskip("psycopg")
+    url = "postgresql+psycopg://team:s3cret-pw@127.0.0.1:1/lvlm?connect_timeout=2"
+    with pytest.raises(StoreError) as raised:
+        Store.open(url)  # nothing listens on port 1: the connection is refused
+    assert "cannot open store postgresql+psycopg://team:***@127.0.0.1:1/lvlm" in str(raised.value)
+    assert "s3cret-pw" not in str(raised.value)

@@ -92,6 +92,9 @@ class Store:
         except ArgumentError:
             raise StoreError(f"--store {url!r} is not a database URL or file path") from None
         is_sqlite = parsed.get_backend_name() == "sqlite"
+        if not is_sqlite:
+            # Shown in messages, `store info` and reports: a database password never is.
+            url = parsed.render_as_string(hide_password=True)
         database = parsed.database or ""
         db_path: Path | None = None
         if is_sqlite and database not in ("", ":memory:") and not database.startswith("file:"):
@@ -104,11 +107,12 @@ class Store:
             if db_path is not None and read_only:
                 engine = read_only_engine(db_path)
             else:
-                engine = create_engine(url)
+                engine = create_engine(parsed)
         except (NoSuchModuleError, ArgumentError, ImportError) as exc:
             raise StoreError(
                 f"--store {url}: unknown or unavailable database kind "
-                f"{parsed.drivername!r} ({exc}); use a SQLite path or a postgresql:// URL"
+                f"{parsed.drivername!r} ({exc}); use a SQLite path or a postgresql+psycopg:// URL "
+                "(pip install 'lvlmbench[postgres]')"
             ) from None
         if is_sqlite and not read_only:
             event.listen(engine, "connect", _sqlite_pragmas)
