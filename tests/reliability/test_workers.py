@@ -4,6 +4,7 @@ distinct), so a unit paid twice shows as a prompt asked twice."""
 
 from __future__ import annotations
 
+import csv
 import json
 import os
 import signal
@@ -14,11 +15,12 @@ from pathlib import Path
 
 import pytest
 from fake_openai_server import FakeOpenAIServer
+from PIL import Image
 
 from lvlmbench.ids import content_id
-from lvlmbench.store import Store, put_benchmark, put_items
+from lvlmbench.store import Store, iter_items, put_benchmark, put_items, put_responses
 from lvlmbench.store import _schema as tables
-from lvlmbench.types import BenchmarkItem
+from lvlmbench.types import BenchmarkItem, Response
 
 BENCH = "workers"
 
@@ -101,3 +103,76 @@ def test_a_killed_worker_s_items_are_taken_over_after_its_lease(
     # Only what the dead worker had in flight (at most its concurrency) was asked again.
     assert repeats <= 2
     assert _counts(store_url) == (30, 0)
+
+
+def _visit_csv(folder: Path, items: int) -> Path:
+    """A VisIT-Bench CSV whose instructions all differ, so every judge prompt is distinct."""
+    rows = []
+    for i in range(items):
+        Image.new("RGB", (8, 8), (i * 20 % 256, 40, 90)).save(folder / f"img{i}.png")
+        rows.append([f"Describe picture {i}.", "describe", f"img{i}.png", f"Picture {i}."])
+    path = folder / "visit.csv"
+    with path.open("w", newline="") as sink:
+        writer = csv.writer(sink)
+        writer.writerow(["instruction", "instruction_category", "image", "reference_output"])
+        writer.writerows(rows)
+    return path
+
+
+def _answers(url: str, models: list[str]) -> None:
+    """Stored answers of two imported players, distinct per model, so no two judge prompts
+    are alike."""
+    store = Store.open(url)
+    try:
+        items = list(iter_items(store, "visit"))
+        put_responses(
+            store,
+            [
+                Response(item_id=item.id, model=model, text=f"{model} sees {item.question}")
+                for item in items
+                for model in models
+            ],
+        )
+    finally:
+        store.close()
+
+
+@pytest.mark.timeout(180)
+def test_two_judge_workers_judge_every_unit_once(store_url: str, tmp_path: Path) -> None:
+    env = _env(tmp_path)
+    lvlmbench = [sys.executable, "-m", "lvlmbench"]
+    csv_path, url = _visit_csv(tmp_path, 6), store_url
+    imported = subprocess.run(
+        [*lvlmbench, "import", str(csv_path), "-f", "visit", "--name", "visit", "--store", url],
+        capture_output=True,
+        env=env,
+        timeout=60,
+    )
+    assert imported.returncode == 0, imported.stderr.decode()
+    _answers(store_url, ["team/a", "team/b"])
+    with FakeOpenAIServer(latency_s=0.05, concurrency=64) as server:
+        judge = [*lvlmbench, "judge", "pairwise", "visit", "-m", "team/a", "-m", "team/b"]
+        judge += ["-j", f"openai/judge?base_url={server.base_url}", "--store", store_url]
+        done = subprocess.run(
+            [*judge, "--workers", "2", "--json"], capture_output=True, env=env, timeout=150
+        )
+        assert done.returncode == 0, done.stderr.decode()
+        assert {p: n for p, n in server.stats.per_prompt.items() if n > 1} == {}
+    run = json.loads(done.stdout)["run"]
+    # 6 items x 1 pair x 2 orders, each judged by exactly one of the two workers (the fake
+    # judge's replies carry no verdict for some orders: recorded as unparseable, not re-asked).
+    judged = run["ok"] + run["unparseable"]
+    assert (judged, run["failed"], run["total"], run["skipped"], run["requests"]) == (
+        12,
+        0,
+        12,
+        0,
+        12,
+    )
+    store = Store.open(store_url)
+    try:
+        assert store.count(tables.judgments) == 12
+        assert store.count(tables.judgments, status="ok") == run["ok"] > 0
+        assert store.count(tables.leases) == 0
+    finally:
+        store.close()
