@@ -245,6 +245,7 @@ def evaluate(
     if variant not in VARIANTS:
         raise BadInput(f"--variant {variant!r}: choose from {', '.join(VARIANTS)}")
     check_concurrency(concurrency)
+    check_concurrency(workers, "--workers")
     settings = generation_settings(max_tokens, temperature, top_p, seed, system_prompt, param)
     model = apply_settings(model, settings)
     # Every spec naming a provider is checked before the store is opened (a typo writes
