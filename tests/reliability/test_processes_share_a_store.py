@@ -20,7 +20,7 @@ ITEMS = 120
 BENCH = "shared"
 
 
-def _store(path: Path) -> None:
+def _store(path: Path | str) -> None:
     store = Store.open(str(path))
     put_benchmark(store, BENCH, "test", {})
     put_items(
@@ -41,8 +41,8 @@ def _store(path: Path) -> None:
 
 
 @pytest.mark.timeout(180)
-def test_two_processes_on_one_store_pay_for_no_answer_twice(tmp_path: Path) -> None:
-    db = tmp_path / "shared.db"
+def test_two_processes_on_one_store_pay_for_no_answer_twice(store_url: str) -> None:
+    db = store_url
     _store(db)
     with FakeOpenAIServer(latency_s=0.02, concurrency=64) as server:
         cmd = [sys.executable, "-m", "lvlmbench", "evaluate", BENCH, "--json"]

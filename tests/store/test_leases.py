@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import threading
-from pathlib import Path
 
 import pytest
 
@@ -20,8 +19,8 @@ class Clock:
 
 
 @pytest.fixture
-def store(tmp_path: Path) -> Store:
-    return Store.open(str(tmp_path / "leases.db"))
+def store(store_url: str) -> Store:
+    return Store.open(store_url)
 
 
 def _leases(store: Store, owner: str, clock: Clock, lease_s: float = 10.0) -> Leases:
@@ -79,8 +78,8 @@ def test_stored_final_units_are_reported_done_and_errors_are_not(store: Store) -
     assert store.count(tables.leases) == 2  # no lease taken on finished units
 
 
-def test_concurrent_claims_from_separate_connections_never_overlap(tmp_path: Path) -> None:
-    db = str(tmp_path / "shared.db")
+def test_concurrent_claims_from_separate_connections_never_overlap(store_url: str) -> None:
+    db = store_url
     Store.open(db).close()
     units = [f"u{i}" for i in range(400)]
     won: dict[str, set[str]] = {}

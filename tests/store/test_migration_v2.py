@@ -3,12 +3,11 @@ every row kept, and its plain-name rows keep matching the plain spec."""
 
 from __future__ import annotations
 
-import contextlib
 import json
-import sqlite3
 import time
 from pathlib import Path
 
+from sqlalchemy import create_engine, func, insert, select
 from typer.testing import CliRunner
 
 from lvlmbench.cli import app
@@ -18,8 +17,10 @@ from lvlmbench.store import (
     iter_judgments,
     iter_responses,
     judgment_id,
+    normalise_url,
     response_id,
 )
+from lvlmbench.store import _schema as tables
 from lvlmbench.store._migrations import LEGACY_IDENTITIES_KEY
 from lvlmbench.types import BenchmarkItem, Judgment, Response
 
@@ -56,7 +57,7 @@ EXAMINEES = ["baseline/prior", "openai/gpt-4o-mini", "baseline/random?seed=3"]
 N_ITEMS = 3
 
 
-def _v1_store(path: Path) -> None:
+def _v1_store(path: Path | str) -> None:
     """A schema-1 store: a benchmark, its items, responses of three models (one of them, in
     schema 1's way, an OpenAI model from whatever endpoint it was asked on), a judge's rows
     and a cache row."""
@@ -88,58 +89,77 @@ def _v1_store(path: Path) -> None:
         )
         for item in items
     ]
-    with contextlib.closing(sqlite3.connect(path)) as conn:
-        conn.executescript(V1_DDL)
-        now = time.time()
-        conn.execute("INSERT INTO benchmarks VALUES (?, 'imported', '{}', ?)", (BENCH, now))
-        conn.executemany(
-            "INSERT INTO items VALUES (?, ?, ?, ?)",
-            [(it.id, BENCH, n, it.model_dump_json()) for n, it in enumerate(items)],
+    now = time.time()
+    engine = create_engine(normalise_url(str(path)))
+    # Through SQLAlchemy Core on the schema-1 tables (their columns are today's), so the same
+    # rows land on SQLite and on PostgreSQL.
+    with engine.begin() as conn:
+        for statement in V1_DDL.split(";"):
+            if statement.strip():
+                conn.exec_driver_sql(statement)
+        conn.execute(
+            insert(tables.benchmarks),
+            [{"name": BENCH, "kind": "imported", "data": "{}", "created_at": now}],
         )
-        conn.executemany(
-            "INSERT INTO responses VALUES (?, ?, ?, ?, ?, ?)",
+        conn.execute(
+            insert(tables.items),
             [
-                (
-                    response_id(r.item_id, r.model, r.variant),
-                    r.item_id,
-                    r.model,
-                    r.variant,
-                    r.status.value,
-                    r.model_dump_json(),
-                )
-                for r in responses
-            ],
-        )
-        conn.executemany(
-            "INSERT INTO judgments VALUES (?, ?, ?, ?, ?, ?)",
-            [
-                (
-                    judgment_id(j),
-                    j.item_id,
-                    j.judge,
-                    j.protocol,
-                    j.status.value,
-                    j.model_dump_json(),
-                )
-                for j in judgments
+                {"id": it.id, "benchmark": BENCH, "seq": n, "data": it.model_dump_json()}
+                for n, it in enumerate(items)
             ],
         )
         conn.execute(
-            "INSERT INTO cache VALUES ('k' , 'chat', 'openai/gpt-4o-mini', '{}', 1, 1, ?)", (now,)
+            insert(tables.responses),
+            [
+                {
+                    "id": response_id(r.item_id, r.model, r.variant),
+                    "item_id": r.item_id,
+                    "model": r.model,
+                    "variant": r.variant,
+                    "status": r.status.value,
+                    "data": r.model_dump_json(),
+                }
+                for r in responses
+            ],
         )
-        conn.commit()
+        conn.execute(
+            insert(tables.judgments),
+            [
+                {
+                    "id": judgment_id(j),
+                    "item_id": j.item_id,
+                    "judge": j.judge,
+                    "protocol": j.protocol,
+                    "status": j.status.value,
+                    "data": j.model_dump_json(),
+                }
+                for j in judgments
+            ],
+        )
+        row = {"key": "k", "kind": "chat", "spec": "openai/gpt-4o-mini", "output": "{}"}
+        conn.execute(
+            insert(tables.cache),
+            [{**row, "input_tokens": 1, "output_tokens": 1, "created_at": now}],
+        )
+    engine.dispose()
 
 
-def _counts(path: Path) -> dict[str, int]:
-    with contextlib.closing(sqlite3.connect(path)) as conn:
-        return {
-            t: conn.execute(f"SELECT COUNT(*) FROM {t}").fetchone()[0]
-            for t in ("benchmarks", "items", "responses", "judgments", "cache")
-        }
+def _counts(path: Path | str) -> dict[str, int]:
+    engine = create_engine(normalise_url(str(path)))
+    try:
+        with engine.connect() as conn:
+            return {
+                t: conn.execute(
+                    select(func.count()).select_from(tables.metadata.tables[t])
+                ).scalar_one()
+                for t in ("benchmarks", "items", "responses", "judgments", "cache")
+            }
+    finally:
+        engine.dispose()
 
 
-def test_a_schema_1_store_migrates_without_losing_rows(tmp_path: Path) -> None:
-    path = tmp_path / "old.db"
+def test_a_schema_1_store_migrates_without_losing_rows(store_url: str) -> None:
+    path = store_url
     _v1_store(path)
     before = _counts(path)
     store = Store.open(str(path))
@@ -150,8 +170,8 @@ def test_a_schema_1_store_migrates_without_losing_rows(tmp_path: Path) -> None:
             assert len(list(iter_responses(store, model=model))) == N_ITEMS
         assert len(list(iter_judgments(store, judge="openai/judge"))) == N_ITEMS
         with store.engine.connect() as conn:
-            legacy = conn.exec_driver_sql(
-                "SELECT value FROM meta WHERE key = ?", (LEGACY_IDENTITIES_KEY,)
+            legacy = conn.execute(
+                select(tables.meta.c.value).where(tables.meta.c.key == LEGACY_IDENTITIES_KEY)
             ).scalar_one()
         assert json.loads(legacy) == sorted([*EXAMINEES, "openai/judge"])
     finally:
@@ -161,9 +181,9 @@ def test_a_schema_1_store_migrates_without_losing_rows(tmp_path: Path) -> None:
     assert _counts(path) == before
 
 
-def test_plain_specs_keep_matching_their_schema_1_rows(tmp_path: Path, monkeypatch) -> None:
+def test_plain_specs_keep_matching_their_schema_1_rows(store_url: str, monkeypatch) -> None:
     monkeypatch.delenv("LVLMBENCH_STORE", raising=False)
-    path = tmp_path / "old.db"
+    path = store_url
     _v1_store(path)
     runner = CliRunner()
     args = ["evaluate", BENCH, "-m", EXAMINEES[0], "-m", EXAMINEES[2], "--json"]

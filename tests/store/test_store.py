@@ -35,16 +35,16 @@ def test_new_store_uses_wal_and_records_schema(tmp_path):
     assert store.images_dir == tmp_path / "images"
 
 
-def test_upserts_are_idempotent_and_keep_existing_rows(tmp_path):
-    store = Store.open(str(tmp_path / "s.db"))
+def test_upserts_are_idempotent_and_keep_existing_rows(store_url, tmp_path):
+    store = Store.open(store_url, images_dir=tmp_path / "images")
     put_items(store, [_item(i) for i in range(5)])
     put_items(store, [_item(i) for i in range(3, 8)])
     assert store.count(tables.items, benchmark="b") == 8
     assert [it.id for it in iter_items(store, "b")][:5] == ["id0", "id1", "id2", "id3", "id4"]
 
 
-def test_responses_replace_by_item_model_variant(tmp_path):
-    store = Store.open(str(tmp_path / "s.db"))
+def test_responses_replace_by_item_model_variant(store_url, tmp_path):
+    store = Store.open(store_url, images_dir=tmp_path / "images")
     put_responses(store, [Response(item_id="i", model="m", text="x", status=Status.ERROR)])
     put_responses(store, [Response(item_id="i", model="m", text="B", extracted="B")])
     put_responses(store, [Response(item_id="i", model="m", text="C", variant="no-image")])
@@ -53,15 +53,15 @@ def test_responses_replace_by_item_model_variant(tmp_path):
     assert stored["no-image"].text == "C" and len(stored) == 2
 
 
-def test_artifacts_round_trip(tmp_path):
-    store = Store.open(str(tmp_path / "s.db"))
+def test_artifacts_round_trip(store_url, tmp_path):
+    store = Store.open(store_url, images_dir=tmp_path / "images")
     assert get_artifact(store, "run", "aspects", "k") is None
     put_artifact(store, "run", "aspects", "k", {"aspects": ["a", "b"]})
     assert get_artifact(store, "run", "aspects", "k") == {"aspects": ["a", "b"]}
 
 
-def test_images_are_content_addressed_png(tmp_path):
-    store = Store.open(str(tmp_path / "s.db"))
+def test_images_are_content_addressed_png(store_url, tmp_path):
+    store = Store.open(store_url, images_dir=tmp_path / "images")
     buf = io.BytesIO()
     Image.new("RGB", (3, 2), "red").save(buf, format="JPEG")
     digest = store.put_image(buf.getvalue())
@@ -107,8 +107,8 @@ def test_bare_path_and_env_var(tmp_path, monkeypatch):
     assert store.url == f"sqlite:///{tmp_path / 'env.db'}"
 
 
-def test_benchmark_responses_are_selected_by_benchmark_and_filters(tmp_path):
-    store = Store.open(str(tmp_path / "s.db"))
+def test_benchmark_responses_are_selected_by_benchmark_and_filters(store_url, tmp_path):
+    store = Store.open(store_url, images_dir=tmp_path / "images")
     put_items(store, [_item(i, "one") for i in range(3)] + [_item(i, "two") for i in range(3, 5)])
     put_responses(
         store,
@@ -125,3 +125,12 @@ def test_benchmark_responses_are_selected_by_benchmark_and_filters(tmp_path):
     assert sorted(r.item_id for r in picked) == ["id3", "id4"]
     assert all(r.model == "m2" and r.variant == "no-image" for r in picked)
     assert list(iter_benchmark_responses(store, "three")) == []
+
+
+def test_a_database_password_never_reaches_messages_or_the_store_url():
+    pytest.importorskip("psycopg")
+    url = "postgresql+psycopg://team:s3cret-pw@127.0.0.1:1/lvlm?connect_timeout=2"
+    with pytest.raises(StoreError) as raised:
+        Store.open(url)  # nothing listens on port 1: the connection is refused
+    assert "cannot open store postgresql+psycopg://team:***@127.0.0.1:1/lvlm" in str(raised.value)
+    assert "s3cret-pw" not in str(raised.value)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import os
 from typing import Annotated
 
 import typer
@@ -67,12 +68,26 @@ def root(
         ),
     ] = False,
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Debug logging.")] = False,
+    images_dir: Annotated[
+        str | None,
+        typer.Option(
+            "--images-dir",
+            envvar="LVLMBENCH_IMAGES",
+            help="Directory of the store's images (default: beside a SQLite file; "
+            "./lvlmbench-images for a database server). Workers on several hosts sharing a "
+            "PostgreSQL store must name one shared path.",
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
     """lvlmbench: AutoBench-V, VisIT-Bench and TouchStone on one store and one model layer."""
     logging.basicConfig(
         level=logging.DEBUG if verbose else logging.WARNING,
         format="%(levelname)s %(name)s: %(message)s",
     )
+    if images_dir:
+        # Through the environment: Store.open reads it, and so do the processes --workers starts.
+        os.environ["LVLMBENCH_IMAGES"] = images_dir
     install_log_redaction()  # a key echoed into an error or a retry reason never reaches a log
     # Settings read from the environment are checked before any command opens the store: a
     # bad one found halfway through would leave rows written by a run that cannot finish.

@@ -29,6 +29,7 @@ from lvlmbench.cli._common import (
     progress_bar,
 )
 from lvlmbench.cli._extract import print_extraction, run_extractor
+from lvlmbench.cli._fanout import Workers, combined, run_workers
 from lvlmbench.cli._settings import (
     EXAMINEE_MAX_TOKENS,
     MaxTokens,
@@ -176,6 +177,14 @@ async def run_models(
     return summaries
 
 
+def _worker_summaries(outputs: list[dict[str, Any]], specs: list[str]) -> list[EvalSummary]:
+    """Each model's run summed over the --workers processes (each printed one run per spec)."""
+    return [
+        EvalSummary(**combined([out["runs"][i] for out in outputs], "model"))
+        for i in range(len(specs))
+    ]
+
+
 def subset_for(store: Store, benchmark: str, limit: int | None, seed: int) -> set[str] | None:
     """The ``--limit`` subset's item ids (None: every item)."""
     if limit is None:
@@ -229,12 +238,14 @@ def evaluate(
     seed: Seed = None,
     system_prompt: SystemPrompt = None,
     param: Params = None,
+    workers: Workers = 1,
 ) -> None:
     """Ask every examinee every item (resuming where a previous run stopped) and print accuracy
     with Wilson 95% intervals."""
     if variant not in VARIANTS:
         raise BadInput(f"--variant {variant!r}: choose from {', '.join(VARIANTS)}")
     check_concurrency(concurrency)
+    check_concurrency(workers, "--workers")
     settings = generation_settings(max_tokens, temperature, top_p, seed, system_prompt, param)
     model = apply_settings(model, settings)
     # Every spec naming a provider is checked before the store is opened (a typo writes
@@ -250,18 +261,21 @@ def evaluate(
     to_run = [m for m in model if m not in stored]
     check_stored_names(opened, benchmark, to_run)
     check_specs(to_run)
-    summaries = asyncio.run(
-        run_models(
-            opened,
-            benchmark,
-            to_run,
-            variant=variant,
-            concurrency=concurrency,
-            show_progress=not as_json,
-            epochs=epochs,
-            only=only,
+    if workers != 1:
+        summaries = _worker_summaries(run_workers(workers), to_run)
+    else:
+        summaries = asyncio.run(
+            run_models(
+                opened,
+                benchmark,
+                to_run,
+                variant=variant,
+                concurrency=concurrency,
+                show_progress=not as_json,
+                epochs=epochs,
+                only=only,
+            )
         )
-    )
     # Rows are stored under each model's identity (endpoint and options included), not the
     # spec as typed; imported names pass through unchanged.
     identities = [model_identity(spec) for spec in model]

@@ -28,6 +28,7 @@ from lvlmbench.cli._common import (
     print_reasons,
     progress_bar,
 )
+from lvlmbench.cli._fanout import Workers, combined, run_workers
 from lvlmbench.cli._judge_tables import hallucination_table, print_pairwise_report, score_table
 from lvlmbench.cli._settings import (
     MaxTokens,
@@ -178,10 +179,17 @@ def _run(
     benchmark: str,
     models: dict[str, str],
     judge: str,
-    concurrency: int,
+    parallel: tuple[int, int],
     show: bool,
     body: Callable[[ModelClient], Awaitable[JudgeRunSummary]],
 ) -> JudgeRunSummary:
+    """Run the judge here, or (``parallel`` = (concurrency, workers > 1)) in worker processes
+    that split the units through leases; their summaries are summed."""
+    concurrency, workers = parallel
+    if workers != 1:
+        runs = [out["run"] for out in run_workers(workers)]
+        return JudgeRunSummary(**combined(runs, "judge"))
+
     async def main() -> JudgeRunSummary:
         await _answer_missing(store, benchmark, models, show)
         client = ModelClient(load_chat_model(judge), store, concurrency=concurrency)
@@ -237,6 +245,7 @@ def pairwise(
     seed: Seed = None,
     system_prompt: SystemPrompt = None,
     param: Params = None,
+    workers: Workers = 1,
 ) -> None:
     """Judge every pair of models in both orders (VisIT-Bench); print Bradley-Terry ratings
     (95% CI), win rates and online Elo."""
@@ -258,7 +267,7 @@ def pairwise(
                 on_progress=hook,
             )
 
-    summary = _run(opened, benchmark, players, judge, concurrency, not as_json, body)
+    summary = _run(opened, benchmark, players, judge, (concurrency, workers), not as_json, body)
     empty = _empty_reason(opened, benchmark, list(players), summary)
     protocol = PAIRWISE if reference_free else PAIRWISE_REF
     report = pairwise_report(opened, benchmark, summary.judge, protocol=protocol, combine=rule)
@@ -348,6 +357,7 @@ def score(
     seed: Seed = None,
     system_prompt: SystemPrompt = None,
     param: Params = None,
+    workers: Workers = 1,
 ) -> None:
     """Score each model 1-10 against the reference answer, both orders (TouchStone)."""
     judge = spec_with_flags(judge, max_tokens, temperature, top_p, seed, system_prompt, param)
@@ -365,7 +375,7 @@ def score(
                 opened, benchmark, list(players), client, reference=reference, on_progress=hook
             )
 
-    summary = _run(opened, benchmark, players, judge, concurrency, not as_json, body)
+    summary = _run(opened, benchmark, players, judge, (concurrency, workers), not as_json, body)
     empty = _empty_reason(opened, benchmark, [*players, reference], summary)
     rows = _score_rows(opened, benchmark, summary.judge, reference)
     if as_json:
@@ -411,6 +421,7 @@ def hallucination(
     seed: Seed = None,
     system_prompt: SystemPrompt = None,
     param: Params = None,
+    workers: Workers = 1,
 ) -> None:
     """Rate how much of each answer the caption does not support (0 none - 10 all; TouchStone)."""
     judge = spec_with_flags(judge, max_tokens, temperature, top_p, seed, system_prompt, param)
@@ -423,7 +434,7 @@ def hallucination(
                 opened, benchmark, list(players), client, on_progress=hook
             )
 
-    summary = _run(opened, benchmark, players, judge, concurrency, not as_json, body)
+    summary = _run(opened, benchmark, players, judge, (concurrency, workers), not as_json, body)
     empty = _empty_reason(opened, benchmark, list(players), summary)
     ids = {item.id for item in iter_items(opened, benchmark)}
     report = hallucination_report(

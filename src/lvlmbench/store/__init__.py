@@ -26,10 +26,17 @@ from lvlmbench.store._records import (
     response_id,
 )
 from lvlmbench.store._schema import SCHEMA_VERSION
-from lvlmbench.store._store import DEFAULT_STORE_URL, Store, StoreError, normalise_url
+from lvlmbench.store._store import (
+    DEFAULT_SERVER_IMAGES,
+    DEFAULT_STORE_URL,
+    Store,
+    StoreError,
+    normalise_url,
+)
 
 __all__ = [
     "DEFAULT_LEASE_S",
+    "DEFAULT_SERVER_IMAGES",
     "DEFAULT_STORE_URL",
     "MIGRATIONS",
     "SCHEMA_VERSION",

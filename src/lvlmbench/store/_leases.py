@@ -38,8 +38,19 @@ from lvlmbench.store._store import Store
 
 __all__ = ["DEFAULT_LEASE_S", "Claim", "Leases", "new_owner"]
 
-DEFAULT_LEASE_S = 60.0
-"""How long a claim lasts without renewal: how long a dead run's units wait for another run."""
+
+def _lease_setting() -> float:
+    """LVLMBENCH_LEASE_S, or 60 s; an unusable value falls back to 60 (never zero or less)."""
+    try:
+        value = float(os.environ.get("LVLMBENCH_LEASE_S", "60"))
+    except ValueError:
+        return 60.0
+    return value if value > 0 else 60.0
+
+
+DEFAULT_LEASE_S = _lease_setting()
+"""How long a claim lasts without renewal: how long a dead run's units wait for another run
+(LVLMBENCH_LEASE_S sets it: short for tests, longer for workers whose renewals may be late)."""
 
 _FINAL_EXCLUDED = "error"  # a unit whose stored row is an error is worth asking again
 

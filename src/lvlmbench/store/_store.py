@@ -37,9 +37,15 @@ from lvlmbench.store import _schema as s
 from lvlmbench.store._files import read_only_engine, sqlite_file_problem, writable
 from lvlmbench.store._migrations import MIGRATIONS
 
-__all__ = ["DEFAULT_STORE_URL", "Store", "StoreError", "normalise_url"]
+__all__ = ["DEFAULT_SERVER_IMAGES", "DEFAULT_STORE_URL", "Store", "StoreError", "normalise_url"]
 
 DEFAULT_STORE_URL = "sqlite:///lvlmbench.db"
+DEFAULT_SERVER_IMAGES = "lvlmbench-images"
+"""Images directory (under the working directory) of a store on a database server, unless
+--images-dir or LVLMBENCH_IMAGES names one."""
+# Any constant shared by every lvlmbench process: the advisory lock that serialises creating
+# and migrating the schema on PostgreSQL, where concurrent CREATE TABLEs would collide.
+_SCHEMA_LOCK = 0x6C766C6D
 _IMAGE_HASH = re.compile(r"[0-9a-f]{64}")
 
 
@@ -86,6 +92,9 @@ class Store:
         except ArgumentError:
             raise StoreError(f"--store {url!r} is not a database URL or file path") from None
         is_sqlite = parsed.get_backend_name() == "sqlite"
+        if not is_sqlite:
+            # Shown in messages, `store info` and reports: a database password never is.
+            url = parsed.render_as_string(hide_password=True)
         database = parsed.database or ""
         db_path: Path | None = None
         if is_sqlite and database not in ("", ":memory:") and not database.startswith("file:"):
@@ -98,11 +107,12 @@ class Store:
             if db_path is not None and read_only:
                 engine = read_only_engine(db_path)
             else:
-                engine = create_engine(url)
+                engine = create_engine(parsed)
         except (NoSuchModuleError, ArgumentError, ImportError) as exc:
             raise StoreError(
                 f"--store {url}: unknown or unavailable database kind "
-                f"{parsed.drivername!r} ({exc}); use a SQLite path or a postgresql:// URL"
+                f"{parsed.drivername!r} ({exc}); use a SQLite path or a postgresql+psycopg:// URL "
+                "(pip install 'lvlmbench[postgres]')"
             ) from None
         if is_sqlite and not read_only:
             event.listen(engine, "connect", _sqlite_pragmas)
@@ -124,6 +134,9 @@ class Store:
                 self._check_read_only_schema()
                 return
             with self.engine.begin() as conn:
+                if conn.dialect.name == "postgresql":
+                    # Workers started together would otherwise race to create the tables.
+                    conn.execute(select(func.pg_advisory_xact_lock(_SCHEMA_LOCK)))
                 s.metadata.create_all(conn)
                 found = conn.execute(
                     select(s.meta.c.value).where(s.meta.c.key == "schema")
@@ -345,7 +358,11 @@ def _images_dir(explicit: str | Path | None, is_sqlite: bool, database: str) -> 
         return Path(os.environ["LVLMBENCH_IMAGES"])
     if is_sqlite and database not in ("", ":memory:"):
         return Path(database).expanduser().resolve().parent / "images"
-    return Path.cwd() / "images"
+    if is_sqlite:
+        return Path.cwd() / "images"
+    # A database server has no directory of its own: workers on several hosts must name one
+    # shared path (NFS, a mounted bucket) with --images-dir or LVLMBENCH_IMAGES.
+    return Path.cwd() / DEFAULT_SERVER_IMAGES
 
 
 def _as_png(data: bytes) -> bytes:
