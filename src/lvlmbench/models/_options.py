@@ -275,6 +275,11 @@ HF_OPTIONS: Mapping[str, Option] = {
     "revision": Option(_text, changes_output=True),
     "trust_remote_code": Option(_boolean, changes_output=False),
     "local_files_only": Option(_boolean, changes_output=False),
+    # Ray runs the same model code on an actor pool: where it runs changes speed, not text.
+    "ray": Option(_boolean, changes_output=False),
+    "actors": Option(_positive_int, changes_output=False),
+    "num_gpus": Option(_non_negative_number, changes_output=False),
+    "ray_address": Option(_text, changes_output=False),
 }
 BASELINE_OPTIONS: Mapping[str, Option] = {
     **GENERATION_OPTIONS,

@@ -359,13 +359,43 @@ def _generation_error(spec: str, exc: Exception) -> ProviderError:
 
 def create(name: str, options: Mapping[str, str]) -> HFChatModel:
     """Registry factory: ``hf/<path or repo id>`` with options device, dtype, batch_size,
-    revision, trust_remote_code, local_files_only."""
-    return HFChatModel(
-        name,
-        device=options.get("device", "auto"),
-        dtype=options.get("dtype", "auto"),
-        batch_size=parse_positive_int(options.get("batch_size"), 8, "batch_size"),
-        revision=options.get("revision") or None,
-        trust_remote_code=parse_bool(options.get("trust_remote_code"), False, "trust_remote_code"),
-        local_files_only=parse_bool(options.get("local_files_only"), True, "local_files_only"),
+    revision, trust_remote_code, local_files_only; ``ray=true`` (with ``actors``, ``num_gpus``,
+    ``ray_address``) runs the same model on a Ray actor pool (the ``ray`` extra)."""
+    settings: dict[str, Any] = {
+        "device": options.get("device", "auto"),
+        "dtype": options.get("dtype", "auto"),
+        "batch_size": parse_positive_int(options.get("batch_size"), 8, "batch_size"),
+        "revision": options.get("revision") or None,
+        "trust_remote_code": parse_bool(
+            options.get("trust_remote_code"), False, "trust_remote_code"
+        ),
+        "local_files_only": parse_bool(options.get("local_files_only"), True, "local_files_only"),
+    }
+    if not parse_bool(options.get("ray"), False, "ray"):
+        for option in ("actors", "num_gpus", "ray_address"):
+            if options.get(option):
+                raise ValueError(f"option {option}: only used with ray=true")
+        return HFChatModel(name, **settings)
+    try:
+        # Same package, imported only when asked for: Ray is an optional extra.
+        from lvlmbench.models._hf_ray import RayHFChatModel, RaySettings
+    except ImportError as exc:
+        raise ValueError(
+            f"option ray=true needs Ray ({exc.name} missing): pip install 'lvlmbench[ray]'"
+        ) from None
+    ray_settings = RaySettings(
+        actors=parse_positive_int(options.get("actors"), 1, "actors"),
+        num_gpus=_non_negative_float(options.get("num_gpus"), "num_gpus"),
+        address=options.get("ray_address") or None,
     )
+    return RayHFChatModel(name, ray_settings, **settings)
+
+
+def _non_negative_float(value: str | None, option: str) -> float:
+    try:
+        number = float(value) if value else 0.0
+    except ValueError:
+        raise ValueError(f"option {option}={value!r}: expected a number") from None
+    if number < 0:
+        raise ValueError(f"option {option}={value!r}: must be 0 or more")
+    return number
