@@ -121,7 +121,9 @@ class RayHFChatModel(HFChatModel):
     def __init__(self, name: str, ray_settings: RaySettings, **options: Any) -> None:
         if ray_settings.num_gpus > 0:
             # The driver may have no GPU; the actors will: resolve for them, not for us.
-            options["device"] = "cuda" if options.get("device", "auto") == "auto" else options["device"]
+            options["device"] = (
+                "cuda" if options.get("device", "auto") == "auto" else options["device"]
+            )
             if options.get("dtype", "auto") == "auto":
                 options["dtype"] = "bfloat16"
         super().__init__(name, **options)
@@ -162,7 +164,9 @@ class RayHFChatModel(HFChatModel):
         now = time.perf_counter()
         # Latency as the caller saw it, measured on this clock: actors may be other machines.
         return [
-            result if isinstance(result, Exception) else replace_latency(result, now - request.submitted)
+            result
+            if isinstance(result, Exception)
+            else replace_latency(result, now - request.submitted)
             for request, result in zip(requests, results, strict=True)
         ]
 
@@ -202,4 +206,3 @@ def _ensure_ray(address: str | None) -> None:
     context = ray.data.DataContext.get_current()
     context.enable_progress_bars = False
     context.print_on_execution_start = False
-
