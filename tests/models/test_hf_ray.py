@@ -7,8 +7,6 @@ The cluster is started once for the module and shut down after. The same code pa
 from __future__ import annotations
 
 import asyncio
-import shutil
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -18,8 +16,8 @@ from integration.conftest import require_module
 require_module("ray", "runs hf/... models on a Ray cluster")
 torch = pytest.importorskip("torch")
 
-import ray  # noqa: E402
 from models.test_hf import _build_tiny_llava, _question, _varied_prompts  # noqa: E402
+from ray_cluster import local_ray_cluster  # noqa: E402
 
 from lvlmbench.models import ModelClient, ProviderError, load_chat_model  # noqa: E402
 from lvlmbench.models._hf_ray import RayHFChatModel  # noqa: E402
@@ -34,14 +32,8 @@ GREEDY = GenerationConfig(max_tokens=12)
 
 @pytest.fixture(scope="module")
 def ray_cluster() -> Iterator[None]:
-    # A short temp dir: Ray's unix sockets live under it and their paths are length-limited.
-    temp = tempfile.mkdtemp(prefix="ray", dir="/tmp")
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, _temp_dir=temp)
-    try:
+    with local_ray_cluster():
         yield
-    finally:
-        ray.shutdown()
-        shutil.rmtree(temp, ignore_errors=True)
 
 
 @pytest.fixture(scope="module")

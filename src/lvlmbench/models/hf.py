@@ -47,6 +47,7 @@ from lvlmbench.models._local import (
     load_error,
     local_dir,
     parse_bool,
+    wants_ray,
     parse_positive_int,
     resolve_device,
     resolve_dtype,
@@ -371,31 +372,14 @@ def create(name: str, options: Mapping[str, str]) -> HFChatModel:
         ),
         "local_files_only": parse_bool(options.get("local_files_only"), True, "local_files_only"),
     }
-    if not parse_bool(options.get("ray"), False, "ray"):
-        for option in ("actors", "num_gpus", "ray_address"):
-            if options.get(option):
-                raise ValueError(f"option {option}: only used with ray=true")
+    if not wants_ray(options):
         return HFChatModel(name, **settings)
     try:
         # Same package, imported only when asked for: Ray is an optional extra.
-        from lvlmbench.models._hf_ray import RayHFChatModel, RaySettings
+        from lvlmbench.models._hf_ray import RayHFChatModel
+        from lvlmbench.models._ray import ray_settings
     except ImportError as exc:
         raise ValueError(
             f"option ray=true needs Ray ({exc.name} missing): pip install 'lvlmbench[ray]'"
         ) from None
-    ray_settings = RaySettings(
-        actors=parse_positive_int(options.get("actors"), 1, "actors"),
-        num_gpus=_non_negative_float(options.get("num_gpus"), "num_gpus"),
-        address=options.get("ray_address") or None,
-    )
-    return RayHFChatModel(name, ray_settings, **settings)
-
-
-def _non_negative_float(value: str | None, option: str) -> float:
-    try:
-        number = float(value) if value else 0.0
-    except ValueError:
-        raise ValueError(f"option {option}={value!r}: expected a number") from None
-    if number < 0:
-        raise ValueError(f"option {option}={value!r}: must be 0 or more")
-    return number
+    return RayHFChatModel(name, ray_settings(options), **settings)
