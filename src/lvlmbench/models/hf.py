@@ -47,10 +47,10 @@ from lvlmbench.models._local import (
     load_error,
     local_dir,
     parse_bool,
-    wants_ray,
     parse_positive_int,
     resolve_device,
     resolve_dtype,
+    wants_ray,
 )
 from lvlmbench.types import GenerationConfig, Message, ModelOutput, Usage
 
