@@ -4,11 +4,12 @@ Requests reach the model exactly as they do locally (the runner calls
 :meth:`~lvlmbench.models.ModelClient.generate`, which consults the cache first), and the
 :class:`~lvlmbench.models._hf_batch.Batcher` gathers concurrent calls into a chunk. A chunk runs
 on the actor pool of :mod:`lvlmbench.models._ray`: each actor holds the model and answers
-``batch_size`` rows per ``generate`` call with the very code
-:class:`~lvlmbench.models.hf.HFChatModel` uses locally, so answers equal those without Ray and the cache identity is shared: nothing
-answered either way is asked again. Each answer is cached (and the runner stores it) as soon as
-its chunk is back; give ``--concurrency`` at least ``actors × batch_size × 4`` so chunks are
-large and weight loads (one per actor per chunk) are rare.
+``batch_size`` rows per ``generate`` call with the very code of
+:class:`~lvlmbench.models.hf.HFChatModel`, so answers equal those without Ray and the cache
+identity is shared: nothing answered either way is asked again. Each answer is cached (and the
+runner stores it) as soon as its chunk is back; give ``--concurrency`` at least
+``actors × batch_size × 4`` so chunks are large and weight loads (one per actor per chunk) are
+rare.
 """
 
 from __future__ import annotations
