@@ -18,11 +18,13 @@ torch = pytest.importorskip("torch")
 
 from models.test_hf import _build_tiny_llava, _question, _varied_prompts  # noqa: E402
 from ray_cluster import local_ray_cluster  # noqa: E402
+from runner.test_runner import BENCH, _items  # noqa: E402
 
 from lvlmbench.models import ModelClient, ProviderError, load_chat_model  # noqa: E402
 from lvlmbench.models._hf_ray import RayHFChatModel  # noqa: E402
 from lvlmbench.models.hf import HFChatModel  # noqa: E402
-from lvlmbench.store import Store  # noqa: E402
+from lvlmbench.runner import run_examinee  # noqa: E402
+from lvlmbench.store import Store, iter_responses  # noqa: E402
 from lvlmbench.types import GenerationConfig, ImagePart, Message, ModelOutput  # noqa: E402
 
 pytestmark = pytest.mark.integration
@@ -127,3 +129,31 @@ def test_ray_options_are_checked(llava_dir: Path) -> None:
     # The driver needs no GPU: the actors' device and dtype decide the identity.
     assert isinstance(gpu, RayHFChatModel) and gpu.device == "cuda" and gpu.dtype == "bfloat16"
     assert gpu.ray.num_gpus == 1.0
+
+
+@pytest.mark.usefixtures("ray_cluster")
+async def test_an_evaluation_run_through_ray_stores_what_a_local_run_stores(
+    llava_dir: Path, tmp_path: Path
+) -> None:
+    """The runner, unchanged, streams the cluster's answers into the store; a second run asks
+    nothing."""
+    stored: dict[str, dict[str, str]] = {}
+    for where, spec in (
+        ("ray", f"hf/{llava_dir}?ray=true&actors=2&batch_size=2"),
+        ("local", f"hf/{llava_dir}"),
+    ):
+        store = Store.open(str(tmp_path / f"{where}.db"))
+        try:
+            _items(store, 6)
+            client = ModelClient(load_chat_model(spec, device="cpu"), store)
+            try:
+                summary = await run_examinee(store, BENCH, client, config=GREEDY)
+                again = await run_examinee(store, BENCH, client, config=GREEDY)
+            finally:
+                await client.aclose()
+            assert (summary.total, summary.failed, summary.requests) == (6, 0, 6)
+            assert again.skipped == 6 and again.requests == 6  # the same client: no new call
+            stored[where] = {r.item_id: r.text for r in iter_responses(store)}
+        finally:
+            store.close()
+    assert len(stored["ray"]) == 6 and stored["ray"] == stored["local"]

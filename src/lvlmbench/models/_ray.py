@@ -128,7 +128,8 @@ class ActorPoolRunner(Generic[Q, A]):
             fn_constructor_kwargs={"settings": self._settings},
             batch_size=self.rows_per_batch,
             batch_format="numpy",
-            concurrency=self.pool.actors,
+            # No more actors than blocks: a spare actor would only load the weights.
+            concurrency=min(self.pool.actors, blocks),
             num_gpus=self.pool.num_gpus,
         )
         results: dict[int, A | ProviderError] = {}
