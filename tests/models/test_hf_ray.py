@@ -7,6 +7,7 @@ The cluster is started once for the module and shut down after. The same code pa
 from __future__ import annotations
 
 import asyncio
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -157,3 +158,15 @@ async def test_an_evaluation_run_through_ray_stores_what_a_local_run_stores(
         finally:
             store.close()
     assert len(stored["ray"]) == 6 and stored["ray"] == stored["local"]
+
+
+def test_without_ray_installed_the_option_says_which_extra(
+    llava_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(sys.modules, "ray", None)  # what an install without the extra sees
+    monkeypatch.delitem(sys.modules, "lvlmbench.models._hf_ray", raising=False)
+    monkeypatch.delitem(sys.modules, "lvlmbench.models._ray", raising=False)
+    with pytest.raises(ValueError, match=r"pip install 'lvlmbench\[ray\]'"):
+        load_chat_model(f"hf/{llava_dir}?ray=true", device="cpu")
+    # Without ray=true nothing imports Ray.
+    assert type(load_chat_model(f"hf/{llava_dir}", device="cpu")) is HFChatModel
