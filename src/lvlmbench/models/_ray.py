@@ -1,7 +1,7 @@
 """Ray Data plumbing shared by the local back-ends (``hf/…`` and ``diffusers/…``) run on Ray.
 
 A chunk of requests becomes one ``ray.data`` Dataset; ``map_batches`` runs it on a pool of
-``actors`` actors (``concurrency=``), each holding the model on ``num_gpus`` GPUs, and the
+``actors`` actors (``ActorPoolStrategy``), each holding the model on ``num_gpus`` GPUs, and the
 answers stream back through ``iter_batches``. Requests and answers cross as pickled bytes so
 any pydantic model travels; a per-row error comes back as data and is raised to its own caller.
 
@@ -128,8 +128,9 @@ class ActorPoolRunner(Generic[Q, A]):
             fn_constructor_kwargs={"settings": self._settings},
             batch_size=self.rows_per_batch,
             batch_format="numpy",
-            # No more actors than blocks: a spare actor would only load the weights.
-            concurrency=min(self.pool.actors, blocks),
+            # A fixed pool (``concurrency=`` is deprecated since Ray 2.51), no larger than the
+            # chunk's block count: a spare actor would only load the weights.
+            compute=ray.data.ActorPoolStrategy(size=min(self.pool.actors, blocks)),
             num_gpus=self.pool.num_gpus,
         )
         results: dict[int, A | ProviderError] = {}
