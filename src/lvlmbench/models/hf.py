@@ -4,7 +4,9 @@
 (auto, float32, bfloat16, float16), ``batch_size`` (default 8: concurrent calls are answered in
 batches of up to this many), ``revision``, ``trust_remote_code`` (default false) and
 ``local_files_only`` (default true: a repo id must already be in the Hugging Face cache, so an
-offline run never waits on the hub; pass false to allow downloads).
+offline run never waits on the hub; pass false to allow downloads). ``ray=true`` runs the same
+model on a Ray actor pool (``actors``, ``num_gpus`` per actor, ``ray_address``; the ``ray``
+extra; see :mod:`lvlmbench.models._hf_ray`).
 
 Weights load on the first call, once. Greedy decoding when temperature is 0; otherwise each
 request samples with its own ``torch.Generator`` seeded from its seed and epoch, so sampled
