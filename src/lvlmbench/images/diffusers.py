@@ -34,6 +34,7 @@ from lvlmbench.models._local import (
     parse_positive_int,
     resolve_device,
     resolve_dtype,
+    wants_ray,
 )
 from lvlmbench.types import Status
 
@@ -189,17 +190,28 @@ class DiffusersTextToImage:
 
 def create(name: str, options: Mapping[str, str]) -> DiffusersTextToImage:
     """Registry factory: ``diffusers/<path or repo id>`` with options device, dtype, steps,
-    guidance, revision, local_files_only."""
+    guidance, revision, local_files_only; ``ray=true`` (with ``actors``, ``num_gpus``,
+    ``ray_address``) renders on a Ray actor pool (the ``ray`` extra)."""
     try:
         guidance = float(options.get("guidance", 7.5))
     except ValueError:
         raise ValueError(f"option guidance={options['guidance']!r}: expected a number") from None
-    return DiffusersTextToImage(
-        name,
-        device=options.get("device", "auto"),
-        dtype=options.get("dtype", "auto"),
-        steps=parse_positive_int(options.get("steps"), 30, "steps"),
-        guidance=guidance,
-        revision=options.get("revision") or None,
-        local_files_only=parse_bool(options.get("local_files_only"), True, "local_files_only"),
-    )
+    settings: dict[str, Any] = {
+        "device": options.get("device", "auto"),
+        "dtype": options.get("dtype", "auto"),
+        "steps": parse_positive_int(options.get("steps"), 30, "steps"),
+        "guidance": guidance,
+        "revision": options.get("revision") or None,
+        "local_files_only": parse_bool(options.get("local_files_only"), True, "local_files_only"),
+    }
+    if not wants_ray(options):
+        return DiffusersTextToImage(name, **settings)
+    try:
+        # Same package, imported only when asked for: Ray is an optional extra.
+        from lvlmbench.images._diffusers_ray import RayDiffusersTextToImage
+        from lvlmbench.models._ray import ray_settings
+    except ImportError as exc:
+        raise ValueError(
+            f"option ray=true needs Ray ({exc.name} missing): pip install 'lvlmbench[ray]'"
+        ) from None
+    return RayDiffusersTextToImage(name, ray_settings(options), **settings)

@@ -6,6 +6,7 @@ it needs torch, which is what those back-ends' extras bring.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 
 import torch
@@ -20,6 +21,7 @@ __all__ = [
     "parse_positive_int",
     "resolve_device",
     "resolve_dtype",
+    "wants_ray",
 ]
 
 DTYPES: dict[str, torch.dtype] = {
@@ -54,6 +56,17 @@ def parse_positive_int(value: str | None, default: int, option: str) -> int:
     if number < 1:
         raise ValueError(f"option {option}={value!r}: must be at least 1")
     return number
+
+
+def wants_ray(options: Mapping[str, str]) -> bool:
+    """Whether a spec asks for its model on Ray (``ray=true``); the pool options without it are
+    refused rather than silently run in this process."""
+    if parse_bool(options.get("ray"), False, "ray"):
+        return True
+    for option in ("actors", "num_gpus", "ray_address"):
+        if options.get(option):
+            raise ValueError(f"option {option}: only used with ray=true")
+    return False
 
 
 def resolve_device(option: str) -> str:

@@ -312,6 +312,13 @@ GOOGLE_CHAT_OPTIONS: Mapping[str, Option] = {
     "json_mode": Option(_choice("json_schema", "openapi", "json"), changes_output=False),
     "thinking_budget": Option(_non_negative_int, changes_output=True),
 }
+# hf/... and diffusers/... on a Ray actor pool run the same model code: where changes speed only.
+RAY_OPTIONS: Mapping[str, Option] = {
+    "ray": Option(_boolean, changes_output=False),
+    "actors": Option(_positive_int, changes_output=False),
+    "num_gpus": Option(_non_negative_number, changes_output=False),
+    "ray_address": Option(_text, changes_output=False),
+}
 HF_OPTIONS: Mapping[str, Option] = {
     **GENERATION_OPTIONS,
     "device": Option(_text, changes_output=False),
@@ -320,6 +327,7 @@ HF_OPTIONS: Mapping[str, Option] = {
     "revision": Option(_text, changes_output=True),
     "trust_remote_code": Option(_boolean, changes_output=False),
     "local_files_only": Option(_boolean, changes_output=False),
+    **RAY_OPTIONS,
 }
 BASELINE_OPTIONS: Mapping[str, Option] = {
     **GENERATION_OPTIONS,
@@ -341,4 +349,5 @@ DIFFUSERS_OPTIONS: Mapping[str, Option] = {
     "guidance": Option(_number, changes_output=True, default="7.5"),
     "revision": Option(_text, changes_output=True),
     "local_files_only": Option(_boolean, changes_output=False),
+    **RAY_OPTIONS,
 }

@@ -4,7 +4,9 @@
 (auto, float32, bfloat16, float16), ``batch_size`` (default 8: concurrent calls are answered in
 batches of up to this many), ``revision``, ``trust_remote_code`` (default false) and
 ``local_files_only`` (default true: a repo id must already be in the Hugging Face cache, so an
-offline run never waits on the hub; pass false to allow downloads).
+offline run never waits on the hub; pass false to allow downloads). ``ray=true`` runs the same
+model on a Ray actor pool (``actors``, ``num_gpus`` per actor, ``ray_address``; the ``ray``
+extra; see :mod:`lvlmbench.models._hf_ray`).
 
 Weights load on the first call, once. Greedy decoding when temperature is 0; otherwise each
 request samples with its own ``torch.Generator`` seeded from its seed and epoch, so sampled
@@ -50,6 +52,7 @@ from lvlmbench.models._local import (
     parse_positive_int,
     resolve_device,
     resolve_dtype,
+    wants_ray,
 )
 from lvlmbench.types import GenerationConfig, Message, ModelOutput, Usage
 
@@ -359,13 +362,26 @@ def _generation_error(spec: str, exc: Exception) -> ProviderError:
 
 def create(name: str, options: Mapping[str, str]) -> HFChatModel:
     """Registry factory: ``hf/<path or repo id>`` with options device, dtype, batch_size,
-    revision, trust_remote_code, local_files_only."""
-    return HFChatModel(
-        name,
-        device=options.get("device", "auto"),
-        dtype=options.get("dtype", "auto"),
-        batch_size=parse_positive_int(options.get("batch_size"), 8, "batch_size"),
-        revision=options.get("revision") or None,
-        trust_remote_code=parse_bool(options.get("trust_remote_code"), False, "trust_remote_code"),
-        local_files_only=parse_bool(options.get("local_files_only"), True, "local_files_only"),
-    )
+    revision, trust_remote_code, local_files_only; ``ray=true`` (with ``actors``, ``num_gpus``,
+    ``ray_address``) runs the same model on a Ray actor pool (the ``ray`` extra)."""
+    settings: dict[str, Any] = {
+        "device": options.get("device", "auto"),
+        "dtype": options.get("dtype", "auto"),
+        "batch_size": parse_positive_int(options.get("batch_size"), 8, "batch_size"),
+        "revision": options.get("revision") or None,
+        "trust_remote_code": parse_bool(
+            options.get("trust_remote_code"), False, "trust_remote_code"
+        ),
+        "local_files_only": parse_bool(options.get("local_files_only"), True, "local_files_only"),
+    }
+    if not wants_ray(options):
+        return HFChatModel(name, **settings)
+    try:
+        # Same package, imported only when asked for: Ray is an optional extra.
+        from lvlmbench.models._hf_ray import RayHFChatModel
+        from lvlmbench.models._ray import ray_settings
+    except ImportError as exc:
+        raise ValueError(
+            f"option ray=true needs Ray ({exc.name} missing): pip install 'lvlmbench[ray]'"
+        ) from None
+    return RayHFChatModel(name, ray_settings(options), **settings)

@@ -1,0 +1,115 @@
+"""``diffusers/…?ray=true``: the diffusers back-end run by actors on a Ray cluster.
+
+Concurrent requests are gathered into chunks (:class:`~lvlmbench.models._hf_batch.Batcher`) and a
+chunk runs on the actor pool of :mod:`lvlmbench.models._ray`: each actor holds the pipeline on
+``num_gpus`` GPUs and renders its rows one at a time with the code
+:class:`~lvlmbench.images.diffusers.DiffusersTextToImage` uses locally, seeded the same way, so a
+request gives the same picture with or without Ray and the cache identity is shared.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from lvlmbench.images._api import ImageOutput, ImageRequest
+from lvlmbench.images.diffusers import DiffusersTextToImage
+from lvlmbench.models._api import ProviderError
+from lvlmbench.models._hf_batch import Batcher
+from lvlmbench.models._ray import ActorPoolRunner, PoolActor, RaySettings, pool_failure
+
+__all__ = ["RayDiffusersTextToImage"]
+
+IMAGES_PER_ACTOR = 4
+"""Rows per chunk, per actor: a pipeline renders one image at a time."""
+
+
+@dataclass(frozen=True)
+class _PipelineSettings:
+    """What an actor needs to build the pipeline the driver describes (picklable)."""
+
+    name: str
+    device: str
+    dtype: str
+    steps: int
+    guidance: float
+    revision: str | None
+    local_files_only: bool
+
+
+class _DiffusersActor(PoolActor[ImageRequest, ImageOutput]):
+    """One pipeline replica: loads once, renders every row Ray Data gives it."""
+
+    def __init__(self, settings: _PipelineSettings) -> None:
+        self._model = DiffusersTextToImage(
+            settings.name,
+            device=settings.device,
+            dtype=settings.dtype,
+            steps=settings.steps,
+            guidance=settings.guidance,
+            revision=settings.revision,
+            local_files_only=settings.local_files_only,
+        )
+        self._model._pipeline = self._model._load()
+        self._model._accepts = frozenset(
+            inspect.signature(self._model._pipeline.__call__).parameters
+        )
+
+    def answer(self, requests: list[ImageRequest]) -> list[ImageOutput | Exception]:
+        results: list[ImageOutput | Exception] = []
+        for request in requests:
+            started = time.perf_counter()
+            try:
+                output = self._model._render(self._model._call_kwargs(request), request.seed)
+            except ProviderError as exc:
+                results.append(exc)
+                continue
+            results.append(output.model_copy(update={"latency_s": time.perf_counter() - started}))
+        return results
+
+
+class RayDiffusersTextToImage(DiffusersTextToImage):
+    """:class:`DiffusersTextToImage` whose images are rendered on a Ray actor pool."""
+
+    def __init__(self, name: str, pool: RaySettings, **options: Any) -> None:
+        if pool.num_gpus > 0:
+            # The driver may have no GPU; the actors will: resolve for them, not for us.
+            if options.get("device", "auto") == "auto":
+                options["device"] = "cuda"
+            if options.get("dtype", "auto") == "auto":
+                options["dtype"] = "bfloat16"
+        super().__init__(name, **options)
+        self.ray = pool
+        settings = _PipelineSettings(
+            name=self.path,
+            device=self.device,
+            dtype=self.dtype,
+            steps=self.steps,
+            guidance=self.guidance,
+            revision=self.revision,
+            local_files_only=self.local_files_only,
+        )
+        self._pool = ActorPoolRunner(_DiffusersActor, settings, pool, 1, ImageOutput)
+        self._batcher: Batcher[ImageRequest, ImageOutput] = Batcher(
+            self._run_chunk, max_size=pool.actors * IMAGES_PER_ACTOR, key=lambda _: None
+        )
+
+    async def generate(self, request: ImageRequest) -> ImageOutput:
+        return await self._batcher.submit(request)
+
+    async def _run_chunk(self, requests: list[ImageRequest]) -> Sequence[ImageOutput | Exception]:
+        if self._load_failure is not None:
+            raise self._load_failure
+        try:
+            return await asyncio.to_thread(self._pool.run, requests)
+        except Exception as exc:
+            self._load_failure = pool_failure(self.spec, exc)
+            raise self._load_failure from exc
+
+    async def aclose(self) -> None:
+        await self._batcher.aclose(ProviderError(f"{self.spec}: model closed"))
+        await super().aclose()

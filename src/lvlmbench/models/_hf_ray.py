@@ -1,0 +1,106 @@
+"""``hf/…?ray=true``: the transformers back-end run by actors on a Ray cluster.
+
+Requests reach the model exactly as they do locally (the runner calls
+:meth:`~lvlmbench.models.ModelClient.generate`, which consults the cache first), and the
+:class:`~lvlmbench.models._hf_batch.Batcher` gathers concurrent calls into a chunk. A chunk runs
+on the actor pool of :mod:`lvlmbench.models._ray`: each actor holds the model and answers
+``batch_size`` rows per ``generate`` call with the very code of
+:class:`~lvlmbench.models.hf.HFChatModel`, so answers equal those without Ray and the cache
+identity is shared: nothing answered either way is asked again. Each answer is cached (and the
+runner stores it) as soon as its chunk is back; give ``--concurrency`` at least
+``actors × batch_size × 4`` so chunks are large and weight loads (one per actor per chunk) are
+rare.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from lvlmbench.models._api import ProviderError
+from lvlmbench.models._hf_batch import Batcher
+from lvlmbench.models._ray import ActorPoolRunner, PoolActor, RaySettings, pool_failure
+from lvlmbench.models.hf import HFChatModel, _batch_key, _Loaded, _Request
+from lvlmbench.types import ModelOutput
+
+__all__ = ["CHUNK_PER_ACTOR_BATCH", "RayHFChatModel"]
+
+CHUNK_PER_ACTOR_BATCH = 4
+"""Rows per chunk, in model batches per actor: enough that every actor stays busy."""
+
+
+@dataclass(frozen=True)
+class _ModelSettings:
+    """What an actor needs to build the model the driver describes (picklable)."""
+
+    name: str
+    device: str
+    dtype: str
+    revision: str | None
+    trust_remote_code: bool
+    local_files_only: bool
+
+
+class _HFActor(PoolActor[_Request, ModelOutput]):
+    """One model replica: loads the weights once, answers every batch Ray Data gives it."""
+
+    def __init__(self, settings: _ModelSettings) -> None:
+        self._model = HFChatModel(
+            settings.name,
+            device=settings.device,
+            dtype=settings.dtype,
+            revision=settings.revision,
+            trust_remote_code=settings.trust_remote_code,
+            local_files_only=settings.local_files_only,
+        )
+        self._loaded: _Loaded = self._model._load()
+
+    def answer(self, requests: list[_Request]) -> list[ModelOutput | Exception]:
+        return self._model._generate_batch(self._loaded, requests)
+
+
+class RayHFChatModel(HFChatModel):
+    """:class:`HFChatModel` whose batches run on a Ray actor pool instead of this process."""
+
+    def __init__(self, name: str, pool: RaySettings, **options: Any) -> None:
+        if pool.num_gpus > 0:
+            # The driver may have no GPU; the actors will: resolve for them, not for us.
+            if options.get("device", "auto") == "auto":
+                options["device"] = "cuda"
+            if options.get("dtype", "auto") == "auto":
+                options["dtype"] = "bfloat16"
+        super().__init__(name, **options)
+        self.ray = pool
+        settings = _ModelSettings(
+            name=self.path,
+            device=self.device,
+            dtype=self.dtype,
+            revision=self.revision,
+            trust_remote_code=self.trust_remote_code,
+            local_files_only=self.local_files_only,
+        )
+        self._pool = ActorPoolRunner(_HFActor, settings, pool, self.batch_size, ModelOutput)
+        chunk = self.batch_size * pool.actors * CHUNK_PER_ACTOR_BATCH
+        self._batcher: Batcher[_Request, ModelOutput] = Batcher(
+            self._run_batch, max_size=chunk, key=_batch_key
+        )
+
+    async def _run_batch(self, requests: list[_Request]) -> Sequence[ModelOutput | Exception]:
+        if self._load_failure is not None:
+            raise self._load_failure
+        try:
+            results = await asyncio.to_thread(self._pool.run, requests)
+        except Exception as exc:
+            self._load_failure = pool_failure(self.spec, exc)
+            raise self._load_failure from exc
+        now = time.perf_counter()
+        # Latency as the caller saw it, on this clock: the actors may be other machines.
+        return [
+            result
+            if isinstance(result, ProviderError)
+            else result.model_copy(update={"latency_s": now - request.submitted})
+            for request, result in zip(requests, results, strict=True)
+        ]
