@@ -71,7 +71,11 @@ def test_two_workers_answer_every_item_once(store_url: str, tmp_path: Path) -> N
         assert {p: n for p, n in server.stats.per_prompt.items() if n > 1} == {}
         assert server.stats.requests == 80
     run = json.loads(done.stdout)["runs"][0]
-    assert (run["ok"], run["total"], run["skipped"], run["requests"]) == (80, 80, 0, 80)
+    assert (run["ok"], run["total"], run["skipped"]) == (80, 80, 0)
+    # The clients' attempt counter may exceed what the server received: an attempt on a
+    # keep-alive connection the server had just closed is retried and never reaches it. What
+    # is paid is what the server answered, checked exactly above.
+    assert run["requests"] >= 80
     assert _counts(store_url) == (80, 0)
 
 
