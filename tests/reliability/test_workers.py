@@ -72,9 +72,9 @@ def test_two_workers_answer_every_item_once(store_url: str, tmp_path: Path) -> N
         assert server.stats.requests == 80
     run = json.loads(done.stdout)["runs"][0]
     assert (run["ok"], run["total"], run["skipped"]) == (80, 80, 0)
-    # The clients' attempt counter may exceed what the server received: an attempt on a
-    # keep-alive connection the server had just closed is retried and never reaches it. What
-    # is paid is what the server answered, checked exactly above.
+    # The clients' attempt counter may exceed what the server answered: under load an attempt
+    # can fail in transit (seen once in four runs here: 88 attempts for 80 answers) and is
+    # retried. What is paid is what the server answered, checked exactly above.
     assert run["requests"] >= 80
     assert _counts(store_url) == (80, 0)
 
