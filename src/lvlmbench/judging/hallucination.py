@@ -8,7 +8,7 @@ Items without a caption cannot be checked and count as missing.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from lvlmbench.judging._pool import JudgeRunSummary, ProgressHook, done_judgments, run_jobs, unit_id
@@ -89,6 +89,12 @@ class _Job:
     item: BenchmarkItem
     model: str
     text: str
+    unit: str
+    """The judgment's store id: runs of this judge sharing a store lease it."""
+
+
+def _unit(job: _Job) -> str:
+    return job.unit
 
 
 async def run_hallucination(
@@ -113,12 +119,13 @@ async def run_hallucination(
             probe = Judgment(
                 item_id=item.id, judge=judge.spec, protocol=HALLUCINATION, model_a=model
             )
-            if unit_id(probe) in done:
+            unit = unit_id(probe)
+            if unit in done:
                 summary.skipped += 1
             elif not item.caption or model not in texts[item.id]:
                 summary.missing += 1
             else:
-                jobs.append(_Job(item, model, texts[item.id][model]))
+                jobs.append(_Job(item, model, texts[item.id][model], unit))
     config = config or GenerationConfig(max_tokens=512)
 
     async def judge_one(job: _Job) -> Judgment:
@@ -127,14 +134,4 @@ async def run_hallucination(
             output, item_id=job.item.id, judge=judge.spec, model=job.model
         )
 
-    def unit(job: _Job) -> str:  # the judgment's id: other runs of this judge skip it
-        probe = Judgment(
-            item_id=job.item.id, judge=judge.spec, protocol=HALLUCINATION, model_a=job.model
-        )
-        return unit_id(probe)
-
-    return await run_jobs(store, judge, _iter(jobs), judge_one, summary, on_progress, unit)
-
-
-def _iter(jobs: list[_Job]) -> Iterator[_Job]:
-    yield from jobs
+    return await run_jobs(store, judge, jobs, judge_one, summary, on_progress, _unit)

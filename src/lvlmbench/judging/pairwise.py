@@ -20,7 +20,7 @@ shown to the judge and so cannot also play).
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from itertools import combinations
 
@@ -167,6 +167,8 @@ class _Job:
     order: str
     texts: tuple[str, str]
     reference: str | None
+    unit: str
+    """The judgment's store id: runs of this judge sharing a store lease it."""
 
 
 def _plan(
@@ -192,13 +194,14 @@ def _plan(
                     model_b=shown[1],
                     order=order,
                 )
-                if unit_id(probe) in done:
+                unit = unit_id(probe)
+                if unit in done:
                     summary.skipped += 1
                 elif p1 not in answers or p2 not in answers or (reference and ref_text is None):
                     summary.missing += 1
                 else:
                     pair = (answers[shown[0]], answers[shown[1]])
-                    jobs.append(_Job(item, shown, order, pair, ref_text))
+                    jobs.append(_Job(item, shown, order, pair, ref_text, unit))
     return jobs
 
 
@@ -248,21 +251,8 @@ async def run_pairwise(
             order=job.order,
         )
 
-    def unit(job: _Job) -> str:  # the judgment's id: other runs of this judge skip it
-        shown = job.shown
-        return unit_id(
-            Judgment(
-                item_id=job.item.id,
-                judge=judge.spec,
-                protocol=protocol,
-                model_a=shown[0],
-                model_b=shown[1],
-                order=job.order,
-            )
-        )
-
-    return await run_jobs(store, judge, _iter(jobs), judge_one, summary, on_progress, unit)
+    return await run_jobs(store, judge, jobs, judge_one, summary, on_progress, _unit)
 
 
-def _iter(jobs: list[_Job]) -> Iterator[_Job]:
-    yield from jobs
+def _unit(job: _Job) -> str:
+    return job.unit

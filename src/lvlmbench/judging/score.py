@@ -43,7 +43,7 @@ an ability name (``"a, b"`` gives ``"a"`` and ``" b"``); here names are stripped
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from lvlmbench.judging._pool import JudgeRunSummary, ProgressHook, done_judgments, run_jobs, unit_id
@@ -195,6 +195,12 @@ class _Job:
     shown: tuple[str, str]
     order: str
     texts: tuple[str, str]
+    unit: str
+    """The judgment's store id: runs of this judge sharing a store lease it."""
+
+
+def _unit(job: _Job) -> str:
+    return job.unit
 
 
 async def run_score(
@@ -231,12 +237,14 @@ async def run_score(
                     model_b=shown[1],
                     order=order,
                 )
-                if unit_id(probe) in done:
+                unit = unit_id(probe)
+                if unit in done:
                     summary.skipped += 1
                 elif model not in answers or reference not in answers:
                     summary.missing += 1
                 else:
-                    jobs.append(_Job(item, shown, order, (answers[shown[0]], answers[shown[1]])))
+                    pair = (answers[shown[0]], answers[shown[1]])
+                    jobs.append(_Job(item, shown, order, pair, unit))
     config = config or GenerationConfig(max_tokens=512)
 
     async def judge_one(job: _Job) -> Judgment:
@@ -245,21 +253,4 @@ async def run_score(
             output, item_id=job.item.id, judge=judge.spec, shown=job.shown, order=job.order
         )
 
-    def unit(job: _Job) -> str:  # the judgment's id: other runs of this judge skip it
-        shown = job.shown
-        return unit_id(
-            Judgment(
-                item_id=job.item.id,
-                judge=judge.spec,
-                protocol=SCORE,
-                model_a=shown[0],
-                model_b=shown[1],
-                order=job.order,
-            )
-        )
-
-    return await run_jobs(store, judge, _iter(jobs), judge_one, summary, on_progress, unit)
-
-
-def _iter(jobs: list[_Job]) -> Iterator[_Job]:
-    yield from jobs
+    return await run_jobs(store, judge, jobs, judge_one, summary, on_progress, _unit)
