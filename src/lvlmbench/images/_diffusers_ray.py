@@ -9,7 +9,6 @@ request gives the same picture with or without Ray and the cache identity is sha
 
 from __future__ import annotations
 
-import asyncio
 import inspect
 import time
 from collections.abc import Sequence
@@ -20,7 +19,7 @@ from lvlmbench.images._api import ImageOutput, ImageRequest
 from lvlmbench.images.diffusers import DiffusersTextToImage
 from lvlmbench.models._api import ProviderError
 from lvlmbench.models._hf_batch import Batcher
-from lvlmbench.models._ray import ActorPoolRunner, PoolActor, RaySettings, pool_failure
+from lvlmbench.models._ray import ActorPoolRunner, PoolActor, RaySettings, actor_options
 
 __all__ = ["RayDiffusersTextToImage"]
 
@@ -76,13 +75,7 @@ class RayDiffusersTextToImage(DiffusersTextToImage):
     """:class:`DiffusersTextToImage` whose images are rendered on a Ray actor pool."""
 
     def __init__(self, name: str, pool: RaySettings, **options: Any) -> None:
-        if pool.num_gpus > 0:
-            # The driver may have no GPU; the actors will: resolve for them, not for us.
-            if options.get("device", "auto") == "auto":
-                options["device"] = "cuda"
-            if options.get("dtype", "auto") == "auto":
-                options["dtype"] = "bfloat16"
-        super().__init__(name, **options)
+        super().__init__(name, **actor_options(options, pool))
         self.ray = pool
         settings = _PipelineSettings(
             name=self.path,
@@ -102,13 +95,7 @@ class RayDiffusersTextToImage(DiffusersTextToImage):
         return await self._batcher.submit(request)
 
     async def _run_chunk(self, requests: list[ImageRequest]) -> Sequence[ImageOutput | Exception]:
-        if self._load_failure is not None:
-            raise self._load_failure
-        try:
-            return await asyncio.to_thread(self._pool.run, requests)
-        except Exception as exc:
-            self._load_failure = pool_failure(self.spec, exc)
-            raise self._load_failure from exc
+        return await self._pool.run_chunk(self.spec, requests)
 
     async def aclose(self) -> None:
         await self._batcher.aclose(ProviderError(f"{self.spec}: model closed"))

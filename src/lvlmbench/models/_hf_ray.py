@@ -14,7 +14,6 @@ rare.
 
 from __future__ import annotations
 
-import asyncio
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -22,7 +21,7 @@ from typing import Any
 
 from lvlmbench.models._api import ProviderError
 from lvlmbench.models._hf_batch import Batcher
-from lvlmbench.models._ray import ActorPoolRunner, PoolActor, RaySettings, pool_failure
+from lvlmbench.models._ray import ActorPoolRunner, PoolActor, RaySettings, actor_options
 from lvlmbench.models.hf import HFChatModel, _batch_key, _Loaded, _Request
 from lvlmbench.types import ModelOutput
 
@@ -66,13 +65,7 @@ class RayHFChatModel(HFChatModel):
     """:class:`HFChatModel` whose batches run on a Ray actor pool instead of this process."""
 
     def __init__(self, name: str, pool: RaySettings, **options: Any) -> None:
-        if pool.num_gpus > 0:
-            # The driver may have no GPU; the actors will: resolve for them, not for us.
-            if options.get("device", "auto") == "auto":
-                options["device"] = "cuda"
-            if options.get("dtype", "auto") == "auto":
-                options["dtype"] = "bfloat16"
-        super().__init__(name, **options)
+        super().__init__(name, **actor_options(options, pool))
         self.ray = pool
         settings = _ModelSettings(
             name=self.path,
@@ -89,13 +82,7 @@ class RayHFChatModel(HFChatModel):
         )
 
     async def _run_batch(self, requests: list[_Request]) -> Sequence[ModelOutput | Exception]:
-        if self._load_failure is not None:
-            raise self._load_failure
-        try:
-            results = await asyncio.to_thread(self._pool.run, requests)
-        except Exception as exc:
-            self._load_failure = pool_failure(self.spec, exc)
-            raise self._load_failure from exc
+        results = await self._pool.run_chunk(self.spec, requests)
         now = time.perf_counter()
         # Latency as the caller saw it, on this clock: the actors may be other machines.
         return [

@@ -11,6 +11,7 @@ Ray Data starts fresh actors for every Dataset, so a chunk loads the weights onc
 
 from __future__ import annotations
 
+import asyncio
 import pickle
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -23,7 +24,14 @@ import ray.data
 from lvlmbench.models._api import ErrorKind, ProviderError
 from lvlmbench.models._local import parse_positive_int
 
-__all__ = ["ActorPoolRunner", "PoolActor", "RaySettings", "pool_failure", "ray_settings"]
+__all__ = [
+    "ActorPoolRunner",
+    "PoolActor",
+    "RaySettings",
+    "actor_options",
+    "pool_failure",
+    "ray_settings",
+]
 
 Q = TypeVar("Q")
 A = TypeVar("A")
@@ -116,6 +124,19 @@ class ActorPoolRunner(Generic[Q, A]):
         self.pool = pool
         self.rows_per_batch = rows_per_batch
         self._answer_type = answer_type
+        self._failure: ProviderError | None = None
+
+    async def run_chunk(self, spec: str, requests: list[Q]) -> list[A | ProviderError]:
+        """:meth:`run` off the event loop. A pool that failed as a whole (an actor could not
+        load the model) fails every later chunk with the same FATAL error instead of starting
+        actors again."""
+        if self._failure is not None:
+            raise self._failure
+        try:
+            return await asyncio.to_thread(self.run, requests)
+        except Exception as exc:
+            self._failure = pool_failure(spec, exc)
+            raise self._failure from exc
 
     def run(self, requests: list[Q]) -> list[A | ProviderError]:
         """Blocking: one Dataset for the chunk; rows stream back as actors finish batches."""
@@ -144,6 +165,19 @@ class ActorPoolRunner(Generic[Q, A]):
         if missing:
             raise RuntimeError(f"Ray returned no answer for {missing} of {len(requests)} rows")
         return [results[i] for i in range(len(requests))]
+
+
+def actor_options(options: dict[str, Any], pool: RaySettings) -> dict[str, Any]:
+    """``options`` with ``device``/``dtype`` ``auto`` resolved for GPU actors: the driver may
+    have no GPU, the actors will, so ``auto`` must not be resolved on the driver."""
+    if pool.num_gpus <= 0:
+        return options
+    resolved = dict(options)
+    if resolved.get("device", "auto") == "auto":
+        resolved["device"] = "cuda"
+    if resolved.get("dtype", "auto") == "auto":
+        resolved["dtype"] = "bfloat16"
+    return resolved
 
 
 def pool_failure(spec: str, exc: Exception) -> ProviderError:
