@@ -18,34 +18,14 @@ from typing import Literal
 
 from lvlmbench.scenes.facts import SceneFacts
 from lvlmbench.scenes.palette import CATEGORIES, COLOR_NAMES, plural
+from lvlmbench.scenes.words import NUMBER_WORDS
 
 __all__ = ["KeyVerdict", "check_key"]
 
-_NUMBERS = [
-    "zero",
-    "no",
-    "one",
-    "two",
-    "three",
-    "four",
-    "five",
-    "six",
-    "seven",
-    "eight",
-    "nine",
-    "ten",
-    "eleven",
-    "twelve",
-    "thirteen",
-    "fourteen",
-    "fifteen",
-    "sixteen",
-    "seventeen",
-    "eighteen",
-    "nineteen",
-    "twenty",
-]
-_NUMBER_VALUE = {word: max(0, i - 1) for i, word in enumerate(_NUMBERS)}
+# Counts as the question writer spells them (words up to twelve, then digits), and the words a
+# model examiner may use beyond that.
+_BEYOND_TWELVE = "thirteen fourteen fifteen sixteen seventeen eighteen nineteen twenty".split()
+_NUMBER_VALUE = {"zero": 0} | {w: n for n, w in enumerate((*NUMBER_WORDS, *_BEYOND_TWELVE))}
 _COLOURS = {name: name for name in COLOR_NAMES} | {"grey": "gray", "colour": "", "color": ""}
 _NOUNS = {plural(c): c for c in CATEGORIES} | {c: c for c in CATEGORIES}
 

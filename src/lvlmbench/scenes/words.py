@@ -12,6 +12,7 @@ from lvlmbench.scenes.facts import ObjectFacts, SceneFacts
 from lvlmbench.scenes.palette import CONFUSABLE, plural
 
 __all__ = [
+    "NUMBER_WORDS",
     "article",
     "count_phrase",
     "dim",
@@ -35,7 +36,7 @@ _REGION_PHRASE = {
     "bottom": "at the bottom",
     "bottom right": "in the bottom right",
 }
-_NUMBERS = (
+NUMBER_WORDS = (
     "no",
     "one",
     "two",
@@ -50,6 +51,7 @@ _NUMBERS = (
     "eleven",
     "twelve",
 )
+"""How descriptions and questions spell counts (index = count); larger counts are digits."""
 
 
 def noun(category: str, count: int = 1) -> str:
@@ -79,7 +81,7 @@ def region_phrase(region: str) -> str:
 
 def count_phrase(count: int, word: str) -> str:
     """``three circles``, ``one car``, ``no people``."""
-    number = _NUMBERS[count] if count < len(_NUMBERS) else str(count)
+    number = NUMBER_WORDS[count] if count < len(NUMBER_WORDS) else str(count)
     return f"{number} {plural(word, count)}"
 
 
