@@ -24,7 +24,16 @@ __all__ = ["KeyVerdict", "check_key"]
 
 # Counts as the question writer spells them (words up to twelve, then digits), and the words a
 # model examiner may use beyond that.
-_BEYOND_TWELVE = "thirteen fourteen fifteen sixteen seventeen eighteen nineteen twenty".split()
+_BEYOND_TWELVE = [
+    "thirteen",
+    "fourteen",
+    "fifteen",
+    "sixteen",
+    "seventeen",
+    "eighteen",
+    "nineteen",
+    "twenty",
+]
 _NUMBER_VALUE = {"zero": 0} | {w: n for n, w in enumerate((*NUMBER_WORDS, *_BEYOND_TWELVE))}
 _COLOURS = {name: name for name in COLOR_NAMES} | {"grey": "gray", "colour": "", "color": ""}
 _NOUNS = {plural(c): c for c in CATEGORIES} | {c: c for c in CATEGORIES}
