@@ -21,11 +21,10 @@ import time
 from pathlib import Path
 
 from figures import emit
+from text_items import fill_text_items
 
-from lvlmbench.ids import content_id
-from lvlmbench.store import Store, put_benchmark, put_items
+from lvlmbench.store import Store
 from lvlmbench.store import _schema as tables
-from lvlmbench.types import BenchmarkItem
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
@@ -38,21 +37,7 @@ NAME = "leases"
 def make_store(path: Path, n: int) -> None:
     """A store holding one benchmark of ``n`` text-only four-option items."""
     store = Store.open(str(path))
-    put_benchmark(store, BENCHMARK, "bench", {"items": n})
-    put_items(
-        store,
-        [
-            BenchmarkItem(
-                id=content_id("lease-bench", i),
-                benchmark=BENCHMARK,
-                kind="mc",
-                question=f"Question {i}: which one?",
-                options={"A": "circle", "B": "square", "C": "star", "D": "heart"},
-                answer="ABCD"[i % 4],
-            )
-            for i in range(n)
-        ],
-    )
+    fill_text_items(store, BENCHMARK, n)
     store.close()
 
 

@@ -21,12 +21,11 @@ from contextlib import ExitStack
 from pathlib import Path
 
 from figures import emit
+from text_items import fill_text_items
 
-from lvlmbench.ids import content_id
 from lvlmbench.models import ModelClient, load_chat_model
 from lvlmbench.runner import run_examinee
-from lvlmbench.store import Store, put_benchmark, put_items
-from lvlmbench.types import BenchmarkItem
+from lvlmbench.store import Store
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
@@ -39,21 +38,7 @@ NAME = "replicas"
 def make_store(path: Path, n: int) -> Store:
     """A store holding one benchmark of ``n`` text-only four-option items."""
     store = Store.open(str(path))
-    put_benchmark(store, BENCHMARK, "bench", {"items": n})
-    put_items(
-        store,
-        [
-            BenchmarkItem(
-                id=content_id("replica-bench", i),
-                benchmark=BENCHMARK,
-                kind="mc",
-                question=f"Question {i}: which one?",
-                options={"A": "circle", "B": "square", "C": "star", "D": "heart"},
-                answer="ABCD"[i % 4],
-            )
-            for i in range(n)
-        ],
-    )
+    fill_text_items(store, BENCHMARK, n)
     return store
 
 

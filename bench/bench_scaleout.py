@@ -31,10 +31,9 @@ from pathlib import Path
 from bench_leases import ROOT
 from fake_openai_server import FakeOpenAIServer, _answer  # on sys.path via bench_leases
 from figures import emit
+from text_items import fill_text_items
 
-from lvlmbench.ids import content_id
-from lvlmbench.store import Store, iter_benchmark_responses, put_benchmark, put_items
-from lvlmbench.types import BenchmarkItem
+from lvlmbench.store import Store, iter_benchmark_responses
 
 NAME = "scaleout"
 PG_ENV = "LVLMBENCH_BENCH_PG_URL"
@@ -64,21 +63,7 @@ def fill(url: str, n: int, benchmark: str) -> None:
     """A benchmark of ``n`` distinct text-only four-option items (one per run, so runs can
     share one PostgreSQL database)."""
     store = Store.open(url)
-    put_benchmark(store, benchmark, "bench", {"items": n})
-    put_items(
-        store,
-        [
-            BenchmarkItem(
-                id=content_id("scaleout", benchmark, i),
-                benchmark=benchmark,
-                kind="mc",
-                question=f"Question {i} of {benchmark}: which one?",
-                options={"A": "circle", "B": "square", "C": "star", "D": "heart"},
-                answer="ABCD"[i % 4],
-            )
-            for i in range(n)
-        ],
-    )
+    fill_text_items(store, benchmark, n)
     store.close()
 
 
