@@ -59,26 +59,32 @@ class PeerUnavailable(Exception):
     """The peer could not be run; the message says exactly why."""
 
 
-def peer_python(given: str | None) -> Path:
-    path = Path(given or os.environ.get("LVLMBENCH_PEER_PYTHON") or DEFAULT_PEER)
+def _verified_python(path: Path, package: str, version: str, missing: str) -> Path:
+    """``path``, once it exists and has ``package`` at exactly ``version`` installed."""
     if not path.exists():
-        raise PeerUnavailable(
-            f"peer venv missing ({path} not found): run `make peer-venv` (installs lmms-eval "
-            f"{PEER_VERSION} with torch 2.13.0 CPU and ~135 pinned packages into .venv/peer; "
-            "about 2.4 GB and 4 minutes) or pass --peer-python"
-        )
+        raise PeerUnavailable(missing)
     probe = subprocess.run(
-        [str(path), "-c", "import importlib.metadata as m; print(m.version('lmms_eval'))"],
+        [str(path), "-c", f"import importlib.metadata as m; print(m.version({package!r}))"],
         capture_output=True,
         text=True,
         check=False,
     )
-    version = probe.stdout.strip()
+    found = probe.stdout.strip()
     if probe.returncode != 0:
-        raise PeerUnavailable(f"{path} has no lmms-eval: {probe.stderr.strip().splitlines()[-1]}")
-    if version != PEER_VERSION:
-        raise PeerUnavailable(f"{path} has lmms-eval {version}, the task was verified on 0.7.3")
+        raise PeerUnavailable(f"{path} has no {package}: {_last_line(probe.stderr)}")
+    if found != version:
+        raise PeerUnavailable(f"{path} has {package} {found}, the task was verified on {version}")
     return path
+
+
+def peer_python(given: str | None) -> Path:
+    path = Path(given or os.environ.get("LVLMBENCH_PEER_PYTHON") or DEFAULT_PEER)
+    missing = (
+        f"peer venv missing ({path} not found): run `make peer-venv` (installs lmms-eval "
+        f"{PEER_VERSION} with torch 2.13.0 CPU and ~135 pinned packages into .venv/peer; "
+        "about 2.4 GB and 4 minutes) or pass --peer-python"
+    )
+    return _verified_python(path, "lmms_eval", PEER_VERSION, missing)
 
 
 def offline_env() -> dict[str, str]:
@@ -152,24 +158,11 @@ def _last_line(text: str) -> str:
 
 def inspect_python(given: str | None) -> Path:
     path = Path(given or os.environ.get("LVLMBENCH_INSPECT_PYTHON") or DEFAULT_INSPECT)
-    if not path.exists():
-        raise PeerUnavailable(
-            f"inspect_ai venv missing ({path} not found): run `make inspect-venv` (installs "
-            f"inspect-ai {INSPECT_VERSION} into .venv/inspect; about 30 s) or pass "
-            "--inspect-python"
-        )
-    probe = subprocess.run(
-        [str(path), "-c", "import importlib.metadata as m; print(m.version('inspect_ai'))"],
-        capture_output=True,
-        text=True,
-        check=False,
+    missing = (
+        f"inspect_ai venv missing ({path} not found): run `make inspect-venv` (installs "
+        f"inspect-ai {INSPECT_VERSION} into .venv/inspect; about 30 s) or pass --inspect-python"
     )
-    version = probe.stdout.strip()
-    if probe.returncode != 0:
-        raise PeerUnavailable(f"{path} has no inspect_ai: {_last_line(probe.stderr)}")
-    if version != INSPECT_VERSION:
-        raise PeerUnavailable(f"{path} has inspect_ai {version}, the task was verified on 0.3.285")
-    return path
+    return _verified_python(path, "inspect_ai", INSPECT_VERSION, missing)
 
 
 def run_inspect(python: Path, tmp: Path, url: str, n: int, concurrency: int) -> dict[str, float]:
