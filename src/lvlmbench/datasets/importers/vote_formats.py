@@ -12,14 +12,12 @@ file (so a general ``detect_format`` can ask it first and fall back to the item 
 
 from __future__ import annotations
 
-import csv
-import json
 from pathlib import Path
 
 from lvlmbench.datasets.importers._common import DatasetError, not_utf8
 from lvlmbench.datasets.importers._write import ImportSummary
 from lvlmbench.datasets.importers.battles import BATTLE_FIELDS, import_battles
-from lvlmbench.datasets.importers.detect import FormatRule, register_format
+from lvlmbench.datasets.importers.detect import FormatRule, read_sample, register_format
 from lvlmbench.datasets.importers.fastchat_votes import FASTCHAT_COLUMNS, import_fastchat_votes
 from lvlmbench.datasets.importers.visit_votes import VISIT_VOTE_COLUMNS, import_visit_votes
 from lvlmbench.datasets.importers.votes import import_votes
@@ -29,29 +27,6 @@ __all__ = ["VOTE_FORMATS", "detect_vote_format", "import_vote_file", "vote_forma
 
 VOTE_FORMATS = ("votes", "visit-votes", "fastchat-votes", "battles")
 """Vote-file format names, in the order :func:`detect_vote_format` tries them."""
-
-
-def _fields(path: Path) -> set[str]:
-    """Lower-cased column names of a CSV/TSV header or of the first JSON record."""
-    with path.open(encoding="utf-8-sig", newline="") as handle:
-        head = handle.read(1 << 16)
-    text = head.lstrip()
-    if text.startswith("{"):
-        try:
-            first = json.loads(text.splitlines()[0])
-        except ValueError:
-            return set()
-        return {str(k).lower() for k in first} if isinstance(first, dict) else set()
-    if text.startswith("["):
-        try:
-            decoder = json.JSONDecoder()
-            first, _ = decoder.raw_decode(text[1:].lstrip())
-        except ValueError:
-            return set()
-        return {str(k).lower() for k in first} if isinstance(first, dict) else set()
-    delimiter = "\t" if path.suffix.lower() == ".tsv" else ","
-    header = next(csv.reader(head.splitlines()[:1], delimiter=delimiter), [])
-    return {c.strip().lower() for c in header}
 
 
 def vote_format_of(fields: set[str] | frozenset[str]) -> str | None:
@@ -70,8 +45,8 @@ def vote_format_of(fields: set[str] | frozenset[str]) -> str | None:
 def detect_vote_format(path: Path) -> str | None:
     """The vote format the file's fields mark (see the module doc), or None."""
     try:
-        return vote_format_of(_fields(path))
-    except (OSError, UnicodeDecodeError):
+        return vote_format_of(read_sample(path).columns)
+    except DatasetError:  # unreadable, empty or not a table or JSON records: no vote file
         return None
 
 
