@@ -27,8 +27,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, TypeVar
 
-from lvlmbench.autobench.backends import make_backend, make_images
-from lvlmbench.autobench.pipeline import LEVELS, GenerateSettings, generate_benchmark
+from lvlmbench.autobench.backends import generate_with
+from lvlmbench.autobench.pipeline import LEVELS, GenerateSettings
 from lvlmbench.autobench.scoring import AccuracyRow, accuracy_table, overall_rows
 from lvlmbench.judging import (
     PAIRWISE,
@@ -178,21 +178,7 @@ def generate(
     settings.validate()
     with _opened(store) as opened:
         opened.require_writable()
-        backend = make_backend(examiner, images, mode, opened, settings)
-        image_client = make_images(images, opened)
-
-        async def work() -> dict[str, Any]:
-            try:
-                examiner_client = getattr(backend, "examiner", None)
-                if isinstance(examiner_client, ModelClient):
-                    await examiner_client.check()
-                await image_client.check()
-                return await generate_benchmark(opened, settings, backend, image_client)
-            finally:
-                await image_client.aclose()
-                await backend.aclose()
-
-        made = _run(work())
+        made = _run(generate_with(opened, settings, examiner, images, mode))
     return GenerationResult(benchmark=settings.benchmark, items=int(made["items"]), report=made)
 
 

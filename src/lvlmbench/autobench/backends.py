@@ -3,8 +3,9 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
+from lvlmbench.autobench.pipeline import ProgressHook, generate_benchmark
 from lvlmbench.images import ImageClient, load_image_model
 from lvlmbench.models import ModelClient, load_chat_model
 
@@ -13,7 +14,7 @@ if TYPE_CHECKING:
     from lvlmbench.autobench.pipeline import GenerateSettings
     from lvlmbench.store import Store
 
-__all__ = ["make_backend", "make_images"]
+__all__ = ["generate_with", "make_backend", "make_images"]
 
 
 def make_backend(
@@ -62,3 +63,26 @@ def make_backend(
 def make_images(spec: str, store: Store) -> ImageClient:
     """The text-to-image client for --images."""
     return ImageClient(load_image_model(spec), store)
+
+
+async def generate_with(
+    store: Store,
+    settings: GenerateSettings,
+    examiner: str,
+    images: str,
+    mode: str,
+    on_progress: ProgressHook | None = None,
+) -> dict[str, Any]:
+    """Build the backend and image client for the specs, check their endpoints (a dead one
+    stops here, in seconds, before any stage starts), run the pipeline and close both."""
+    backend = make_backend(examiner, images, mode, store, settings)
+    image_client = make_images(images, store)
+    try:
+        examiner_client = getattr(backend, "examiner", None)
+        if isinstance(examiner_client, ModelClient):
+            await examiner_client.check()
+        await image_client.check()
+        return await generate_benchmark(store, settings, backend, image_client, on_progress)
+    finally:
+        await image_client.aclose()
+        await backend.aclose()

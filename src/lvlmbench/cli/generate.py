@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 from typing import Annotated, Any, Literal
 
 import typer
@@ -21,7 +20,6 @@ from lvlmbench.cli._common import (
     print_json,
     progress_bar,
 )
-from lvlmbench.models import ModelClient
 from lvlmbench.scenes.compose import compose_capability
 from lvlmbench.store import Store
 
@@ -63,30 +61,13 @@ async def run_generation(
     images: str,
     mode: str,
     show_progress: bool,
-    diversity_graph: bool | None = None,
 ) -> dict[str, Any]:
-    """Build the backend and image client for the specs and run the pipeline.
+    """Run the pipeline for the specs (:func:`lvlmbench.autobench.backends.generate_with`)
+    with a progress bar."""
+    from lvlmbench.autobench.backends import generate_with
 
-    ``diversity_graph``, when given, overrides ``settings.diversity_graph`` (it is part of the
-    benchmark's settings and stored with them)."""
-    from lvlmbench.autobench.pipeline import generate_benchmark
-    from lvlmbench.cli._backends import make_backend, make_images
-
-    if diversity_graph is not None:
-        settings = dataclasses.replace(settings, diversity_graph=diversity_graph)
-    backend = make_backend(examiner, images, mode, store, settings)
-    image_client = make_images(images, store)
-    try:
-        # Dead endpoints stop here, in seconds, before any stage starts.
-        examiner_client = getattr(backend, "examiner", None)
-        if isinstance(examiner_client, ModelClient):
-            await examiner_client.check()
-        await image_client.check()
-        with progress_bar(f"generate {settings.benchmark}", show_progress) as hook:
-            return await generate_benchmark(store, settings, backend, image_client, hook)
-    finally:
-        await image_client.aclose()
-        await backend.aclose()
+    with progress_bar(f"generate {settings.benchmark}", show_progress) as hook:
+        return await generate_with(store, settings, examiner, images, mode, hook)
 
 
 def print_report(report: dict[str, Any], name: str) -> None:
