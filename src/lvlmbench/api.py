@@ -44,7 +44,6 @@ from lvlmbench.judging import (
 )
 from lvlmbench.models import (
     DEFAULT_CONCURRENCY,
-    EXAMINEE_MAX_TOKENS,
     ModelClient,
     RegistryError,
     load_chat_model,
@@ -54,7 +53,7 @@ from lvlmbench.models import (
 )
 from lvlmbench.ratings import COMBINE_RULES
 from lvlmbench.report import ReportFiles, write_report
-from lvlmbench.runner import VARIANTS, EvalSummary, run_examinee
+from lvlmbench.runner import VARIANTS, EvalSummary, run_examinees
 from lvlmbench.store import (
     Store,
     StoredBenchmark,
@@ -196,28 +195,6 @@ def _stored_only(store: Store, benchmark: str, specs: Sequence[str]) -> set[str]
     return found
 
 
-async def _run_examinees(
-    store: Store,
-    benchmark: str,
-    specs: Sequence[str],
-    *,
-    variant: str,
-    concurrency: int,
-    config: GenerationConfig,
-) -> list[EvalSummary]:
-    summaries = []
-    for spec in specs:
-        client = ModelClient(load_chat_model(spec), store, concurrency=concurrency)
-        try:
-            await client.check()
-            summaries.append(
-                await run_examinee(store, benchmark, client, variant=variant, config=config)
-            )
-        finally:
-            await client.aclose()
-    return summaries
-
-
 def evaluate(
     benchmark: str,
     models: Sequence[str],
@@ -244,13 +221,13 @@ def evaluate(
         if to_run:
             opened.require_writable()
         runs = _run(
-            _run_examinees(
+            run_examinees(
                 opened,
                 benchmark,
                 to_run,
                 variant=variant,
                 concurrency=concurrency,
-                config=config or GenerationConfig(max_tokens=EXAMINEE_MAX_TOKENS),
+                config=config,
             )
         )
         identities = [model_identity(spec) for spec in models]
@@ -283,10 +260,7 @@ def judge(
         players = [model_identity(spec) for spec in models]
 
         async def work() -> JudgeRunSummary:
-            config = GenerationConfig(max_tokens=EXAMINEE_MAX_TOKENS)
-            await _run_examinees(
-                opened, benchmark, to_run, variant="default", concurrency=concurrency, config=config
-            )
+            await run_examinees(opened, benchmark, to_run, concurrency=concurrency)
             client = ModelClient(load_chat_model(judge), opened, concurrency=concurrency)
             try:
                 await client.check()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Collection, Sequence
+from contextlib import AbstractContextManager
 from typing import Annotated, Any
 
 import typer
@@ -31,7 +32,6 @@ from lvlmbench.cli._common import (
 from lvlmbench.cli._extract import print_extraction, run_extractor
 from lvlmbench.cli._fanout import Workers, combined, run_workers
 from lvlmbench.cli._settings import (
-    EXAMINEE_MAX_TOKENS,
     MaxTokens,
     Params,
     Seed,
@@ -48,12 +48,17 @@ from lvlmbench.models import (
     DEFAULT_CONCURRENCY,
     ModelClient,
     RegistryError,
-    load_chat_model,
     model_identity,
     parse_spec,
     resolve_spec,
 )
-from lvlmbench.runner import VARIANTS, EvalSummary, run_examinee, stratified_subset
+from lvlmbench.runner import (
+    VARIANTS,
+    EvalSummary,
+    ProgressHook,
+    run_examinees,
+    stratified_subset,
+)
 from lvlmbench.store import (
     Store,
     did_you_mean,
@@ -62,7 +67,6 @@ from lvlmbench.store import (
     list_stored,
     require_benchmark,
 )
-from lvlmbench.types import GenerationConfig
 
 __all__ = [
     "check_specs",
@@ -150,31 +154,21 @@ async def run_models(
     epochs: int = 1,
     only: Collection[str] | None = None,
 ) -> list[EvalSummary]:
-    """Run each examinee in turn (each with its own concurrency limit) and return summaries.
-    Generation settings travel in each spec (see cli/_settings.py); the reply budget is
-    EXAMINEE_MAX_TOKENS unless a spec sets max_tokens."""
-    summaries = []
-    config = GenerationConfig(max_tokens=EXAMINEE_MAX_TOKENS)
-    for spec in specs:
-        client = ModelClient(load_chat_model(spec), store, concurrency=concurrency)
-        try:
-            await client.check()  # a dead endpoint stops here, in seconds, with one line
-            with progress_bar(f"{spec} [{variant}]", show_progress, client) as hook:
-                summaries.append(
-                    await run_examinee(
-                        store,
-                        benchmark,
-                        client,
-                        variant=variant,
-                        config=config,
-                        on_progress=hook,
-                        epochs=epochs,
-                        only=only,
-                    )
-                )
-        finally:
-            await client.aclose()
-    return summaries
+    """:func:`lvlmbench.runner.run_examinees` with a progress bar per examinee."""
+
+    def bar(spec: str, client: ModelClient) -> AbstractContextManager[ProgressHook | None]:
+        return progress_bar(f"{spec} [{variant}]", show_progress, client)
+
+    return await run_examinees(
+        store,
+        benchmark,
+        specs,
+        variant=variant,
+        concurrency=concurrency,
+        epochs=epochs,
+        only=only,
+        progress=bar,
+    )
 
 
 def _worker_summaries(outputs: list[dict[str, Any]], specs: list[str]) -> list[EvalSummary]:

@@ -1,5 +1,6 @@
 """The evaluation runner shared by every method: examinee × items, streamed and resumable."""
 
+from lvlmbench.runner._examinees import ProgressFor, run_examinees
 from lvlmbench.runner._leased import drain_leased
 from lvlmbench.runner._messages import (
     VARIANTS,
@@ -16,12 +17,14 @@ __all__ = [
     "EvalSummary",
     "ItemUnavailable",
     "MessageBuilder",
+    "ProgressFor",
     "ProgressHook",
     "drain_leased",
     "item_messages",
     "item_prompt",
     "item_stratum",
     "run_examinee",
+    "run_examinees",
     "score_output",
     "stratified_subset",
 ]
