@@ -18,7 +18,7 @@ from typing import NamedTuple
 from lvlmbench.report.collect import benchmark_summary, collect, level_spread, pct
 from lvlmbench.report.gallery import gallery_html, thumbnail_uri
 from lvlmbench.report.leaderboard import leaderboard_markdown, leaderboard_rows, write_leaderboards
-from lvlmbench.report.render import render_benchmark, render_page, report_css
+from lvlmbench.report.render import CellLink, render_benchmark, render_page, report_css
 from lvlmbench.report.svg import (
     Dot,
     bar_chart,
@@ -30,6 +30,7 @@ from lvlmbench.report.svg import (
 from lvlmbench.store import Store
 
 __all__ = [
+    "CellLink",
     "Dot",
     "ReportFiles",
     "bar_chart",
@@ -63,11 +64,14 @@ class ReportFiles(NamedTuple):
     leaderboard_md: Path
 
 
-def benchmark_html(store: Store, name: str, gallery_size: int = 0) -> str:
+def benchmark_html(
+    store: Store, name: str, gallery_size: int = 0, link: CellLink | None = None
+) -> str:
     """One benchmark's report section (tables, inline SVG charts, optional gallery) as an
-    escaped HTML fragment with no script and no styles of its own (see :func:`report_css`)."""
+    escaped HTML fragment with no script and no styles of its own (see :func:`report_css`);
+    ``link`` makes each accuracy cell a link (the web app's item browser)."""
     gallery = gallery_html(store, name, gallery_size) if gallery_size else ""
-    return render_benchmark(benchmark_summary(store, name), gallery)
+    return render_benchmark(benchmark_summary(store, name), gallery, link)
 
 
 def write_report(

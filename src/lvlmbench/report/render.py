@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import string
+from collections.abc import Callable
 from html import escape
 from importlib import resources
 from typing import Any
@@ -26,13 +27,22 @@ from lvlmbench.report.render_summary import includes_chance, summary_section
 from lvlmbench.report.render_vlmeval import vlmeval_section
 from lvlmbench.report.svg import Dot, dot_interval_chart, heatmap, line_chart
 
-__all__ = ["render_benchmark", "render_page", "report_css"]
+__all__ = ["CellLink", "render_benchmark", "render_page", "report_css"]
 
 
-def _acc_cell(row: dict[str, Any], group: str, facet: str) -> str:
+CellLink = Callable[[str, str, str], str | None]
+"""(model, facet, group) → the URL of the items behind an accuracy cell, or None: the web app
+links each cell to its items; the offline report file has no links."""
+
+
+def _acc_cell(row: dict[str, Any], group: str, facet: str, link: CellLink | None) -> str:
+    number = f"{row['accuracy']:.1f}"
+    url = link(row["model"], facet, group) if link is not None else None
+    if url is not None:
+        number = f'<a href="{escape(url)}">{number}</a>'
     return (
         f'<td class="acc" data-model="{escape(row["model"])}" data-facet="{escape(facet)}" '
-        f'data-group="{escape(group)}">{row["accuracy"]:.1f}</td>'
+        f'data-group="{escape(group)}">{number}</td>'
         f'<td class="ci">{row["ci_low"]:.1f}–{row["ci_high"]:.1f}</td>'
     )
 
@@ -44,7 +54,7 @@ def _ordered_groups(rows: list[dict[str, Any]], facet: str) -> list[str]:
     return groups
 
 
-def _accuracy_section(bench: dict[str, Any], facet: str, label: str) -> str:
+def _accuracy_section(bench: dict[str, Any], facet: str, label: str, link: CellLink | None) -> str:
     rows = bench[facet]
     if not rows:
         return ""
@@ -57,7 +67,7 @@ def _accuracy_section(bench: dict[str, Any], facet: str, label: str) -> str:
         cells = [td(shown[model])]
         for group in groups:
             r = by_key.get((model, group))
-            cells.append(_acc_cell(r, group, facet) if r else "<td>-</td><td></td>")
+            cells.append(_acc_cell(r, group, facet, link) if r else "<td>-</td><td></td>")
         body.append(cells)
     head = ["model"] + [h for g in groups for h in (f"{g} %", "95% CI")]
     dots = [
@@ -73,12 +83,12 @@ def _accuracy_section(bench: dict[str, Any], facet: str, label: str) -> str:
     return f"<h3>Accuracy by {escape(label)}</h3>" + table(head, body, "acc") + chart
 
 
-def _overall(bench: dict[str, Any]) -> str:
+def _overall(bench: dict[str, Any], link: CellLink | None) -> str:
     shown = display_names(r["model"] for r in bench["overall"])
     rows = [
         [
             td(shown[r["model"]]),
-            _acc_cell(r, "all", "overall"),
+            _acc_cell(r, "all", "overall", link),
             td(str(r["correct"])),
             td(str(r["answered"])),
             td(str(r["unparseable"])),
@@ -149,23 +159,23 @@ def _capability_note(bench: dict[str, Any]) -> str:
     return f'<p class="note" data-figure="capability-note">{escape(str(note))}</p>'
 
 
-def render_benchmark(bench: dict[str, Any], gallery: str = "") -> str:
+def render_benchmark(bench: dict[str, Any], gallery: str = "", link: CellLink | None = None) -> str:
     """One benchmark's ``<section>``: tables and inline SVG charts, no script, no styles.
 
     ``bench`` is one :func:`~lvlmbench.report.benchmark_summary` dict and ``gallery`` the HTML
     of :func:`~lvlmbench.report.gallery_html` ('' for none). Every store text is escaped, so
     the fragment can be placed in any page (a web app too); :func:`report_css` styles it.
-    Sections without data are left out.
+    Sections without data are left out. ``link`` turns accuracy cells into links.
     """
     parts = [
         f'<section id="{escape(bench["name"])}"><h2>{escape(bench["name"])}</h2>',
         f'<p class="meta">kind {escape(str(bench["kind"]))} · {bench["items"]} items · models: '
         f"{escape(', '.join(bench['models']) or 'none')}</p>",
         _capability_note(bench),
-        _overall(bench),
+        _overall(bench, link),
         vlmeval_section(bench),
-        _accuracy_section(bench, "capability", "capability"),
-        _accuracy_section(bench, "difficulty", "difficulty"),
+        _accuracy_section(bench, "capability", "capability", link),
+        _accuracy_section(bench, "difficulty", "difficulty", link),
         _difficulty_lines(bench),
         spread_section(bench),
         _heatmap(bench),

@@ -16,7 +16,7 @@ from lvlmbench.report import benchmark_html, report_css
 from lvlmbench.web._params import browser_query, item_filter
 from lvlmbench.web._render import render, require_benchmark, store_of
 from lvlmbench.web.agreement import vote_summary
-from lvlmbench.web.cells import link_cells
+from lvlmbench.web.cells import cell_links
 from lvlmbench.web.queries import (
     OUTCOMES,
     VERDICTS,
@@ -50,7 +50,7 @@ def leaderboard(request: Request, name: str) -> Response:
     require_benchmark(request, name)
     store = store_of(request)
     # Built by the report with every store string escaped (its tests feed hostile names).
-    section = Markup(link_cells(benchmark_html(store, name), name))
+    section = Markup(benchmark_html(store, name, link=cell_links(name)))
     return render(
         request,
         "benchmark.html",
