@@ -19,8 +19,8 @@ from pathlib import Path
 import openpyxl
 from figures import emit
 
-from lvlmbench.autobench.scoring import accuracy_table
-from lvlmbench.autobench.vlmeval_scores import circular_table
+from lvlmbench.choice.accuracy import accuracy_table
+from lvlmbench.choice.vlmeval_scores import circular_table
 from lvlmbench.datasets.importers import item_id
 from lvlmbench.datasets.predictions import import_predictions
 from lvlmbench.store import Store, put_benchmark, put_items

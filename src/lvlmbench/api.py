@@ -29,7 +29,7 @@ from typing import Any, Literal, TypeVar
 
 from lvlmbench.autobench.backends import generate_with
 from lvlmbench.autobench.pipeline import LEVELS, GenerateSettings
-from lvlmbench.autobench.scoring import AccuracyRow, accuracy_table, overall_rows
+from lvlmbench.choice.accuracy import AccuracyRow, accuracy_table, overall_rows
 from lvlmbench.judging import (
     PAIRWISE,
     PAIRWISE_REF,

@@ -12,7 +12,7 @@ import pytest
 from fakes import ScriptedModel
 
 from lvlmbench import api
-from lvlmbench.autobench.scoring import AccuracyRow
+from lvlmbench.choice.accuracy import AccuracyRow
 from lvlmbench.judging import PairwiseReport
 from lvlmbench.models import RegistryError
 from lvlmbench.store import NotInStore, Store, put_benchmark, put_items, put_responses

@@ -24,7 +24,7 @@ from tiny_diffusers import build_tiny_stable_diffusion
 
 from lvlmbench.autobench.llm import ModelBackend
 from lvlmbench.autobench.pipeline import GenerateSettings, generate_benchmark
-from lvlmbench.autobench.scoring import accuracy_table
+from lvlmbench.choice.accuracy import accuracy_table
 from lvlmbench.images import ImageClient, load_image_model
 from lvlmbench.models import ModelClient
 from lvlmbench.runner import run_examinee

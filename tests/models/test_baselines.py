@@ -6,7 +6,7 @@ import pytest
 from PIL import Image
 
 from lvlmbench.autobench.balance import ChoiceDraft, balance_positions
-from lvlmbench.judging import extract_choice, render_choice_prompt, score_choice
+from lvlmbench.choice import extract_choice, render_choice_prompt, score_choice
 from lvlmbench.models import (
     ChatModel,
     ErrorKind,

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from lvlmbench.judging import ParsedChoice, render_choice_prompt
+from lvlmbench.choice import ParsedChoice, render_choice_prompt
 from lvlmbench.models import ModelClient, load_chat_model
 from lvlmbench.models.pixels import Look, choose_option, judge_statement
 from lvlmbench.scenes import render_png, validate_scene

@@ -10,7 +10,7 @@ from html import escape, unescape
 
 from report.conftest import AUTOBENCH, OPEN, Built
 
-from lvlmbench.autobench.scoring import accuracy_table
+from lvlmbench.choice.accuracy import accuracy_table
 from lvlmbench.judging.summaries import pairwise_report
 from lvlmbench.report import benchmark_html, report_css
 

@@ -20,7 +20,7 @@ from report.conftest import (
     Built,
 )
 
-from lvlmbench.autobench.scoring import accuracy_table
+from lvlmbench.choice.accuracy import accuracy_table
 from lvlmbench.judging.hallucination import hallucination_report
 from lvlmbench.judging.score import score_report
 from lvlmbench.report.scores import bootstrap_mean

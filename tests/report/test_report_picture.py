@@ -15,7 +15,7 @@ from report.cells import cell, section
 from report.conftest import AUTOBENCH, OPEN, Built
 from typer.testing import CliRunner
 
-from lvlmbench.autobench.scoring import accuracy_table, facet_value
+from lvlmbench.choice.accuracy import accuracy_table, facet_value
 from lvlmbench.cli import app
 from lvlmbench.report import heatmap
 from lvlmbench.report.render_ratings import metrics_section

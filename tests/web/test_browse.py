@@ -9,7 +9,7 @@ from fastapi.testclient import TestClient
 from web.conftest import CHOICE, HOSTILE, OPEN, Fixture
 
 from lvlmbench.autobench.experiments import rekey_benchmark
-from lvlmbench.autobench.scoring import accuracy_table
+from lvlmbench.choice.accuracy import accuracy_table
 from lvlmbench.store import iter_responses
 
 

@@ -12,7 +12,7 @@ from fakes import ScriptedModel
 from fastapi.testclient import TestClient
 from web.conftest import CHOICE, LOCAL, OPEN, Fixture
 
-from lvlmbench.autobench.scoring import accuracy_table
+from lvlmbench.choice.accuracy import accuracy_table
 from lvlmbench.judging import PAIRWISE_REF, run_pairwise
 from lvlmbench.judging.summaries import pairwise_report
 from lvlmbench.models import ModelClient

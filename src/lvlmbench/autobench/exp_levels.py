@@ -11,7 +11,7 @@ import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from lvlmbench.autobench.scoring import AccuracyRow, accuracy_table
+from lvlmbench.choice.accuracy import AccuracyRow, accuracy_table
 from lvlmbench.ratings.intervals import wilson_interval
 from lvlmbench.store import Store
 

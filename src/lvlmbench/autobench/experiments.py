@@ -18,7 +18,7 @@ from lvlmbench.autobench.position_bias import (
     rekey_benchmark,
     rekey_name,
 )
-from lvlmbench.autobench.scoring import accuracy_table
+from lvlmbench.choice.accuracy import accuracy_table
 from lvlmbench.store import Store
 
 __all__ = [

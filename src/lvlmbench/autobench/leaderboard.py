@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from lvlmbench._csv import write_csv
-from lvlmbench.autobench.scoring import accuracy_table
+from lvlmbench.choice.accuracy import accuracy_table
 from lvlmbench.store import Store
 
 __all__ = ["GROUPED", "leaderboard", "write_leaderboard"]

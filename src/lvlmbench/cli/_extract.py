@@ -1,12 +1,12 @@
 """`evaluate --extract-with SPEC`: an LLM reads the answers the extraction rules left
-unparseable (see :mod:`lvlmbench.judging.choice.llm_extract`)."""
+unparseable (see :mod:`lvlmbench.choice.llm_extract`)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
+from lvlmbench.choice import ExtractorSummary, extract_unparseable
 from lvlmbench.cli._common import console
-from lvlmbench.judging import ExtractorSummary, extract_unparseable
 from lvlmbench.models import ModelClient, load_chat_model
 from lvlmbench.store import Store
 

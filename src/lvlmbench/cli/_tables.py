@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 from rich.table import Table
 
-from lvlmbench.autobench.scoring import AccuracyRow, overall_rows
+from lvlmbench.choice.accuracy import AccuracyRow, overall_rows
 from lvlmbench.models import display_names
 
 __all__ = ["accuracy_pivot", "accuracy_rows_json"]

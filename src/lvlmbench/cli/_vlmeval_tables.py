@@ -8,7 +8,7 @@ from typing import Any
 
 from rich.table import Table
 
-from lvlmbench.autobench.vlmeval_scores import (
+from lvlmbench.choice.vlmeval_scores import (
     MME_PERCEPTION,
     MME_REASONING,
     CircularRow,

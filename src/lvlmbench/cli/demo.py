@@ -14,7 +14,7 @@ from rich.markup import escape
 from lvlmbench.autobench.experiments import Target, leakage_figures, position_bias_figures
 from lvlmbench.autobench.leaderboard import leaderboard, write_leaderboard
 from lvlmbench.autobench.pipeline import GenerateSettings
-from lvlmbench.autobench.scoring import accuracy_table
+from lvlmbench.choice.accuracy import accuracy_table
 from lvlmbench.cli._common import BadInput, console, friendly_errors
 from lvlmbench.cli._tables import accuracy_pivot
 from lvlmbench.cli.evaluate import run_models

@@ -9,14 +9,14 @@ from typing import Annotated, Any
 
 import typer
 
-from lvlmbench.autobench.scoring import (
+from lvlmbench.choice.accuracy import (
     GROUPINGS,
     accuracy_table,
     available_facets,
     facet_name,
     overall_rows,
 )
-from lvlmbench.autobench.vlmeval_scores import circular_table, mme_table
+from lvlmbench.choice.vlmeval_scores import circular_table, mme_table
 from lvlmbench.cli._common import (
     EXIT_FAILURES,
     BadInput,

@@ -1,18 +1,7 @@
-"""Judging examinee answers: choice extraction, the VisIT-Bench pairwise judge, the TouchStone
+"""Judging examinee answers: the VisIT-Bench pairwise judge, the TouchStone
 score and hallucination judges, caption-assisted references, and summaries of their verdicts."""
 
 from lvlmbench.judging._pool import JudgeRunSummary, ProgressHook
-from lvlmbench.judging.choice import (
-    ChoiceKind,
-    Extraction,
-    ExtractorSummary,
-    ParsedChoice,
-    extract_choice,
-    extract_unparseable,
-    parse_choice_prompt,
-    render_choice_prompt,
-    score_choice,
-)
 from lvlmbench.judging.hallucination import (
     HALLUCINATION,
     HallucinationScore,
@@ -85,16 +74,12 @@ __all__ = [
     "REFERENCE",
     "REFERENCE_PREFIX",
     "SCORE",
-    "ChoiceKind",
-    "Extraction",
-    "ExtractorSummary",
     "HallucinationScore",
     "HumanAgreement",
     "JudgeRunSummary",
     "ModelScore",
     "PairRecord",
     "PairwiseReport",
-    "ParsedChoice",
     "ParsedRating",
     "ParsedScores",
     "ParsedVerdict",
@@ -104,8 +89,6 @@ __all__ = [
     "annotator_agreement",
     "answer_texts",
     "combine_orders",
-    "extract_choice",
-    "extract_unparseable",
     "hallucination_judgment",
     "hallucination_messages",
     "hallucination_report",
@@ -120,17 +103,14 @@ __all__ = [
     "pairwise_judgment",
     "pairwise_messages",
     "pairwise_report",
-    "parse_choice_prompt",
     "parse_rating",
     "parse_scores",
     "parse_verdict",
     "reference_messages",
     "reference_name",
-    "render_choice_prompt",
     "run_hallucination",
     "run_pairwise",
     "run_score",
-    "score_choice",
     "score_judgment",
     "score_messages",
     "score_report",

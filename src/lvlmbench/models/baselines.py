@@ -20,7 +20,7 @@ import time
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Mapping
 
-from lvlmbench.judging import ParsedChoice, parse_choice_prompt, render_choice_prompt
+from lvlmbench.choice import ParsedChoice, parse_choice_prompt, render_choice_prompt
 from lvlmbench.models._api import ErrorKind, ProviderError
 from lvlmbench.types import BenchmarkItem, GenerationConfig, ImagePart, Message, ModelOutput, Usage
 

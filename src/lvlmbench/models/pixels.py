@@ -28,7 +28,7 @@ import numpy as np
 from numpy.typing import NDArray
 from PIL import Image
 
-from lvlmbench.judging import ParsedChoice
+from lvlmbench.choice import ParsedChoice
 from lvlmbench.scenes.palette import COLORS
 
 __all__ = ["Look", "answer_from_pixels", "choose_option", "judge_statement"]

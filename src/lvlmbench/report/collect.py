@@ -10,8 +10,8 @@ import statistics
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from lvlmbench.autobench.scoring import AccuracyRow, accuracy_table, facet_value
-from lvlmbench.autobench.vlmeval_scores import circular_table, mme_table
+from lvlmbench.choice.accuracy import AccuracyRow, accuracy_table, facet_value
+from lvlmbench.choice.vlmeval_scores import circular_table, mme_table
 from lvlmbench.judging.pairwise import PAIRWISE
 from lvlmbench.judging.summaries import judges_for, pairwise_report
 from lvlmbench.report._common import LEVELS, pct

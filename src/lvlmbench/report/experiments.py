@@ -17,7 +17,7 @@ from lvlmbench.autobench.experiments import (
     position_bias_figures,
     rekey_name,
 )
-from lvlmbench.autobench.scoring import accuracy_table
+from lvlmbench.choice.accuracy import accuracy_table
 from lvlmbench.report._common import pct
 from lvlmbench.store import Store
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from lvlmbench.autobench.exp_levels import leakage_by_level, ranks_by_level
-from lvlmbench.autobench.scoring import accuracy_table
+from lvlmbench.choice.accuracy import accuracy_table
 from lvlmbench.judging.human_checks import CHECKS, alignment_rates
 from lvlmbench.report._common import pct
 from lvlmbench.store import Store, get_artifact, get_benchmark

@@ -1,5 +1,5 @@
 """The report's VLMEvalKit sections: CircularEval beside per-row accuracy, and MME's acc / acc+
-/ score per category (data from :mod:`lvlmbench.autobench.vlmeval_scores`)."""
+/ score per category (data from :mod:`lvlmbench.choice.vlmeval_scores`)."""
 
 from __future__ import annotations
 

@@ -6,6 +6,7 @@ import re
 from collections.abc import Callable
 from typing import TypeVar
 
+from lvlmbench.choice import render_choice_prompt
 from lvlmbench.prompts import render_prompt
 from lvlmbench.store import Store
 from lvlmbench.types import BenchmarkItem, ImagePart, Message
@@ -86,8 +87,6 @@ def interleave(prompt: str, images: list[T]) -> list[str | T]:
 def item_prompt(item: BenchmarkItem) -> str:
     """The question text with its options and answer instruction, as examinees see it."""
     if item.kind in ("mc", "tf"):
-        from lvlmbench.judging import render_choice_prompt
-
         return render_choice_prompt(item)
     return item.question
 

@@ -13,6 +13,7 @@ from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass, field
 
 from lvlmbench._concurrency import BatchWriter
+from lvlmbench.choice import extract_choice
 from lvlmbench.models import ModelClient, is_truncated
 from lvlmbench.runner._leased import drain_leased
 from lvlmbench.runner._messages import ItemUnavailable, MessageBuilder, item_messages
@@ -76,8 +77,6 @@ def score_output(
     extracted, status, reason = None, output.status, output.reason
     truncated = output.status is Status.OK and is_truncated(output.finish_reason)
     if output.status is Status.OK and item.kind != "open":
-        from lvlmbench.judging import extract_choice
-
         extraction = extract_choice(output.text, item.kind, item.options)
         extracted, status, reason = extraction.answer, extraction.status, extraction.reason
         if truncated and status is Status.UNPARSEABLE:

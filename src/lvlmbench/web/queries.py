@@ -12,7 +12,7 @@ from dataclasses import asdict, dataclass, field
 
 from sqlalchemy import select
 
-from lvlmbench.autobench.scoring import item_facets
+from lvlmbench.choice.accuracy import item_facets
 from lvlmbench.judging import PAIRWISE, PAIRWISE_REF
 from lvlmbench.judging.summaries import judges_for, pair_records
 from lvlmbench.store import (

@@ -14,7 +14,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from lvlmbench.judging.choice._evidence import (
+from lvlmbench.choice._evidence import (
     _CJK,
     _NEGATED,
     _REFUSAL,

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from lvlmbench.autobench.leaderboard import leaderboard, write_leaderboard
-from lvlmbench.autobench.scoring import AccuracyRow, accuracy_table, item_facets
+from lvlmbench.choice.accuracy import AccuracyRow, accuracy_table, item_facets
 from lvlmbench.cli._tables import accuracy_rows_json
 from lvlmbench.ratings import wilson_interval
 from lvlmbench.store import Store, put_items, put_responses

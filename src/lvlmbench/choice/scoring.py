@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from lvlmbench.judging.choice._evidence import Extraction
+from lvlmbench.choice._evidence import Extraction
 from lvlmbench.types import BenchmarkItem, Status
 
 __all__ = ["score_choice"]

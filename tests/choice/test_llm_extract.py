@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 from fakes import ScriptedModel
 
-from lvlmbench.autobench.scoring import accuracy_table
-from lvlmbench.judging import extract_unparseable
+from lvlmbench.choice import extract_unparseable
+from lvlmbench.choice.accuracy import accuracy_table
 from lvlmbench.models import ModelClient
 from lvlmbench.store import Store, iter_responses, put_benchmark, put_items, put_responses
 from lvlmbench.types import BenchmarkItem, Message, ModelOutput, Response, Status

@@ -3,7 +3,7 @@ Qwen-VL, small models). ``None`` means the output must be UNPARSEABLE."""
 
 import pytest
 
-from lvlmbench.judging import extract_choice, score_choice
+from lvlmbench.choice import extract_choice, score_choice
 from lvlmbench.types import BenchmarkItem, Status
 
 COLOURS = {"A": "red", "B": "blue", "C": "green", "D": "yellow"}

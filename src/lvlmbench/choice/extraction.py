@@ -26,10 +26,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from lvlmbench.judging.choice._evidence import Extraction, _clean
-from lvlmbench.judging.choice._letters import _McExtractor
-from lvlmbench.judging.choice._truefalse import _extract_tf
-from lvlmbench.judging.choice.prompt import ChoiceKind
+from lvlmbench.choice._evidence import Extraction, _clean
+from lvlmbench.choice._letters import _McExtractor
+from lvlmbench.choice._truefalse import _extract_tf
+from lvlmbench.choice.prompt import ChoiceKind
 from lvlmbench.types import Status
 
 __all__ = ["Extraction", "extract_choice"]

@@ -1,11 +1,11 @@
 """The true/false reader: "true" or "false", or UNPARSEABLE with a reason (the tiers are
-described in :mod:`lvlmbench.judging.choice.extraction`)."""
+described in :mod:`lvlmbench.choice.extraction`)."""
 
 from __future__ import annotations
 
 import re
 
-from lvlmbench.judging.choice._evidence import (
+from lvlmbench.choice._evidence import (
     _DELIMITED,
     Extraction,
     _decide,

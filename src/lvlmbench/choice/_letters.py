@@ -1,12 +1,12 @@
 """The multiple-choice reader: a letter among the options' keys, or UNPARSEABLE with a reason
-(the tiers are described in :mod:`lvlmbench.judging.choice.extraction`)."""
+(the tiers are described in :mod:`lvlmbench.choice.extraction`)."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Mapping
 
-from lvlmbench.judging.choice._evidence import (
+from lvlmbench.choice._evidence import (
     _DELIMITED,
     _NEGATED,
     _REFUSAL,
@@ -24,7 +24,7 @@ from lvlmbench.judging.choice._evidence import (
     _Read,
     _with,
 )
-from lvlmbench.judging.choice._sentences import option_in_sentences
+from lvlmbench.choice._sentences import option_in_sentences
 from lvlmbench.types import Status
 
 _NO_LETTER = "no option letter or option text found"

@@ -6,12 +6,7 @@ import string
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lvlmbench.judging import (
-    ParsedChoice,
-    extract_choice,
-    parse_choice_prompt,
-    render_choice_prompt,
-)
+from lvlmbench.choice import ParsedChoice, extract_choice, parse_choice_prompt, render_choice_prompt
 from lvlmbench.prompts import render_prompt
 from lvlmbench.types import BenchmarkItem, Status
 

@@ -22,8 +22,8 @@ from prediction_fixtures import (
 )
 from typer.testing import CliRunner
 
-from lvlmbench.autobench.scoring import accuracy_table
-from lvlmbench.autobench.vlmeval_scores import circular_table, mme_table
+from lvlmbench.choice.accuracy import accuracy_table
+from lvlmbench.choice.vlmeval_scores import circular_table, mme_table
 from lvlmbench.cli import app
 from lvlmbench.datasets.predictions import import_predictions
 from lvlmbench.datasets.vlmeval_export import export_vlmeval

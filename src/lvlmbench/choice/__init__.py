@@ -3,15 +3,15 @@ and its inverse (:mod:`.prompt`), reading the chosen answer back out of free tex
 (:mod:`.extraction`; an LLM reads what the rules cannot, :mod:`.llm_extract`), and scoring it
 against the key (:mod:`.scoring`)."""
 
-from lvlmbench.judging.choice.extraction import Extraction, extract_choice
-from lvlmbench.judging.choice.llm_extract import ExtractorSummary, extract_unparseable
-from lvlmbench.judging.choice.prompt import (
+from lvlmbench.choice.extraction import Extraction, extract_choice
+from lvlmbench.choice.llm_extract import ExtractorSummary, extract_unparseable
+from lvlmbench.choice.prompt import (
     ChoiceKind,
     ParsedChoice,
     parse_choice_prompt,
     render_choice_prompt,
 )
-from lvlmbench.judging.choice.scoring import score_choice
+from lvlmbench.choice.scoring import score_choice
 
 __all__ = [
     "ChoiceKind",
