@@ -30,13 +30,27 @@ from concurrent.futures import Executor, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import ParamSpec, TypeVar
 
-__all__ = ["run_cpu", "worker_count", "workers_setting_error"]
+__all__ = ["preload_in_workers", "run_cpu", "worker_count", "workers_setting_error"]
 
 P = ParamSpec("P")
 T = TypeVar("T")
 
-_PRELOAD = ["lvlmbench.scenes", "lvlmbench.autobench.procedural", "lvlmbench.models.pixels"]
+_PRELOAD: list[str] = []
+"""Modules the forkserver imports once, so workers start with them loaded (see
+:func:`preload_in_workers`)."""
 _pool: ProcessPoolExecutor | None = None
+
+
+def preload_in_workers(*modules: str) -> None:
+    """Have the forkserver import ``modules`` before it forks the first worker.
+
+    Each package that hands work to :func:`run_cpu` names its own modules when it is imported
+    (this leaf module names none, so it never points up the package graph). The pool starts on
+    first use, after those imports; a module named later is imported by each worker when its
+    first job arrives instead, which is slower but the same."""
+    for module in modules:
+        if module not in _PRELOAD:
+            _PRELOAD.append(module)
 
 
 def worker_count() -> int:

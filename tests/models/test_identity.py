@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+import lvlmbench.baselines  # noqa: F401  (registers baseline/...)
 from lvlmbench.models import (
     RegistryError,
     display_names,

@@ -19,7 +19,7 @@ import numpy as np
 from numpy.typing import NDArray
 from PIL import Image
 
-from lvlmbench._workers import run_cpu
+from lvlmbench._workers import preload_in_workers, run_cpu
 from lvlmbench.autobench._backend import (
     AspectPlan,
     CheckRecord,
@@ -37,6 +37,9 @@ from lvlmbench.scenes.palette import COLORS, pattern_color
 from lvlmbench.scenes.taxonomy import fine_aspects
 
 __all__ = ["ProceduralBackend", "check_unit", "colour_checks", "draft_unit"]
+
+# Drafting and checking run in the worker processes: start them with this module and the world.
+preload_in_workers("lvlmbench.scenes", __name__)
 
 
 def _seed(*parts: object) -> int:

@@ -10,12 +10,14 @@ from __future__ import annotations
 import time
 from collections.abc import Mapping
 
-from lvlmbench._workers import run_cpu
+from lvlmbench._workers import preload_in_workers, run_cpu
 from lvlmbench.images._api import ImageOutput, ImageRequest
 from lvlmbench.models._api import ErrorKind, ProviderError
 from lvlmbench.scenes import RENDERER_VERSION, SceneError, render_png, validate_scene
 
 __all__ = ["ProceduralRenderer", "create"]
+
+preload_in_workers("lvlmbench.scenes")  # rendering runs in the worker processes
 
 
 class ProceduralRenderer:

@@ -29,6 +29,8 @@ from lvlmbench.models._registry import (
     load_chat_model,
     model_identity,
     parse_spec,
+    register_chat_provider,
+    register_image_provider,
     resolve_spec,
 )
 from lvlmbench.models._secrets import (
@@ -70,6 +72,8 @@ __all__ = [
     "parse_spec",
     "preflight",
     "redact_text",
+    "register_chat_provider",
+    "register_image_provider",
     "register_secret",
     "resolve_spec",
     "spec_with_settings",

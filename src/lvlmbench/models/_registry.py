@@ -8,6 +8,16 @@ provider's table (:mod:`lvlmbench.models._options`) before anything is built.
 A model's identity (:func:`model_identity`, also the loaded model's ``spec``) is what responses,
 judgments and cache rows are stored under: ``provider/name`` plus the output-changing options
 that are not at their default, so one model name on two endpoints is two examinees.
+
+Providers are registered, never looked for: the built-in ones of this package are named by
+module (imported on first use, so an extra's absence only matters when its provider is used);
+a package above ``models`` hands its factory in with :func:`register_chat_provider` or
+:func:`register_image_provider` when it is imported, so the registry never imports upwards.
+A provider may be *declared* here (name and options, so identities and option checks never
+depend on what was imported) and implemented above: ``baseline/...`` is declared here and
+implemented by :mod:`lvlmbench.baselines`, which :mod:`lvlmbench.runner` imports (so the CLI,
+:mod:`lvlmbench.api` and everything that runs examinees has it). Loading a declared provider
+whose package was not imported raises RegistryError naming the package to import.
 """
 
 from __future__ import annotations
@@ -15,8 +25,8 @@ from __future__ import annotations
 import difflib
 import importlib
 import os
-from collections.abc import Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, cast
 from urllib.parse import parse_qsl, urlencode
 
@@ -51,8 +61,13 @@ __all__ = [
     "load_image_model",
     "model_identity",
     "parse_spec",
+    "register_chat_provider",
+    "register_image_provider",
     "resolve_spec",
 ]
+
+ProviderFactory = Callable[[str, Mapping[str, str]], Any]
+"""``factory(name, options)``: the model for ``provider/name`` with canonical options."""
 
 
 class RegistryError(ValueError):
@@ -62,13 +77,19 @@ class RegistryError(ValueError):
 
 @dataclass(frozen=True)
 class _Provider:
-    module: str
+    module: str | None
+    """Module inside this package whose ``create(name, options)`` builds the model, imported on
+    first use (None: the provider is registered with a factory, or only declared)."""
     extra: str | None
     """pip extra that brings this provider's dependencies (None: core)."""
     options: Mapping[str, Option] = field(default_factory=dict)
     """Every option the provider takes; anything else is refused."""
     name_prefix: str = ""
     """A prefix of the model name that names nothing (``google/models/x`` is ``google/x``)."""
+    factory: ProviderFactory | None = None
+    """The registered factory (see :func:`register_chat_provider`)."""
+    provided_by: str | None = None
+    """For a declared provider: the package whose import registers its factory."""
 
     @property
     def env_defaults(self) -> dict[str, str]:
@@ -89,13 +110,72 @@ CHAT_PROVIDERS: dict[str, _Provider] = {
     "anthropic": _Provider("lvlmbench.models.anthropic", None, ANTHROPIC_OPTIONS),
     "google": _Provider("lvlmbench.models.google", None, GOOGLE_CHAT_OPTIONS, "models/"),
     "hf": _Provider("lvlmbench.models.hf", "hf", HF_OPTIONS),
-    "baseline": _Provider("lvlmbench.models.baselines", None, BASELINE_OPTIONS),
+    # Declared only: the baselines read the benchmark's choice prompts, so they live above
+    # models, in lvlmbench.baselines, which registers the factory when imported.
+    "baseline": _Provider(None, None, BASELINE_OPTIONS, provided_by="lvlmbench.baselines"),
 }
+# The image providers live in lvlmbench.images: they move to register_image_provider with the
+# image registry (issue 16's call-client step); until then they are named by module here.
 IMAGE_PROVIDERS: dict[str, _Provider] = {
     "procedural": _Provider("lvlmbench.images.procedural", None),
     "diffusers": _Provider("lvlmbench.images.diffusers", "diffusers", DIFFUSERS_OPTIONS),
     "openai": _Provider("lvlmbench.images.openai", None, OPENAI_IMAGE_OPTIONS),
 }
+
+
+def _register(
+    providers: dict[str, _Provider],
+    kind: str,
+    name: str,
+    factory: ProviderFactory,
+    extra: str | None,
+    options: Mapping[str, Option] | None,
+) -> None:
+    known = providers.get(name)
+    if known is not None and known.factory is not None and _same(known.factory, factory):
+        return  # the registering module was imported again (importlib.reload): nothing new
+    if known is not None and (known.module is not None or known.factory is not None):
+        raise RegistryError(f"{kind} provider {name!r} is already registered")
+    if known is not None and options is not None and dict(options) != dict(known.options):
+        # Identities were computed from the declared table: another table would change them.
+        raise RegistryError(f"{kind} provider {name!r}: options differ from its declaration")
+    if known is not None:
+        providers[name] = replace(known, factory=factory, extra=extra or known.extra)
+    else:
+        providers[name] = _Provider(None, extra, dict(options or {}), factory=factory)
+
+
+def _same(a: ProviderFactory, b: ProviderFactory) -> bool:
+    where = ("__module__", "__qualname__")
+    return a is b or [getattr(a, w, a) for w in where] == [getattr(b, w, b) for w in where]
+
+
+def register_chat_provider(
+    name: str,
+    factory: ProviderFactory,
+    *,
+    extra: str | None = None,
+    options: Mapping[str, Option] | None = None,
+) -> None:
+    """Make ``name/...`` specs load through ``factory(model_name, canonical_options)``.
+
+    Called by a package above ``models`` when it is imported (``lvlmbench.baselines`` registers
+    ``baseline``). A provider declared in this module keeps its declared option table
+    (``options`` may be left out, or must equal it); registering a name that already has a
+    different implementation raises RegistryError, registering the same factory again is a
+    no-op. ``extra`` is the pip extra named in error messages."""
+    _register(CHAT_PROVIDERS, "chat", name, factory, extra, options)
+
+
+def register_image_provider(
+    name: str,
+    factory: ProviderFactory,
+    *,
+    extra: str | None = None,
+    options: Mapping[str, Option] | None = None,
+) -> None:
+    """:func:`register_chat_provider` for text-to-image providers (``load_image_model``)."""
+    _register(IMAGE_PROVIDERS, "image", name, factory, extra, options)
 
 
 @dataclass(frozen=True)
@@ -257,20 +337,32 @@ def _load(spec: str, providers: Mapping[str, _Provider], options: Mapping[str, A
             f"model spec {spec!r}: system={merged['system']} is a stored prompt's digest, not "
             "a prompt; give the text (--system-prompt TEXT or @FILE) to run it"
         )
-    try:
-        module = importlib.import_module(provider.module)
-    except ImportError as exc:
-        extra = provider.extra or parsed.provider
-        raise RegistryError(
-            f"{parsed.provider}/... needs the '{extra}' extra ({exc.name or exc} is missing): "
-            f"pip install 'lvlmbench[{extra}]'"
-        ) from None
-    model = module.create(parsed.name, merged)
+    model = _factory(parsed.provider, provider)(parsed.name, merged)
     # The registry owns identity: every stored row is keyed by it (see model_identity).
     model.spec = _identity(parsed, provider, merged)
     if providers is CHAT_PROVIDERS:  # what ModelClient applies to each call (generation_options)
         model.generation = _generation_only(merged)
     return model
+
+
+def _factory(name: str, provider: _Provider) -> ProviderFactory:
+    if provider.factory is not None:
+        return provider.factory
+    if provider.module is None:
+        raise RegistryError(
+            f"{name}/... is implemented in {provider.provided_by}, which is not imported: "
+            f"import {provider.provided_by} first (lvlmbench.runner, lvlmbench.api and the "
+            "CLI do)"
+        )
+    try:
+        module = importlib.import_module(provider.module)
+    except ImportError as exc:
+        extra = provider.extra or name
+        raise RegistryError(
+            f"{name}/... needs the '{extra}' extra ({exc.name or exc} is missing): "
+            f"pip install 'lvlmbench[{extra}]'"
+        ) from None
+    return cast(ProviderFactory, module.create)
 
 
 def load_chat_model(spec: str, **options: Any) -> ChatModel:

@@ -7,6 +7,9 @@ import contextlib
 from collections.abc import Callable, Collection, Iterator, Sequence
 from contextlib import AbstractContextManager
 
+# Registers the baseline/... provider: whatever runs examinees runs the weightless ones too (the
+# models registry only declares them; see lvlmbench.baselines).
+import lvlmbench.baselines  # noqa: F401
 from lvlmbench.models import EXAMINEE_MAX_TOKENS, ModelClient, load_chat_model
 from lvlmbench.runner._runner import EvalSummary, ProgressHook, run_examinee
 from lvlmbench.store import Store

@@ -6,7 +6,7 @@
 - ``baseline/pixels``: a weak vision examinee from pixel statistics (:mod:`.pixels`).
 
 They read the question and options back out of the message text with
-:func:`~lvlmbench.judging.parse_choice_prompt`, so they see exactly what a real examinee sees.
+:func:`~lvlmbench.choice.parse_choice_prompt`, so they see exactly what a real examinee sees.
 Option ``seed`` (default 0) changes the random baseline's draws; replies never depend on
 anything but the messages, the seed and the generation epoch, so reruns are identical.
 """
@@ -20,8 +20,9 @@ import time
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Mapping
 
+from lvlmbench._workers import run_cpu
 from lvlmbench.choice import ParsedChoice, parse_choice_prompt, render_choice_prompt
-from lvlmbench.models._api import ErrorKind, ProviderError
+from lvlmbench.models import ErrorKind, ProviderError
 from lvlmbench.types import BenchmarkItem, GenerationConfig, ImagePart, Message, ModelOutput, Usage
 
 __all__ = [
@@ -237,15 +238,15 @@ def _image_hashes(messages: list[Message]) -> tuple[str, ...]:
 
 class PixelsBaseline(PriorBaseline):
     """Looks at the image through colour, blob and brightness statistics (see
-    :mod:`lvlmbench.models.pixels`); answers like the prior where they say nothing. Without an
+    :mod:`lvlmbench.baselines.pixels`); answers like the prior where they say nothing. Without an
     image (the no-image and question-only variants) it is the prior. The pixel work runs in
     the shared worker processes, so several items are looked at in parallel."""
 
     name = "pixels"
 
     async def generate(self, messages: list[Message], config: GenerationConfig) -> ModelOutput:
-        from lvlmbench._workers import run_cpu
-        from lvlmbench.models.pixels import answer_from_pixels
+        # numpy and the palette only when a pixels baseline runs, not on every registry import.
+        from lvlmbench.baselines.pixels import answer_from_pixels
 
         text = _prompt_text(messages)
         parsed = parse_choice_prompt(text)

@@ -6,9 +6,9 @@ from typing import Any
 
 import pytest
 
+from lvlmbench.baselines.pixels import Look, choose_option, judge_statement
 from lvlmbench.choice import ParsedChoice, render_choice_prompt
 from lvlmbench.models import ModelClient, load_chat_model
-from lvlmbench.models.pixels import Look, choose_option, judge_statement
 from lvlmbench.scenes import render_png, validate_scene
 from lvlmbench.types import BenchmarkItem, ImagePart, Message
 

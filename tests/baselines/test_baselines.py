@@ -5,6 +5,7 @@ import io
 import pytest
 from PIL import Image
 
+import lvlmbench.baselines  # noqa: F401  (registers baseline/...)
 from lvlmbench.autobench.balance import ChoiceDraft, balance_positions
 from lvlmbench.choice import extract_choice, render_choice_prompt, score_choice
 from lvlmbench.models import (
