@@ -91,7 +91,7 @@ def test_unknown_metric_fails_before_anything_is_stored(store):
 async def test_open_ended_flow_oracle_beats_random(tmp_path):
     pytest.importorskip("nltk")
     from lvlmbench.judging.metrics._wordnet import wordnet_dir
-    from lvlmbench.judging.open_demo import run_open_ended
+    from lvlmbench.workflows import run_open_ended
 
     metrics = ["bleu4", "rougeL", "cider", "length"]
     if (wordnet_dir() / "data.noun").is_file():

@@ -53,7 +53,7 @@ def _open_ended(store: Store, seed: int, capabilities: list[str]) -> None:
     """VisIT-Bench-style open-ended flow on procedural instructions: the baselines answer,
     text metrics judge them against the fact-built references, ratings rank the examinees."""
     from lvlmbench.cli.metrics import open_ended_tables
-    from lvlmbench.judging.open_demo import run_open_ended
+    from lvlmbench.workflows import run_open_ended
 
     result = asyncio.run(run_open_ended(store, seed=seed, capabilities=capabilities))
     for table in open_ended_tables(result):

@@ -88,7 +88,7 @@ def _bt_interval(rating: MetricRating, model: str) -> str:
 
 def open_ended_tables(result: dict[str, Any]) -> list[Table]:
     """The tables of :func:`metric_tables` for the dict that
-    :func:`lvlmbench.judging.open_demo.run_open_ended` returns."""
+    :func:`lvlmbench.workflows.run_open_ended` returns."""
     scores = [
         MetricScore(
             metric=row["metric"],

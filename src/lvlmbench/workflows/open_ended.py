@@ -23,6 +23,8 @@ from lvlmbench.judging.metrics._base import (
     load_metric,
 )
 from lvlmbench.judging.metrics.run import judge_with_metrics, summarise_metrics
+from lvlmbench.models import ModelClient, load_chat_model
+from lvlmbench.runner import run_examinee
 from lvlmbench.scenes import CAPABILITIES, ProceduralExaminer, SceneSample, render_png
 from lvlmbench.store import Store, get_benchmark, put_benchmark, put_items
 from lvlmbench.store import _schema as tables
@@ -141,9 +143,6 @@ async def run_open_ended(
     run near 15-25 s on two CPU cores with BERTScore (which costs about 0.1 s per item there);
     ``None`` takes every scene (360 per ``per_aspect``).
     """
-    from lvlmbench.models import ModelClient, load_chat_model
-    from lvlmbench.runner import run_examinee
-
     timings: dict[str, float] = {}
     started = time.perf_counter()
     benchmark, count = build_open_benchmark(store, seed, per_aspect, capabilities, limit)
