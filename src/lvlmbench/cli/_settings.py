@@ -19,10 +19,10 @@ from lvlmbench.models import (
     EXAMINEE_MAX_TOKENS,
     GenerationSettings,
     RegistryError,
+    parse_param,
     parse_spec,
     spec_with_settings,
 )
-from lvlmbench.models._options import parse_param
 
 __all__ = [
     "EXAMINEE_MAX_TOKENS",

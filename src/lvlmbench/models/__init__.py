@@ -20,6 +20,7 @@ from lvlmbench.models._policy import (
     RetryPolicy,
     chat_cache_key,
 )
+from lvlmbench.models._options import parse_param
 from lvlmbench.models._registry import (
     CHAT_PROVIDERS,
     IMAGE_PROVIDERS,
@@ -69,6 +70,7 @@ __all__ = [
     "is_truncated",
     "load_chat_model",
     "model_identity",
+    "parse_param",
     "parse_spec",
     "preflight",
     "redact_text",

@@ -22,9 +22,15 @@ import numpy as np
 
 from lvlmbench.judging.metrics._base import METRICS, Metric, load_metric
 from lvlmbench.ratings import Interval, bradley_terry_bootstrap, elo_ratings
-from lvlmbench.store import Store, iter_items, iter_judgments, iter_responses, put_judgments
+from lvlmbench.store import (
+    Store,
+    iter_items,
+    iter_judgments,
+    iter_responses,
+    judgment_id,
+    put_judgments,
+)
 from lvlmbench.store import _schema as tables
-from lvlmbench.store._records import judgment_id
 from lvlmbench.types import BenchmarkItem, Judgment, Response, Status
 
 __all__ = [
