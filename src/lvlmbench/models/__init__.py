@@ -12,6 +12,7 @@ from lvlmbench.models._generation import (
     is_truncated,
     spec_with_settings,
 )
+from lvlmbench.models._options import parse_param
 from lvlmbench.models._policy import (
     DEFAULT_CONCURRENCY,
     CallStats,
@@ -20,7 +21,6 @@ from lvlmbench.models._policy import (
     RetryPolicy,
     chat_cache_key,
 )
-from lvlmbench.models._options import parse_param
 from lvlmbench.models._registry import (
     CHAT_PROVIDERS,
     IMAGE_PROVIDERS,
