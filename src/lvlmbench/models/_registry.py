@@ -163,7 +163,8 @@ def register_chat_provider(
     ``baseline``). A provider declared in this module keeps its declared option table
     (``options`` may be left out, or must equal it); registering a name that already has a
     different implementation raises RegistryError, registering the same factory again is a
-    no-op. ``extra`` is the pip extra named in error messages."""
+    no-op. ``extra`` is the pip extra that brings the provider's dependencies (recorded with
+    it; a missing one already fails the registering package's own import)."""
     _register(CHAT_PROVIDERS, "chat", name, factory, extra, options)
 
 
