@@ -18,25 +18,26 @@ from __future__ import annotations
 import base64
 import binascii
 import io
-import json
 import re
 import time
 from collections.abc import Mapping
 from typing import Any
 
 from lvlmbench.images._api import ImageOutput, ImageRequest
-from lvlmbench.models._api import ErrorKind, ProviderError
-from lvlmbench.models._http import (
+from lvlmbench.models.providers import (
+    ErrorKind,
     HttpClient,
     HttpError,
     HttpResponse,
+    ProviderError,
     classify_response,
+    error_payload,
     post_json,
     probe,
+    read_secret,
     redact,
     redact_json,
 )
-from lvlmbench.models._secrets import read_secret
 from lvlmbench.types import Status
 
 __all__ = ["OpenAITextToImage", "classify_images", "create"]
@@ -52,21 +53,12 @@ class _Refused(ProviderError):
     """A content-policy rejection; :meth:`OpenAITextToImage.generate` turns it into a value."""
 
 
-def _error_payload(response: HttpResponse) -> dict[str, Any]:
-    try:
-        body = response.json()
-    except (json.JSONDecodeError, UnicodeDecodeError):
-        return {}
-    error = body.get("error") if isinstance(body, dict) else None
-    return error if isinstance(error, dict) else {}
-
-
 def classify_images(
     response: HttpResponse, what: str, unsupported: tuple[str, ...]
 ) -> ProviderError:
     """:func:`classify_response`, except that content-policy codes become :class:`_Refused`."""
     error = classify_response(response, what, unsupported)
-    if _error_payload(response).get("code") in _REFUSAL_CODES:
+    if error_payload(response).get("code") in _REFUSAL_CODES:
         return _Refused(str(error.args[0]), ErrorKind.FATAL, status_code=response.status_code)
     return error
 

@@ -23,12 +23,10 @@ from urllib.parse import parse_qsl, urlencode
 from lvlmbench.models._options import (
     ANTHROPIC_OPTIONS,
     BASELINE_OPTIONS,
-    DIFFUSERS_OPTIONS,
     GENERATION_OPTIONS,
     GOOGLE_CHAT_OPTIONS,
     HF_OPTIONS,
     OPENAI_CHAT_OPTIONS,
-    OPENAI_IMAGE_OPTIONS,
     PARAM_PREFIX,
     Option,
     OptionError,
@@ -38,17 +36,17 @@ from lvlmbench.models._options import (
 )
 
 if TYPE_CHECKING:
-    from lvlmbench.images._api import TextToImage
     from lvlmbench.models._api import ChatModel
 
 __all__ = [
     "CHAT_PROVIDERS",
-    "IMAGE_PROVIDERS",
     "ModelSpec",
+    "Provider",
+    "ProviderTable",
     "RegistryError",
     "generation_options",
     "load_chat_model",
-    "load_image_model",
+    "load_model",
     "model_identity",
     "parse_spec",
     "resolve_spec",
@@ -61,7 +59,10 @@ class RegistryError(ValueError):
 
 
 @dataclass(frozen=True)
-class _Provider:
+class Provider:
+    """One provider of a registry: the module that builds its models (``create(name,
+    options)``), the extra it needs and the options it takes."""
+
     module: str
     extra: str | None
     """pip extra that brings this provider's dependencies (None: core)."""
@@ -69,6 +70,9 @@ class _Provider:
     """Every option the provider takes; anything else is refused."""
     name_prefix: str = ""
     """A prefix of the model name that names nothing (``google/models/x`` is ``google/x``)."""
+    nameless: bool = False
+    """One model with no name: the spec is the provider alone (``procedural``), and a name
+    after a slash is a label the identity leaves out."""
 
     @property
     def env_defaults(self) -> dict[str, str]:
@@ -84,18 +88,16 @@ class _Provider:
         return found
 
 
-CHAT_PROVIDERS: dict[str, _Provider] = {
-    "openai": _Provider("lvlmbench.models.openai", None, OPENAI_CHAT_OPTIONS),
-    "anthropic": _Provider("lvlmbench.models.anthropic", None, ANTHROPIC_OPTIONS),
-    "google": _Provider("lvlmbench.models.google", None, GOOGLE_CHAT_OPTIONS, "models/"),
-    "hf": _Provider("lvlmbench.models.hf", "hf", HF_OPTIONS),
-    "baseline": _Provider("lvlmbench.models.baselines", None, BASELINE_OPTIONS),
+CHAT_PROVIDERS: dict[str, Provider] = {
+    "openai": Provider("lvlmbench.models.openai", None, OPENAI_CHAT_OPTIONS),
+    "anthropic": Provider("lvlmbench.models.anthropic", None, ANTHROPIC_OPTIONS),
+    "google": Provider("lvlmbench.models.google", None, GOOGLE_CHAT_OPTIONS, "models/"),
+    "hf": Provider("lvlmbench.models.hf", "hf", HF_OPTIONS),
+    "baseline": Provider("lvlmbench.models.baselines", None, BASELINE_OPTIONS),
 }
-IMAGE_PROVIDERS: dict[str, _Provider] = {
-    "procedural": _Provider("lvlmbench.images.procedural", None),
-    "diffusers": _Provider("lvlmbench.images.diffusers", "diffusers", DIFFUSERS_OPTIONS),
-    "openai": _Provider("lvlmbench.images.openai", None, OPENAI_IMAGE_OPTIONS),
-}
+ProviderTable = Mapping[str, Provider]
+"""A registry: provider name -> :class:`Provider` (``CHAT_PROVIDERS``; ``lvlmbench.images``
+keeps the text-to-image one)."""
 
 
 @dataclass(frozen=True)
@@ -129,7 +131,8 @@ def parse_spec(spec: str, providers: Mapping[str, Any] | None = None) -> ModelSp
     known = providers if providers is not None else CHAT_PROVIDERS
     base, _, query = spec.partition("?")
     provider, sep, name = base.partition("/")
-    if provider in known and not sep and provider == "procedural":
+    entry = known.get(provider)
+    if not sep and isinstance(entry, Provider) and entry.nameless:
         return ModelSpec(provider, "", _checked(spec, provider, known, _split_options(spec, query)))
     if not sep or not provider or not name:
         raise RegistryError(
@@ -148,9 +151,9 @@ def _checked(
 ) -> dict[str, str]:
     """``options`` as given, after checking each against the provider's table."""
     entry = known[provider]
-    table: Mapping[str, Option] = entry.options if isinstance(entry, _Provider) else {}
+    table: Mapping[str, Option] = entry.options if isinstance(entry, Provider) else {}
     for key, value in options.items():
-        option = entry.option(key) if isinstance(entry, _Provider) else None
+        option = entry.option(key) if isinstance(entry, Provider) else None
         if option is None:
             raise RegistryError(_unknown_option(spec, provider, key, table))
         try:
@@ -171,7 +174,7 @@ def _unknown_option(spec: str, provider: str, key: str, table: Mapping[str, Opti
 
 
 def _resolved(
-    spec: str, providers: Mapping[str, _Provider], overrides: Mapping[str, Any]
+    spec: str, providers: ProviderTable, overrides: Mapping[str, Any]
 ) -> tuple[ModelSpec, dict[str, str]]:
     """The parsed spec and its options in canonical form, keyword overrides and environment
     defaults (``OPENAI_BASE_URL``...) applied, every value checked."""
@@ -195,9 +198,9 @@ def _resolved(
     return parsed, canonical
 
 
-def _identity(parsed: ModelSpec, provider: _Provider, options: Mapping[str, str]) -> str:
-    if parsed.provider == "procedural":  # one renderer: a label after the slash is ignored
-        return "procedural"
+def _identity(parsed: ModelSpec, provider: Provider, options: Mapping[str, str]) -> str:
+    if provider.nameless:  # one model: a label after the slash is ignored
+        return parsed.provider
     base = f"{parsed.provider}/{parsed.name.removeprefix(provider.name_prefix)}"
     kept: list[tuple[str, str]] = []
     for name, value in sorted(options.items()):
@@ -209,15 +212,16 @@ def _identity(parsed: ModelSpec, provider: _Provider, options: Mapping[str, str]
     return f"{base}?{urlencode(kept, safe=':/@')}" if kept else base
 
 
-def resolve_spec(spec: str, *, image: bool = False) -> str:
+def resolve_spec(spec: str, providers: ProviderTable | None = None) -> str:
     """The identity of ``spec`` (see :func:`model_identity`), raising RegistryError for a
-    spec that is malformed, names an unknown provider or takes an unknown/malformed option."""
-    providers = IMAGE_PROVIDERS if image else CHAT_PROVIDERS
+    spec that is malformed, names an unknown provider or takes an unknown/malformed option.
+    ``providers``: the registry the spec names a provider of (default: the chat one)."""
+    providers = CHAT_PROVIDERS if providers is None else providers
     parsed, options = _resolved(spec, providers, {})
     return _identity(parsed, providers[parsed.provider], options)
 
 
-def model_identity(spec: str, *, image: bool = False) -> str:
+def model_identity(spec: str, providers: ProviderTable | None = None) -> str:
     """The name a model's rows are stored under: ``provider/name`` plus the output-changing
     options not at their default (endpoint after environment defaults, ``max_tokens``,
     ``revision``...), sorted, as ``provider/name?k=v&k=v``. Secrets, timeouts and transport
@@ -226,12 +230,13 @@ def model_identity(spec: str, *, image: bool = False) -> str:
     replica appended later keeps the identity). A string that is not a provider spec (an
     imported player such as ``llava-7b``, ``reference``, ``human:...``, ``submission/x``) is
     returned unchanged; a provider spec with an unknown or malformed option raises
-    RegistryError."""
-    providers = IMAGE_PROVIDERS if image else CHAT_PROVIDERS
+    RegistryError. ``providers``: as for :func:`resolve_spec`."""
+    providers = CHAT_PROVIDERS if providers is None else providers
     provider, sep, name = spec.partition("?")[0].partition("/")
-    if provider not in providers or (not sep and provider != "procedural") or (sep and not name):
+    entry = providers.get(provider)
+    if entry is None or (not sep and not entry.nameless) or (sep and not name):
         return spec
-    return resolve_spec(spec, image=image)
+    return resolve_spec(spec, providers)
 
 
 def generation_options(spec: str) -> dict[str, str]:
@@ -249,7 +254,16 @@ def _generation_only(options: Mapping[str, str]) -> dict[str, str]:
     }
 
 
-def _load(spec: str, providers: Mapping[str, _Provider], options: Mapping[str, Any]) -> Any:
+def load_model(spec: str, providers: ProviderTable, **options: Any) -> Any:
+    """The model ``spec`` names in the registry ``providers``, built by its provider module's
+    ``create(name, options)`` with every option checked, and its ``spec`` set to its identity.
+    Raises RegistryError (or the provider's ProviderError) with a fix-it message."""
+    return _load(spec, providers, options)[0]
+
+
+def _load(
+    spec: str, providers: ProviderTable, options: Mapping[str, Any]
+) -> tuple[Any, dict[str, str]]:
     parsed, merged = _resolved(spec, providers, options)
     provider = providers[parsed.provider]
     if is_text_digest(merged.get("system", "")):
@@ -268,16 +282,11 @@ def _load(spec: str, providers: Mapping[str, _Provider], options: Mapping[str, A
     model = module.create(parsed.name, merged)
     # The registry owns identity: every stored row is keyed by it (see model_identity).
     model.spec = _identity(parsed, provider, merged)
-    if providers is CHAT_PROVIDERS:  # what ModelClient applies to each call (generation_options)
-        model.generation = _generation_only(merged)
-    return model
+    return model, merged
 
 
 def load_chat_model(spec: str, **options: Any) -> ChatModel:
     """A ChatModel for ``spec``. Raises RegistryError or ProviderError with a fix-it message."""
-    return cast("ChatModel", _load(spec, CHAT_PROVIDERS, options))
-
-
-def load_image_model(spec: str, **options: Any) -> TextToImage:
-    """A TextToImage model for ``spec`` (``procedural`` needs no name)."""
-    return cast("TextToImage", _load(spec, IMAGE_PROVIDERS, options))
+    model, merged = _load(spec, CHAT_PROVIDERS, options)
+    model.generation = _generation_only(merged)  # what ModelClient applies to each call
+    return cast("ChatModel", model)

@@ -12,7 +12,6 @@ output text that :class:`~lvlmbench.models.ModelClient` validates.
 from __future__ import annotations
 
 import base64
-import io
 import json
 import time
 from collections.abc import Mapping
@@ -29,6 +28,7 @@ from lvlmbench.models._http import (
     redact_json,
 )
 from lvlmbench.models._secrets import read_secret
+from lvlmbench.models.providers import error_payload, to_png
 from lvlmbench.types import (
     GenerationConfig,
     ImagePart,
@@ -54,25 +54,12 @@ _SPEND_CODES = frozenset({"enforced_spend_limit_reached"})
 _PAYMENT_HINT = "the account has no credit or reached its spend limit"
 
 
-def _to_png(data: bytes) -> bytes | None:
-    """``data`` re-encoded as PNG, or None when Pillow cannot read it."""
-    from PIL import Image, UnidentifiedImageError
-
-    try:
-        with Image.open(io.BytesIO(data)) as image:
-            buffer = io.BytesIO()
-            image.save(buffer, format="PNG")
-            return buffer.getvalue()
-    except (UnidentifiedImageError, OSError, ValueError):
-        return None
-
-
 def _image_block(part: ImagePart) -> dict[str, Any]:
     data, media_type = part.read_bytes(), part.media_type()
     if media_type not in _MEDIA_TYPES:
         # BMP, TIFF...: the API takes only four formats. Undecodable bytes go as they are and
         # the server's 400 records the item as failed.
-        converted = _to_png(data)
+        converted = to_png(data)
         if converted is not None:
             data, media_type = converted, "image/png"
     return {
@@ -119,21 +106,12 @@ def _json_tool(schema: dict[str, Any]) -> tuple[dict[str, Any], bool]:
     return tool, wrapped
 
 
-def _error_payload(response: HttpResponse) -> dict[str, Any]:
-    try:
-        body = response.json()
-    except (json.JSONDecodeError, UnicodeDecodeError):
-        return {}
-    error = body.get("error") if isinstance(body, dict) else None
-    return error if isinstance(error, dict) else {}
-
-
 def classify_anthropic(
     response: HttpResponse, what: str, unsupported: tuple[str, ...]
 ) -> ProviderError:
     """:func:`classify_response`, plus Anthropic's billing errors, which never heal by waiting."""
     error = classify_response(response, what, unsupported)
-    payload = _error_payload(response)
+    payload = error_payload(response)
     details = payload.get("details")
     code = details.get("error_code") if isinstance(details, dict) else None
     message = str(payload.get("message", "")).lower()

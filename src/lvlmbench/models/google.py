@@ -15,8 +15,6 @@ tracebacks and error messages.
 from __future__ import annotations
 
 import base64
-import io
-import json
 import re
 import time
 from collections.abc import Mapping
@@ -34,6 +32,7 @@ from lvlmbench.models._http import (
     redact_json,
 )
 from lvlmbench.models._secrets import read_secret
+from lvlmbench.models.providers import error_payload, to_png
 from lvlmbench.types import GenerationConfig, ImagePart, Message, ModelOutput, Status, Usage
 
 __all__ = ["GoogleChatModel", "classify_google", "create", "encode_messages"]
@@ -66,25 +65,12 @@ _OPENAPI_KEYS = frozenset({
 # fmt: on
 
 
-def _to_png(data: bytes) -> bytes | None:
-    """``data`` re-encoded as PNG, or None when Pillow cannot read it."""
-    from PIL import Image, UnidentifiedImageError
-
-    try:
-        with Image.open(io.BytesIO(data)) as image:
-            buffer = io.BytesIO()
-            image.save(buffer, format="PNG")
-            return buffer.getvalue()
-    except (UnidentifiedImageError, OSError, ValueError):
-        return None
-
-
 def _image_part(part: ImagePart) -> dict[str, Any]:
     data, media_type = part.read_bytes(), part.media_type()
     if media_type not in _MEDIA_TYPES:
         # GIF, BMP...: Gemini takes PNG/JPEG/WEBP/HEIC. Undecodable bytes go as they are and the
         # server's 400 records the item as failed.
-        converted = _to_png(data)
+        converted = to_png(data)
         if converted is not None:
             data, media_type = converted, "image/png"
     encoded = base64.b64encode(data).decode("ascii")
@@ -150,17 +136,6 @@ def _json_config(schema: dict[str, Any], mode: str) -> dict[str, Any]:
     return config
 
 
-def _error_payload(response: HttpResponse) -> dict[str, Any]:
-    try:
-        body = response.json()
-    except (json.JSONDecodeError, UnicodeDecodeError):
-        return {}
-    if isinstance(body, list) and body:  # some Google front ends wrap the error in a list
-        body = body[0]
-    error = body.get("error") if isinstance(body, dict) else None
-    return error if isinstance(error, dict) else {}
-
-
 def _retry_delay(details: list[Any]) -> float | None:
     """Seconds from a ``google.rpc.RetryInfo`` detail (``"24s"``, ``"1.5s"``), if any."""
     for detail in details:
@@ -195,7 +170,7 @@ def classify_google(
     comes back as 400 API_KEY_INVALID; it is re-labelled 401 so the run stops like elsewhere.
     """
     error = classify_response(response, what, unsupported)
-    payload = _error_payload(response)
+    payload = error_payload(response, unwrap_list=True)
     details = payload.get("details")
     details = details if isinstance(details, list) else []
     message = str(error.args[0])

@@ -1,0 +1,76 @@
+"""What a provider module (chat or text-to-image) builds on: the HTTP transport, error
+classification, secrets, the image back-ends' option tables, and the small helpers every
+provider needs once (PNG re-encoding, the error object of a JSON error body).
+
+Providers outside :mod:`lvlmbench.models` (the image back-ends) import these names from here,
+never from the private modules behind them.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+from typing import Any
+
+from lvlmbench.models._api import ErrorKind, ProviderError
+from lvlmbench.models._hf_batch import Batcher
+from lvlmbench.models._http import (
+    HttpClient,
+    HttpError,
+    HttpResponse,
+    classify_response,
+    post_json,
+    probe,
+    redact,
+    redact_json,
+)
+from lvlmbench.models._options import DIFFUSERS_OPTIONS, OPENAI_IMAGE_OPTIONS
+from lvlmbench.models._secrets import read_secret
+
+__all__ = [
+    "DIFFUSERS_OPTIONS",
+    "OPENAI_IMAGE_OPTIONS",
+    "Batcher",
+    "ErrorKind",
+    "HttpClient",
+    "HttpError",
+    "HttpResponse",
+    "ProviderError",
+    "classify_response",
+    "error_payload",
+    "post_json",
+    "probe",
+    "read_secret",
+    "redact",
+    "redact_json",
+    "to_png",
+]
+
+
+def to_png(data: bytes) -> bytes | None:
+    """``data`` re-encoded as PNG, or None when Pillow cannot read it."""
+    from PIL import Image, UnidentifiedImageError
+
+    try:
+        with Image.open(io.BytesIO(data)) as image:
+            buffer = io.BytesIO()
+            image.save(buffer, format="PNG")
+            return buffer.getvalue()
+    except (UnidentifiedImageError, OSError, ValueError):
+        return None
+
+
+def error_payload(response: HttpResponse, *, unwrap_list: bool = False) -> dict[str, Any]:
+    """The ``error`` object of a JSON error body (``{"error": {...}}``), or ``{}``.
+
+    ``unwrap_list``: the body may be a list holding that object first (some Google front ends
+    wrap the error so); other providers' list bodies carry no error object.
+    """
+    try:
+        body = response.json()
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        return {}
+    if unwrap_list and isinstance(body, list) and body:
+        body = body[0]
+    error = body.get("error") if isinstance(body, dict) else None
+    return error if isinstance(error, dict) else {}
