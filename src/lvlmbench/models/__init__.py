@@ -45,6 +45,7 @@ from lvlmbench.models._secrets import (
     register_secret,
 )
 from lvlmbench.models._structured import extract_json
+from lvlmbench.models._summary import RunSummary
 
 __all__ = [
     "CHAT_PROVIDERS",
@@ -69,6 +70,7 @@ __all__ = [
     "RetryHook",
     "RetryPolicy",
     "RunAborted",
+    "RunSummary",
     "Structured",
     "cache_key",
     "chat_cache_key",
