@@ -6,15 +6,7 @@ from __future__ import annotations
 import json
 
 from lvlmbench.images._api import ImageOutput, ImageRequest, TextToImage
-from lvlmbench.models import (
-    CallClient,
-    CircuitBreaker,
-    RetryHook,
-    RetryPolicy,
-    cache_key,
-    redact_text,
-)
-from lvlmbench.store import Store
+from lvlmbench.models import CallClient, cache_key, redact_text
 from lvlmbench.types import Status
 
 __all__ = ["ImageClient"]
@@ -25,27 +17,7 @@ class ImageClient(CallClient[TextToImage, ImageOutput]):
     the cache row keeps only their hash, so a re-run re-uses the file without a request."""
 
     kind = "image"
-
-    def __init__(
-        self,
-        model: TextToImage,
-        store: Store | None,
-        *,
-        concurrency: int = 4,
-        retry: RetryPolicy | None = None,
-        seed: int = 0,
-        on_retry: RetryHook | None = None,
-        breaker: CircuitBreaker | None = None,
-    ) -> None:
-        super().__init__(
-            model,
-            store,
-            concurrency=concurrency,
-            retry=retry,
-            seed=seed,
-            on_retry=on_retry,
-            breaker=breaker,
-        )
+    default_concurrency = 4
 
     def cache_key(self, request: ImageRequest) -> str:
         """The key this request is cached under."""

@@ -15,7 +15,7 @@ import random
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Awaitable, Callable, Mapping
-from typing import Any, Generic, Protocol, Self, TypeVar
+from typing import Any, ClassVar, Generic, Protocol, Self, TypeVar
 
 from lvlmbench.models._api import ProviderError
 from lvlmbench.models._cache import CallCache
@@ -106,15 +106,17 @@ class CallClient(ABC, Generic[ModelT, OutputT]):
     Only ok and refused outputs are cached: an error is retried on the next run, never replayed.
     """
 
-    kind: str
+    kind: ClassVar[str]
     """The cache rows' ``kind`` column (``chat``, ``image``)."""
+    default_concurrency: ClassVar[int]
+    """Calls in flight per replica when the caller names no ``concurrency``."""
 
     def __init__(
         self,
         model: ModelT,
         store: Store | None,
         *,
-        concurrency: int,
+        concurrency: int | None = None,
         retry: RetryPolicy | None = None,
         seed: int = 0,
         on_retry: RetryHook | None = None,
@@ -125,7 +127,8 @@ class CallClient(ABC, Generic[ModelT, OutputT]):
         self.replicas = int(getattr(model, "replica_count", 1))
         # ``concurrency`` is per replica (what each vLLM server is sized for): a model served by
         # several keeps that many calls in flight on each, the balancer spreading them.
-        self.concurrency = concurrency * self.replicas
+        per_replica = self.default_concurrency if concurrency is None else concurrency
+        self.concurrency = per_replica * self.replicas
         """Calls in flight at most, over all the model's replicas."""
         self.retry = retry or RetryPolicy()
         self.stats = CallStats()

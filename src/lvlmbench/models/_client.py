@@ -67,6 +67,7 @@ class ModelClient(CallClient[ChatModel, ModelOutput]):
     concurrency, retries, breaker), the spec's generation settings and token/cost accounting."""
 
     kind = "chat"
+    default_concurrency = DEFAULT_CONCURRENCY
 
     def __init__(
         self,

@@ -20,19 +20,21 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
-from lvlmbench.models._api import ErrorKind, ProviderError
-from lvlmbench.models._http import (
+from lvlmbench.models.providers import (
+    ErrorKind,
     HttpClient,
     HttpResponse,
+    ProviderError,
     classify_response,
+    error_payload,
     parse_retry_after,
     post_json,
     probe,
+    read_secret,
     redact,
     redact_json,
+    to_png,
 )
-from lvlmbench.models._secrets import read_secret
-from lvlmbench.models.providers import error_payload, to_png
 from lvlmbench.types import GenerationConfig, ImagePart, Message, ModelOutput, Status, Usage
 
 __all__ = ["GoogleChatModel", "classify_google", "create", "encode_messages"]

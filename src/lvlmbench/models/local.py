@@ -1,24 +1,6 @@
 """What a local (torch) back-end builds on: devices, dtypes, model directories and the option
-parsers they share. Needs torch: import it only from a provider that needs it."""
+parsers they share (the names of :mod:`lvlmbench.models._local`). Needs torch: import it only
+from a provider that needs it."""
 
-from lvlmbench.models._local import (
-    DTYPES,
-    load_error,
-    local_dir,
-    parse_bool,
-    parse_positive_int,
-    resolve_device,
-    resolve_dtype,
-    wants_ray,
-)
-
-__all__ = [
-    "DTYPES",
-    "load_error",
-    "local_dir",
-    "parse_bool",
-    "parse_positive_int",
-    "resolve_device",
-    "resolve_dtype",
-    "wants_ray",
-]
+from lvlmbench.models._local import *  # noqa: F403  (the public face of one private module)
+from lvlmbench.models._local import __all__ as __all__

@@ -1,20 +1,5 @@
-"""What a back-end served by Ray actors builds on (the ``ray=true`` option). Needs Ray: import
-it only when a spec asks for it."""
+"""What a back-end served by Ray actors builds on, for the ``ray=true`` option (the names of
+:mod:`lvlmbench.models._ray`). Needs Ray: import it only when a spec asks for it."""
 
-from lvlmbench.models._ray import (
-    ActorPoolRunner,
-    PoolActor,
-    RaySettings,
-    actor_options,
-    pool_failure,
-    ray_settings,
-)
-
-__all__ = [
-    "ActorPoolRunner",
-    "PoolActor",
-    "RaySettings",
-    "actor_options",
-    "pool_failure",
-    "ray_settings",
-]
+from lvlmbench.models._ray import *  # noqa: F403  (the public face of one private module)
+from lvlmbench.models._ray import __all__ as __all__
