@@ -35,8 +35,9 @@ from lvlmbench.models.providers import (
     post_json,
     probe,
     read_secret,
-    redact,
     redact_json,
+    require_key,
+    scrub_key,
 )
 from lvlmbench.types import Status
 
@@ -120,12 +121,12 @@ class OpenAITextToImage:
         self.send_seed = self.base_url != DEFAULT_BASE_URL if send_seed is None else send_seed
         self._api_key = read_secret(api_key_env)
         self._api_key_env = api_key_env
-        if self.base_url == DEFAULT_BASE_URL and not self._api_key:
-            raise ProviderError(
-                f"{self.spec}: no API key",
-                ErrorKind.FATAL,
-                hint=f"set {api_key_env}, or pass base_url=... for a local server",
-            )
+        require_key(
+            self.spec,
+            self._api_key,
+            hosted=self.base_url == DEFAULT_BASE_URL,
+            hint=f"set {api_key_env}, or pass base_url=... for a local server",
+        )
         self._client = HttpClient(timeout)
 
     def cache_identity(self) -> dict[str, object]:
@@ -229,10 +230,7 @@ class OpenAITextToImage:
 
     def _scrub(self, exc: ProviderError) -> ProviderError:
         """``exc`` without the key in its message, with hints that fit this provider."""
-        exc.args = (redact(str(exc.args[0]), [self._api_key]),)
-        if exc.status_code == 401:
-            exc.hint = f"check the API key in {self._api_key_env}"
-        return exc
+        return scrub_key(exc, self._api_key, self._api_key_env)
 
     async def check(self) -> None:
         """Preflight: GET {base_url}/models; a server without that route answers 404, which

@@ -27,8 +27,9 @@ from lvlmbench.models.providers import (
     post_json,
     probe,
     read_secret,
-    redact,
     redact_json,
+    require_key,
+    scrub_key,
     to_png,
 )
 from lvlmbench.types import (
@@ -141,12 +142,12 @@ class AnthropicChatModel:
         self.endpoint = self.base_url
         self._api_key = read_secret(api_key_env)
         self._api_key_env = api_key_env
-        if self.base_url == DEFAULT_BASE_URL and not self._api_key:
-            raise ProviderError(
-                f"{self.spec}: no API key",
-                ErrorKind.FATAL,
-                hint=f"set {api_key_env}, or pass base_url=... for a proxy that needs none",
-            )
+        require_key(
+            self.spec,
+            self._api_key,
+            hosted=self.base_url == DEFAULT_BASE_URL,
+            hint=f"set {api_key_env}, or pass base_url=... for a proxy that needs none",
+        )
         self._client = HttpClient(timeout)
 
     def cache_identity(self) -> dict[str, object]:
@@ -205,12 +206,8 @@ class AnthropicChatModel:
 
     def _scrub(self, exc: ProviderError) -> ProviderError:
         """``exc`` without the key in its message, with hints that fit this provider."""
-        exc.args = (redact(str(exc.args[0]), [self._api_key]),)
-        if exc.status_code == 401:
-            exc.hint = f"check the API key in {self._api_key_env}"
-        elif exc.status_code == 404:
-            exc.hint = "check the model name and that base_url does not end in /v1"
-        return exc
+        hint = "check the model name and that base_url does not end in /v1"
+        return scrub_key(exc, self._api_key, self._api_key_env, not_found_hint=hint)
 
     async def check(self) -> None:
         """Preflight: GET {base_url}/v1/models (any HTTP answer shows the server is up)."""

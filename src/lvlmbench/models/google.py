@@ -31,8 +31,9 @@ from lvlmbench.models.providers import (
     post_json,
     probe,
     read_secret,
-    redact,
     redact_json,
+    require_key,
+    scrub_key,
     to_png,
 )
 from lvlmbench.types import GenerationConfig, ImagePart, Message, ModelOutput, Status, Usage
@@ -218,13 +219,11 @@ class GoogleChatModel:
         if not self._api_key and api_key_env == DEFAULT_KEY_ENV:
             self._api_key_env = FALLBACK_KEY_ENV
             self._api_key = read_secret(FALLBACK_KEY_ENV)
-        if self.base_url == DEFAULT_BASE_URL and not self._api_key:
-            hint = f"set {api_key_env}"
-            if api_key_env == DEFAULT_KEY_ENV:
-                hint += f" (or {FALLBACK_KEY_ENV})"
-            raise ProviderError(
-                f"{self.spec}: no API key", ErrorKind.FATAL, hint=f"{hint}, or pass base_url=..."
-            )
+        hint = f"set {api_key_env}"
+        if api_key_env == DEFAULT_KEY_ENV:
+            hint += f" (or {FALLBACK_KEY_ENV})"
+        hosted = self.base_url == DEFAULT_BASE_URL
+        require_key(self.spec, self._api_key, hosted=hosted, hint=f"{hint}, or pass base_url=...")
         self._json_modes = [json_mode] if json_mode else list(JSON_MODES)
         self._client = HttpClient(timeout)
 
@@ -311,12 +310,10 @@ class GoogleChatModel:
 
     def _scrub(self, exc: ProviderError) -> ProviderError:
         """``exc`` without the key in its message, with hints that fit this provider."""
-        exc.args = (redact(str(exc.args[0]), [self._api_key]),)
-        if exc.status_code in (401, 403):
-            exc.hint = f"check the API key in {self._api_key_env}"
-        elif exc.status_code == 404:
-            exc.hint = "check the model name and that base_url does not end in /v1beta"
-        return exc
+        hint = "check the model name and that base_url does not end in /v1beta"
+        return scrub_key(
+            exc, self._api_key, self._api_key_env, auth_codes=(401, 403), not_found_hint=hint
+        )
 
     async def check(self) -> None:
         """Preflight: GET {base_url}/v1beta/models (any HTTP answer shows the server is up)."""

@@ -45,8 +45,35 @@ __all__ = [
     "read_secret",
     "redact",
     "redact_json",
+    "require_key",
+    "scrub_key",
     "to_png",
 ]
+
+
+def require_key(spec: str, key: str, *, hosted: bool, hint: str) -> None:
+    """Raise the FATAL "no API key" error of ``spec`` when it calls the provider's own hosted
+    API (``hosted``) without a key; a local or proxy endpoint may need none."""
+    if hosted and not key:
+        raise ProviderError(f"{spec}: no API key", ErrorKind.FATAL, hint=hint)
+
+
+def scrub_key(
+    exc: ProviderError,
+    key: str,
+    key_env: str,
+    *,
+    auth_codes: tuple[int, ...] = (401,),
+    not_found_hint: str | None = None,
+) -> ProviderError:
+    """``exc`` without the key in its message, with a hint naming where the key comes from
+    (an ``auth_codes`` status) or what a 404 means for this provider."""
+    exc.args = (redact(str(exc.args[0]), [key]),)
+    if exc.status_code in auth_codes:
+        exc.hint = f"check the API key in {key_env}"
+    elif not_found_hint is not None and exc.status_code == 404:
+        exc.hint = not_found_hint
+    return exc
 
 
 def to_png(data: bytes) -> bytes | None:
