@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 import lvlmbench.baselines  # noqa: F401  (registers baseline/...)
+from lvlmbench.images import image_identity, load_image_model
 from lvlmbench.models import (
     RegistryError,
     display_names,
@@ -13,7 +14,6 @@ from lvlmbench.models import (
     model_identity,
     parse_spec,
 )
-from lvlmbench.models._registry import load_image_model
 
 
 @pytest.fixture(autouse=True)
@@ -131,9 +131,9 @@ def test_keyword_options_are_checked_too() -> None:
 
 
 def test_image_providers_have_their_own_options() -> None:
-    assert model_identity("openai/dall-e?size=512X512 ", image=True) == "openai/dall-e?size=512x512"
-    assert model_identity("diffusers/p?steps=30&guidance=7.5", image=True) == "diffusers/p"
-    assert model_identity("procedural", image=True) == "procedural"
+    assert image_identity("openai/dall-e?size=512X512 ") == "openai/dall-e?size=512x512"
+    assert image_identity("diffusers/p?steps=30&guidance=7.5") == "diffusers/p"
+    assert image_identity("procedural") == "procedural"
     with pytest.raises(RegistryError, match="unknown option 'size' for openai/"):
         model_identity("openai/m?size=512x512")  # a chat model takes no size
     with pytest.raises(RegistryError, match=r"procedural/; valid options: none"):

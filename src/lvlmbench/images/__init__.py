@@ -2,14 +2,16 @@
 
 from lvlmbench.images._api import ImageOutput, ImageRequest, TextToImage
 from lvlmbench.images._client import ImageClient
+from lvlmbench.images._registry import IMAGE_PROVIDERS, image_identity, load_image_model
 from lvlmbench.images.compose import concatenate
-from lvlmbench.models._registry import load_image_model
 
 __all__ = [
+    "IMAGE_PROVIDERS",
     "ImageClient",
     "ImageOutput",
     "ImageRequest",
     "TextToImage",
     "concatenate",
+    "image_identity",
     "load_image_model",
 ]

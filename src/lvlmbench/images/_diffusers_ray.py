@@ -1,7 +1,7 @@
 """``diffusers/…?ray=true``: the diffusers back-end run by actors on a Ray cluster.
 
-Concurrent requests are gathered into chunks (:class:`~lvlmbench.models._hf_batch.Batcher`) and a
-chunk runs on the actor pool of :mod:`lvlmbench.models._ray`: each actor holds the pipeline on
+Concurrent requests are gathered into chunks (:class:`~lvlmbench.models.providers.Batcher`) and a
+chunk runs on the actor pool of :mod:`lvlmbench.models.ray_actors`: each actor holds the pipeline on
 ``num_gpus`` GPUs and renders its rows one at a time with the code
 :class:`~lvlmbench.images.diffusers.DiffusersTextToImage` uses locally, seeded the same way, so a
 request gives the same picture with or without Ray and the cache identity is shared.
@@ -17,9 +17,9 @@ from typing import Any
 
 from lvlmbench.images._api import ImageOutput, ImageRequest
 from lvlmbench.images.diffusers import DiffusersTextToImage
-from lvlmbench.models._api import ProviderError
-from lvlmbench.models._hf_batch import Batcher
-from lvlmbench.models._ray import ActorPoolRunner, PoolActor, RaySettings, actor_options
+from lvlmbench.models import ProviderError
+from lvlmbench.models.providers import Batcher
+from lvlmbench.models.ray_actors import ActorPoolRunner, PoolActor, RaySettings, actor_options
 
 __all__ = ["RayDiffusersTextToImage"]
 

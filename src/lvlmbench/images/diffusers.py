@@ -25,8 +25,8 @@ import diffusers
 import torch
 
 from lvlmbench.images._api import ImageOutput, ImageRequest
-from lvlmbench.models._api import ErrorKind, ProviderError
-from lvlmbench.models._local import (
+from lvlmbench.models import ErrorKind, ProviderError
+from lvlmbench.models.local import (
     DTYPES,
     load_error,
     local_dir,
@@ -209,7 +209,7 @@ def create(name: str, options: Mapping[str, str]) -> DiffusersTextToImage:
     try:
         # Same package, imported only when asked for: Ray is an optional extra.
         from lvlmbench.images._diffusers_ray import RayDiffusersTextToImage
-        from lvlmbench.models._ray import ray_settings
+        from lvlmbench.models.ray_actors import ray_settings
     except ImportError as exc:
         raise ValueError(
             f"option ray=true needs Ray ({exc.name} missing): pip install 'lvlmbench[ray]'"

@@ -18,25 +18,27 @@ from __future__ import annotations
 import base64
 import binascii
 import io
-import json
 import re
 import time
 from collections.abc import Mapping
 from typing import Any
 
 from lvlmbench.images._api import ImageOutput, ImageRequest
-from lvlmbench.models._api import ErrorKind, ProviderError
-from lvlmbench.models._http import (
+from lvlmbench.models.providers import (
+    ErrorKind,
     HttpClient,
     HttpError,
     HttpResponse,
+    ProviderError,
     classify_response,
+    error_payload,
     post_json,
     probe,
-    redact,
+    read_secret,
     redact_json,
+    require_key,
+    scrub_key,
 )
-from lvlmbench.models._secrets import read_secret
 from lvlmbench.types import Status
 
 __all__ = ["OpenAITextToImage", "classify_images", "create"]
@@ -52,21 +54,12 @@ class _Refused(ProviderError):
     """A content-policy rejection; :meth:`OpenAITextToImage.generate` turns it into a value."""
 
 
-def _error_payload(response: HttpResponse) -> dict[str, Any]:
-    try:
-        body = response.json()
-    except (json.JSONDecodeError, UnicodeDecodeError):
-        return {}
-    error = body.get("error") if isinstance(body, dict) else None
-    return error if isinstance(error, dict) else {}
-
-
 def classify_images(
     response: HttpResponse, what: str, unsupported: tuple[str, ...]
 ) -> ProviderError:
     """:func:`classify_response`, except that content-policy codes become :class:`_Refused`."""
     error = classify_response(response, what, unsupported)
-    if _error_payload(response).get("code") in _REFUSAL_CODES:
+    if error_payload(response).get("code") in _REFUSAL_CODES:
         return _Refused(str(error.args[0]), ErrorKind.FATAL, status_code=response.status_code)
     return error
 
@@ -128,12 +121,12 @@ class OpenAITextToImage:
         self.send_seed = self.base_url != DEFAULT_BASE_URL if send_seed is None else send_seed
         self._api_key = read_secret(api_key_env)
         self._api_key_env = api_key_env
-        if self.base_url == DEFAULT_BASE_URL and not self._api_key:
-            raise ProviderError(
-                f"{self.spec}: no API key",
-                ErrorKind.FATAL,
-                hint=f"set {api_key_env}, or pass base_url=... for a local server",
-            )
+        require_key(
+            self.spec,
+            self._api_key,
+            hosted=self.base_url == DEFAULT_BASE_URL,
+            hint=f"set {api_key_env}, or pass base_url=... for a local server",
+        )
         self._client = HttpClient(timeout)
 
     def cache_identity(self) -> dict[str, object]:
@@ -237,10 +230,7 @@ class OpenAITextToImage:
 
     def _scrub(self, exc: ProviderError) -> ProviderError:
         """``exc`` without the key in its message, with hints that fit this provider."""
-        exc.args = (redact(str(exc.args[0]), [self._api_key]),)
-        if exc.status_code == 401:
-            exc.hint = f"check the API key in {self._api_key_env}"
-        return exc
+        return scrub_key(exc, self._api_key, self._api_key_env)
 
     async def check(self) -> None:
         """Preflight: GET {base_url}/models; a server without that route answers 404, which

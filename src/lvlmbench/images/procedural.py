@@ -12,7 +12,7 @@ from collections.abc import Mapping
 
 from lvlmbench._workers import preload_in_workers, run_cpu
 from lvlmbench.images._api import ImageOutput, ImageRequest
-from lvlmbench.models._api import ErrorKind, ProviderError
+from lvlmbench.models import ErrorKind, ProviderError
 from lvlmbench.scenes import RENDERER_VERSION, SceneError, render_png, validate_scene
 
 __all__ = ["ProceduralRenderer", "create"]

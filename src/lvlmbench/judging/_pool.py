@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import TypeVar
 
 from lvlmbench._concurrency import BatchWriter, drain
-from lvlmbench.models import ModelClient
+from lvlmbench.models import ModelClient, RunSummary
 from lvlmbench.runner import drain_leased
 from lvlmbench.store import Leases, Store, judgment_id, put_judgments
 from lvlmbench.store import _schema as tables
@@ -27,45 +27,20 @@ ProgressHook = Callable[[int, int], None]
 J = TypeVar("J")
 
 
-@dataclass
-class JudgeRunSummary:
+@dataclass(kw_only=True)
+class JudgeRunSummary(RunSummary):
     """What one judge run did. A unit is one judge call (one presentation order)."""
 
     judge: str
     protocol: str
     benchmark: str
-    total: int = 0
-    """Units planned (including those done before)."""
-    skipped: int = 0
-    """Units finished in an earlier run (not asked again)."""
-    ok: int = 0
-    unparseable: int = 0
-    """Replies with no readable verdict/score: stored, counted, never scored."""
-    refused: int = 0
-    failed: int = 0
-    """Calls that failed (errors): stored as error, asked again on the next run."""
     missing: int = 0
     """Units that could not be built: an answer (or caption/reference) is missing."""
-    wall_s: float = 0.0
-    requests: int = 0
-    cache_hits: int = 0
     warnings: list[str] = field(default_factory=list)
-    reasons: dict[str, int] = field(default_factory=dict)
 
-    def tally(self, judgment: Judgment) -> None:
+    def tally_judgment(self, judgment: Judgment) -> None:
         """Count one finished unit."""
-        status = judgment.status
-        if status is Status.OK:
-            self.ok += 1
-            return
-        if status is Status.UNPARSEABLE:
-            self.unparseable += 1
-        elif status is Status.REFUSED:
-            self.refused += 1
-        else:
-            self.failed += 1
-        reason = (judgment.reason or status.value)[:120]
-        self.reasons[reason] = self.reasons.get(reason, 0) + 1
+        self.tally(judgment.status, judgment.reason)
 
 
 def done_judgments(store: Store, judge: str, protocol: str) -> set[str]:
@@ -107,7 +82,7 @@ async def run_jobs(
     async def judge(job: J) -> None:
         nonlocal finished
         judgment = await judge_one(job)
-        summary.tally(judgment)
+        summary.tally_judgment(judgment)
         writer.add(judgment)
         finished += 1
         if on_progress is not None:

@@ -1,9 +1,12 @@
 """Chat models (examinees, examiners, judges) behind one async interface.
 
-Every call goes through :class:`ModelClient`: cache, per-endpoint concurrency, retries, costs.
+Every call goes through :class:`ModelClient` (a :class:`CallClient`, which the image client
+specialises too): cache, per-endpoint concurrency, retries, costs. Provider modules build on
+:mod:`lvlmbench.models.providers`.
 """
 
 from lvlmbench.models._api import ChatModel, ErrorKind, ProviderError
+from lvlmbench.models._call import CallClient, CalledModel, CallOutput
 from lvlmbench.models._client import ModelClient, RunAborted, Structured, preflight
 from lvlmbench.models._display import display_name, display_names
 from lvlmbench.models._generation import (
@@ -18,20 +21,23 @@ from lvlmbench.models._policy import (
     CallStats,
     CircuitBreaker,
     RetryEvent,
+    RetryHook,
     RetryPolicy,
+    cache_key,
     chat_cache_key,
 )
 from lvlmbench.models._registry import (
     CHAT_PROVIDERS,
-    IMAGE_PROVIDERS,
     ModelSpec,
+    Provider,
+    ProviderTable,
     RegistryError,
     generation_options,
     load_chat_model,
+    load_model,
     model_identity,
     parse_spec,
     register_chat_provider,
-    register_image_provider,
     resolve_spec,
 )
 from lvlmbench.models._secrets import (
@@ -41,26 +47,34 @@ from lvlmbench.models._secrets import (
     register_secret,
 )
 from lvlmbench.models._structured import extract_json
+from lvlmbench.models._summary import RunSummary
 
 __all__ = [
     "CHAT_PROVIDERS",
     "DEFAULT_CONCURRENCY",
     "EXAMINEE_MAX_TOKENS",
-    "IMAGE_PROVIDERS",
+    "CallClient",
+    "CallOutput",
     "CallStats",
+    "CalledModel",
     "ChatModel",
     "CircuitBreaker",
     "ErrorKind",
     "GenerationSettings",
     "ModelClient",
     "ModelSpec",
+    "Provider",
     "ProviderError",
+    "ProviderTable",
     "RedactingFilter",
     "RegistryError",
     "RetryEvent",
+    "RetryHook",
     "RetryPolicy",
     "RunAborted",
+    "RunSummary",
     "Structured",
+    "cache_key",
     "chat_cache_key",
     "display_name",
     "display_names",
@@ -69,13 +83,13 @@ __all__ = [
     "install_log_redaction",
     "is_truncated",
     "load_chat_model",
+    "load_model",
     "model_identity",
     "parse_param",
     "parse_spec",
     "preflight",
     "redact_text",
     "register_chat_provider",
-    "register_image_provider",
     "register_secret",
     "resolve_spec",
     "spec_with_settings",

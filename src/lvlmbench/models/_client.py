@@ -1,31 +1,22 @@
-"""The one wrapper every chat call goes through: cache, concurrency, retries, accounting."""
+"""The client every chat call goes through: :class:`~lvlmbench.models._call.CallClient`'s
+cache, concurrency and retries, plus generation settings, accounting and structured output."""
 
 from __future__ import annotations
 
-import asyncio
 import json
-import logging
-import random
-import time
 from dataclasses import dataclass
 from typing import Generic, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from lvlmbench.models._api import ChatModel, ProviderError
-from lvlmbench.models._cache import CallCache
+from lvlmbench.models._api import ChatModel
+from lvlmbench.models._call import CallClient, RunAborted, log_retry, preflight
 from lvlmbench.models._generation import GenerationSettings
 from lvlmbench.models._policy import (
     DEFAULT_CONCURRENCY,
-    CallStats,
     CircuitBreaker,
-    EndpointLimiter,
-    RetryEvent,
     RetryHook,
     RetryPolicy,
-    aborts_run,
-    breaker_threshold,
-    call_with_retries,
     chat_cache_key,
 )
 from lvlmbench.models._secrets import redact_data, redact_text
@@ -34,15 +25,17 @@ from lvlmbench.prompts import render_prompt
 from lvlmbench.store import Store
 from lvlmbench.types import GenerationConfig, Message, ModelOutput, Status, Usage
 
-__all__ = ["ModelClient", "RunAborted", "Structured", "preflight", "redact_output"]
+__all__ = [
+    "ModelClient",
+    "RunAborted",
+    "Structured",
+    "log_retry",
+    "preflight",
+    "redact_output",
+]
 
-log = logging.getLogger(__name__)
 M = TypeVar("M", bound=BaseModel)
 _DEFAULT_CONFIG = GenerationConfig()  # frozen: one instance serves every call without a config
-
-
-class RunAborted(RuntimeError):
-    """A failure that every later call would hit too (bad key, unknown model, server down)."""
 
 
 def redact_output(output: ModelOutput) -> ModelOutput:
@@ -57,33 +50,6 @@ def redact_output(output: ModelOutput) -> ModelOutput:
     return output.model_copy(update=update)
 
 
-async def preflight(model: object) -> None:
-    """Check once, before a run, that ``model``'s endpoint accepts connections, through the
-    model's optional ``async def check()`` (models without an endpoint have none).
-
-    Raises RunAborted with one line naming the URL and the cause when it does not.
-    """
-    check = getattr(model, "check", None)
-    if check is None:
-        return
-    try:
-        await check()
-    except ProviderError as exc:
-        raise RunAborted(redact_text(str(exc))) from None
-
-
-def log_retry(spec: str, event: RetryEvent) -> None:
-    """Log one retry at INFO (shown under ``lvlmbench -v``)."""
-    log.info(
-        "%s: retry %d/%d in %.1f s: %s",
-        spec,
-        event.attempt,
-        event.max_retries,
-        event.wait_s,
-        redact_text(event.reason),
-    )
-
-
 @dataclass(frozen=True)
 class Structured(Generic[M]):
     """A structured-output call: the validated value, or why there is none."""
@@ -96,12 +62,12 @@ class Structured(Generic[M]):
     """Model calls made, re-asks included (cache hits count too)."""
 
 
-class ModelClient:
-    """Wraps a :class:`ChatModel` with the store cache, a per-endpoint concurrency limit,
-    retries with backoff that honour Retry-After, and token/cost accounting.
+class ModelClient(CallClient[ChatModel, ModelOutput]):
+    """Wraps a :class:`ChatModel` with the :class:`CallClient` wiring (cache, per-endpoint
+    concurrency, retries, breaker), the spec's generation settings and token/cost accounting."""
 
-    Only ok and refused outputs are cached: an error is retried on the next run, never replayed.
-    """
+    kind = "chat"
+    default_concurrency = DEFAULT_CONCURRENCY
 
     def __init__(
         self,
@@ -115,75 +81,43 @@ class ModelClient:
         on_retry: RetryHook | None = None,
         breaker: CircuitBreaker | None = None,
     ) -> None:
-        self.model = model
-        self.store = store
-        self.replicas = int(getattr(model, "replica_count", 1))
-        # ``concurrency`` is per replica (what each vLLM server is sized for): a model served by
-        # several keeps that many calls in flight on each, the balancer spreading them.
-        self.concurrency = concurrency * self.replicas
-        """Calls in flight at most, over all the model's replicas."""
-        self.retry = retry or RetryPolicy()
+        super().__init__(
+            model,
+            store,
+            concurrency=concurrency,
+            retry=retry,
+            seed=seed,
+            on_retry=on_retry,
+            breaker=breaker,
+        )
         self.price_per_mtok = price_per_mtok
-        self.stats = CallStats()
-        self.on_retry = on_retry
-        """Called with each retry about to be made (the CLI's status line); may be set later."""
-        self.breaker = breaker or CircuitBreaker(breaker_threshold(self.concurrency))
-        self._rng = random.Random(seed)
-        self._identity = model.cache_identity()
         # The spec's generation settings (evaluate --temperature ...), applied to every call;
         # they are in the model's identity too, so its stored rows never mix settings.
         self.settings = GenerationSettings.from_options(getattr(model, "generation", None) or {})
-        # A model may opt out (``cacheable = False``) when answering costs less than a cache
-        # lookup and is deterministic anyway: the baselines. Runner responses still resume.
-        use_cache = store is not None and bool(getattr(model, "cacheable", True))
-        self._cache = CallCache(store) if use_cache and store is not None else None
-        # Identical calls already in flight: a second caller awaits the first instead of paying.
-        self._inflight: dict[str, asyncio.Future[ModelOutput]] = {}
-
-    @property
-    def spec(self) -> str:
-        """The wrapped model's spec."""
-        return self.model.spec
-
-    async def check(self) -> None:
-        """The preflight: raises RunAborted within seconds when the endpoint refuses
-        connections (closed port, unknown host, invalid URL). Call it once before a run."""
-        await preflight(self.model)
-
-    def _retried(self, event: RetryEvent) -> None:
-        log_retry(self.model.spec, event)
-        if self.on_retry is not None:
-            self.on_retry(event)
 
     def cache_key(self, messages: list[Message], config: GenerationConfig) -> str:
         """The key this call is cached under."""
         return chat_cache_key(self._identity, messages, config)
 
-    async def _cached(self, key: str) -> ModelOutput | None:
-        if self._cache is None:
-            return None
-        found = await self._cache.get(key)
-        if found is None:
-            return None
+    def _decode(self, stored: str) -> ModelOutput:
         # Masked again: a row written before its key was masked (an older store) must not
         # carry the key into a new response.
-        output = redact_output(ModelOutput.model_validate_json(found))
-        return output.model_copy(update={"cached": True, "attempts": 0})
+        return redact_output(ModelOutput.model_validate_json(stored))
 
-    async def _remember(self, key: str, output: ModelOutput) -> None:
-        if self._cache is None or output.status not in (Status.OK, Status.REFUSED):
-            return
-        await self._cache.put(
-            {
-                "key": key,
-                "kind": "chat",
-                "spec": self.model.spec,
-                "output": output.model_dump_json(),
-                "input_tokens": output.usage.input_tokens,
-                "output_tokens": output.usage.output_tokens,
-                "created_at": time.time(),
-            }
-        )
+    def _encode(self, output: ModelOutput) -> str:
+        return output.model_dump_json()
+
+    def _tokens(self, output: ModelOutput) -> tuple[int, int]:
+        return output.usage.input_tokens, output.usage.output_tokens
+
+    def _failed(self, reason: str) -> ModelOutput:
+        return ModelOutput(status=Status.ERROR, reason=reason)
+
+    def _finished(self, output: ModelOutput, attempts: int) -> ModelOutput:
+        output = redact_output(output)
+        if output.attempts != attempts:  # a copy costs as much as the accounting below
+            output = output.model_copy(update={"attempts": attempts})
+        return output
 
     def call_key(self, messages: list[Message], config: GenerationConfig | None = None) -> str:
         """The key :meth:`generate` caches this call under (``config`` None: the default), the
@@ -214,63 +148,9 @@ class ModelClient:
         failures that will not heal for any later call either.
         """
         key = self.call_key(messages, config)
-        config = self.settings.apply(config or _DEFAULT_CONFIG)
-        messages = self.settings.messages(messages)
-        hit = await self._cached(key)
-        if hit is not None:
-            self.stats.cache_hits += 1
-            return hit
-        if key in self._inflight:
-            self.stats.cache_hits += 1
-            shared = await asyncio.shield(self._inflight[key])
-            return shared.model_copy(update={"cached": True, "attempts": 0})
-        future: asyncio.Future[ModelOutput] = asyncio.get_running_loop().create_future()
-        self._inflight[key] = future
-        try:
-            output = await self._call(key, messages, config)
-        except Exception as exc:
-            future.set_exception(exc)
-            future.exception()  # mark retrieved: nobody else may be waiting
-            raise
-        except BaseException:
-            future.cancel()
-            raise
-        finally:
-            del self._inflight[key]
-        future.set_result(output)
-        return output
-
-    async def _call(
-        self, key: str, messages: list[Message], config: GenerationConfig
-    ) -> ModelOutput:
-        async with EndpointLimiter.get(self.model.endpoint, self.concurrency):
-            if self.breaker.tripped_by is not None:  # tripped while this call waited its turn
-                raise RunAborted(redact_text(self.breaker.message(self.model.spec)))
-            try:
-                output, attempts = await call_with_retries(
-                    lambda: self.model.generate(messages, config),
-                    self.retry,
-                    self.stats,
-                    self._rng,
-                    on_retry=self._retried,
-                )
-            except ProviderError as exc:
-                self.stats.failures += 1
-                if aborts_run(exc):
-                    raise RunAborted(redact_text(str(exc))) from None
-                if self.breaker.record_failure(exc):
-                    raise RunAborted(redact_text(self.breaker.message(self.model.spec))) from None
-                return ModelOutput(status=Status.ERROR, reason=redact_text(str(exc)))
-            self.breaker.record_success()
-            # Masked before anything keeps it: the cache row, the response, the report.
-            output = redact_output(output)
-            if output.attempts != attempts:  # a copy costs as much as the accounting below
-                output = output.model_copy(update={"attempts": attempts})
-            self._account(output)
-            # Still holding the endpoint slot: the next call starts only once this one's cache
-            # row is committed, so a run that aborts on that next call keeps this answer.
-            await self._remember(key, output)
-        return output
+        applied = self.settings.apply(config or _DEFAULT_CONFIG)
+        sent = self.settings.messages(messages)
+        return await self._through(key, lambda: self.model.generate(sent, applied))
 
     async def generate_json(
         self,
@@ -305,12 +185,6 @@ class ModelClient:
                 ),
             ]
         return Structured(None, output, Status.UNPARSEABLE, reason, max_reasks + 1)
-
-    async def aclose(self) -> None:
-        """Commit cache rows still waiting for their batch, and close the wrapped model."""
-        if self._cache is not None:
-            self._cache.flush()
-        await self.model.aclose()
 
 
 def _short_error(exc: Exception) -> str:

@@ -11,8 +11,9 @@ that are not at their default, so one model name on two endpoints is two examine
 
 Providers are registered, never looked for: the built-in ones of this package are named by
 module (imported on first use, so an extra's absence only matters when its provider is used);
-a package above ``models`` hands its factory in with :func:`register_chat_provider` or
-:func:`register_image_provider` when it is imported, so the registry never imports upwards.
+a package above ``models`` hands its factory in with :func:`register_chat_provider` when it
+is imported, so the registry never imports upwards. Text-to-image providers have their own
+registry in :mod:`lvlmbench.images` (a :data:`ProviderTable` used with :func:`load_model`).
 A provider may be *declared* here (name and options, so identities and option checks never
 depend on what was imported) and implemented above: ``baseline/...`` is declared here and
 implemented by :mod:`lvlmbench.baselines`, which :mod:`lvlmbench.runner` imports (so the CLI,
@@ -33,12 +34,10 @@ from urllib.parse import parse_qsl, urlencode
 from lvlmbench.models._options import (
     ANTHROPIC_OPTIONS,
     BASELINE_OPTIONS,
-    DIFFUSERS_OPTIONS,
     GENERATION_OPTIONS,
     GOOGLE_CHAT_OPTIONS,
     HF_OPTIONS,
     OPENAI_CHAT_OPTIONS,
-    OPENAI_IMAGE_OPTIONS,
     PARAM_PREFIX,
     Option,
     OptionError,
@@ -48,23 +47,23 @@ from lvlmbench.models._options import (
 )
 
 if TYPE_CHECKING:
-    from lvlmbench.images._api import TextToImage
     from lvlmbench.models._api import ChatModel
 
 __all__ = [
     "CHAT_PROVIDERS",
-    "IMAGE_PROVIDERS",
     "ModelSpec",
+    "Provider",
+    "ProviderTable",
     "RegistryError",
     "generation_options",
     "load_chat_model",
-    "load_image_model",
+    "load_model",
     "model_identity",
     "parse_spec",
     "register_chat_provider",
-    "register_image_provider",
     "resolve_spec",
 ]
+
 
 ProviderFactory = Callable[[str, Mapping[str, str]], Any]
 """``factory(name, options)``: the model for ``provider/name`` with canonical options."""
@@ -76,16 +75,22 @@ class RegistryError(ValueError):
 
 
 @dataclass(frozen=True)
-class _Provider:
+class Provider:
+    """One provider of a registry: the module that builds its models (``create(name,
+    options)``) or its registered factory, the extra it needs and the options it takes."""
+
     module: str | None
-    """Module inside this package whose ``create(name, options)`` builds the model, imported on
-    first use (None: the provider is registered with a factory, or only declared)."""
+    """Module whose ``create(name, options)`` builds the model, imported on first use (None:
+    the provider is registered with a factory, or only declared)."""
     extra: str | None
     """pip extra that brings this provider's dependencies (None: core)."""
     options: Mapping[str, Option] = field(default_factory=dict)
     """Every option the provider takes; anything else is refused."""
     name_prefix: str = ""
     """A prefix of the model name that names nothing (``google/models/x`` is ``google/x``)."""
+    nameless: bool = False
+    """One model with no name: the spec is the provider alone (``procedural``), and a name
+    after a slash is a label the identity leaves out."""
     factory: ProviderFactory | None = None
     """The registered factory (see :func:`register_chat_provider`)."""
     provided_by: str | None = None
@@ -105,26 +110,22 @@ class _Provider:
         return found
 
 
-CHAT_PROVIDERS: dict[str, _Provider] = {
-    "openai": _Provider("lvlmbench.models.openai", None, OPENAI_CHAT_OPTIONS),
-    "anthropic": _Provider("lvlmbench.models.anthropic", None, ANTHROPIC_OPTIONS),
-    "google": _Provider("lvlmbench.models.google", None, GOOGLE_CHAT_OPTIONS, "models/"),
-    "hf": _Provider("lvlmbench.models.hf", "hf", HF_OPTIONS),
+CHAT_PROVIDERS: dict[str, Provider] = {
+    "openai": Provider("lvlmbench.models.openai", None, OPENAI_CHAT_OPTIONS),
+    "anthropic": Provider("lvlmbench.models.anthropic", None, ANTHROPIC_OPTIONS),
+    "google": Provider("lvlmbench.models.google", None, GOOGLE_CHAT_OPTIONS, "models/"),
+    "hf": Provider("lvlmbench.models.hf", "hf", HF_OPTIONS),
     # Declared only: the baselines read the benchmark's choice prompts, so they live above
     # models, in lvlmbench.baselines, which registers the factory when imported.
-    "baseline": _Provider(None, None, BASELINE_OPTIONS, provided_by="lvlmbench.baselines"),
+    "baseline": Provider(None, None, BASELINE_OPTIONS, provided_by="lvlmbench.baselines"),
 }
-# The image providers live in lvlmbench.images: they move to register_image_provider with the
-# image registry (issue 16's call-client step); until then they are named by module here.
-IMAGE_PROVIDERS: dict[str, _Provider] = {
-    "procedural": _Provider("lvlmbench.images.procedural", None),
-    "diffusers": _Provider("lvlmbench.images.diffusers", "diffusers", DIFFUSERS_OPTIONS),
-    "openai": _Provider("lvlmbench.images.openai", None, OPENAI_IMAGE_OPTIONS),
-}
+ProviderTable = Mapping[str, Provider]
+"""A registry: provider name -> :class:`Provider` (``CHAT_PROVIDERS``; ``lvlmbench.images``
+keeps the text-to-image one)."""
 
 
 def _register(
-    providers: dict[str, _Provider],
+    providers: dict[str, Provider],
     kind: str,
     name: str,
     factory: ProviderFactory,
@@ -142,7 +143,7 @@ def _register(
     if known is not None:
         providers[name] = replace(known, factory=factory, extra=extra or known.extra)
     else:
-        providers[name] = _Provider(None, extra, dict(options or {}), factory=factory)
+        providers[name] = Provider(None, extra, dict(options or {}), factory=factory)
 
 
 def _same(a: ProviderFactory, b: ProviderFactory) -> bool:
@@ -166,17 +167,6 @@ def register_chat_provider(
     no-op. ``extra`` is the pip extra that brings the provider's dependencies (recorded with
     it; a missing one already fails the registering package's own import)."""
     _register(CHAT_PROVIDERS, "chat", name, factory, extra, options)
-
-
-def register_image_provider(
-    name: str,
-    factory: ProviderFactory,
-    *,
-    extra: str | None = None,
-    options: Mapping[str, Option] | None = None,
-) -> None:
-    """:func:`register_chat_provider` for text-to-image providers (``load_image_model``)."""
-    _register(IMAGE_PROVIDERS, "image", name, factory, extra, options)
 
 
 @dataclass(frozen=True)
@@ -210,7 +200,8 @@ def parse_spec(spec: str, providers: Mapping[str, Any] | None = None) -> ModelSp
     known = providers if providers is not None else CHAT_PROVIDERS
     base, _, query = spec.partition("?")
     provider, sep, name = base.partition("/")
-    if provider in known and not sep and provider == "procedural":
+    entry = known.get(provider)
+    if not sep and isinstance(entry, Provider) and entry.nameless:
         return ModelSpec(provider, "", _checked(spec, provider, known, _split_options(spec, query)))
     if not sep or not provider or not name:
         raise RegistryError(
@@ -229,9 +220,9 @@ def _checked(
 ) -> dict[str, str]:
     """``options`` as given, after checking each against the provider's table."""
     entry = known[provider]
-    table: Mapping[str, Option] = entry.options if isinstance(entry, _Provider) else {}
+    table: Mapping[str, Option] = entry.options if isinstance(entry, Provider) else {}
     for key, value in options.items():
-        option = entry.option(key) if isinstance(entry, _Provider) else None
+        option = entry.option(key) if isinstance(entry, Provider) else None
         if option is None:
             raise RegistryError(_unknown_option(spec, provider, key, table))
         try:
@@ -252,7 +243,7 @@ def _unknown_option(spec: str, provider: str, key: str, table: Mapping[str, Opti
 
 
 def _resolved(
-    spec: str, providers: Mapping[str, _Provider], overrides: Mapping[str, Any]
+    spec: str, providers: ProviderTable, overrides: Mapping[str, Any]
 ) -> tuple[ModelSpec, dict[str, str]]:
     """The parsed spec and its options in canonical form, keyword overrides and environment
     defaults (``OPENAI_BASE_URL``...) applied, every value checked."""
@@ -276,9 +267,9 @@ def _resolved(
     return parsed, canonical
 
 
-def _identity(parsed: ModelSpec, provider: _Provider, options: Mapping[str, str]) -> str:
-    if parsed.provider == "procedural":  # one renderer: a label after the slash is ignored
-        return "procedural"
+def _identity(parsed: ModelSpec, provider: Provider, options: Mapping[str, str]) -> str:
+    if provider.nameless:  # one model: a label after the slash is ignored
+        return parsed.provider
     base = f"{parsed.provider}/{parsed.name.removeprefix(provider.name_prefix)}"
     kept: list[tuple[str, str]] = []
     for name, value in sorted(options.items()):
@@ -290,15 +281,16 @@ def _identity(parsed: ModelSpec, provider: _Provider, options: Mapping[str, str]
     return f"{base}?{urlencode(kept, safe=':/@')}" if kept else base
 
 
-def resolve_spec(spec: str, *, image: bool = False) -> str:
+def resolve_spec(spec: str, providers: ProviderTable | None = None) -> str:
     """The identity of ``spec`` (see :func:`model_identity`), raising RegistryError for a
-    spec that is malformed, names an unknown provider or takes an unknown/malformed option."""
-    providers = IMAGE_PROVIDERS if image else CHAT_PROVIDERS
+    spec that is malformed, names an unknown provider or takes an unknown/malformed option.
+    ``providers``: the registry the spec names a provider of (default: the chat one)."""
+    providers = CHAT_PROVIDERS if providers is None else providers
     parsed, options = _resolved(spec, providers, {})
     return _identity(parsed, providers[parsed.provider], options)
 
 
-def model_identity(spec: str, *, image: bool = False) -> str:
+def model_identity(spec: str, providers: ProviderTable | None = None) -> str:
     """The name a model's rows are stored under: ``provider/name`` plus the output-changing
     options not at their default (endpoint after environment defaults, ``max_tokens``,
     ``revision``...), sorted, as ``provider/name?k=v&k=v``. Secrets, timeouts and transport
@@ -307,12 +299,13 @@ def model_identity(spec: str, *, image: bool = False) -> str:
     replica appended later keeps the identity). A string that is not a provider spec (an
     imported player such as ``llava-7b``, ``reference``, ``human:...``, ``submission/x``) is
     returned unchanged; a provider spec with an unknown or malformed option raises
-    RegistryError."""
-    providers = IMAGE_PROVIDERS if image else CHAT_PROVIDERS
+    RegistryError. ``providers``: as for :func:`resolve_spec`."""
+    providers = CHAT_PROVIDERS if providers is None else providers
     provider, sep, name = spec.partition("?")[0].partition("/")
-    if provider not in providers or (not sep and provider != "procedural") or (sep and not name):
+    entry = providers.get(provider)
+    if entry is None or (not sep and not entry.nameless) or (sep and not name):
         return spec
-    return resolve_spec(spec, image=image)
+    return resolve_spec(spec, providers)
 
 
 def generation_options(spec: str) -> dict[str, str]:
@@ -330,7 +323,16 @@ def _generation_only(options: Mapping[str, str]) -> dict[str, str]:
     }
 
 
-def _load(spec: str, providers: Mapping[str, _Provider], options: Mapping[str, Any]) -> Any:
+def load_model(spec: str, providers: ProviderTable, **options: Any) -> Any:
+    """The model ``spec`` names in the registry ``providers``, built by its provider module's
+    ``create(name, options)`` with every option checked, and its ``spec`` set to its identity.
+    Raises RegistryError (or the provider's ProviderError) with a fix-it message."""
+    return _load(spec, providers, options)[0]
+
+
+def _load(
+    spec: str, providers: ProviderTable, options: Mapping[str, Any]
+) -> tuple[Any, dict[str, str]]:
     parsed, merged = _resolved(spec, providers, options)
     provider = providers[parsed.provider]
     if is_text_digest(merged.get("system", "")):
@@ -341,12 +343,10 @@ def _load(spec: str, providers: Mapping[str, _Provider], options: Mapping[str, A
     model = _factory(parsed.provider, provider)(parsed.name, merged)
     # The registry owns identity: every stored row is keyed by it (see model_identity).
     model.spec = _identity(parsed, provider, merged)
-    if providers is CHAT_PROVIDERS:  # what ModelClient applies to each call (generation_options)
-        model.generation = _generation_only(merged)
-    return model
+    return model, merged
 
 
-def _factory(name: str, provider: _Provider) -> ProviderFactory:
+def _factory(name: str, provider: Provider) -> ProviderFactory:
     if provider.factory is not None:
         return provider.factory
     if provider.module is None:
@@ -368,9 +368,6 @@ def _factory(name: str, provider: _Provider) -> ProviderFactory:
 
 def load_chat_model(spec: str, **options: Any) -> ChatModel:
     """A ChatModel for ``spec``. Raises RegistryError or ProviderError with a fix-it message."""
-    return cast("ChatModel", _load(spec, CHAT_PROVIDERS, options))
-
-
-def load_image_model(spec: str, **options: Any) -> TextToImage:
-    """A TextToImage model for ``spec`` (``procedural`` needs no name)."""
-    return cast("TextToImage", _load(spec, IMAGE_PROVIDERS, options))
+    model, merged = _load(spec, CHAT_PROVIDERS, options)
+    model.generation = _generation_only(merged)  # what ModelClient applies to each call
+    return cast("ChatModel", model)

@@ -12,23 +12,26 @@ output text that :class:`~lvlmbench.models.ModelClient` validates.
 from __future__ import annotations
 
 import base64
-import io
 import json
 import time
 from collections.abc import Mapping
 from typing import Any
 
-from lvlmbench.models._api import ErrorKind, ProviderError
-from lvlmbench.models._http import (
+from lvlmbench.models.providers import (
+    ErrorKind,
     HttpClient,
     HttpResponse,
+    ProviderError,
     classify_response,
+    error_payload,
     post_json,
     probe,
-    redact,
+    read_secret,
     redact_json,
+    require_key,
+    scrub_key,
+    to_png,
 )
-from lvlmbench.models._secrets import read_secret
 from lvlmbench.types import (
     GenerationConfig,
     ImagePart,
@@ -54,25 +57,12 @@ _SPEND_CODES = frozenset({"enforced_spend_limit_reached"})
 _PAYMENT_HINT = "the account has no credit or reached its spend limit"
 
 
-def _to_png(data: bytes) -> bytes | None:
-    """``data`` re-encoded as PNG, or None when Pillow cannot read it."""
-    from PIL import Image, UnidentifiedImageError
-
-    try:
-        with Image.open(io.BytesIO(data)) as image:
-            buffer = io.BytesIO()
-            image.save(buffer, format="PNG")
-            return buffer.getvalue()
-    except (UnidentifiedImageError, OSError, ValueError):
-        return None
-
-
 def _image_block(part: ImagePart) -> dict[str, Any]:
     data, media_type = part.read_bytes(), part.media_type()
     if media_type not in _MEDIA_TYPES:
         # BMP, TIFF...: the API takes only four formats. Undecodable bytes go as they are and
         # the server's 400 records the item as failed.
-        converted = _to_png(data)
+        converted = to_png(data)
         if converted is not None:
             data, media_type = converted, "image/png"
     return {
@@ -119,21 +109,12 @@ def _json_tool(schema: dict[str, Any]) -> tuple[dict[str, Any], bool]:
     return tool, wrapped
 
 
-def _error_payload(response: HttpResponse) -> dict[str, Any]:
-    try:
-        body = response.json()
-    except (json.JSONDecodeError, UnicodeDecodeError):
-        return {}
-    error = body.get("error") if isinstance(body, dict) else None
-    return error if isinstance(error, dict) else {}
-
-
 def classify_anthropic(
     response: HttpResponse, what: str, unsupported: tuple[str, ...]
 ) -> ProviderError:
     """:func:`classify_response`, plus Anthropic's billing errors, which never heal by waiting."""
     error = classify_response(response, what, unsupported)
-    payload = _error_payload(response)
+    payload = error_payload(response)
     details = payload.get("details")
     code = details.get("error_code") if isinstance(details, dict) else None
     message = str(payload.get("message", "")).lower()
@@ -161,12 +142,12 @@ class AnthropicChatModel:
         self.endpoint = self.base_url
         self._api_key = read_secret(api_key_env)
         self._api_key_env = api_key_env
-        if self.base_url == DEFAULT_BASE_URL and not self._api_key:
-            raise ProviderError(
-                f"{self.spec}: no API key",
-                ErrorKind.FATAL,
-                hint=f"set {api_key_env}, or pass base_url=... for a proxy that needs none",
-            )
+        require_key(
+            self.spec,
+            self._api_key,
+            hosted=self.base_url == DEFAULT_BASE_URL,
+            hint=f"set {api_key_env}, or pass base_url=... for a proxy that needs none",
+        )
         self._client = HttpClient(timeout)
 
     def cache_identity(self) -> dict[str, object]:
@@ -225,12 +206,8 @@ class AnthropicChatModel:
 
     def _scrub(self, exc: ProviderError) -> ProviderError:
         """``exc`` without the key in its message, with hints that fit this provider."""
-        exc.args = (redact(str(exc.args[0]), [self._api_key]),)
-        if exc.status_code == 401:
-            exc.hint = f"check the API key in {self._api_key_env}"
-        elif exc.status_code == 404:
-            exc.hint = "check the model name and that base_url does not end in /v1"
-        return exc
+        hint = "check the model name and that base_url does not end in /v1"
+        return scrub_key(exc, self._api_key, self._api_key_env, not_found_hint=hint)
 
     async def check(self) -> None:
         """Preflight: GET {base_url}/v1/models (any HTTP answer shows the server is up)."""

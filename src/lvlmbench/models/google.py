@@ -15,25 +15,27 @@ tracebacks and error messages.
 from __future__ import annotations
 
 import base64
-import io
-import json
 import re
 import time
 from collections.abc import Mapping
 from typing import Any
 
-from lvlmbench.models._api import ErrorKind, ProviderError
-from lvlmbench.models._http import (
+from lvlmbench.models.providers import (
+    ErrorKind,
     HttpClient,
     HttpResponse,
+    ProviderError,
     classify_response,
+    error_payload,
     parse_retry_after,
     post_json,
     probe,
-    redact,
+    read_secret,
     redact_json,
+    require_key,
+    scrub_key,
+    to_png,
 )
-from lvlmbench.models._secrets import read_secret
 from lvlmbench.types import GenerationConfig, ImagePart, Message, ModelOutput, Status, Usage
 
 __all__ = ["GoogleChatModel", "classify_google", "create", "encode_messages"]
@@ -66,25 +68,12 @@ _OPENAPI_KEYS = frozenset({
 # fmt: on
 
 
-def _to_png(data: bytes) -> bytes | None:
-    """``data`` re-encoded as PNG, or None when Pillow cannot read it."""
-    from PIL import Image, UnidentifiedImageError
-
-    try:
-        with Image.open(io.BytesIO(data)) as image:
-            buffer = io.BytesIO()
-            image.save(buffer, format="PNG")
-            return buffer.getvalue()
-    except (UnidentifiedImageError, OSError, ValueError):
-        return None
-
-
 def _image_part(part: ImagePart) -> dict[str, Any]:
     data, media_type = part.read_bytes(), part.media_type()
     if media_type not in _MEDIA_TYPES:
         # GIF, BMP...: Gemini takes PNG/JPEG/WEBP/HEIC. Undecodable bytes go as they are and the
         # server's 400 records the item as failed.
-        converted = _to_png(data)
+        converted = to_png(data)
         if converted is not None:
             data, media_type = converted, "image/png"
     encoded = base64.b64encode(data).decode("ascii")
@@ -150,17 +139,6 @@ def _json_config(schema: dict[str, Any], mode: str) -> dict[str, Any]:
     return config
 
 
-def _error_payload(response: HttpResponse) -> dict[str, Any]:
-    try:
-        body = response.json()
-    except (json.JSONDecodeError, UnicodeDecodeError):
-        return {}
-    if isinstance(body, list) and body:  # some Google front ends wrap the error in a list
-        body = body[0]
-    error = body.get("error") if isinstance(body, dict) else None
-    return error if isinstance(error, dict) else {}
-
-
 def _retry_delay(details: list[Any]) -> float | None:
     """Seconds from a ``google.rpc.RetryInfo`` detail (``"24s"``, ``"1.5s"``), if any."""
     for detail in details:
@@ -195,7 +173,7 @@ def classify_google(
     comes back as 400 API_KEY_INVALID; it is re-labelled 401 so the run stops like elsewhere.
     """
     error = classify_response(response, what, unsupported)
-    payload = _error_payload(response)
+    payload = error_payload(response, unwrap_list=True)
     details = payload.get("details")
     details = details if isinstance(details, list) else []
     message = str(error.args[0])
@@ -241,13 +219,11 @@ class GoogleChatModel:
         if not self._api_key and api_key_env == DEFAULT_KEY_ENV:
             self._api_key_env = FALLBACK_KEY_ENV
             self._api_key = read_secret(FALLBACK_KEY_ENV)
-        if self.base_url == DEFAULT_BASE_URL and not self._api_key:
-            hint = f"set {api_key_env}"
-            if api_key_env == DEFAULT_KEY_ENV:
-                hint += f" (or {FALLBACK_KEY_ENV})"
-            raise ProviderError(
-                f"{self.spec}: no API key", ErrorKind.FATAL, hint=f"{hint}, or pass base_url=..."
-            )
+        hint = f"set {api_key_env}"
+        if api_key_env == DEFAULT_KEY_ENV:
+            hint += f" (or {FALLBACK_KEY_ENV})"
+        hosted = self.base_url == DEFAULT_BASE_URL
+        require_key(self.spec, self._api_key, hosted=hosted, hint=f"{hint}, or pass base_url=...")
         self._json_modes = [json_mode] if json_mode else list(JSON_MODES)
         self._client = HttpClient(timeout)
 
@@ -334,12 +310,10 @@ class GoogleChatModel:
 
     def _scrub(self, exc: ProviderError) -> ProviderError:
         """``exc`` without the key in its message, with hints that fit this provider."""
-        exc.args = (redact(str(exc.args[0]), [self._api_key]),)
-        if exc.status_code in (401, 403):
-            exc.hint = f"check the API key in {self._api_key_env}"
-        elif exc.status_code == 404:
-            exc.hint = "check the model name and that base_url does not end in /v1beta"
-        return exc
+        hint = "check the model name and that base_url does not end in /v1beta"
+        return scrub_key(
+            exc, self._api_key, self._api_key_env, auth_codes=(401, 403), not_found_hint=hint
+        )
 
     async def check(self) -> None:
         """Preflight: GET {base_url}/v1beta/models (any HTTP answer shows the server is up)."""

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Collection, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from lvlmbench._concurrency import BatchWriter
 from lvlmbench.choice import extract_choice
-from lvlmbench.models import ModelClient, is_truncated
+from lvlmbench.models import ModelClient, RunSummary, is_truncated
 from lvlmbench.runner._leased import drain_leased
 from lvlmbench.runner._messages import ItemUnavailable, MessageBuilder, item_messages
 from lvlmbench.store import DEFAULT_LEASE_S, Leases, Store, iter_items, put_responses, response_id
@@ -30,31 +30,17 @@ ProgressHook = Callable[[int, int], None]
 """Called with (items finished so far, items in this run) after each item."""
 
 
-@dataclass
-class EvalSummary:
-    """What one examinee run did."""
+@dataclass(kw_only=True)
+class EvalSummary(RunSummary):
+    """What one examinee run did (a unit is one item's sample)."""
 
     model: str
     variant: str
     benchmark: str
-    total: int = 0
-    skipped: int = 0
-    """Items answered in an earlier run (not asked again)."""
-    ok: int = 0
-    unparseable: int = 0
-    refused: int = 0
-    """Answered with a refusal: scored as wrong, like an unparseable answer."""
-    failed: int = 0
-    """Calls that failed (errors): not scored, asked again on the next run."""
     truncated: int = 0
     """Replies cut by the token limit (whether or not an answer could be read from them)."""
     epochs: int = 1
     """Samples asked per item (``total`` counts every sample)."""
-    wall_s: float = 0.0
-    requests: int = 0
-    cache_hits: int = 0
-    reasons: dict[str, int] = field(default_factory=dict)
-    """Failure reasons (first 120 characters) and how often each occurred."""
 
 
 def score_output(
@@ -127,17 +113,7 @@ def _pending(
 
 def _tally(summary: EvalSummary, response: Response) -> None:
     summary.truncated += response.truncated
-    if response.status is Status.OK:
-        summary.ok += 1
-        return
-    if response.status in (Status.UNPARSEABLE, Status.TRUNCATED):
-        summary.unparseable += 1
-    elif response.status is Status.REFUSED:
-        summary.refused += 1
-    else:
-        summary.failed += 1
-    reason = (response.reason or response.status.value)[:120]
-    summary.reasons[reason] = summary.reasons.get(reason, 0) + 1
+    summary.tally(response.status, response.reason)
 
 
 async def run_examinee(

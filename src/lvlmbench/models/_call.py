@@ -1,0 +1,272 @@
+"""The one cached, limited, retried call path every model call goes through, chat or image.
+
+:class:`CallClient` owns the wiring: the store cache (batched), identical calls in flight shared,
+the per-endpoint concurrency limit (per replica), retries with backoff reported to a hook and the
+log, the circuit breaker, the preflight, and secrets masked before anything keeps an output.
+A specialisation (:class:`~lvlmbench.models.ModelClient`, ``lvlmbench.images.ImageClient``) says
+only what differs: the cache key, how an output is stored and read back, how it is masked.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+import time
+from abc import ABC, abstractmethod
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any, ClassVar, Generic, Protocol, Self, TypeVar
+
+from lvlmbench.models._api import ProviderError
+from lvlmbench.models._cache import CallCache
+from lvlmbench.models._policy import (
+    CallStats,
+    CircuitBreaker,
+    EndpointLimiter,
+    RetryEvent,
+    RetryHook,
+    RetryPolicy,
+    aborts_run,
+    breaker_threshold,
+    call_with_retries,
+)
+from lvlmbench.models._secrets import redact_text
+from lvlmbench.store import Store
+from lvlmbench.types import Status
+
+__all__ = ["CallClient", "CallOutput", "CalledModel", "RunAborted", "log_retry", "preflight"]
+
+log = logging.getLogger("lvlmbench.models._client")  # the logger retries were always logged on
+
+
+class RunAborted(RuntimeError):
+    """A failure that every later call would hit too (bad key, unknown model, server down)."""
+
+
+class CalledModel(Protocol):
+    """What the client needs of any model (chat or image) besides its call."""
+
+    @property
+    def spec(self) -> str: ...
+
+    @property
+    def endpoint(self) -> str: ...
+
+    def cache_identity(self) -> dict[str, object]: ...
+
+    async def aclose(self) -> None: ...
+
+
+class CallOutput(Protocol):
+    """What the client needs of any output: its status, and copies with fields replaced."""
+
+    @property
+    def status(self) -> Status: ...
+
+    def model_copy(
+        self, *, update: Mapping[str, Any] | None = None, deep: bool = False
+    ) -> Self: ...
+
+
+ModelT = TypeVar("ModelT", bound=CalledModel)
+OutputT = TypeVar("OutputT", bound=CallOutput)
+
+
+async def preflight(model: object) -> None:
+    """Check once, before a run, that ``model``'s endpoint accepts connections, through the
+    model's optional ``async def check()`` (models without an endpoint have none).
+
+    Raises RunAborted with one line naming the URL and the cause when it does not.
+    """
+    check = getattr(model, "check", None)
+    if check is None:
+        return
+    try:
+        await check()
+    except ProviderError as exc:
+        raise RunAborted(redact_text(str(exc))) from None
+
+
+def log_retry(spec: str, event: RetryEvent) -> None:
+    """Log one retry at INFO (shown under ``lvlmbench -v``)."""
+    log.info(
+        "%s: retry %d/%d in %.1f s: %s",
+        spec,
+        event.attempt,
+        event.max_retries,
+        event.wait_s,
+        redact_text(event.reason),
+    )
+
+
+class CallClient(ABC, Generic[ModelT, OutputT]):
+    """Wraps a model with the store cache, a per-endpoint concurrency limit, retries with
+    backoff that honour Retry-After, a circuit breaker and the call counters.
+
+    Only ok and refused outputs are cached: an error is retried on the next run, never replayed.
+    """
+
+    kind: ClassVar[str]
+    """The cache rows' ``kind`` column (``chat``, ``image``)."""
+    default_concurrency: ClassVar[int]
+    """Calls in flight per replica when the caller names no ``concurrency``."""
+
+    def __init__(
+        self,
+        model: ModelT,
+        store: Store | None,
+        *,
+        concurrency: int | None = None,
+        retry: RetryPolicy | None = None,
+        seed: int = 0,
+        on_retry: RetryHook | None = None,
+        breaker: CircuitBreaker | None = None,
+    ) -> None:
+        self.model = model
+        self.store = store
+        self.replicas = int(getattr(model, "replica_count", 1))
+        # ``concurrency`` is per replica (what each vLLM server is sized for): a model served by
+        # several keeps that many calls in flight on each, the balancer spreading them.
+        per_replica = self.default_concurrency if concurrency is None else concurrency
+        self.concurrency = per_replica * self.replicas
+        """Calls in flight at most, over all the model's replicas."""
+        self.retry = retry or RetryPolicy()
+        self.stats = CallStats()
+        self.on_retry = on_retry
+        """Called with each retry about to be made (the CLI's status line); may be set later."""
+        self.breaker = breaker or CircuitBreaker(breaker_threshold(self.concurrency))
+        self._rng = random.Random(seed)
+        self._identity = model.cache_identity()
+        # A model may opt out (``cacheable = False``) when answering costs less than a cache
+        # lookup and is deterministic anyway: the baselines. Runner responses still resume.
+        use_cache = store is not None and bool(getattr(model, "cacheable", True))
+        self._cache = CallCache(store) if use_cache and store is not None else None
+        # Identical calls already in flight: a second caller awaits the first instead of paying.
+        self._inflight: dict[str, asyncio.Future[OutputT]] = {}
+
+    # What a specialisation says -------------------------------------------------------------
+
+    @abstractmethod
+    def _decode(self, stored: str) -> OutputT | None:
+        """A cached output from its row's ``output`` text (None: unusable, call again)."""
+
+    @abstractmethod
+    def _encode(self, output: OutputT) -> str:
+        """The ``output`` text of the cache row kept for ``output``."""
+
+    @abstractmethod
+    def _failed(self, reason: str) -> OutputT:
+        """The output of a call that failed after its retries (``reason`` already masked)."""
+
+    @abstractmethod
+    def _finished(self, output: OutputT, attempts: int) -> OutputT:
+        """``output`` with its secrets masked and ``attempts`` recorded."""
+
+    def _tokens(self, output: OutputT) -> tuple[int, int]:
+        """Input and output tokens of ``output``, for the cache row."""
+        return 0, 0
+
+    def _account(self, output: OutputT) -> None:
+        """Add a paid ``output`` to the counters beyond requests (tokens, cost)."""
+
+    # The one call path ------------------------------------------------------------------------
+
+    @property
+    def spec(self) -> str:
+        """The wrapped model's spec."""
+        return self.model.spec
+
+    async def check(self) -> None:
+        """The preflight: raises RunAborted within seconds when the endpoint refuses
+        connections (closed port, unknown host, invalid URL). Call it once before a run."""
+        await preflight(self.model)
+
+    def _retried(self, event: RetryEvent) -> None:
+        log_retry(self.model.spec, event)
+        if self.on_retry is not None:
+            self.on_retry(event)
+
+    async def _cached(self, key: str) -> OutputT | None:
+        if self._cache is None:
+            return None
+        found = await self._cache.get(key)
+        output = None if found is None else self._decode(found)
+        if output is None:
+            return None
+        return output.model_copy(update={"cached": True, "attempts": 0})
+
+    async def _remember(self, key: str, output: OutputT) -> None:
+        if self._cache is None or output.status not in (Status.OK, Status.REFUSED):
+            return
+        input_tokens, output_tokens = self._tokens(output)
+        await self._cache.put(
+            {
+                "key": key,
+                "kind": self.kind,
+                "spec": self.model.spec,
+                "output": self._encode(output),
+                "input_tokens": input_tokens,
+                "output_tokens": output_tokens,
+                "created_at": time.time(),
+            }
+        )
+
+    async def _through(self, key: str, call: Callable[[], Awaitable[OutputT]]) -> OutputT:
+        """``call`` (the model's own request) through cache, sharing, limiter and retries.
+
+        Returns an output whose status says what happened; raises :class:`RunAborted` for
+        failures that will not heal for any later call either.
+        """
+        hit = await self._cached(key)
+        if hit is not None:
+            self.stats.cache_hits += 1
+            return hit
+        if key in self._inflight:
+            self.stats.cache_hits += 1
+            shared = await asyncio.shield(self._inflight[key])
+            return shared.model_copy(update={"cached": True, "attempts": 0})
+        future: asyncio.Future[OutputT] = asyncio.get_running_loop().create_future()
+        self._inflight[key] = future
+        try:
+            output = await self._call(key, call)
+        except Exception as exc:
+            future.set_exception(exc)
+            future.exception()  # mark retrieved: nobody else may be waiting
+            raise
+        except BaseException:
+            future.cancel()
+            raise
+        finally:
+            del self._inflight[key]
+        future.set_result(output)
+        return output
+
+    async def _call(self, key: str, call: Callable[[], Awaitable[OutputT]]) -> OutputT:
+        async with EndpointLimiter.get(self.model.endpoint, self.concurrency):
+            if self.breaker.tripped_by is not None:  # tripped while this call waited its turn
+                raise RunAborted(redact_text(self.breaker.message(self.model.spec)))
+            try:
+                output, attempts = await call_with_retries(
+                    call, self.retry, self.stats, self._rng, on_retry=self._retried
+                )
+            except ProviderError as exc:
+                self.stats.failures += 1
+                if aborts_run(exc):
+                    raise RunAborted(redact_text(str(exc))) from None
+                if self.breaker.record_failure(exc):
+                    raise RunAborted(redact_text(self.breaker.message(self.model.spec))) from None
+                return self._failed(redact_text(str(exc)))
+            self.breaker.record_success()
+            # Masked before anything keeps it: the cache row, the response, the report.
+            output = self._finished(output, attempts)
+            self._account(output)
+            # Still holding the endpoint slot: the next call starts only once this one's cache
+            # row is committed, so a run that aborts on that next call keeps this answer.
+            await self._remember(key, output)
+        return output
+
+    async def aclose(self) -> None:
+        """Commit cache rows still waiting for their batch, and close the wrapped model."""
+        if self._cache is not None:
+            self._cache.flush()
+        await self.model.aclose()

@@ -1,0 +1,52 @@
+"""What one run of model calls did, counted one way for every kind of run."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from lvlmbench.types import Status
+
+__all__ = ["REASON_CHARS", "RunSummary"]
+
+REASON_CHARS = 120
+"""Characters of a failure reason that key :attr:`RunSummary.reasons` (longer ones vary in
+ids and numbers only)."""
+
+
+@dataclass(kw_only=True)
+class RunSummary:
+    """The counters every run shares: the examinee runner's :class:`EvalSummary`, the judges'
+    :class:`JudgeRunSummary` extend it with what is theirs (who ran, protocol extras).
+
+    A unit is what the run asks once: an item's sample, a judge call.
+    """
+
+    total: int = 0
+    """Units planned (including those done before)."""
+    skipped: int = 0
+    """Units finished in an earlier run (not asked again)."""
+    ok: int = 0
+    unparseable: int = 0
+    """Replies with nothing readable (cut by the token limit included): stored, never scored."""
+    refused: int = 0
+    failed: int = 0
+    """Calls that failed (errors): stored as error, asked again on the next run."""
+    wall_s: float = 0.0
+    requests: int = 0
+    cache_hits: int = 0
+    reasons: dict[str, int] = field(default_factory=dict)
+    """Failure reasons (first :data:`REASON_CHARS` characters) and how often each occurred."""
+
+    def tally(self, status: Status, reason: str | None) -> None:
+        """Count one finished unit by its status; a unit not ok counts its reason too."""
+        if status is Status.OK:
+            self.ok += 1
+            return
+        if status in (Status.UNPARSEABLE, Status.TRUNCATED):
+            self.unparseable += 1
+        elif status is Status.REFUSED:
+            self.refused += 1
+        else:
+            self.failed += 1
+        key = (reason or status.value)[:REASON_CHARS]
+        self.reasons[key] = self.reasons.get(key, 0) + 1
