@@ -20,8 +20,7 @@ from lvlmbench.models._policy import (
     call_with_retries,
 )
 from lvlmbench.models._secrets import redact_text
-from lvlmbench.store import Store
-from lvlmbench.store import _schema as tables
+from lvlmbench.store import Store, cached_call, put_cached_calls
 from lvlmbench.types import Status
 
 __all__ = ["ImageClient"]
@@ -65,11 +64,11 @@ class ImageClient:
     def _cached(self, key: str) -> ImageOutput | None:
         if self.store is None:
             return None
-        row = self.store.get_row(tables.cache, key)
+        row = cached_call(self.store, key)
         if row is None:
             return None
-        output = ImageOutput.model_validate_json(row["output"])
-        sha = _sha_of(row["output"])
+        output = ImageOutput.model_validate_json(row.output)
+        sha = _sha_of(row.output)
         if sha is not None:
             path = self.store.image_path(sha)
             if not path.exists():
@@ -83,8 +82,8 @@ class ImageClient:
         record = output.model_dump(mode="json", exclude={"png"})
         if output.png is not None:
             record["sha256"] = self.store.put_image(output.png)
-        self.store.put_rows(
-            tables.cache,
+        put_cached_calls(
+            self.store,
             [
                 {
                     "key": key,
