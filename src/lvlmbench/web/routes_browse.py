@@ -14,7 +14,7 @@ from markupsafe import Markup
 from lvlmbench.judging.human_checks import CHECKS, check_summaries
 from lvlmbench.report import benchmark_html, report_css
 from lvlmbench.web._params import browser_query, item_filter
-from lvlmbench.web._render import render, require_benchmark, store_of
+from lvlmbench.web._render import figures_of, render, require_benchmark, store_of
 from lvlmbench.web.agreement import vote_summary
 from lvlmbench.web.cells import cell_links
 from lvlmbench.web.queries import (
@@ -50,7 +50,10 @@ def leaderboard(request: Request, name: str) -> Response:
     require_benchmark(request, name)
     store = store_of(request)
     # Built by the report with every store string escaped (its tests feed hostile names).
-    section = Markup(benchmark_html(store, name, link=cell_links(name)))
+    html = figures_of(request).get(
+        ("section", name), lambda: benchmark_html(store, name, link=cell_links(name))
+    )
+    section = Markup(html)
     return render(
         request,
         "benchmark.html",
