@@ -9,6 +9,7 @@ from lvlmbench.store._fresh import discard_if_empty, sqlite_store_path
 from lvlmbench.store._leases import DEFAULT_LEASE_S, Claim, Leases, new_owner
 from lvlmbench.store._migrations import MIGRATIONS, legacy_identities
 from lvlmbench.store._queries import (
+    AnswerFields,
     StoredItemText,
     benchmark_item_ids,
     benchmark_models,
@@ -16,6 +17,7 @@ from lvlmbench.store._queries import (
     final_judgment_ids,
     final_response_ids,
     find_item,
+    iter_answer_fields,
     judged_item_ids,
     judges_under,
     judgment_ids,
@@ -60,6 +62,7 @@ __all__ = [
     "DEFAULT_STORE_URL",
     "MIGRATIONS",
     "SCHEMA_VERSION",
+    "AnswerFields",
     "CachedCall",
     "Claim",
     "Leases",
@@ -80,6 +83,7 @@ __all__ = [
     "find_item",
     "get_artifact",
     "get_benchmark",
+    "iter_answer_fields",
     "iter_artifacts",
     "iter_benchmark_responses",
     "iter_items",

@@ -7,16 +7,19 @@ outside ``store/`` needs the tables or SQL. The same statements run on SQLite an
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from typing import NamedTuple
+from collections.abc import Iterable, Iterator
+from typing import Any, NamedTuple
 
-from sqlalchemy import select
+from pydantic import BaseModel
+from sqlalchemy import JSON, ColumnElement, cast, select, type_coerce
+from sqlalchemy.dialects import postgresql
 
 from lvlmbench.store import _schema as s
 from lvlmbench.store._store import Store
 from lvlmbench.types import BenchmarkItem, Status
 
 __all__ = [
+    "AnswerFields",
     "StoredItemText",
     "benchmark_item_ids",
     "benchmark_models",
@@ -24,6 +27,7 @@ __all__ = [
     "final_judgment_ids",
     "final_response_ids",
     "find_item",
+    "iter_answer_fields",
     "judged_item_ids",
     "judges_under",
     "judgment_ids",
@@ -136,3 +140,80 @@ def benchmark_models(store: Store, benchmark: str, variant: str = "default") -> 
     )
     with store.engine.connect() as conn:
         return sorted(str(v) for v in conn.execute(query).scalars())
+
+
+class AnswerFields(NamedTuple):
+    """What scoring reads of a response: its keys, status and the record fields that decide
+    right or wrong (a full :class:`~lvlmbench.types.Response` is not built)."""
+
+    item_id: str
+    model: str
+    variant: str
+    status: str
+    extracted: str | None
+    extracted_by: str | None
+    truncated: bool | None
+    """None for a record written before the field existed (read as False)."""
+    epoch: int | None
+
+
+class _ScoredPart(BaseModel):
+    """The scored fields of a response record (other fields are ignored while parsing)."""
+
+    extracted: str | None = None
+    extracted_by: str | None = None
+    truncated: bool = False
+    epoch: int = 0
+
+
+_FIELDS = ("extracted", "extracted_by", "truncated", "epoch")
+
+
+def _scored_fields(dialect: str) -> list[ColumnElement[Any]]:
+    """The record fields of :class:`AnswerFields`, read by the database's JSON functions."""
+    data = s.responses.c.data
+    # PostgreSQL stores the record as text: cast it to JSON. SQLite must not cast (its CAST AS
+    # JSON is a numeric conversion); its JSON functions read the text as it is.
+    record = cast(data, postgresql.JSON) if dialect == "postgresql" else type_coerce(data, JSON)
+    return [
+        record["extracted"].as_string(),
+        record["extracted_by"].as_string(),
+        record["truncated"].as_boolean(),
+        record["epoch"].as_integer(),
+    ]
+
+
+def iter_answer_fields(store: Store, benchmark: str, variant: str | None) -> Iterator[AnswerFields]:
+    """The scored fields of every response to ``benchmark``'s items (under ``variant``, any
+    when None), streamed. SQLite and PostgreSQL read the record fields with their JSON
+    functions, several times faster than parsing each record here (a leaderboard reads every
+    response of its benchmark); other databases parse the record."""
+    r = s.responses.c
+    dialect = store.engine.dialect.name
+    in_sql = dialect in ("sqlite", "postgresql")
+    query = (
+        select(
+            r.item_id,
+            r.model,
+            r.variant,
+            r.status,
+            *(_scored_fields(dialect) if in_sql else [r.data]),
+        )
+        .join(s.items, s.items.c.id == r.item_id)
+        .where(s.items.c.benchmark == benchmark)
+    )
+    if variant is not None:
+        query = query.where(r.variant == variant)
+    # Streamed from a server (psycopg would hold every row otherwise); SQLite reads rows as
+    # they are iterated anyway, and its buffered streaming costs a fifth of the pass.
+    streamed = {"stream_results": dialect != "sqlite"}
+    with store.engine.connect() as conn:
+        for row in conn.execution_options(**streamed).execute(query):
+            if in_sql:
+                yield AnswerFields(*row)
+            else:
+                part = _ScoredPart.model_validate_json(row[4])
+                item_id, model, variant_, status = row[:4]
+                yield AnswerFields(
+                    item_id, model, variant_, status, *(getattr(part, k) for k in _FIELDS)
+                )
