@@ -1,5 +1,6 @@
 """The store's named queries and its revision counter, on SQLite and (integration) PostgreSQL."""
 
+import sqlite3
 import time
 
 from lvlmbench.store import (
@@ -180,3 +181,20 @@ def test_judgment_leases_cover_judgment_rows(store_url, tmp_path):
     put_judgments(store, [done])
     claim = Leases.for_judgments(store, owner="me").claim([judgment_id(done), "other"])
     assert claim.done == {judgment_id(done)} and claim.mine == {"other"}
+
+
+def test_a_read_only_store_made_before_the_counter_has_no_revision(tmp_path, monkeypatch):
+    path = tmp_path / "old.db"
+    store = Store.open(str(path))
+    put_items(store, [_item(0)])
+    store.close()
+    with sqlite3.connect(path) as con:  # as an older lvlmbench left it
+        con.execute("DROP TABLE revision")
+    monkeypatch.setattr("lvlmbench.store._store.writable", lambda _path: False)
+    old = Store.open(str(path))
+    assert old.read_only and old.revision() is None  # nothing computed from it may be reused
+    assert count_items(old, "b") == 1
+    old.close()
+    monkeypatch.undo()
+    reopened = Store.open(str(path))  # writable again: the counter is added, rows untouched
+    assert reopened.revision() == 0 and count_items(reopened, "b") == 1
