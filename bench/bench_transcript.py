@@ -22,8 +22,7 @@ from bench_orchestration import BENCHMARK, make_store
 from fastapi.testclient import TestClient
 from figures import emit
 
-from lvlmbench.store import Store, iter_items, put_responses
-from lvlmbench.store import _schema as tables
+from lvlmbench.store import Store, iter_items, put_cached_calls, put_responses
 from lvlmbench.types import ModelOutput, Response, Usage
 from lvlmbench.web import create_app
 
@@ -50,7 +49,7 @@ def _answers(store: Store, models: int) -> None:
                     cache_key=key, cached=False, usage=output.usage, latency_s=0.4,
                 )
             )  # fmt: skip
-    store.put_rows(tables.cache, rows)
+    put_cached_calls(store, rows)
     put_responses(store, responses)
 
 

@@ -22,6 +22,7 @@ __all__ = [
     "LevelRank",
     "leakage_by_level",
     "ranks_by_level",
+    "ranks_from_table",
 ]
 
 LEVEL_ORDER = ("easy", "medium", "hard")
@@ -112,7 +113,12 @@ def ranks_by_level(
 ) -> list[LevelRank]:
     """Every model's rank at every level, by accuracy with the image ("competition" ranking:
     two models tied for first are both 1, the next is 3)."""
-    table = _by_level(accuracy_table(store, benchmark, ["difficulty"], models=models))
+    return ranks_from_table(accuracy_table(store, benchmark, ["difficulty"], models=models))
+
+
+def ranks_from_table(rows: Sequence[AccuracyRow]) -> list[LevelRank]:
+    """:func:`ranks_by_level` from an accuracy table by difficulty already computed."""
+    table = _by_level(rows)
     ranks = []
     for level, scores in table.items():
         ordered = sorted(scores, key=lambda m: (-scores[m].accuracy, m))

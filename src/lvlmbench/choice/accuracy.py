@@ -18,22 +18,26 @@ score with n = items), because K samples of one item are not K independent items
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Sequence
+import functools
+from collections import Counter
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 from lvlmbench.ratings import wilson_interval
-from lvlmbench.store import Store, iter_benchmark_responses, iter_items
-from lvlmbench.types import BenchmarkItem, Response, Status
+from lvlmbench.store import AnswerFields, Store, iter_answer_fields, iter_items
+from lvlmbench.types import BenchmarkItem, Status
 
 __all__ = [
     "GROUPINGS",
     "AccuracyRow",
+    "ScoredAnswers",
     "accuracy_table",
     "available_facets",
     "facet_name",
     "facet_value",
     "item_facets",
     "overall_rows",
+    "scored_answers",
 ]
 
 # Facets an accuracy table can be grouped by, all read from item metadata; any other metadata
@@ -127,10 +131,203 @@ def available_facets(items: Iterable[BenchmarkItem]) -> list[str]:
     return [*GROUPINGS, *sorted(found - set(GROUPINGS))]
 
 
-def _is_correct(item: BenchmarkItem, response: Response) -> bool:
-    if response.status is not Status.OK or response.extracted is None or item.answer is None:
-        return False
-    return response.extracted.strip().lower() == item.answer.strip().lower()
+_OK, _UNPARSEABLE = Status.OK.value, Status.UNPARSEABLE.value
+_ERROR, _TRUNCATED = Status.ERROR.value, Status.TRUNCATED.value
+_FAILED = (0, 0, 0, 1, 0, 0, 0, 0)
+_NO_KEY = (0, 0, 0, 0, 0, 1, 0, 0)
+
+Tally = tuple[int, int, int, int, int, int, int, int]
+"""What answers add to their row, in AccuracyRow's order: correct, answered, unparseable,
+failed, read by an LLM, no key, truncated, truncated and unread."""
+
+# An answer as scoring sees it: model, variant, the item's GROUPINGS facets, and
+# (status, has a key, is right, read by an LLM, truncated). Few distinct values per benchmark.
+_Outcome = tuple[str, str, tuple[str, ...], tuple[str, bool, bool, bool, bool]]
+
+
+def _tally(status: str, has_key: bool, right: bool, llm: bool, truncated: bool) -> Tally:
+    if status == _ERROR:
+        return _FAILED
+    if not has_key:
+        return _NO_KEY
+    ok = status == _OK
+    return (
+        int(ok and right),
+        1,
+        int(status == _UNPARSEABLE),
+        0,
+        int(ok and llm),
+        0,
+        int(truncated),
+        int(status == _TRUNCATED),
+    )
+
+
+class ScoredAnswers:
+    """Every answer to a benchmark's scored items, read and scored once, so several accuracy
+    tables (overall, per level, per capability...) cost one pass over the responses instead of
+    one each. The answers are counted per distinct outcome and facet combination (a few
+    hundred counts for 100k answers); a table adds those up. The items are parsed only when a
+    table needs them."""
+
+    def __init__(
+        self,
+        answers: Iterable[AnswerFields],
+        load_items: Callable[[], Iterable[BenchmarkItem]],
+        item_ids: Collection[str] | None = None,
+    ) -> None:
+        self._load_items = load_items
+        self._item_ids = item_ids
+        self._answers = list(answers)
+
+    @functools.cached_property
+    def items(self) -> dict[str, BenchmarkItem]:
+        """The scored items (choice items, within ``item_ids`` when given) by id."""
+        wanted = self._item_ids
+        return {
+            item.id: item
+            for item in self._load_items()
+            if item.kind != "open" and (wanted is None or item.id in wanted)
+        }
+
+    def _outcomes(self) -> Iterator[tuple[_Outcome, AnswerFields]]:
+        keys = {
+            item_id: (tuple(item_facets(item)[g] for g in GROUPINGS), _normal(item.answer))
+            for item_id, item in self.items.items()
+        }
+        said: dict[str, str | None] = {}  # a few distinct replies ("A", "b "...), each once
+        for a in self._answers:
+            found = keys.get(a.item_id)
+            if found is None:
+                continue
+            facets, key = found
+            reply = a.extracted
+            if reply is not None and reply not in said:
+                said[reply] = _normal(reply)
+            right = key is not None and reply is not None and said[reply] == key
+            flags = (
+                a.status,
+                key is not None,
+                right,
+                a.extracted_by is not None,
+                bool(a.truncated),
+            )
+            yield (a.model, a.variant, facets, flags), a
+
+    @functools.cached_property
+    def _counts(self) -> tuple[Counter[_Outcome], Counter[tuple[str, str, tuple[str, ...]]]]:
+        """Answers per outcome, and distinct answered items per (model, variant, facets)."""
+        if not any(a.epoch for a in self._answers):
+            # One sample per item: every answered row is a distinct item.
+            counts = Counter(outcome for outcome, _ in self._outcomes())
+            items: Counter[tuple[str, str, tuple[str, ...]]] = Counter()
+            for (model, var, facets, (status, has_key, *_)), n in counts.items():
+                if status != _ERROR and has_key:
+                    items[(model, var, facets)] += n
+            return counts, items
+        counts = Counter()
+        answered: set[tuple[str, str, tuple[str, ...], str]] = set()
+        for outcome, answer in self._outcomes():
+            counts[outcome] += 1
+            status, has_key = outcome[3][:2]
+            if status != _ERROR and has_key:
+                answered.add((*outcome[:3], answer.item_id))
+        return counts, Counter((model, var, facets) for model, var, facets, _ in answered)
+
+    def table(
+        self, by: Sequence[str] = (), models: Iterable[str] | None = None
+    ) -> list[AccuracyRow]:
+        """Accuracy rows for every (model, variant, group); see :func:`accuracy_table`."""
+        if not self._answers and all(b in GROUPINGS for b in by):
+            return []  # nothing answered (a variant never run): the items need not be read
+        if any(b not in GROUPINGS for b in by):
+            return self._table_by_metadata(by, models)
+        at = [GROUPINGS.index(b) for b in by]
+        wanted = set(models) if models is not None else None
+        counts, seen = self._counts
+        totals: dict[tuple[str, str, tuple[str, ...]], list[int]] = {}
+        items: Counter[tuple[str, str, tuple[str, ...]]] = Counter()
+        for (model, var, facets, flags), n in counts.items():
+            if wanted is None or model in wanted:
+                total = totals.setdefault((model, var, tuple(facets[i] for i in at)), [0] * 8)
+                for i, value in enumerate(_tally(*flags)):
+                    total[i] += n * value
+        for (model, var, facets), n in seen.items():
+            items[(model, var, tuple(facets[i] for i in at))] += n
+        return _accuracy_rows(totals, items)
+
+    def _table_by_metadata(
+        self, by: Sequence[str], models: Iterable[str] | None
+    ) -> list[AccuracyRow]:
+        """A table grouped by metadata facets beyond GROUPINGS (an imported file's columns)."""
+        known = available_facets(self.items.values())
+        unknown = [b for b in by if b not in GROUPINGS and facet_name(b) not in known]
+        if unknown:
+            raise ValueError(f"cannot group by {unknown}; choose from {', '.join(known)}")
+        group = {key: tuple(facet_value(item, b) for b in by) for key, item in self.items.items()}
+        wanted = set(models) if models is not None else None
+        totals: dict[tuple[str, str, tuple[str, ...]], list[int]] = {}
+        answered: set[tuple[str, str, tuple[str, ...], str]] = set()
+        for (model, var, _facets, flags), a in self._outcomes():
+            if wanted is not None and model not in wanted:
+                continue
+            key = (model, var, group[a.item_id])
+            total = totals.setdefault(key, [0] * 8)
+            for i, value in enumerate(_tally(*flags)):
+                total[i] += value
+            if flags[0] != _ERROR and flags[1]:
+                answered.add((*key, a.item_id))
+        return _accuracy_rows(totals, Counter(key[:3] for key in answered))
+
+
+def _normal(answer: str | None) -> str | None:
+    """An answer or key as compared (case and surrounding spaces ignored)."""
+    return None if answer is None else answer.strip().lower()
+
+
+def _accuracy_rows(
+    totals: dict[tuple[str, str, tuple[str, ...]], list[int]],
+    items: Counter[tuple[str, str, tuple[str, ...]]],
+) -> list[AccuracyRow]:
+    return [
+        AccuracyRow(
+            model,
+            var,
+            key,
+            correct=total[0],
+            answered=total[1],
+            unparseable=total[2],
+            failed=total[3],
+            llm_read=total[4],
+            no_key=total[5],
+            truncated=total[6],
+            truncated_unread=total[7],
+            items=items.get((model, var, key), 0),
+        )
+        for (model, var, key), total in sorted(totals.items())
+    ]
+
+
+def scored_answers(
+    store: Store,
+    benchmark: str | Sequence[str],
+    *,
+    variant: str | None = "default",
+    item_ids: Collection[str] | None = None,
+    items: Iterable[BenchmarkItem] | None = None,
+) -> ScoredAnswers:
+    """The answers to ``benchmark`` (one name, or several pooled together) under ``variant``
+    (any when None), ready for :meth:`ScoredAnswers.table`; ``items`` are the benchmark's
+    items when the caller has them parsed already."""
+    names = [benchmark] if isinstance(benchmark, str) else list(benchmark)
+    answers = (a for name in names for a in iter_answer_fields(store, name, variant))
+
+    def load_items() -> Iterable[BenchmarkItem]:
+        if items is not None:
+            return items
+        return (item for name in names for item in iter_items(store, name))
+
+    return ScoredAnswers(answers, load_items, item_ids)
 
 
 def accuracy_table(
@@ -147,61 +344,10 @@ def accuracy_table(
     subset).
 
     ``by`` names facets (see :func:`available_facets`); an empty ``by`` gives one row per model.
+    Several tables of one benchmark: read :func:`scored_answers` once and ask it for each.
     """
-    names = [benchmark] if isinstance(benchmark, str) else list(benchmark)
-    items = {
-        item.id: item
-        for name in names
-        for item in iter_items(store, name)
-        if item.kind != "open" and (item_ids is None or item.id in item_ids)
-    }
-    known = available_facets(items.values())
-    unknown = [b for b in by if b not in GROUPINGS and facet_name(b) not in known]
-    if unknown:
-        raise ValueError(f"cannot group by {unknown}; choose from {', '.join(known)}")
-    wanted = set(models) if models is not None else None
-    counts: dict[tuple[str, str, tuple[str, ...]], list[int]] = {}
-    seen: dict[tuple[str, str, tuple[str, ...]], set[str]] = {}
-    where = {"variant": variant} if variant is not None else {}
-    responses = (r for name in names for r in iter_benchmark_responses(store, name, **where))
-    for response in responses:
-        item = items.get(response.item_id)
-        if item is None or (wanted is not None and response.model not in wanted):
-            continue
-        key = (response.model, response.variant, tuple(facet_value(item, b) for b in by))
-        # correct, answered, unparseable, failed, read by an LLM, no key, truncated, truncated
-        # and unread (AccuracyRow's order)
-        tally = counts.setdefault(key, [0, 0, 0, 0, 0, 0, 0, 0])
-        if response.status is Status.ERROR:
-            tally[3] += 1
-            continue
-        if item.answer is None:
-            tally[5] += 1
-            continue
-        tally[1] += 1
-        tally[0] += _is_correct(item, response)
-        tally[2] += response.status is Status.UNPARSEABLE
-        tally[4] += response.status is Status.OK and response.extracted_by is not None
-        tally[6] += response.truncated
-        tally[7] += response.status is Status.TRUNCATED
-        seen.setdefault(key, set()).add(response.item_id)
-    return [
-        AccuracyRow(
-            model,
-            var,
-            group,
-            correct=tally[0],
-            answered=tally[1],
-            unparseable=tally[2],
-            failed=tally[3],
-            llm_read=tally[4],
-            no_key=tally[5],
-            truncated=tally[6],
-            truncated_unread=tally[7],
-            items=len(seen.get((model, var, group), ())),
-        )
-        for (model, var, group), tally in sorted(counts.items())
-    ]
+    answers = scored_answers(store, benchmark, variant=variant, item_ids=item_ids)
+    return answers.table(by, models)
 
 
 def overall_rows(rows: Iterable[AccuracyRow]) -> list[AccuracyRow]:

@@ -27,8 +27,7 @@ from typing import Any
 
 from lvlmbench.datasets.card import dataset_card
 from lvlmbench.datasets.importers.hf import EXPORT_METADATA_KEY, META_COLUMN
-from lvlmbench.store import Store, get_benchmark, iter_items
-from lvlmbench.store import _schema as tables
+from lvlmbench.store import Store, count_items, get_benchmark, iter_items
 from lvlmbench.types import BenchmarkItem
 
 __all__ = [
@@ -104,7 +103,7 @@ class ExportLayout:
 def plan_export(store: Store, benchmark: str) -> ExportLayout:
     """One pass over the items: which columns the export needs; ValueError when it has none."""
     stored = get_benchmark(store, benchmark)
-    if stored is None or store.count(tables.items, benchmark=benchmark) == 0:
+    if stored is None or count_items(store, benchmark) == 0:
         raise ValueError(f"benchmark {benchmark!r} has no items in {store.url}")
     layout = ExportLayout(benchmark, str(stored["kind"]), dict(stored["data"]))
     letters: set[str] = set()
@@ -138,7 +137,7 @@ def plan_export(store: Store, benchmark: str) -> ExportLayout:
 def export_jsonl(store: Store, benchmark: str, out_dir: Path) -> Path:
     """Write ``out_dir/items.jsonl`` (one item per line, image paths relative to ``out_dir`` in
     ``image_files``) and copy the images to ``out_dir/images/``. Returns the JSONL path."""
-    if store.count(tables.items, benchmark=benchmark) == 0:
+    if count_items(store, benchmark) == 0:
         raise ValueError(f"benchmark {benchmark!r} has no items in {store.url}")
     images_dir = out_dir / "images"
     images_dir.mkdir(parents=True, exist_ok=True)

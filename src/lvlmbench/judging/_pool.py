@@ -15,8 +15,7 @@ from typing import TypeVar
 from lvlmbench._concurrency import BatchWriter, drain
 from lvlmbench.models import ModelClient, RunSummary
 from lvlmbench.runner import drain_leased
-from lvlmbench.store import Leases, Store, judgment_id, put_judgments
-from lvlmbench.store import _schema as tables
+from lvlmbench.store import Leases, Store, final_judgment_ids, judgment_id, put_judgments
 from lvlmbench.types import Judgment, Status
 
 __all__ = ["JudgeRunSummary", "ProgressHook", "done_judgments", "run_jobs"]
@@ -45,10 +44,7 @@ class JudgeRunSummary(RunSummary):
 
 def done_judgments(store: Store, judge: str, protocol: str) -> set[str]:
     """Ids of this judge's final judgments under ``protocol`` (errors are not final)."""
-    done = store.existing_keys(tables.judgments, "id", judge=judge, protocol=protocol)
-    return done - store.existing_keys(
-        tables.judgments, "id", judge=judge, protocol=protocol, status=Status.ERROR.value
-    )
+    return final_judgment_ids(store, judge, protocol)
 
 
 async def run_jobs(
@@ -68,7 +64,7 @@ async def run_jobs(
     judge sharing a store pay for no judgment twice; a job another run finished is skipped.
     """
     started = time.perf_counter()
-    leases = Leases(store, tables.judgments)
+    leases = Leases.for_judgments(store)
 
     def write(batch: list[Judgment]) -> None:
         put_judgments(store, batch)

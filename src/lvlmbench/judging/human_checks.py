@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from lvlmbench.ratings import Interval, wilson_interval
-from lvlmbench.store import Store, iter_items, iter_judgments
+from lvlmbench.store import Store, benchmark_item_ids, iter_items, iter_judgments
 from lvlmbench.types import Judgment
 
 __all__ = [
@@ -69,7 +69,7 @@ class CheckSummary:
 
 def check_summaries(store: Store, benchmark: str) -> list[CheckSummary]:
     """One summary per check that has answers on ``benchmark``'s items."""
-    ids = {item.id for item in iter_items(store, benchmark)}
+    ids = set(benchmark_item_ids(store, benchmark))  # ids only: no item is parsed
     counts: dict[str, dict[str, int]] = {}
     items: dict[str, set[str]] = {}
     for judgment in iter_judgments(store, protocol=HUMAN_CHECK):
@@ -110,11 +110,14 @@ class AlignmentRate:
 def alignment_rates(store: Store, benchmark: str) -> list[AlignmentRate]:
     """Per check and difficulty level (``"-"`` for items without one), every person's answers
     on ``benchmark``'s items: the paper's alignment rate, counted per answer."""
+    answers = list(iter_judgments(store, protocol=HUMAN_CHECK))
+    if not answers:  # the usual case: no item needs parsing for its level
+        return []
     levels = {
         item.id: str(item.meta.get("difficulty", "-")) for item in iter_items(store, benchmark)
     }
     counts: dict[tuple[str, str], dict[str, int]] = {}
-    for judgment in iter_judgments(store, protocol=HUMAN_CHECK):
+    for judgment in answers:
         level = levels.get(judgment.item_id)
         if level is None or judgment.verdict not in CHECK_ANSWERS:
             continue

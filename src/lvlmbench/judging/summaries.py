@@ -34,8 +34,7 @@ from lvlmbench.ratings import (
     kendall_tau,
     win_rates_vs_reference,
 )
-from lvlmbench.store import Store, iter_items, iter_judgments
-from lvlmbench.store import _schema as tables
+from lvlmbench.store import Store, iter_items, iter_judgments, judges_under
 from lvlmbench.types import Judgment, Status
 
 __all__ = [
@@ -78,7 +77,7 @@ class PairRecord:
 
 def judges_for(store: Store, protocol: str) -> list[str]:
     """Judges that have rows under ``protocol`` (read from the column, no row is parsed)."""
-    return sorted(store.existing_keys(tables.judgments, "judge", protocol=protocol))
+    return judges_under(store, protocol)
 
 
 def pair_records(store: Store, benchmark: str, judge: str, protocol: str) -> list[PairRecord]:

@@ -11,11 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import bindparam, select
-
 from lvlmbench._concurrency import Coalescer
-from lvlmbench.store import Store
-from lvlmbench.store import _schema as tables
+from lvlmbench.store import Store, cached_outputs, put_cached_calls
 
 __all__ = ["CallCache"]
 
@@ -24,10 +21,6 @@ __all__ = ["CallCache"]
 # client is busy the turns grow longer and the batches bigger by themselves. Measured at 64
 # calls in flight: ~14 rows a transaction, ~14 keys a lookup.
 _MAX_BATCH = 256
-
-_LOOKUP = select(tables.cache.c.key, tables.cache.c.output).where(
-    tables.cache.c.key.in_(bindparam("keys", expanding=True))
-)
 
 
 class CallCache:
@@ -51,11 +44,9 @@ class CallCache:
         self._writes.flush()
 
     def _fetch(self, keys: list[str]) -> list[str | None]:
-        with self._store.engine.connect() as conn:
-            rows = conn.execute(_LOOKUP, {"keys": sorted(set(keys))}).all()
-        found = {str(key): str(output) for key, output in rows}
+        found = cached_outputs(self._store, keys)
         return [found.get(key) for key in keys]
 
     def _commit(self, rows: list[dict[str, Any]]) -> list[None]:
-        self._store.put_rows(tables.cache, rows, batch=len(rows))
+        put_cached_calls(self._store, rows)
         return [None] * len(rows)

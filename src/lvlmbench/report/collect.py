@@ -10,7 +10,7 @@ import statistics
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from lvlmbench.choice.accuracy import AccuracyRow, accuracy_table, facet_value
+from lvlmbench.choice.accuracy import AccuracyRow, ScoredAnswers, facet_value, scored_answers
 from lvlmbench.choice.vlmeval_scores import circular_table, mme_table
 from lvlmbench.judging.pairwise import PAIRWISE
 from lvlmbench.judging.summaries import judges_for, pairwise_report
@@ -80,11 +80,11 @@ def _rows(
 
 
 def _facet_rows(
-    store: Store, name: str, items: Iterable[BenchmarkItem], facet: str
+    answers: ScoredAnswers, items: Iterable[BenchmarkItem], facet: str
 ) -> list[dict[str, Any]]:
     """Accuracy per ``facet`` group with each group's chance rate."""
     chance = chance_by_group(items, [facet])
-    return _rows(accuracy_table(store, name, [facet]), [facet], chance)
+    return _rows(answers.table([facet]), [facet], chance)
 
 
 def _finite(value: float) -> float | None:
@@ -197,10 +197,12 @@ def benchmark_summary(
     data: dict[str, Any] = row["data"] if row else {}
     items = {i.id: i for i in iter_items(store, name)}
     item_ids = set(items)
-    overall = _rows(accuracy_table(store, name), (), chance_by_group(items.values(), ()))
+    # One pass over the responses for every accuracy table below.
+    answers = scored_answers(store, name, items=items.values())
+    overall = _rows(answers.table(), (), chance_by_group(items.values(), ()))
     metrics = _metrics(store, name, item_ids)
     models = [r["model"] for r in overall] or sorted({m["model"] for m in metrics})
-    by_level = accuracy_table(store, name, ["difficulty"])
+    by_level = answers.table(["difficulty"])
     level_chance = chance_by_group(items.values(), ["difficulty"])
     listed = list_benchmarks(store) if benchmarks is None else benchmarks
     return {
@@ -211,10 +213,10 @@ def benchmark_summary(
         "models": models,
         "overall": overall,
         **_vlmeval_scores(store, name, row, list(items.values())),
-        "capability": _facet_rows(store, name, items.values(), "capability"),
+        "capability": _facet_rows(answers, items.values(), "capability"),
         "difficulty": _rows(by_level, ["difficulty"], level_chance),
         "spread": level_spread(by_level),
-        "fine_aspect": _facet_rows(store, name, items.values(), "fine_aspect"),
+        "fine_aspect": _facet_rows(answers, items.values(), "fine_aspect"),
         "self_check": data.get("self_check"),
         "diversity": data.get("diversity"),
         "answer_letters": data.get("answer_letters"),
@@ -224,7 +226,7 @@ def benchmark_summary(
         "hallucination": hallucination_scores(store, item_ids),
         "position_bias": position_bias_summary(store, name, listed),
         "leakage": leakage_summary(store, name),
-        "ab_experiments": ab_experiments_summary(store, name),
+        "ab_experiments": ab_experiments_summary(store, name, by_level),
     }
 
 

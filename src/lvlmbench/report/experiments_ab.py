@@ -7,10 +7,11 @@ ranks per level are recomputed from stored answers with the functions the comman
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
-from lvlmbench.autobench.exp_levels import leakage_by_level, ranks_by_level
-from lvlmbench.choice.accuracy import accuracy_table
+from lvlmbench.autobench.exp_levels import leakage_by_level, ranks_by_level, ranks_from_table
+from lvlmbench.choice.accuracy import AccuracyRow, accuracy_table
 from lvlmbench.judging.human_checks import CHECKS, alignment_rates
 from lvlmbench.report._common import pct
 from lvlmbench.store import Store, get_artifact, get_benchmark
@@ -47,11 +48,11 @@ def _leakage_levels(store: Store, benchmark: str) -> list[dict[str, Any]]:
     ]
 
 
-def _ranks(store: Store, benchmark: str) -> list[dict[str, Any]]:
-    return [
-        {"level": r.level, "model": r.model, "rank": r.rank, **_score(r.score)}
-        for r in ranks_by_level(store, benchmark)
-    ]
+def _ranks(
+    store: Store, benchmark: str, by_level: Sequence[AccuracyRow] | None
+) -> list[dict[str, Any]]:
+    ranks = ranks_by_level(store, benchmark) if by_level is None else ranks_from_table(by_level)
+    return [{"level": r.level, "model": r.model, "rank": r.rank, **_score(r.score)} for r in ranks]
 
 
 def _alignment(store: Store, benchmark: str) -> dict[str, Any] | None:
@@ -81,12 +82,15 @@ def _alignment(store: Store, benchmark: str) -> dict[str, Any] | None:
     return {"condition": condition, "rows": rows}
 
 
-def ab_experiments_summary(store: Store, benchmark: str) -> dict[str, Any]:
-    """Every figure of these experiments the store holds for ``benchmark`` (empty when none)."""
+def ab_experiments_summary(
+    store: Store, benchmark: str, by_level: Sequence[AccuracyRow] | None = None
+) -> dict[str, Any]:
+    """Every figure of these experiments the store holds for ``benchmark`` (empty when none);
+    ``by_level`` is its accuracy table by difficulty when the caller has it already."""
     return {
         "diversity": get_artifact(store, benchmark, EXPERIMENT_STAGE, "diversity"),
         "aspects": get_artifact(store, benchmark, EXPERIMENT_STAGE, "aspects"),
         "leakage_levels": _leakage_levels(store, benchmark),
-        "ranks": _ranks(store, benchmark),
+        "ranks": _ranks(store, benchmark, by_level),
         "alignment": _alignment(store, benchmark),
     }

@@ -17,8 +17,16 @@ from lvlmbench.choice import extract_choice
 from lvlmbench.models import ModelClient, RunSummary, is_truncated
 from lvlmbench.runner._leased import drain_leased
 from lvlmbench.runner._messages import ItemUnavailable, MessageBuilder, item_messages
-from lvlmbench.store import DEFAULT_LEASE_S, Leases, Store, iter_items, put_responses, response_id
-from lvlmbench.store import _schema as tables
+from lvlmbench.store import (
+    DEFAULT_LEASE_S,
+    Leases,
+    Store,
+    count_items,
+    final_response_ids,
+    iter_items,
+    put_responses,
+    response_id,
+)
 from lvlmbench.types import BenchmarkItem, GenerationConfig, ModelOutput, Response, Status
 
 __all__ = ["EvalSummary", "ProgressHook", "run_examinee", "score_output"]
@@ -144,16 +152,14 @@ async def run_examinee(
     started = time.perf_counter()
     summary = EvalSummary(model=client.spec, variant=variant, benchmark=benchmark, epochs=epochs)
     builder = builder or item_messages(store, variant)
-    where = {"model": client.spec, "variant": variant}
-    done = store.existing_keys(tables.responses, "id", **where)
-    done -= store.existing_keys(tables.responses, "id", **where, status=Status.ERROR.value)
-    items = store.count(tables.items, benchmark=benchmark) if only is None else len(only)
+    done = final_response_ids(store, client.spec, variant)
+    items = count_items(store, benchmark) if only is None else len(only)
     summary.total = items * epochs
     base = config or GenerationConfig()
     prepare = getattr(client.model, "prepare", None)
     if callable(prepare):  # privileged baselines (the oracle) learn the keys first
         prepare(iter_items(store, benchmark))
-    leases = Leases(store, tables.responses, lease_s=lease_s)
+    leases = Leases.for_responses(store, lease_s=lease_s)
 
     def unit(job: Job) -> str:
         return response_id(job[0].id, client.spec, variant, job[1])

@@ -1,8 +1,30 @@
-"""The store: SQLAlchemy Core tables plus content-addressed image files."""
+"""The store: SQLAlchemy Core tables plus content-addressed image files.
 
+The tables stay inside this package: other packages read and write through the typed record
+functions and named queries exported here, never through SQL of their own.
+"""
+
+from lvlmbench.store._calls import CachedCall, cached_call, cached_outputs, put_cached_calls
 from lvlmbench.store._fresh import discard_if_empty, sqlite_store_path
 from lvlmbench.store._leases import DEFAULT_LEASE_S, Claim, Leases, new_owner
 from lvlmbench.store._migrations import MIGRATIONS, legacy_identities
+from lvlmbench.store._queries import (
+    AnswerFields,
+    StoredItemText,
+    benchmark_item_ids,
+    benchmark_models,
+    count_items,
+    final_judgment_ids,
+    final_response_ids,
+    find_item,
+    iter_answer_fields,
+    judged_item_ids,
+    judges_under,
+    judgment_ids,
+    judgment_protocols,
+    stored_item_texts,
+    update_items,
+)
 from lvlmbench.store._records import (
     NotInStore,
     StoredBenchmark,
@@ -40,22 +62,38 @@ __all__ = [
     "DEFAULT_STORE_URL",
     "MIGRATIONS",
     "SCHEMA_VERSION",
+    "AnswerFields",
+    "CachedCall",
     "Claim",
     "Leases",
     "NotInStore",
     "Store",
     "StoreError",
     "StoredBenchmark",
+    "StoredItemText",
+    "benchmark_item_ids",
+    "benchmark_models",
+    "cached_call",
+    "cached_outputs",
+    "count_items",
     "did_you_mean",
     "discard_if_empty",
+    "final_judgment_ids",
+    "final_response_ids",
+    "find_item",
     "get_artifact",
     "get_benchmark",
+    "iter_answer_fields",
     "iter_artifacts",
     "iter_benchmark_responses",
     "iter_items",
     "iter_judgments",
     "iter_responses",
+    "judged_item_ids",
+    "judges_under",
     "judgment_id",
+    "judgment_ids",
+    "judgment_protocols",
     "legacy_identities",
     "list_benchmarks",
     "list_stored",
@@ -63,10 +101,13 @@ __all__ = [
     "normalise_url",
     "put_artifact",
     "put_benchmark",
+    "put_cached_calls",
     "put_items",
     "put_judgments",
     "put_responses",
     "require_benchmark",
     "response_id",
     "sqlite_store_path",
+    "stored_item_texts",
+    "update_items",
 ]

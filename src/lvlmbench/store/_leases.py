@@ -89,6 +89,20 @@ class Leases:
         self.lease_s = lease_s
         self._clock = clock
 
+    @classmethod
+    def for_responses(
+        cls, store: Store, *, owner: str | None = None, lease_s: float = DEFAULT_LEASE_S
+    ) -> Leases:
+        """Leases on response ids (the examinee runner's units)."""
+        return cls(store, s.responses, owner=owner, lease_s=lease_s)
+
+    @classmethod
+    def for_judgments(
+        cls, store: Store, *, owner: str | None = None, lease_s: float = DEFAULT_LEASE_S
+    ) -> Leases:
+        """Leases on judgment ids (the judges' units)."""
+        return cls(store, s.judgments, owner=owner, lease_s=lease_s)
+
     def claim(self, units: Collection[str]) -> Claim:
         """Take every unit of ``units`` that is free or expired, in one transaction."""
         wanted = sorted(set(units))

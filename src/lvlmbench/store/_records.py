@@ -87,8 +87,11 @@ def put_items(store: Store, items: Iterable[BenchmarkItem], start_seq: int | Non
 
 def iter_items(store: Store, benchmark: str) -> Iterator[BenchmarkItem]:
     """Items of a benchmark in insertion order, streamed."""
-    for row in store.iter_rows(s.items, order_by="seq", benchmark=benchmark):
-        yield BenchmarkItem.model_validate_json(row["data"])
+    # The record column alone: building a mapping per row cost a third of reading the items.
+    query = select(s.items.c.data).where(s.items.c.benchmark == benchmark).order_by(s.items.c.seq)
+    with store.engine.connect() as conn:
+        for data in conn.execution_options(stream_results=True).execute(query).scalars():
+            yield BenchmarkItem.model_validate_json(data)
 
 
 def response_id(item_id: str, model: str, variant: str = "default", epoch: int = 0) -> str:

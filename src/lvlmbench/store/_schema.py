@@ -104,6 +104,17 @@ artifacts = Table(
     Index("ix_artifacts_run_stage", "run", "stage"),
 )
 
+# One row counting the writes to the records every figure is computed from (benchmarks, items,
+# responses, judgments, artifacts), bumped in the same transaction as each write: a reader that
+# sees value r sees every such write counted up to r, so a summary computed after reading r may
+# be reused for as long as the value stays r, by any process (see Store.revision).
+revision = Table(
+    "revision",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=False),
+    Column("value", Integer, nullable=False),
+)
+
 # Who is working on which unit (a response or judgment id), until when: concurrent runs on one
 # store claim units here so no unit is paid for twice, and a dead run's claims expire.
 leases = Table(

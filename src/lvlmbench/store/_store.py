@@ -47,6 +47,11 @@ DEFAULT_SERVER_IMAGES = "lvlmbench-images"
 # and migrating the schema on PostgreSQL, where concurrent CREATE TABLEs would collide.
 _SCHEMA_LOCK = 0x6C766C6D
 _IMAGE_HASH = re.compile(r"[0-9a-f]{64}")
+# Tables whose writes bump the store's revision (leases, the call cache and image rows change
+# no figure, and bumping for them would make every call of a run contend for one row).
+_REVISED = frozenset({"benchmarks", "items", "responses", "judgments", "artifacts"})
+_BUMP = s.revision.update().where(s.revision.c.id == 1).values(value=s.revision.c.value + 1)
+_NOT_COUNTED = frozenset({"meta", "revision"})  # bookkeeping, not records (``info``)
 
 
 class StoreError(RuntimeError):
@@ -138,6 +143,7 @@ class Store:
                     # Workers started together would otherwise race to create the tables.
                     conn.execute(select(func.pg_advisory_xact_lock(_SCHEMA_LOCK)))
                 s.metadata.create_all(conn)
+                self._ensure_revision_row(conn)
                 found = conn.execute(
                     select(s.meta.c.value).where(s.meta.c.key == "schema")
                 ).scalar()
@@ -148,6 +154,30 @@ class Store:
         except DatabaseError as exc:
             self.engine.dispose()
             raise StoreError(f"cannot open store {self.url}: {exc.orig}") from None
+
+    @staticmethod
+    def _ensure_revision_row(conn: Connection) -> None:
+        """The revision counter's one row (0 in a new store; an older store gains it here)."""
+        dialect = conn.dialect.name
+        row = {"id": 1, "value": 0}
+        if dialect in ("sqlite", "postgresql"):
+            conn.execute(_upsert(s.revision, dialect, False, tuple(row)), [row])
+        elif conn.execute(select(s.revision.c.id)).first() is None:
+            conn.execute(insert(s.revision).values(**row))
+
+    def revision(self) -> int | None:
+        """The store's revision: a counter every write of benchmarks, items, responses,
+        judgments or artifacts raises in its own transaction, whichever process writes. Read
+        it *before* reading records and a result computed from them stays right for as long as
+        the revision is unchanged. None for a read-only store made before the counter existed
+        (nothing may then be reused)."""
+        try:
+            with self.engine.connect() as conn:
+                found = conn.execute(select(s.revision.c.value).where(s.revision.c.id == 1))
+                value = found.scalar()
+        except DatabaseError:
+            return None
+        return None if value is None else int(value)
 
     def _check_read_only_schema(self) -> None:
         with self.engine.connect() as conn:
@@ -193,9 +223,12 @@ class Store:
         with self.engine.begin() as conn:
             if dialect in ("sqlite", "postgresql"):
                 conn.execute(_upsert(table, dialect, replace, tuple(rows[0])), rows)
-                return
-            keys = [c.name for c in table.primary_key.columns]
-            self._insert_portable(conn, table, rows, keys, replace)
+            else:
+                keys = [c.name for c in table.primary_key.columns]
+                self._insert_portable(conn, table, rows, keys, replace)
+            if table.name in _REVISED:
+                # Last, so a PostgreSQL writer holds the counter row's lock only until commit.
+                conn.execute(_BUMP)
 
     @staticmethod
     def _insert_portable(
@@ -323,7 +356,7 @@ class Store:
         counts = {
             name: self.count(table)
             for name, table in s.metadata.tables.items()
-            if name != "meta" and name in present
+            if name not in _NOT_COUNTED and name in present
         }
         files = list(self.images_dir.glob("*.png")) if self.images_dir.exists() else []
         return {

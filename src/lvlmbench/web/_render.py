@@ -11,11 +11,13 @@ from fastapi.responses import HTMLResponse
 from fastapi.templating import Jinja2Templates
 
 from lvlmbench.store import Store, get_benchmark
+from lvlmbench.web.revision_cache import RevisionCache
 from lvlmbench.web.security import csrf_value
 
 __all__ = [
     "ANNOTATOR_COOKIE",
     "WebSettings",
+    "figures_of",
     "render",
     "require_benchmark",
     "store_of",
@@ -47,6 +49,12 @@ templates = Jinja2Templates(directory=str(resources.files("lvlmbench.web") / "te
 def store_of(request: Request) -> Store:
     store: Store = request.app.state.store
     return store
+
+
+def figures_of(request: Request) -> RevisionCache:
+    """The app's figures cached per store revision."""
+    figures: RevisionCache = request.app.state.figures
+    return figures
 
 
 def require_benchmark(request: Request, name: str) -> dict[str, Any]:

@@ -8,8 +8,7 @@ from dataclasses import dataclass, field
 
 from lvlmbench.judging import PAIRWISE, PAIRWISE_REF
 from lvlmbench.judging.summaries import HUMAN, human_agreement, judges_for
-from lvlmbench.store import Store, iter_items, iter_judgments
-from lvlmbench.store import _schema as tables
+from lvlmbench.store import Store, benchmark_item_ids, iter_judgments, judgment_protocols
 
 __all__ = ["JudgeAgreement", "VoteSummary", "vote_summary"]
 
@@ -33,7 +32,7 @@ class VoteSummary:
 
 def _judges(store: Store) -> list[tuple[str, str]]:
     found = [(j, p) for p in (PAIRWISE_REF, PAIRWISE) for j in judges_for(store, p)]
-    protocols = store.existing_keys(tables.judgments, "protocol")
+    protocols = judgment_protocols(store)
     metric_protocols = sorted(p for p in protocols if p.startswith("metric:"))
     for protocol in metric_protocols:
         found += [(j, protocol) for j in judges_for(store, protocol) if "@" not in j]
@@ -43,7 +42,7 @@ def _judges(store: Store) -> list[tuple[str, str]]:
 def vote_summary(store: Store, benchmark: str) -> VoteSummary:
     """Votes on ``benchmark`` and every judge's agreement with them (judges with no overlap
     with the votes are left out)."""
-    ids = {item.id for item in iter_items(store, benchmark)}
+    ids = set(benchmark_item_ids(store, benchmark))  # ids only: no item is parsed
     votes = [j for j in iter_judgments(store, protocol=HUMAN) if j.item_id in ids]
     summary = VoteSummary(len(votes), sorted({v.judge.removeprefix("human:") for v in votes}))
     if not votes:

@@ -16,6 +16,7 @@ from lvlmbench.web import routes_api, routes_browse, routes_human, routes_submit
 from lvlmbench.web._head import HeadAsGet
 from lvlmbench.web._render import WebSettings, render
 from lvlmbench.web.human import BallotBox
+from lvlmbench.web.revision_cache import RevisionCache
 from lvlmbench.web.security import (
     BodyLimit,
     HostAllowList,
@@ -46,6 +47,9 @@ def create_app(
     app.state.settings = settings
     app.state.ballots = BallotBox()
     app.state.judge = judge
+    # Leaderboards computed once per store revision (see revision_cache): a page view of an
+    # unchanged store costs one query, a write by any process makes the next view recompute.
+    app.state.figures = RevisionCache(store)
     app.middleware("http")(security_headers)
     app.add_middleware(BodyLimit, limit=settings.max_upload_bytes)
     # The last added runs first: HEAD becomes GET (so every layer below answers it), then a

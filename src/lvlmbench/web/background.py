@@ -16,8 +16,7 @@ from lvlmbench.judging import PAIRWISE, PAIRWISE_REF, run_pairwise
 from lvlmbench.judging.metrics import available_metrics, judge_with_metrics
 from lvlmbench.judging.reference import REFERENCE
 from lvlmbench.models import ChatModel, ModelClient
-from lvlmbench.store import Store, iter_items, iter_judgments
-from lvlmbench.store import _schema as tables
+from lvlmbench.store import Store, iter_items, iter_judgments, judged_item_ids, judgment_protocols
 from lvlmbench.types import BenchmarkItem, Status
 from lvlmbench.web.submissions import Submission
 
@@ -28,15 +27,12 @@ log = logging.getLogger("lvlmbench.web")
 
 def _metrics_in_use(store: Store, items: set[str]) -> list[str]:
     # Columns only, no row parsed: the metric protocols, then which of them scored these items.
-    ok = Status.OK.value
-    protocols = store.existing_keys(tables.judgments, "protocol")
+    protocols = judgment_protocols(store)
     metrics = [p for p in protocols if p.startswith("metric:")]
     used = {
         protocol.removeprefix("metric:")
         for protocol in metrics
-        if not items.isdisjoint(
-            store.existing_keys(tables.judgments, "item_id", protocol=protocol, status=ok)
-        )
+        if not items.isdisjoint(judged_item_ids(store, protocol, Status.OK))
     }
     if used:
         return sorted(used)

@@ -10,20 +10,20 @@ from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 
-from sqlalchemy import select
-
 from lvlmbench.choice.accuracy import item_facets
 from lvlmbench.judging import PAIRWISE, PAIRWISE_REF
 from lvlmbench.judging.summaries import judges_for, pair_records
 from lvlmbench.store import (
     Store,
+    benchmark_models,
+    count_items,
     iter_benchmark_responses,
     iter_items,
     iter_judgments,
     iter_responses,
     list_benchmarks,
 )
-from lvlmbench.store import _schema as tables
+from lvlmbench.store import find_item as find_stored_item
 from lvlmbench.types import BenchmarkItem, Judgment, Response, Status
 
 __all__ = [
@@ -74,13 +74,13 @@ def benchmark_listing(store: Store) -> list[BenchmarkListing]:
         if "@keys-" in name:
             copies.append(name)
             continue
-        items = store.count(tables.items, benchmark=name)
+        items = count_items(store, name)
         listing[name] = BenchmarkListing(name, bench["kind"], items, models_of(store, name))
     for copy in copies:
         source = listing.get(copy.partition("@keys-")[0])
         if source is None:  # the source was deleted: show the copy on its own
             listing[copy] = BenchmarkListing(
-                copy, "copy", store.count(tables.items, benchmark=copy), models_of(store, copy)
+                copy, "copy", count_items(store, copy), models_of(store, copy)
             )
         else:
             source.copies.append(copy)
@@ -90,14 +90,7 @@ def benchmark_listing(store: Store) -> list[BenchmarkListing]:
 def models_of(store: Store, benchmark: str) -> list[str]:
     """Models with default-variant responses on the benchmark's items (one SQL query: the
     front page lists every benchmark, and parsing every response for it took seconds)."""
-    query = (
-        select(tables.responses.c.model)
-        .join(tables.items, tables.items.c.id == tables.responses.c.item_id)
-        .where(tables.items.c.benchmark == benchmark, tables.responses.c.variant == "default")
-        .distinct()
-    )
-    with store.engine.connect() as conn:
-        return sorted(conn.execute(query).scalars())
+    return benchmark_models(store, benchmark, "default")
 
 
 def outcome(item: BenchmarkItem, response: Response | None) -> str | None:
@@ -294,10 +287,7 @@ def filter_items(store: Store, benchmark: str, wanted: ItemFilter) -> ItemPage:
 
 def find_item(store: Store, benchmark: str, item_id: str) -> BenchmarkItem | None:
     """The item with this id if it belongs to ``benchmark``."""
-    row = store.get_row(tables.items, item_id)
-    if row is None or row["benchmark"] != benchmark:
-        return None
-    return BenchmarkItem.model_validate_json(row["data"])
+    return find_stored_item(store, benchmark, item_id)
 
 
 def item_responses(store: Store, item_id: str) -> list[Response]:

@@ -7,6 +7,7 @@ item browser's filters, paginated) and ``GET /api/b/{name}/items/{id}`` (the tra
 
 from __future__ import annotations
 
+import copy
 import math
 from dataclasses import asdict
 from typing import Annotated, Any
@@ -18,7 +19,7 @@ from lvlmbench.report import benchmark_summary, leaderboard_rows
 from lvlmbench.types import BenchmarkItem, Response
 from lvlmbench.web import queries
 from lvlmbench.web._params import item_filter
-from lvlmbench.web._render import require_benchmark, store_of
+from lvlmbench.web._render import figures_of, require_benchmark, store_of
 from lvlmbench.web.cells import cell_items_url
 from lvlmbench.web.queries import (
     ItemFilter,
@@ -69,7 +70,11 @@ def leaderboard(request: Request, name: str) -> dict[str, Any]:
     """The leaderboard page's figures: every section's data (``summary``, what the page
     renders) and one row per model (``rows``, the ``leaderboard.csv`` columns)."""
     require_benchmark(request, name)
-    summary = benchmark_summary(store_of(request), name)
+    store = store_of(request)
+    # A copy: the cached summary is shared by later requests and the links are added below.
+    summary = copy.deepcopy(
+        figures_of(request).get(("summary", name), lambda: benchmark_summary(store, name))
+    )
     for row in summary["overall"]:
         row["items_url"] = cell_items_url(name, row["model"], "overall", "all")
     rows = leaderboard_rows({"benchmarks": [summary]})

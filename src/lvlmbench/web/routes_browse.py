@@ -14,7 +14,7 @@ from markupsafe import Markup
 from lvlmbench.judging.human_checks import CHECKS, check_summaries
 from lvlmbench.report import benchmark_html, report_css
 from lvlmbench.web._params import browser_query, item_filter
-from lvlmbench.web._render import render, require_benchmark, store_of
+from lvlmbench.web._render import figures_of, render, require_benchmark, store_of
 from lvlmbench.web.agreement import vote_summary
 from lvlmbench.web.cells import cell_links
 from lvlmbench.web.queries import (
@@ -50,16 +50,29 @@ def leaderboard(request: Request, name: str) -> Response:
     require_benchmark(request, name)
     store = store_of(request)
     # Built by the report with every store string escaped (its tests feed hostile names).
-    section = Markup(benchmark_html(store, name, link=cell_links(name)))
+    figures = figures_of(request)
+    html = figures.get(
+        ("section", name), lambda: benchmark_html(store, name, link=cell_links(name))
+    )
+    # What people added (checks, votes, submissions) is stored as judgments and artifacts,
+    # which raise the revision too: kept alike, so an unchanged store is one query per view.
+    checks, votes, submissions = figures.get(
+        ("people", name),
+        lambda: (
+            check_summaries(store, name),
+            vote_summary(store, name),
+            list_submissions(store, name),
+        ),
+    )
     return render(
         request,
         "benchmark.html",
         name=name,
-        section=section,
-        checks=check_summaries(store, name),
+        section=Markup(html),
+        checks=checks,
         check_labels=CHECKS,
-        votes=vote_summary(store, name),
-        submissions=list_submissions(store, name),
+        votes=votes,
+        submissions=submissions,
     )
 
 

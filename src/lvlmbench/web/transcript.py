@@ -13,12 +13,9 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import select
-
 from lvlmbench.models import redact_text
 from lvlmbench.runner import VARIANTS, ItemUnavailable, item_messages
-from lvlmbench.store import Store
-from lvlmbench.store import _schema as tables
+from lvlmbench.store import Store, benchmark_item_ids, cached_call
 from lvlmbench.types import BenchmarkItem, ImagePart, Message, ModelOutput, Response, TextPart
 
 __all__ = [
@@ -102,17 +99,17 @@ def sent_messages(store: Store, item: BenchmarkItem, variant: str) -> tuple[list
 def _call_record(store: Store, key: str | None) -> tuple[CallRecord | None, str]:
     if key is None:
         return None, "not recorded (answered before cache keys were stored, or imported)"
-    row = store.get_row(tables.cache, key)
+    row = cached_call(store, key)
     if row is None:
         return None, "not in the cache (failed calls are not cached)"
-    output = ModelOutput.model_validate_json(row["output"])
+    output = ModelOutput.model_validate_json(row.output)
     raw = json.dumps(output.raw, indent=2, ensure_ascii=False) if output.raw else None
     # Masked again, like the client's cache reads: a row from an older store may predate it.
     shown = CallRecord(
         redact_text(output.text),
         output.finish_reason,
         None if raw is None else redact_text(raw),
-        float(row["created_at"]),
+        row.created_at,
     )
     return shown, ""
 
@@ -161,13 +158,7 @@ def item_neighbours(
     if within is not None and item_id in within:
         ids = within
     else:
-        query = (
-            select(tables.items.c.id)
-            .where(tables.items.c.benchmark == benchmark)
-            .order_by(tables.items.c.seq)
-        )
-        with store.engine.connect() as conn:
-            ids = list(conn.execute(query).scalars())
+        ids = benchmark_item_ids(store, benchmark)
     at = ids.index(item_id) if item_id in ids else -1
     return {
         "previous": ids[at - 1] if at > 0 else None,

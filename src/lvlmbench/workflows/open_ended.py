@@ -26,8 +26,7 @@ from lvlmbench.judging.metrics.run import judge_with_metrics, summarise_metrics
 from lvlmbench.models import ModelClient, load_chat_model
 from lvlmbench.runner import run_examinee
 from lvlmbench.scenes import CAPABILITIES, ProceduralExaminer, SceneSample, render_png
-from lvlmbench.store import Store, get_benchmark, put_benchmark, put_items
-from lvlmbench.store import _schema as tables
+from lvlmbench.store import Store, count_items, get_benchmark, put_benchmark, put_items
 from lvlmbench.types import BenchmarkItem, GenerationConfig
 
 __all__ = [
@@ -99,7 +98,7 @@ def build_open_benchmark(
     }
     stored = get_benchmark(store, name)
     if stored is not None and stored["data"].get("settings") == settings:
-        return name, store.count(tables.items, benchmark=name)
+        return name, count_items(store, name)
     examiner = ProceduralExaminer()
     items = []
     # Capabilities take turns, so a limited run still covers all of them.

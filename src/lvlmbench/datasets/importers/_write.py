@@ -9,8 +9,16 @@ from typing import Any
 
 from lvlmbench.datasets.importers._common import DatasetError, ParsedItem, ProgressHook
 from lvlmbench.ids import content_id
-from lvlmbench.store import Store, get_benchmark, put_benchmark, put_items
-from lvlmbench.store import _schema as tables
+from lvlmbench.store import (
+    Store,
+    StoredItemText,
+    count_items,
+    get_benchmark,
+    put_benchmark,
+    put_items,
+    stored_item_texts,
+    update_items,
+)
 from lvlmbench.types import BenchmarkItem
 
 __all__ = ["ImportSummary", "item_id", "write_items"]
@@ -110,13 +118,6 @@ def _to_item(
     )
 
 
-def _stored(store: Store, benchmark: str) -> dict[str, tuple[int, str]]:
-    return {
-        str(row["id"]): (int(row["seq"]), str(row["data"]))
-        for row in store.iter_rows(tables.items, benchmark=benchmark)
-    }
-
-
 def write_items(
     store: Store,
     benchmark: str,
@@ -140,24 +141,23 @@ def write_items(
     summary = ImportSummary(benchmark=benchmark, format=fmt, source=str(source))
     summary.image_root = str(image_root) if image_root is not None else None
     summary.rows = len(parsed_items)
-    stored = _stored(store, benchmark)
+    stored = stored_item_texts(store, benchmark)
     added: list[BenchmarkItem] = []
-    changed: list[dict[str, Any]] = []
+    changed: list[tuple[int, BenchmarkItem]] = []
     for done, parsed in enumerate(parsed_items, start=1):
         item = _to_item(store, benchmark, parsed, concat_images, summary)
         encoded = item.model_dump_json()
         if item.id not in stored:
             added.append(item)
-            stored[item.id] = (-1, encoded)
-        elif json.loads(stored[item.id][1]) != json.loads(encoded):
-            seq = stored[item.id][0]
-            changed.append({"id": item.id, "benchmark": benchmark, "seq": seq, "data": encoded})
+            stored[item.id] = StoredItemText(-1, encoded)
+        elif json.loads(stored[item.id].data) != json.loads(encoded):
+            changed.append((stored[item.id].seq, item))
         else:
             summary.items_unchanged += 1
         if on_progress is not None:
             on_progress(done, len(parsed_items))
     put_items(store, added)
-    store.put_rows(tables.items, changed, replace=True)
+    update_items(store, changed)
     summary.items_added = len(added)
     summary.items_updated = len(changed)
     sources = set(existing["data"].get("sources", [])) if existing is not None else set()
@@ -165,7 +165,7 @@ def write_items(
     data = {
         "format": fmt,
         "sources": sorted(sources),
-        "items": store.count(tables.items, benchmark=benchmark),
+        "items": count_items(store, benchmark),
     }
     put_benchmark(store, benchmark, fmt, data)
     return summary

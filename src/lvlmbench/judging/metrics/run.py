@@ -24,13 +24,14 @@ from lvlmbench.judging.metrics._base import METRICS, Metric, load_metric
 from lvlmbench.ratings import Interval, bradley_terry_bootstrap, elo_ratings
 from lvlmbench.store import (
     Store,
+    benchmark_item_ids,
     iter_items,
     iter_judgments,
     iter_responses,
     judgment_id,
+    judgment_ids,
     put_judgments,
 )
-from lvlmbench.store import _schema as tables
 from lvlmbench.types import BenchmarkItem, Judgment, Response, Status
 
 __all__ = [
@@ -171,7 +172,7 @@ def judge_with_metrics(
         summary = MetricRunSummary(benchmark, metric.name)
         summary.no_reference = len(plan.items) - len(references)
         summary.skipped_responses = sum(plan.skipped.values())
-        existing = store.existing_keys(tables.judgments, judge=judge, protocol=protocol)
+        existing = judgment_ids(store, judge, protocol)
         pending: list[tuple[Response, str]] = []
         for item_id, reference in references.items():
             for model in models:
@@ -216,7 +217,7 @@ def _scores(
     store: Store, benchmark: str, models: Sequence[str], metric: str, variant: str
 ) -> dict[str, dict[str, float]]:
     """{model: {item_id: score}} for the benchmark's items."""
-    item_ids = store.existing_keys(tables.items, benchmark=benchmark)
+    item_ids = set(benchmark_item_ids(store, benchmark))
     wanted = set(models)
     out: dict[str, dict[str, float]] = {m: {} for m in models}
     for j in iter_judgments(
