@@ -16,7 +16,7 @@ from lvlmbench._concurrency import BatchWriter, drain
 from lvlmbench.models import ModelClient, RunSummary
 from lvlmbench.runner import drain_leased
 from lvlmbench.store import Leases, Store, final_judgment_ids, judgment_id, put_judgments
-from lvlmbench.types import Judgment, Status
+from lvlmbench.types import Judgment
 
 __all__ = ["JudgeRunSummary", "ProgressHook", "done_judgments", "run_jobs"]
 
