@@ -6,7 +6,7 @@ import dataclasses
 from collections import Counter
 from typing import Any
 
-from lvlmbench.autobench._backend import AspectPlan
+from lvlmbench.autobench._backend import AspectPlan, KeyCheck
 from lvlmbench.autobench._unit import Decision, UnitResult
 from lvlmbench.autobench.balance import ChoiceDraft, balance_positions, letter_counts
 from lvlmbench.autobench.settings import GenerateSettings
@@ -15,6 +15,11 @@ from lvlmbench.store import Store, get_artifact, put_benchmark, put_items
 from lvlmbench.types import BenchmarkItem
 
 __all__ = ["finalize_benchmark", "generation_report"]
+
+
+def _sorted(key: KeyCheck) -> dict[str, Any]:
+    # In the stored unit's (sorted) key order, so item rows stay byte for byte what they were.
+    return dict(sorted(key.model_dump().items()))
 
 
 def _item(benchmark: str, unit: UnitResult, options: dict[str, str], answer: str) -> BenchmarkItem:
@@ -29,11 +34,7 @@ def _item(benchmark: str, unit: UnitResult, options: dict[str, str], answer: str
             "attempts": len(unit.history),
             "decision": last.decision.value,
             "check_method": last.method,
-            **(
-                {"key_check": accepted.key_check.model_dump()}
-                if accepted.key_check is not None
-                else {}
-            ),
+            **({"key_check": _sorted(accepted.key_check)} if accepted.key_check else {}),
             **accepted.extra,
         }
     )
