@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from lvlmbench.autobench._unit import Decision
+from lvlmbench.autobench._unit import Decision, UnitResult
 from lvlmbench.autobench.pipeline import GenerateSettings, generate_benchmark
 from lvlmbench.autobench.procedural import ProceduralBackend
 from lvlmbench.autobench.stages import (
@@ -126,6 +126,9 @@ def test_the_pipeline_runs_an_inserted_stage(tmp_path: Path) -> None:
         if "score" in h and not (h["decision"] == "reject" and "reason" not in h)
     ]
     assert sorted(toy.seen) == sorted(passed)
+    # The typed unit results read and write the stored form unchanged.
+    assert all(UnitResult.from_json(u).to_json() == u for u in units)
+    assert {u["status"] for u in units} <= {"accepted", "dropped"}
     toy_rejections = [h for u in units for h in u["history"] if h.get("reason") == TOY_REASON]
     assert toy_rejections, "seed 3 must give the toy stage something to reject"
     # A toy rejection is recorded after the self-check's figures, like a failed self-check.

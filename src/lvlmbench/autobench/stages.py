@@ -178,7 +178,8 @@ UnitChain = Chain[Unit, Keyed]
 
 
 class Draft(Stage[Unit, UnitDraft]):
-    """The back-end's draft (description, and a scene program in scene mode)."""
+    """The back-end's draft (description, and a scene program in scene mode). Resumes from
+    the model cache (scene programs) or recomputes (procedural scenes, in a worker)."""
 
     name = "draft"
 
@@ -194,7 +195,8 @@ class Draft(Stage[Unit, UnitDraft]):
 
 
 class Render(Stage[UnitDraft, Rendered]):
-    """The image model draws the draft (a new seed per attempt: a redraw is a new image)."""
+    """The image model draws the draft (a new seed per attempt: a redraw is a new image).
+    Resumes from the image cache."""
 
     name = "render"
 
@@ -214,7 +216,8 @@ class Render(Stage[UnitDraft, Rendered]):
 
 
 class SelfCheck(Stage[Rendered, Checked]):
-    """The back-end checks the image against the draft."""
+    """The back-end checks the image against the draft; notes image, score, errors, method.
+    Resumes from the model cache (examiner VQA) or recomputes (pixel check)."""
 
     name = "self-check"
 
@@ -234,7 +237,7 @@ class SelfCheck(Stage[Rendered, Checked]):
 
 
 class Threshold(Stage[Checked, Checked]):
-    """Reject an image whose alignment is below the level's ζ."""
+    """Reject an image whose alignment is below the level's ζ (pure: nothing to cache)."""
 
     name = "threshold"
 
@@ -250,7 +253,8 @@ def question_kind(settings: GenerateSettings, key: str) -> Literal["mc", "tf"]:
 
 
 class Question(Stage[Checked, Questioned]):
-    """A question written from the description and the recorded errors only."""
+    """A question written from the description and the recorded errors only. Resumes from
+    the model cache; the procedural examiner's question was written with the draft."""
 
     name = "question"
 
@@ -267,7 +271,7 @@ class Question(Stage[Checked, Questioned]):
 
 
 class KeyMatch(Stage[Questioned, Keyed]):
-    """The key recomputed from the drawn program; a contradicting key redraws the unit."""
+    """The key recomputed from the drawn program (in a worker; notes the verdict)."""
 
     name = "key check"
 
@@ -283,7 +287,8 @@ class KeyMatch(Stage[Questioned, Keyed]):
 
 
 class KeyAgrees(Stage[Keyed, Keyed]):
-    """Reject a question whose key the drawn program contradicts (like a failed self-check)."""
+    """Reject a question whose key the drawn program contradicts (like a failed self-check;
+    pure: nothing to cache)."""
 
     name = "key agrees"
 
