@@ -15,6 +15,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_validator
 
 __all__ = [
+    "TASK_NAME",
     "BenchmarkItem",
     "Content",
     "GenerationConfig",
@@ -230,6 +231,11 @@ class ModelOutput(BaseModel):
         return self.status is Status.OK
 
 
+TASK_NAME = "task_name"
+"""The meta key an importer stores an item's sub-task under (read it with
+:attr:`BenchmarkItem.task_name`)."""
+
+
 class BenchmarkItem(BaseModel):
     """One test item: images, a prompt and what a right answer is."""
 
@@ -256,6 +262,12 @@ class BenchmarkItem(BaseModel):
     """Capability, ability or instruction family."""
     meta: dict[str, Any] = Field(default_factory=dict)
     """Anything else: aspect, difficulty, sub-task, errors, source row."""
+
+    @property
+    def task_name(self) -> str | None:
+        """The item's sub-task (TouchStone's ``task_name`` column), None when it has none."""
+        value = self.meta.get(TASK_NAME)
+        return str(value) if value else None
 
 
 class Response(BaseModel):

@@ -12,6 +12,7 @@ from pathlib import Path
 from lvlmbench.datasets import import_dataset
 from lvlmbench.datasets.importers import item_id
 from lvlmbench.store import Store, get_benchmark, iter_items
+from lvlmbench.types import TASK_NAME
 
 HEADER = [
     "index",
@@ -84,3 +85,17 @@ def test_touchstone_concatenates_multi_image_questions(
     assert summary.benchmark == "touchstone" and summary.concatenated == 1
     _, multi = iter_items(store, "touchstone")
     assert len(multi.images) == 1 and len(multi.meta["original_images"]) == 2
+
+
+def test_task_name_reaches_the_score_judge_through_the_item(
+    tmp_path: Path, store: Store, b64: Callable[[str], str]
+) -> None:
+    # The importer writes the sub-task where BenchmarkItem.task_name (what the score judge's
+    # per-task table reads) finds it; an item without one has None, not "".
+    path = write_touchstone(tmp_path / "touchstone.tsv", b64)
+    import_dataset(store, path, "touchstone", "ts")
+    single, multi = iter_items(store, "ts")
+    assert (single.task_name, multi.task_name) == ("detailed description", "image comparison")
+    assert single.meta[TASK_NAME] == "detailed description"
+    assert single.model_copy(update={"meta": {}}).task_name is None
+    assert single.model_copy(update={"meta": {TASK_NAME: ""}}).task_name is None

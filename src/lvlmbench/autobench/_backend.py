@@ -1,17 +1,21 @@
 """What the pipeline needs from an examiner, whichever kind it is (procedural or a model).
 
 A *unit* is one planned image: a fine aspect, a difficulty level and an index. For each unit the
-pipeline asks the backend for a draft (description, and a scene program in scene mode), renders
-it, has the backend validate the image, and asks for a question written from the description
-and the recorded errors only.
+pipeline runs the chain of stages the backend supplies (:mod:`lvlmbench.autobench.stages`):
+a draft (description, and a scene program in scene mode), its rendering, the backend's
+validation of the image, and a question written from the description and the recorded errors
+only.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from pydantic import BaseModel, Field
+
+if TYPE_CHECKING:  # the stages are built from this protocol; it names their chain only here
+    from lvlmbench.autobench.stages import UnitChain
 
 __all__ = [
     "AspectPlan",
@@ -154,6 +158,11 @@ class ExaminerBackend(Protocol):
     async def verify_key(self, draft: UnitDraft, question: QuestionDraft) -> KeyCheck:
         """Recompute the key from the drawn program where possible (a mismatch is rejected
         like a failed self-check)."""
+        ...
+
+    def stages(self) -> UnitChain:
+        """The chain one attempt at a unit runs (normally
+        :func:`~lvlmbench.autobench.stages.standard_chain` over this back-end)."""
         ...
 
     async def aclose(self) -> None:

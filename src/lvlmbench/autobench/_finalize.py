@@ -4,66 +4,67 @@ from __future__ import annotations
 
 import dataclasses
 from collections import Counter
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from lvlmbench.autobench._backend import AspectPlan, QuestionDraft
+from lvlmbench.autobench._backend import AspectPlan, KeyCheck
+from lvlmbench.autobench._unit import Decision, UnitResult
 from lvlmbench.autobench.balance import ChoiceDraft, balance_positions, letter_counts
+from lvlmbench.autobench.settings import GenerateSettings
 from lvlmbench.ids import content_id
 from lvlmbench.store import Store, get_artifact, put_benchmark, put_items
 from lvlmbench.types import BenchmarkItem
 
-if TYPE_CHECKING:
-    from lvlmbench.autobench.pipeline import GenerateSettings
-
 __all__ = ["finalize_benchmark", "generation_report"]
 
 
-def _item(
-    benchmark: str, unit: dict[str, Any], options: dict[str, str], answer: str
-) -> BenchmarkItem:
-    question = QuestionDraft.model_validate(unit["question"])
-    meta = dict(unit["meta"])
-    accepted = unit["history"][-1]
+def _sorted(key: KeyCheck) -> dict[str, Any]:
+    # In the stored unit's (sorted) key order, so item rows stay byte for byte what they were.
+    return dict(sorted(key.model_dump().items()))
+
+
+def _item(benchmark: str, unit: UnitResult, options: dict[str, str], answer: str) -> BenchmarkItem:
+    accepted = unit.accepted
+    assert accepted is not None  # only accepted units become items
+    meta = dict(unit.meta)
+    last = unit.last
     meta.update(
         {
-            "errors": unit["errors"],
-            "alignment": unit["score"],
-            "attempts": len(unit["history"]),
-            "decision": accepted["decision"],
-            "check_method": accepted["method"],
-            **({"key_check": unit["key_check"]} if "key_check" in unit else {}),
-            **unit["extra"],
+            "errors": accepted.errors,
+            "alignment": accepted.score,
+            "attempts": len(unit.history),
+            "decision": last.decision.value,
+            "check_method": last.method,
+            **({"key_check": _sorted(accepted.key_check)} if accepted.key_check else {}),
+            **accepted.extra,
         }
     )
     meta.pop("checked", None)  # internal to the self-check
+    question = accepted.question
     return BenchmarkItem(
         id=content_id("autobench", benchmark, meta["unit"]),
         benchmark=benchmark,
         question=question.text,
         kind=question.kind,
-        images=[unit["image"]],
+        images=[accepted.image],
         options=options,
         answer=answer,
-        caption=unit["description"],
+        caption=accepted.description,
         category=meta["capability"],
         meta=meta,
     )
 
 
-def _rate(part: int, whole: int) -> float:
+def _rate(part: float, whole: int) -> float:
     return part / whole if whole else 0.0
 
 
-def generation_report(units: list[dict[str, Any]]) -> dict[str, Any]:
+def generation_report(units: list[UnitResult]) -> dict[str, Any]:
     """Self-check figures over all units: rejection and regeneration rates, drops, reasons."""
-    renders = [h for u in units for h in u["history"] if "score" in h]
-    rejected = sum(h["decision"] == "reject" for h in renders)
-    accepted = [u for u in units if u["status"] == "accepted"]
+    renders = [h for u in units for h in u.history if h.score is not None]
+    rejected = sum(h.decision is Decision.REJECT for h in renders)
+    accepted = [u.accepted for u in units if u.accepted is not None]
     reasons = Counter(
-        h.get("reason") or h["decision"]
-        for u in units
-        for h in u["history"]
-        if h["decision"] not in ("accept", "accept_with_errors")
+        h.reason or h.decision.value for u in units for h in u.history if not h.decision.accepted
     )
     return {
         "units": len(units),
@@ -72,21 +73,21 @@ def generation_report(units: list[dict[str, Any]]) -> dict[str, Any]:
         "renders": len(renders),
         "rejected_renders": rejected,
         "rejection_rate": _rate(rejected, len(renders)),
-        "regeneration_rate": _rate(sum(len(u["history"]) > 1 for u in units), len(units)),
+        "regeneration_rate": _rate(sum(len(u.history) > 1 for u in units), len(units)),
         "accepted_with_errors": sum(
-            u["history"][-1]["decision"] == "accept_with_errors" for u in accepted
+            u.last.decision is Decision.ACCEPT_WITH_ERRORS for u in units if u.accepted
         ),
-        "mean_alignment": _rate(sum(u["score"] for u in accepted), len(accepted)),
+        "mean_alignment": _rate(sum(a.score for a in accepted), len(accepted)),
         "failure_reasons": dict(reasons.most_common(10)),
     }
 
 
-def _diversity(units: list[dict[str, Any]]) -> dict[str, Any] | None:
+def _diversity(units: list[UnitResult]) -> dict[str, Any] | None:
     try:
         from lvlmbench.autobench.diversity import diversity_report
     except ImportError:  # pragma: no cover - the module ships with the package
         return None
-    texts = [u["description"] for u in units if u["status"] == "accepted"]
+    texts = [u.accepted.description for u in units if u.accepted is not None]
     return diversity_report(texts).model_dump() if texts else None
 
 
@@ -100,21 +101,23 @@ def finalize_benchmark(
 ) -> dict[str, Any]:
     """Balance answer positions over the accepted units, store the items and the benchmark."""
     name = settings.benchmark
-    units = [u for k in unit_keys if (u := get_artifact(store, name, "units", k)) is not None]
-    accepted = [u for u in units if u["status"] == "accepted"]
-    choice = [u for u in accepted if u["question"]["kind"] == "mc"]
+    stored = [get_artifact(store, name, "units", k) for k in unit_keys]
+    units = [UnitResult.from_json(u) for u in stored if u is not None]
+    accepted = [u for u in units if u.accepted is not None]
+    questions = {id(u): u.accepted.question for u in accepted if u.accepted is not None}
+    choice = [u for u in accepted if questions[id(u)].kind == "mc"]
     drafts = [
-        ChoiceDraft(u["question"]["correct"], list(u["question"]["distractors"])) for u in choice
+        ChoiceDraft(questions[id(u)].correct, list(questions[id(u)].distractors)) for u in choice
     ]
     arranged = dict(
         zip((id(u) for u in choice), balance_positions(drafts, settings.seed), strict=True)
     )
     items = []
     for unit in accepted:
-        if unit["question"]["kind"] == "mc":
+        if questions[id(unit)].kind == "mc":
             options, answer = arranged[id(unit)]
         else:
-            options, answer = {}, unit["question"]["correct"]
+            options, answer = {}, questions[id(unit)].correct
         items.append(_item(name, unit, options, answer))
     put_items(store, items)
     report = {

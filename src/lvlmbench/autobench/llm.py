@@ -27,6 +27,7 @@ from lvlmbench.autobench.diversity import SemanticGraph, linear_exclusions
 from lvlmbench.autobench.guidelines import write_guideline
 from lvlmbench.autobench.questions import write_question
 from lvlmbench.autobench.scene_mode import write_scene_program
+from lvlmbench.autobench.stages import UnitChain, standard_chain
 from lvlmbench.autobench.validate import answer_checks_on_image, write_checks
 from lvlmbench.models import ModelClient
 from lvlmbench.prompts import load_prompt
@@ -179,6 +180,9 @@ class ModelBackend:
             list(question.distractors),
         )
         return KeyCheck.model_validate({"verdict": verdict, "reason": reason})
+
+    def stages(self) -> UnitChain:
+        return standard_chain(self)
 
     async def aclose(self) -> None:
         await self.examiner.aclose()

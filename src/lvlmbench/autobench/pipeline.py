@@ -1,4 +1,4 @@
-"""AutoBench-V end to end: plan → descriptions → render → self-check → question → balance.
+"""AutoBench-V end to end: plan → descriptions → the back-end's unit chain → balance.
 
 Every stage writes its finished units to the store as artifacts of the run (the benchmark's
 name) before the next stage reads them, so a killed run restarts where it stopped; every model
@@ -9,107 +9,25 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import hashlib
 import json
 import time
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
-from typing import Any, Literal
+from collections.abc import Callable
+from dataclasses import replace
+from typing import Any
 
 from lvlmbench._concurrency import drain
-from lvlmbench.autobench._backend import AspectPlan, ExaminerBackend, PlannedAspect, UnitDraft
+from lvlmbench.autobench._backend import AspectPlan, ExaminerBackend, PlannedAspect
 from lvlmbench.autobench._finalize import finalize_benchmark
-from lvlmbench.autobench.diversity import exclusion_schedule
-from lvlmbench.ids import check_benchmark_name
-from lvlmbench.images import ImageClient, ImageRequest
+from lvlmbench.autobench._unit import AcceptedUnit, AttemptRecord, Decision, UnitResult
+from lvlmbench.autobench.settings import DEFAULT_ZETA, LEVELS, GenerateSettings, benchmark_name
+from lvlmbench.autobench.stages import AttemptContext, Unit, UnitChain, stable_seed
+from lvlmbench.images import ImageClient
 from lvlmbench.store import Store, get_artifact, put_artifact
 from lvlmbench.types import Status
 
 __all__ = ["DEFAULT_ZETA", "LEVELS", "GenerateSettings", "benchmark_name", "generate_benchmark"]
 
-LEVELS = ("easy", "medium", "hard")
-DEFAULT_ZETA: Mapping[str, float] = {"easy": 1.0, "medium": 0.8, "hard": 0.8}
-"""Self-check thresholds per level (the paper's): below ζ the image is regenerated."""
-
 ProgressHook = Callable[[int, int], None]
-
-
-def benchmark_name(capability: str, seed: int) -> str:
-    """Default benchmark name: the capability as a slug plus the seed."""
-    slug = "-".join("".join(c if c.isalnum() else " " for c in capability.lower()).split())
-    return f"{slug or 'capability'}-s{seed}"
-
-
-@dataclass(frozen=True)
-class GenerateSettings:
-    """Everything that defines a generated benchmark (stored with it)."""
-
-    capability: str
-    name: str | None = None
-    n: int = 4
-    """General aspects (paper: 4)."""
-    m: int = 6
-    """Fine-grained aspects per general aspect (paper: 6)."""
-    per_aspect: int = 10
-    """Images per fine aspect and level, ω (paper: 10)."""
-    levels: tuple[str, ...] = LEVELS
-    seed: int = 0
-    zeta: Mapping[str, float] = field(default_factory=lambda: dict(DEFAULT_ZETA))
-    max_attempts: int = 3
-    """Renders per unit before it is dropped (the first one included)."""
-    k_checks: int = 5
-    """Self-check questions per image (alignment = correct / k)."""
-    tf_share: float = 0.2
-    """Share of true/false questions when a model examiner writes them."""
-    diversity_graph: bool = True
-    """Semantic-graph exclusion of repeated themes (model examiners' descriptions)."""
-    exclusions: str = "i"
-    """The graph's schedule f(i): nodes banned after round i (``i``, ``2i`` or a number)."""
-    image_size: int = 512
-    concurrency: int = 8
-    """Units in flight at once."""
-    guidelines: bool = True
-    """Write a guideline per fine aspect; off for the paper's ablation (Table 4)."""
-
-    @property
-    def benchmark(self) -> str:
-        """The benchmark's name in the store."""
-        return self.name or benchmark_name(self.capability, self.seed)
-
-    def validate(self) -> None:
-        """Raise ValueError naming the bad setting."""
-        if not self.capability.strip():
-            raise ValueError("capability is empty: name the capability to test")
-        check_benchmark_name(self.benchmark)
-        if min(self.n, self.m, self.per_aspect, self.max_attempts) < 1:
-            raise ValueError("n, m, per_aspect and max_attempts must all be at least 1")
-        if min(self.concurrency, self.k_checks, self.image_size) < 1:
-            # A concurrency of 0 would make every unit wait forever for a slot.
-            raise ValueError(
-                f"concurrency ({self.concurrency}), k_checks ({self.k_checks}) and image_size "
-                f"({self.image_size}) must all be at least 1"
-            )
-        if not 0 <= self.tf_share <= 1:
-            raise ValueError(f"tf_share {self.tf_share}: must be between 0 and 1")
-        exclusion_schedule(self.exclusions)  # raises ValueError naming the expected forms
-        unknown = [lv for lv in self.levels if lv not in LEVELS]
-        if unknown or not self.levels:
-            raise ValueError(f"levels {list(self.levels)}: choose from {', '.join(LEVELS)}")
-        missing = [lv for lv in self.levels if lv not in self.zeta]
-        if missing:
-            raise ValueError(f"no threshold ζ for level(s) {missing}")
-
-
-def _seed(*parts: object) -> int:
-    return int(hashlib.sha256("|".join(map(str, parts)).encode()).hexdigest()[:12], 16)
-
-
-@dataclass
-class _Unit:
-    key: str
-    aspect: PlannedAspect
-    level: str
-    description: dict[str, Any]
 
 
 async def _plan(store: Store, s: GenerateSettings, backend: ExaminerBackend) -> AspectPlan:
@@ -123,95 +41,51 @@ async def _plan(store: Store, s: GenerateSettings, backend: ExaminerBackend) -> 
 
 async def _descriptions(
     store: Store, s: GenerateSettings, backend: ExaminerBackend, plan: AspectPlan
-) -> list[_Unit]:
+) -> list[Unit]:
     limit = asyncio.Semaphore(s.concurrency)
 
-    async def one(aspect: PlannedAspect, level: str) -> list[_Unit]:
+    async def one(aspect: PlannedAspect, level: str) -> list[Unit]:
         key = f"{aspect.general}|{aspect.fine}|{level}"
         stored = get_artifact(store, s.benchmark, "descriptions", key)
         if stored is None:
             async with limit:
-                written = await backend.describe(aspect, level, s.per_aspect, _seed(s.seed, key))
+                written = await backend.describe(
+                    aspect, level, s.per_aspect, stable_seed(s.seed, key)
+                )
             stored = {"descriptions": written}
             put_artifact(store, s.benchmark, "descriptions", key, stored)
-        return [_Unit(f"{key}|{i}", aspect, level, d) for i, d in enumerate(stored["descriptions"])]
+        return [Unit(f"{key}|{i}", aspect, level, d) for i, d in enumerate(stored["descriptions"])]
 
     groups = await asyncio.gather(*(one(a, lv) for a in plan.aspects for lv in s.levels))
     return [unit for group in groups for unit in group]
 
 
-def _kind(s: GenerateSettings, key: str) -> Literal["mc", "tf"]:
-    return "tf" if (_seed(s.seed, "kind", key) % 1000) / 1000 < s.tf_share else "mc"
-
-
-async def _render(
-    images: ImageClient, s: GenerateSettings, draft: UnitDraft, unit: _Unit, attempt: int
-) -> tuple[bytes | None, str | None, str | None]:
-    request = ImageRequest(
-        prompt=draft.description,
-        scene=draft.scene,
-        width=s.image_size,
-        height=s.image_size,
-        seed=_seed(s.seed, unit.key, attempt) % 2**31,
-    )
-    output = await images.generate(request)
-    if not output.ok or output.png is None:
-        return None, None, output.reason or output.status.value
-    return output.png, hashlib.sha256(output.png).hexdigest(), None
-
-
 async def _process(
-    unit: _Unit, s: GenerateSettings, backend: ExaminerBackend, images: ImageClient
-) -> dict[str, Any]:
-    """Draft, render and self-check until accepted or out of attempts; then the question."""
-    history: list[dict[str, Any]] = []
-    zeta = s.zeta[unit.level]
+    unit: Unit, s: GenerateSettings, chain: UnitChain, images: ImageClient
+) -> UnitResult:
+    """Run the chain until an attempt is accepted or the unit is out of attempts."""
+    history: list[AttemptRecord] = []
     for attempt in range(s.max_attempts):
-        draft = await backend.draft(unit.aspect, unit.level, unit.description, s.seed, attempt)
-        if draft.failure:
-            history.append({"attempt": attempt, "decision": "no draft", "reason": draft.failure})
+        record, keyed = await chain.run(AttemptContext(unit, attempt, s, images), unit)
+        if keyed is None:
+            history.append(record)
             continue
-        png, digest, failure = await _render(images, s, draft, unit, attempt)
-        if png is None or digest is None:
-            history.append({"attempt": attempt, "decision": "no image", "reason": failure})
-            continue
-        check = await backend.validate(draft, png, unit.level)
-        record = {
-            "attempt": attempt,
-            "image": digest,
-            "score": check.score,
-            "errors": check.errors,
-            "method": check.method,
-        }
-        if check.score < zeta:
-            history.append({**record, "decision": "reject"})
-            continue
-        question = await backend.question(draft, check.errors, unit.level, _kind(s, unit.key))
-        if isinstance(question, str):
-            history.append({**record, "decision": "no question", "reason": question})
-            continue
-        key = await backend.verify_key(draft, question)
-        record["key_check"] = key.verdict
-        if key.verdict == "mismatch":  # the drawn program contradicts the key: redraw
-            history.append(
-                {**record, "decision": "reject", "reason": f"key mismatch: {key.reason}"}
-            )
-            continue
-        decision = "accept" if check.score >= 1.0 else "accept_with_errors"
-        history.append({**record, "decision": decision})
-        return {
-            "status": "accepted",
-            "history": history,
-            "image": digest,
-            "description": draft.description,
-            "question": question.model_dump(),
-            "errors": check.errors,
-            "score": check.score,
-            "checks": [c.model_dump() for c in check.checks],
-            "key_check": key.model_dump(),
-            "extra": draft.extra,
-        }
-    return {"status": "dropped", "history": history}
+        check = keyed.questioned.checked.check
+        draft = keyed.questioned.checked.rendered.draft
+        decision = Decision.ACCEPT if check.score >= 1.0 else Decision.ACCEPT_WITH_ERRORS
+        history.append(replace(record, decision=decision))
+        accepted = AcceptedUnit(
+            image=keyed.questioned.checked.rendered.digest,
+            description=draft.description,
+            question=keyed.questioned.question,
+            errors=check.errors,
+            score=check.score,
+            checks=check.checks,
+            key_check=keyed.key,
+            extra=draft.extra,
+        )
+        return UnitResult(tuple(history), accepted, _unit_meta(unit))
+    return UnitResult(tuple(history), None, _unit_meta(unit))
 
 
 async def generate_benchmark(
@@ -230,15 +104,15 @@ async def generate_benchmark(
     _claim(store, settings, f"{backend.name} + {images.spec}")
     plan = await _plan(store, settings, backend)
     units = await _descriptions(store, settings, backend, plan)
+    chain = backend.stages()
     done = 0
 
-    async def build(unit: _Unit) -> None:
+    async def build(unit: Unit) -> None:
         nonlocal done
         if get_artifact(store, settings.benchmark, "units", unit.key) is None:
-            result = await _process(unit, settings, backend, images)
-            status = Status.OK if result["status"] == "accepted" else Status.ERROR
-            record = {**result, "meta": _unit_meta(unit)}
-            put_artifact(store, settings.benchmark, "units", unit.key, record, status)
+            result = await _process(unit, settings, chain, images)
+            status = Status.OK if result.accepted is not None else Status.ERROR
+            put_artifact(store, settings.benchmark, "units", unit.key, result.to_json(), status)
         done += 1
         if on_progress is not None:
             on_progress(done, len(units))
@@ -285,7 +159,7 @@ def _settings_json(settings: GenerateSettings) -> dict[str, Any]:
     return encoded
 
 
-def _unit_meta(unit: _Unit) -> dict[str, Any]:
+def _unit_meta(unit: Unit) -> dict[str, Any]:
     meta: dict[str, Any] = {
         "capability": unit.aspect.tested,
         "general_aspect": unit.aspect.general,

@@ -29,6 +29,7 @@ from lvlmbench.autobench._backend import (
     UnitDraft,
     UnitValidation,
 )
+from lvlmbench.autobench.stages import UnitChain, standard_chain
 from lvlmbench.scenes import ProceduralExaminer, SceneProgram
 from lvlmbench.scenes.compose import ComposedAspect, Composition, compose_capability
 from lvlmbench.scenes.effects import lit_appearances
@@ -276,6 +277,9 @@ class ProceduralBackend:
     async def verify_key(self, draft: UnitDraft, question: QuestionDraft) -> KeyCheck:
         # The recipe computed the key from the program's facts: nothing to recompute.
         return KeyCheck(verdict="verified", reason="written from the program's facts")
+
+    def stages(self) -> UnitChain:
+        return standard_chain(self)
 
     async def aclose(self) -> None:
         """Nothing to release: no model behind it."""

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import re
-from collections.abc import Mapping
 from functools import cache
 from string import ascii_uppercase
 from typing import Literal
@@ -19,6 +18,8 @@ from typing import Literal
 from pydantic import BaseModel, Field, model_validator
 
 from lvlmbench.autobench._results import StageResult, writer_messages
+from lvlmbench.autobench._unit import Decision
+from lvlmbench.autobench.settings import DEFAULT_ZETA
 from lvlmbench.models import ModelClient
 from lvlmbench.prompts import render_prompt
 from lvlmbench.types import GenerationConfig, ImagePart, Message, Status
@@ -35,12 +36,6 @@ __all__ = [
     "extract_check_answer",
     "write_checks",
 ]
-
-DEFAULT_ZETA: Mapping[str, float] = {"easy": 1.0, "medium": 0.8, "hard": 0.8}
-"""The paper's thresholds: easy scenes are simple, so every check must pass; medium and hard
-scenes hold more elements, so one failure in five is tolerated (and recorded as an error)."""
-
-Decision = Literal["reject", "accept_with_errors", "accept"]
 
 _WRITE_CONFIG = GenerationConfig(temperature=0.0, max_tokens=1200)
 _ANSWER_CONFIG = GenerationConfig(temperature=0.0, max_tokens=32)
@@ -236,7 +231,7 @@ def decide(validation: Validation, zeta: float) -> Decision:
     if not 0.0 <= zeta <= 1.0:
         raise ValueError(f"zeta must lie in [0, 1], got {zeta}")
     if validation.score >= 1.0 - _EPS:
-        return "accept"
+        return Decision.ACCEPT
     if validation.score < zeta - _EPS:
-        return "reject"
-    return "accept_with_errors"
+        return Decision.REJECT
+    return Decision.ACCEPT_WITH_ERRORS

@@ -11,7 +11,7 @@ first, ``score_a`` its score; order "ab" shows the model first, "ba" the referen
 scores of each answer are averaged. A model's score is the mean over items, reported ×100 as
 the paper does (a mean of 6.452 is 645.2), next to the reference's mean on the same items and
 the ratio of the two (``relative``, % of the reference). Per ability and per sub-task
-(``item.meta['task_name']``) likewise. An ability cell may name several abilities separated by
+(:attr:`BenchmarkItem.task_name`) likewise. An ability cell may name several abilities separated by
 commas, as ``eval.py`` splits them: the item counts in each (:func:`item_abilities`).
 
 How this differs from TouchStone's released ``eval.py`` (OFA-Sys/TouchStone). ``eval.py`` asks
@@ -179,9 +179,8 @@ def score_report(
         groups = [entry.overall]
         for ability in item_abilities(item):
             groups.append(entry.abilities.setdefault(ability, ScoreGroup()))
-        task = item.meta.get("task_name")
-        if task:
-            groups.append(entry.tasks.setdefault(str(task), ScoreGroup()))
+        if item.task_name:
+            groups.append(entry.tasks.setdefault(item.task_name, ScoreGroup()))
         for group in groups:
             group.items += 1
             group.model_total += model_mean

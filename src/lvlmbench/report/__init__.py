@@ -19,6 +19,7 @@ from lvlmbench.report.collect import benchmark_summary, collect, level_spread, p
 from lvlmbench.report.gallery import gallery_html, thumbnail_uri
 from lvlmbench.report.leaderboard import leaderboard_markdown, leaderboard_rows, write_leaderboards
 from lvlmbench.report.render import CellLink, render_benchmark, render_page, report_css
+from lvlmbench.report.summary import BenchmarkSummary, ReportData
 from lvlmbench.report.svg import (
     Dot,
     bar_chart,
@@ -30,8 +31,10 @@ from lvlmbench.report.svg import (
 from lvlmbench.store import Store
 
 __all__ = [
+    "BenchmarkSummary",
     "CellLink",
     "Dot",
+    "ReportData",
     "ReportFiles",
     "bar_chart",
     "benchmark_html",

@@ -1,6 +1,7 @@
-"""Read everything the report shows from the store into plain JSON-able dicts.
+"""Read everything the report shows from the store into the typed, JSON-able summary
+(:mod:`lvlmbench.report.summary`).
 
-The same dicts feed the HTML and ``summary.json``, so the two always agree.
+The same data feeds the HTML and ``summary.json``, so the two always agree.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from lvlmbench.report._common import LEVELS, pct
 from lvlmbench.report.experiments import leakage_summary, position_bias_summary, rekeyed_sources
 from lvlmbench.report.experiments_ab import ab_experiments_summary
 from lvlmbench.report.scores import hallucination_scores, touchstone_scores
+from lvlmbench.report.summary import BenchmarkSummary, ReportData, Row
 from lvlmbench.store import Store, get_benchmark, iter_items, iter_judgments, list_benchmarks
 from lvlmbench.types import BenchmarkItem
 
@@ -174,20 +176,20 @@ def level_spread(rows: list[AccuracyRow]) -> list[dict[str, Any]]:
 
 def _vlmeval_scores(
     store: Store, name: str, row: dict[str, Any] | None, items: list[BenchmarkItem]
-) -> dict[str, list[dict[str, Any]]]:
+) -> tuple[list[Row], list[Row]]:
     """CircularEval and MME tables of a benchmark imported from VLMEvalKit (empty lists for
     any other: generated benchmarks have neither rotated copies nor MME's picture pairs)."""
     if row is None or row["kind"] != "vlmeval":
-        return {"circular": [], "mme": []}
-    return {
-        "circular": [r.as_dict() for r in circular_table(store, name, items=items)],
-        "mme": [r.as_dict() for r in mme_table(store, name, items=items)],
-    }
+        return [], []
+    return (
+        [r.as_dict() for r in circular_table(store, name, items=items)],
+        [r.as_dict() for r in mme_table(store, name, items=items)],
+    )
 
 
 def benchmark_summary(
     store: Store, name: str, benchmarks: list[dict[str, Any]] | None = None
-) -> dict[str, Any]:
+) -> BenchmarkSummary:
     """Every figure of one benchmark (sections without data are empty or None).
 
     ``benchmarks`` is the store's ``list_benchmarks`` (read when None); it names the
@@ -205,6 +207,7 @@ def benchmark_summary(
     by_level = answers.table(["difficulty"])
     level_chance = chance_by_group(items.values(), ["difficulty"])
     listed = list_benchmarks(store) if benchmarks is None else benchmarks
+    circular, mme = _vlmeval_scores(store, name, row, list(items.values()))
     return {
         "name": name,
         "kind": row["kind"] if row else None,
@@ -212,7 +215,8 @@ def benchmark_summary(
         "capability_note": (data.get("plan") or {}).get("note"),
         "models": models,
         "overall": overall,
-        **_vlmeval_scores(store, name, row, list(items.values())),
+        "circular": circular,
+        "mme": mme,
         "capability": _facet_rows(answers, items.values(), "capability"),
         "difficulty": _rows(by_level, ["difficulty"], level_chance),
         "spread": level_spread(by_level),
@@ -230,7 +234,7 @@ def benchmark_summary(
     }
 
 
-def collect(store: Store, benchmarks: Sequence[str] | None = None) -> dict[str, Any]:
+def collect(store: Store, benchmarks: Sequence[str] | None = None) -> ReportData:
     """The report's data for ``benchmarks`` (all of the store's when None).
 
     By default a position-bias copy is left out when its source benchmark is shown: its

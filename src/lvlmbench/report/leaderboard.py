@@ -30,6 +30,7 @@ from typing import Any
 
 from lvlmbench._csv import write_csv
 from lvlmbench.report._common import LEVELS
+from lvlmbench.report.summary import AccuracyFacet, BenchmarkSummary, ReportData
 
 __all__ = ["leaderboard_markdown", "leaderboard_rows", "write_leaderboards"]
 
@@ -40,7 +41,14 @@ def _with_ci(name: str, value: Any, low: Any, high: Any) -> dict[str, Any]:
     return {name: value, f"{name}_low": low, f"{name}_high": high}
 
 
-def _accuracy(bench: dict[str, Any]) -> Iterator[tuple[str, dict[str, Any]]]:
+_FACET_COLUMNS: tuple[tuple[AccuracyFacet, str], ...] = (
+    ("difficulty", "level"),
+    ("capability", "capability"),
+)
+"""Accuracy facets in the leaderboard, with their columns' prefix."""
+
+
+def _accuracy(bench: BenchmarkSummary) -> Iterator[tuple[str, dict[str, Any]]]:
     for r in bench["overall"]:
         yield (
             r["model"],
@@ -49,7 +57,7 @@ def _accuracy(bench: dict[str, Any]) -> Iterator[tuple[str, dict[str, Any]]]:
                 **{k: r[k] for k in _COUNTS},
             },
         )
-    for facet, prefix in (("difficulty", "level"), ("capability", "capability")):
+    for facet, prefix in _FACET_COLUMNS:
         for r in _by_group(bench[facet], facet):
             name = f"{prefix}:{r[facet]}"
             yield r["model"], _with_ci(name, r["accuracy"], r["ci_low"], r["ci_high"])
@@ -65,7 +73,7 @@ def _by_group(rows: list[dict[str, Any]], facet: str) -> list[dict[str, Any]]:
     return sorted(rows, key=order)
 
 
-def _ratings(bench: dict[str, Any]) -> Iterator[tuple[str, dict[str, Any]]]:
+def _ratings(bench: BenchmarkSummary) -> Iterator[tuple[str, dict[str, Any]]]:
     for r in bench["metrics"]:
         yield r["model"], _with_ci(f"metric:{r['metric']}", r["mean"], r["ci_low"], r["ci_high"])
     for rep in bench["pairwise"]:
@@ -83,7 +91,7 @@ def _ratings(bench: dict[str, Any]) -> Iterator[tuple[str, dict[str, Any]]]:
             )
 
 
-def _judged(bench: dict[str, Any]) -> Iterator[tuple[str, dict[str, Any]]]:
+def _judged(bench: BenchmarkSummary) -> Iterator[tuple[str, dict[str, Any]]]:
     for entry in bench.get("touchstone") or []:
         name = f"touchstone:{entry['label']}"
         for m in entry["models"]:
@@ -110,7 +118,7 @@ def _rounded(value: Any) -> Any:
     return round(value, 4) if isinstance(value, float) else value
 
 
-def leaderboard_rows(data: dict[str, Any]) -> list[dict[str, Any]]:
+def leaderboard_rows(data: ReportData) -> list[dict[str, Any]]:
     """One dict per benchmark × model from :func:`~lvlmbench.report.collect` data."""
     out: list[dict[str, Any]] = []
     for bench in data["benchmarks"]:
@@ -129,7 +137,7 @@ def leaderboard_rows(data: dict[str, Any]) -> list[dict[str, Any]]:
 _SOURCES = (_accuracy, _ratings, _judged)
 
 
-def _columns(data: dict[str, Any]) -> list[str]:
+def _columns(data: ReportData) -> list[str]:
     """Kind of figure first, benchmark second: accuracy columns stay together across benchmarks."""
     columns = ["benchmark", "kind", "model"]
     for source in _SOURCES:
@@ -156,7 +164,7 @@ def _md(text: str) -> str:
     return escape(text, quote=False).replace("|", "\\|").replace("\n", " ")
 
 
-def leaderboard_markdown(data: dict[str, Any]) -> str:
+def leaderboard_markdown(data: ReportData) -> str:
     """One Markdown table per benchmark, intervals folded into their cells."""
     rows = leaderboard_rows(data)
     parts = []
@@ -180,7 +188,7 @@ def leaderboard_markdown(data: dict[str, Any]) -> str:
     return "\n".join(parts) if parts else "(no results)\n"
 
 
-def write_leaderboards(data: dict[str, Any], out_dir: Path) -> tuple[Path, Path]:
+def write_leaderboards(data: ReportData, out_dir: Path) -> tuple[Path, Path]:
     """Write ``leaderboard.csv`` and ``leaderboard.md`` into ``out_dir``; return both paths."""
     rows = leaderboard_rows(data)
     csv_path, md_path = out_dir / "leaderboard.csv", out_dir / "leaderboard.md"

@@ -25,6 +25,7 @@ from lvlmbench.report.render_ratings import (
 )
 from lvlmbench.report.render_summary import includes_chance, summary_section
 from lvlmbench.report.render_vlmeval import vlmeval_section
+from lvlmbench.report.summary import AccuracyFacet, BenchmarkSummary, ReportData
 from lvlmbench.report.svg import Dot, dot_interval_chart, heatmap, line_chart
 
 __all__ = ["CellLink", "render_benchmark", "render_page", "report_css"]
@@ -54,7 +55,9 @@ def _ordered_groups(rows: list[dict[str, Any]], facet: str) -> list[str]:
     return groups
 
 
-def _accuracy_section(bench: dict[str, Any], facet: str, label: str, link: CellLink | None) -> str:
+def _accuracy_section(
+    bench: BenchmarkSummary, facet: AccuracyFacet, label: str, link: CellLink | None
+) -> str:
     rows = bench[facet]
     if not rows:
         return ""
@@ -83,7 +86,7 @@ def _accuracy_section(bench: dict[str, Any], facet: str, label: str, link: CellL
     return f"<h3>Accuracy by {escape(label)}</h3>" + table(head, body, "acc") + chart
 
 
-def _overall(bench: dict[str, Any], link: CellLink | None) -> str:
+def _overall(bench: BenchmarkSummary, link: CellLink | None) -> str:
     shown = display_names(r["model"] for r in bench["overall"])
     rows = [
         [
@@ -100,7 +103,7 @@ def _overall(bench: dict[str, Any], link: CellLink | None) -> str:
     return "<h3>Leaderboard</h3>" + table(head, rows, "acc") if rows else ""
 
 
-def _difficulty_lines(bench: dict[str, Any]) -> str:
+def _difficulty_lines(bench: BenchmarkSummary) -> str:
     rows = bench["difficulty"]
     if not rows:
         return ""
@@ -116,7 +119,7 @@ def _difficulty_lines(bench: dict[str, Any]) -> str:
     )
 
 
-def _heatmap(bench: dict[str, Any]) -> str:
+def _heatmap(bench: BenchmarkSummary) -> str:
     rows = bench["fine_aspect"]
     if not rows:
         return ""
@@ -134,7 +137,7 @@ def _heatmap(bench: dict[str, Any]) -> str:
     return "<h3>Fine aspect × model</h3>" + note + chart
 
 
-def _generation(bench: dict[str, Any]) -> str:
+def _generation(bench: BenchmarkSummary) -> str:
     parts = []
     for key, title in (("self_check", "Self-check"), ("diversity", "Diversity")):
         figures = bench.get(key)
@@ -151,7 +154,7 @@ def _generation(bench: dict[str, Any]) -> str:
     return '<h3>Generation report</h3><div class="row">' + "".join(parts) + "</div>"
 
 
-def _capability_note(bench: dict[str, Any]) -> str:
+def _capability_note(bench: BenchmarkSummary) -> str:
     """How a free-text capability was composed from built-in aspects (shown, never hidden)."""
     note = bench.get("capability_note")
     if not note:
@@ -159,7 +162,9 @@ def _capability_note(bench: dict[str, Any]) -> str:
     return f'<p class="note" data-figure="capability-note">{escape(str(note))}</p>'
 
 
-def render_benchmark(bench: dict[str, Any], gallery: str = "", link: CellLink | None = None) -> str:
+def render_benchmark(
+    bench: BenchmarkSummary, gallery: str = "", link: CellLink | None = None
+) -> str:
     """One benchmark's ``<section>``: tables and inline SVG charts, no script, no styles.
 
     ``bench`` is one :func:`~lvlmbench.report.benchmark_summary` dict and ``gallery`` the HTML
@@ -202,7 +207,7 @@ def report_css() -> str:
     return _template("report.css")
 
 
-def render_page(data: dict[str, Any], sections: list[str], generated: str) -> str:
+def render_page(data: ReportData, sections: list[str], generated: str) -> str:
     """The whole page from ``templates/report.html`` with the stylesheet inlined; it opens with
     the model × capability summary over every benchmark shown."""
     summary = summary_section(data["benchmarks"])

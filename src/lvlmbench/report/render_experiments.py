@@ -7,12 +7,13 @@ import math
 from typing import Any
 
 from lvlmbench.report._html import fmt, table, td
+from lvlmbench.report.summary import BenchmarkSummary
 from lvlmbench.report.svg import bar_chart, range_chart
 
 __all__ = ["leakage_section", "position_bias_section", "spread_section"]
 
 
-def spread_section(bench: dict[str, Any]) -> str:
+def spread_section(bench: BenchmarkSummary) -> str:
     """Per level, the lowest and highest model accuracy and how far apart the models are."""
     spread = bench.get("spread") or []
     if not spread or max(s["models"] for s in spread) < 2:
@@ -61,7 +62,7 @@ def _bias_cells(row: dict[str, Any] | None, model: str, target: str) -> list[str
     ]
 
 
-def position_bias_section(bench: dict[str, Any]) -> str:
+def position_bias_section(bench: BenchmarkSummary) -> str:
     """Accuracy with every key at one letter against evenly spread keys, and the bias rate
     with its interval, on multiple-choice items; one table per seed of re-keyed copies."""
     rows = bench.get("position_bias") or []
@@ -112,7 +113,7 @@ def _bias_table(rows: list[dict[str, Any]], suffix: str) -> str:
     return table(head, body, "bias") + chart
 
 
-def leakage_section(bench: dict[str, Any]) -> str:
+def leakage_section(bench: BenchmarkSummary) -> str:
     """Accuracy with the image, from the description only and from the question only."""
     leak = bench.get("leakage")
     if not leak:

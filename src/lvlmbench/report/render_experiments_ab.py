@@ -6,6 +6,7 @@ from html import escape
 from typing import Any
 
 from lvlmbench.report._html import fmt, table, td
+from lvlmbench.report.summary import BenchmarkSummary
 from lvlmbench.report.svg import Dot, dot_interval_chart, rank_chart
 
 __all__ = ["ab_experiment_sections"]
@@ -155,7 +156,7 @@ def alignment_section(data: dict[str, Any] | None) -> str:
     return "<h3>Human evaluation: alignment rates</h3>" + note + table(head, body, "align") + chart
 
 
-def ab_experiment_sections(bench: dict[str, Any]) -> str:
+def ab_experiment_sections(bench: BenchmarkSummary) -> str:
     """Every section whose experiment the store holds ('' when none)."""
     data = bench.get("ab_experiments") or {}
     return "".join(

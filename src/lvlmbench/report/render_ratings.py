@@ -7,6 +7,7 @@ from html import escape
 from typing import Any
 
 from lvlmbench.report._html import ci, fmt, table, td
+from lvlmbench.report.summary import BenchmarkSummary
 from lvlmbench.report.svg import Dot, dot_interval_chart
 
 __all__ = ["hallucination_section", "metrics_section", "pairwise_section", "touchstone_section"]
@@ -101,7 +102,7 @@ def _pairwise_one(rep: dict[str, Any]) -> list[str]:
     return out
 
 
-def pairwise_section(bench: dict[str, Any]) -> str:
+def pairwise_section(bench: BenchmarkSummary) -> str:
     """Bradley-Terry (the headline) and win rate vs reference with intervals, and online Elo
     labelled as such, per pairwise judge."""
     return "".join(part for rep in bench["pairwise"] for part in _pairwise_one(rep))
@@ -141,7 +142,7 @@ def _metric_chart(metric: str, rows: list[dict[str, Any]]) -> str:
     return dot_interval_chart(dots, title, max(0.0, lo) if scale else lo, hi, "")
 
 
-def metrics_section(bench: dict[str, Any]) -> str:
+def metrics_section(bench: BenchmarkSummary) -> str:
     """Text-metric means with bootstrap intervals (a table and one chart per metric, probes
     tagged), and the Bradley-Terry ratings their per-item wins give."""
     rows = bench["metrics"]
@@ -222,7 +223,7 @@ def _touchstone_one(entry: dict[str, Any]) -> str:
     return f"<h3>{escape(title)}</h3>" + note + table(head, body, "score") + chart
 
 
-def touchstone_section(bench: dict[str, Any]) -> str:
+def touchstone_section(bench: BenchmarkSummary) -> str:
     """TouchStone score-judge results, overall and per ability, per (judge, reference)."""
     return "".join(_touchstone_one(entry) for entry in bench.get("touchstone") or [])
 
@@ -251,6 +252,6 @@ def _hallucination_one(entry: dict[str, Any]) -> str:
     return f"<h3>{escape(heading)}</h3>" + table(head, body, "halluc") + chart
 
 
-def hallucination_section(bench: dict[str, Any]) -> str:
+def hallucination_section(bench: BenchmarkSummary) -> str:
     """Mean hallucination rating per model and judge, with bootstrap intervals."""
     return "".join(_hallucination_one(entry) for entry in bench.get("hallucination") or [])

@@ -12,6 +12,7 @@ from typing import Any
 
 from lvlmbench.models import display_names
 from lvlmbench.report._html import table
+from lvlmbench.report.summary import BenchmarkSummary
 from lvlmbench.report.svg import Dot, dot_interval_chart
 
 __all__ = ["BASELINE_PREFIX", "includes_chance", "model_label", "summary_section"]
@@ -32,7 +33,7 @@ def model_label(model: str, shown: str) -> str:
     return escape(shown) + tag
 
 
-def _columns(benchmarks: list[dict[str, Any]]) -> list[tuple[str, str, str]]:
+def _columns(benchmarks: list[BenchmarkSummary]) -> list[tuple[str, str, str]]:
     """(benchmark, capability, heading) per column; the benchmark is named only when two
     benchmarks share a capability."""
     pairs = list(
@@ -58,7 +59,7 @@ def _cell(row: dict[str, Any] | None, model: str, heading: str) -> str:
     )
 
 
-def summary_section(benchmarks: list[dict[str, Any]]) -> str:
+def summary_section(benchmarks: list[BenchmarkSummary]) -> str:
     """The model × capability table and chart ('' when no benchmark has capability rows)."""
     columns = _columns(benchmarks)
     if not columns:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from lvlmbench.report._html import fmt, table, td
+from lvlmbench.report.summary import BenchmarkSummary
 
 __all__ = ["vlmeval_section"]
 
@@ -52,7 +53,7 @@ def _mme(rows: list[dict[str, Any]]) -> str:
     return "<h3>MME</h3>" + note + table(head, body, "mme")
 
 
-def vlmeval_section(bench: dict[str, Any]) -> str:
+def vlmeval_section(bench: BenchmarkSummary) -> str:
     """CircularEval and MME tables where the benchmark has them ('' otherwise)."""
     circular = bench.get("circular") or []
     mme = bench.get("mme") or []

@@ -36,7 +36,7 @@ _SEASON = {
 
 def _place(program: SceneProgram, facts: SceneFacts) -> str:
     bg = program.background
-    kind = facts.scene.get("scene_type")
+    kind = facts.scene.scene_type
     if kind is not None:
         return f"A picture of {SCENE_WORDS[kind]}"
     if is_indoor(program):
@@ -160,7 +160,7 @@ def story(program: SceneProgram, facts: SceneFacts) -> str:
         if facts.objects
         else "the scene"
     )
-    mood = facts.scene.get("mood") or "quiet"
+    mood = facts.scene.mood or "quiet"
     return (
         f"{when}{weather}, there were {things}. Everything stayed in its place while "
         f"{hero} waited. It was a {mood} moment that nobody would forget."

@@ -97,7 +97,7 @@ def _summary(facts: SceneFacts, question: Question) -> dict[str, Any]:
         "counts_by_category": facts.counts_by_category,
         "counts_by_color": facts.counts_by_color,
         "labels": [list(label) for label in facts.labels],
-        "scene": facts.scene,
+        "scene": facts.scene.model_dump(),
         "subjects": question.subjects,
     }
 

@@ -16,7 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 from lvlmbench.scenes.geometry import draw_order, object_box
 from lvlmbench.scenes.masks import MaskSet, object_masks
 from lvlmbench.scenes.schema import SceneObject, SceneProgram
-from lvlmbench.scenes.semantics import scene_level_facts
+from lvlmbench.scenes.semantics import SceneLevelFacts, scene_level_facts
 
 __all__ = [
     "DEFAULT_VISIBLE_THRESHOLD",
@@ -106,7 +106,7 @@ class SceneFacts(BaseModel):
     """The object whose silhouette is clearly (1.5x) the largest, if one is."""
     smallest: int | None = None
     """The object whose silhouette is clearly (1.5x) the smallest, if one is."""
-    scene: dict[str, str | None] = Field(default_factory=dict)
+    scene: SceneLevelFacts = Field(default_factory=SceneLevelFacts)
     """Scene-level facts: time_of_day, weather, season, brightness, light_source, mood,
     temperature, vividness, scene_type, ground, feels, light_cast, cloudiness, sun_height,
     activity, busyness, background."""
@@ -336,5 +336,5 @@ def compute_facts(
             for label in program.labels
         ],
     )
-    facts.scene.update(scene_level_facts(program, facts))
+    facts.scene = scene_level_facts(program, facts)
     return facts

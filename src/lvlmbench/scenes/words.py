@@ -112,7 +112,7 @@ def phrase(o: ObjectFacts, *, size: bool = True, texture: bool = True) -> str:
 
 def dim(facts: SceneFacts) -> bool:
     """Whether the light (dusk, night, spotlight) or fog makes similar colours hard to tell."""
-    return facts.scene.get("lighting", "day") != "day" or facts.scene.get("weather") == "fog"
+    return (facts.scene.lighting or "day") != "day" or facts.scene.weather == "fog"
 
 
 def same_color(facts: SceneFacts, a: str, b: str) -> bool:

@@ -4,7 +4,7 @@ Columns (case-insensitive): ``index`` (required, keys the items), ``question`` (
 ``image`` (required: base64, or a JSON/Python list of base64 images for multi-image questions;
 paths and URLs are accepted too), ``human_annotation`` (the caption), ``gpt4_ha_answer`` (the
 reference, "GPT4-HA"), ``category`` (the ability), ``task_name`` (the sub-task, in
-``meta["task_name"]``); every other non-empty cell goes to meta under its column name.
+:attr:`BenchmarkItem.task_name`); every other non-empty cell goes to meta under its column name.
 """
 
 from __future__ import annotations
@@ -21,9 +21,12 @@ from lvlmbench.datasets.importers._common import (
     require_columns,
 )
 from lvlmbench.datasets.importers._images import ImageRoot, resolve_images
+from lvlmbench.types import TASK_NAME
 
 __all__ = ["parse_touchstone"]
 
+_META_KEYS = {"task_name": TASK_NAME}
+"""Columns whose meta key other packages read, through the item's typed accessors."""
 _KNOWN = {"index", "question", "image", "human_annotation", "gpt4_ha_answer", "category"}
 
 
@@ -47,7 +50,7 @@ def parse_touchstone(
             meta["image_sources"] = found.sources
         for column, value in row.cells.items():
             if column not in _KNOWN and value.strip():
-                meta[column] = value.strip()
+                meta[_META_KEYS.get(column, column)] = value.strip()
         parsed.append(
             ParsedItem(
                 key=key,

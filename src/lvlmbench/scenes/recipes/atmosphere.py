@@ -53,7 +53,7 @@ _TIMES = {"daytime": "daytime", "sunset": "sunset", "night-time": "night-time"}
 
 
 def _ask_time(scene: Scene, rng: random.Random) -> Question | None:
-    time = scene.facts.scene.get("time_of_day")
+    time = scene.facts.scene.time_of_day
     if time is None or scene.program.weather.kind != "clear":
         return None
     return mc(
@@ -92,7 +92,7 @@ def _build_brightness(b: SceneBuilder) -> None:
 
 
 def _ask_brightness(scene: Scene, rng: random.Random) -> Question | None:
-    value = scene.facts.scene.get("brightness")
+    value = scene.facts.scene.brightness
     if value is None or scene.program.weather.kind != "clear":
         return None
     return mc(
@@ -120,7 +120,7 @@ def _build_source(b: SceneBuilder) -> None:
 
 
 def _ask_source(scene: Scene, rng: random.Random) -> Question | None:
-    source = scene.facts.scene.get("light_source")
+    source = scene.facts.scene.light_source
     if source is None or scene.program.weather.kind != "clear":
         return None
     return mc(
@@ -178,7 +178,7 @@ def _build_sun_height(b: SceneBuilder) -> None:
 
 
 def _ask_sun_height(scene: Scene, rng: random.Random) -> Question | None:
-    height = scene.facts.scene.get("sun_height")
+    height = scene.facts.scene.sun_height
     if height is None:
         return None
     where = "low, near the horizon" if height == "low" else "high up in the sky"
@@ -245,7 +245,7 @@ def _build_clouds(b: SceneBuilder) -> None:
 
 
 def _ask_clouds(scene: Scene, rng: random.Random) -> Question | None:
-    value = scene.facts.scene.get("cloudiness")
+    value = scene.facts.scene.cloudiness
     clouds = scene.facts.select("cloud")
     if value is None or not all(o.askable for o in clouds) or scene.program.weather.kind != "clear":
         return None

@@ -263,7 +263,7 @@ def _build_background(b: SceneBuilder) -> None:
 
 
 def _ask_background(scene: Scene, rng: random.Random) -> Question | None:
-    color = scene.facts.scene.get("background")
+    color = scene.facts.scene.background
     if color is None:
         return None
     preferred, fallback = color_pools(scene, color)

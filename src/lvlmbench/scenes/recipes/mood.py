@@ -39,7 +39,7 @@ def _build_mood(b: SceneBuilder) -> None:
 
 
 def _ask_mood(scene: Scene, rng: random.Random) -> Question | None:
-    mood = scene.facts.scene.get("mood")
+    mood = scene.facts.scene.mood
     if mood is None:
         return None
     options = [m for m in _MOOD_SCENES if m not in _NEAR.get(mood, ())]
@@ -72,7 +72,7 @@ def _build_weather_mood(b: SceneBuilder) -> None:
 
 
 def _ask_weather_mood(scene: Scene, rng: random.Random) -> Question | None:
-    mood = scene.facts.scene.get("mood")
+    mood = scene.facts.scene.mood
     if mood not in ("gloomy", "cheerful"):
         return None
     return tf(
@@ -97,7 +97,7 @@ def _build_light_mood(b: SceneBuilder) -> None:
 
 
 def _ask_light_mood(scene: Scene, rng: random.Random) -> Question | None:
-    mood = scene.facts.scene.get("mood")
+    mood = scene.facts.scene.mood
     if mood not in _LIGHT_FEEL:
         return None
     options = [v for k, v in _LIGHT_FEEL.items() if k not in _NEAR.get(str(mood), ())]
@@ -126,7 +126,7 @@ def _build_palette(b: SceneBuilder) -> None:
 
 
 def _ask_lively(scene: Scene, rng: random.Random) -> Question | None:
-    value = scene.facts.scene.get("vividness")
+    value = scene.facts.scene.vividness
     if value is None:
         return None
     how = (
@@ -151,7 +151,7 @@ _TITLES = {
 
 
 def _ask_title(scene: Scene, rng: random.Random) -> Question | None:
-    mood = scene.facts.scene.get("mood")
+    mood = scene.facts.scene.mood
     if mood is None or (mood == "peaceful" and scene.program.lighting.kind != "dusk"):
         return None
     options = [t for m, t in _TITLES.items() if m not in _NEAR.get(str(mood), ())]
@@ -177,7 +177,7 @@ def _build_busy(b: SceneBuilder) -> None:
 
 
 def _ask_busy(scene: Scene, rng: random.Random) -> Question | None:
-    value = scene.facts.scene.get("busyness")
+    value = scene.facts.scene.busyness
     if value is None:
         return None
     n = len(scene.facts.objects)
@@ -221,7 +221,7 @@ def _build_season_of(b: SceneBuilder, season: str) -> None:
 
 
 def _ask_season(scene: Scene, rng: random.Random) -> Question | None:
-    season = scene.facts.scene.get("season")
+    season = scene.facts.scene.season
     if season is None:
         return None
     cue = {
@@ -248,7 +248,7 @@ _CUES = {
 
 
 def _ask_cue(scene: Scene, rng: random.Random) -> Question | None:
-    season = scene.facts.scene.get("season")
+    season = scene.facts.scene.season
     if season in (None, "summer") or scene.facts.select("sun"):
         return None
     return mc(
@@ -261,7 +261,7 @@ def _ask_cue(scene: Scene, rng: random.Random) -> Question | None:
 
 
 def _ask_cold(scene: Scene, rng: random.Random) -> Question | None:
-    feel = scene.facts.scene.get("feels")
+    feel = scene.facts.scene.feels
     if feel is None:
         return None
     return tf("This scene looks cold.", feel == "cold", evidence=[f"The scene looks {feel}."])
@@ -284,8 +284,8 @@ _TEMPERATURES = {
 
 
 def _ask_temperature(scene: Scene, rng: random.Random) -> Question | None:
-    value = scene.facts.scene.get("temperature")
-    if value not in _TEMPERATURES or scene.facts.scene.get("light_cast") != "neutral":
+    value = scene.facts.scene.temperature
+    if value not in _TEMPERATURES or scene.facts.scene.light_cast != "neutral":
         return None
     correct = _TEMPERATURES[str(value)]
     return mc(
@@ -305,7 +305,7 @@ _CASTS = {
 
 
 def _ask_cast(scene: Scene, rng: random.Random) -> Question | None:
-    cast = scene.facts.scene.get("light_cast")
+    cast = scene.facts.scene.light_cast
     if cast is None or scene.program.weather.kind == "fog":
         return None
     return mc(

@@ -42,7 +42,7 @@ def _build_place(b: SceneBuilder, place: str | None = None) -> None:
 
 
 def _ask_place(scene: Scene, rng: random.Random) -> Question | None:
-    kind = scene.facts.scene.get("scene_type")
+    kind = scene.facts.scene.scene_type
     if kind is None:
         return None
     return mc(
@@ -59,7 +59,7 @@ def _build_in_out(b: SceneBuilder) -> None:
 
 
 def _ask_in_out(scene: Scene, rng: random.Random) -> Question | None:
-    kind = scene.facts.scene.get("scene_type")
+    kind = scene.facts.scene.scene_type
     if kind not in ("room", "street", "park"):
         return None
     inside = kind == "room" and is_indoor(scene.program)
@@ -79,7 +79,7 @@ def _build_ground(b: SceneBuilder) -> None:
 
 
 def _ask_ground(scene: Scene, rng: random.Random) -> Question | None:
-    ground = scene.facts.scene.get("ground")
+    ground = scene.facts.scene.ground
     if ground is None:
         return None
     return mc(
@@ -191,7 +191,7 @@ def _build_activity(b: SceneBuilder) -> None:
 
 
 def _ask_activity(scene: Scene, rng: random.Random) -> Question | None:
-    activity = scene.facts.scene.get("activity")
+    activity = scene.facts.scene.activity
     cues = [o for o in scene.facts.objects if o.category in ("person", *ACTIVITIES)]
     if activity is None or not all(o.askable for o in cues):
         return None

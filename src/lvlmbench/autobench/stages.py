@@ -1,0 +1,311 @@
+"""One attempt at a unit as a chain of typed stages: draft → render → self-check → question → key.
+
+A stage turns one typed value into the next (``Stage[In, Out]``) or rejects the attempt with a
+:class:`~lvlmbench.autobench._unit.Decision` and a reason; it may note what it found in the
+attempt's history record. :class:`Chain` composes stages so that each one's input type is the
+previous one's output type (mypy checks the order), and the back-end supplies the chain the
+pipeline runs (:func:`standard_chain` for both built-in examiners): a new stage is one class
+here and one ``.then`` in :func:`standard_chain`.
+
+Caching and resuming: a stage stores nothing itself. Every model and image call it makes goes
+through the cached clients, and the pipeline stores each finished unit, so a resumed run skips
+finished units and replays an unfinished one from the caches at no cost.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar
+
+from lvlmbench.autobench._backend import KeyCheck, PlannedAspect, QuestionDraft, UnitDraft
+from lvlmbench.autobench._backend import UnitValidation as Validation
+from lvlmbench.autobench._unit import AttemptRecord, Decision
+from lvlmbench.autobench.settings import GenerateSettings
+from lvlmbench.images import ImageClient, ImageRequest
+
+if TYPE_CHECKING:  # the protocol names the chain type only in annotations
+    from lvlmbench.autobench._backend import ExaminerBackend
+
+__all__ = [
+    "AttemptContext",
+    "Chain",
+    "Checked",
+    "Draft",
+    "KeyAgrees",
+    "KeyMatch",
+    "Keyed",
+    "Question",
+    "Questioned",
+    "Rejected",
+    "Render",
+    "Rendered",
+    "SelfCheck",
+    "Stage",
+    "Threshold",
+    "Unit",
+    "UnitChain",
+    "chain",
+    "question_kind",
+    "stable_seed",
+    "standard_chain",
+]
+
+In = TypeVar("In")
+Out = TypeVar("Out")
+Next = TypeVar("Next")
+
+
+def stable_seed(*parts: object) -> int:
+    """A seed that depends only on ``parts`` (not on the process's hash randomisation)."""
+    return int(hashlib.sha256("|".join(map(str, parts)).encode()).hexdigest()[:12], 16)
+
+
+@dataclass(frozen=True)
+class Unit:
+    """One planned image: an aspect, a level and a stored description."""
+
+    key: str
+    aspect: PlannedAspect
+    level: str
+    description: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class AttemptContext:
+    """What every stage of one attempt may read."""
+
+    unit: Unit
+    attempt: int
+    settings: GenerateSettings
+    images: ImageClient
+
+
+@dataclass(frozen=True)
+class Rejected:
+    """A stage's verdict that this attempt ends here (the unit may try again)."""
+
+    decision: Decision
+    reason: str | None = None
+
+
+@dataclass(frozen=True)
+class Rendered:
+    """A draft and the image drawn from it."""
+
+    draft: UnitDraft
+    png: bytes
+    digest: str
+
+
+@dataclass(frozen=True)
+class Checked:
+    """A rendered draft with its self-check."""
+
+    rendered: Rendered
+    check: Validation
+
+
+@dataclass(frozen=True)
+class Questioned:
+    """A checked image with the question written for it."""
+
+    checked: Checked
+    question: QuestionDraft
+
+
+@dataclass(frozen=True)
+class Keyed:
+    """A question whose key was checked against what was drawn: the chain's last value."""
+
+    questioned: Questioned
+    key: KeyCheck
+
+
+class Stage(ABC, Generic[In, Out]):
+    """One step of an attempt. Failures are values: return :class:`Rejected`, never raise
+    for a model's or renderer's failure."""
+
+    name: str = "stage"
+
+    @abstractmethod
+    async def run(self, ctx: AttemptContext, value: In) -> Out | Rejected:
+        """The next value, or why the attempt ends here."""
+
+    def note(self, record: AttemptRecord, value: Out) -> AttemptRecord:
+        """The attempt's history record with what this stage found (by default nothing)."""
+        return record
+
+
+@dataclass(frozen=True)
+class Chain(Generic[In, Out]):
+    """Stages run in order, each fed the previous one's output."""
+
+    stages: tuple[Stage[Any, Any], ...]
+
+    def then(self, stage: Stage[Out, Next]) -> Chain[In, Next]:
+        """This chain followed by ``stage``."""
+        return Chain((*self.stages, stage))
+
+    @property
+    def names(self) -> list[str]:
+        """The stages' names in order."""
+        return [s.name for s in self.stages]
+
+    async def run(self, ctx: AttemptContext, value: In) -> tuple[AttemptRecord, Out | None]:
+        """Run every stage; the record says how far the attempt got (its decision is left at
+        ``reject`` with no reason until the caller decides on a finished value)."""
+        record = AttemptRecord(attempt=ctx.attempt, decision=Decision.REJECT)
+        current: Any = value
+        for stage in self.stages:
+            result = await stage.run(ctx, current)
+            if isinstance(result, Rejected):
+                return replace(record, decision=result.decision, reason=result.reason), None
+            record = stage.note(record, result)
+            current = result
+        finished: Out = current
+        return record, finished
+
+
+def chain(first: Stage[In, Out]) -> Chain[In, Out]:
+    """A chain that starts with ``first``."""
+    return Chain((first,))
+
+
+UnitChain = Chain[Unit, Keyed]
+"""What a back-end supplies: from a unit to a checked question."""
+
+
+class Draft(Stage[Unit, UnitDraft]):
+    """The back-end's draft (description, and a scene program in scene mode). Resumes from
+    the model cache (scene programs) or recomputes (procedural scenes, in a worker)."""
+
+    name = "draft"
+
+    def __init__(self, backend: ExaminerBackend) -> None:
+        self.backend = backend
+
+    async def run(self, ctx: AttemptContext, value: Unit) -> UnitDraft | Rejected:
+        seed = ctx.settings.seed
+        draft = await self.backend.draft(
+            value.aspect, value.level, value.description, seed, ctx.attempt
+        )
+        return Rejected(Decision.NO_DRAFT, draft.failure) if draft.failure else draft
+
+
+class Render(Stage[UnitDraft, Rendered]):
+    """The image model draws the draft (a new seed per attempt: a redraw is a new image).
+    Resumes from the image cache."""
+
+    name = "render"
+
+    async def run(self, ctx: AttemptContext, value: UnitDraft) -> Rendered | Rejected:
+        s = ctx.settings
+        request = ImageRequest(
+            prompt=value.description,
+            scene=value.scene,
+            width=s.image_size,
+            height=s.image_size,
+            seed=stable_seed(s.seed, ctx.unit.key, ctx.attempt) % 2**31,
+        )
+        output = await ctx.images.generate(request)
+        if not output.ok or output.png is None:
+            return Rejected(Decision.NO_IMAGE, output.reason or output.status.value)
+        return Rendered(value, output.png, hashlib.sha256(output.png).hexdigest())
+
+
+class SelfCheck(Stage[Rendered, Checked]):
+    """The back-end checks the image against the draft; notes image, score, errors, method.
+    Resumes from the model cache (examiner VQA) or recomputes (pixel check)."""
+
+    name = "self-check"
+
+    def __init__(self, backend: ExaminerBackend) -> None:
+        self.backend = backend
+
+    async def run(self, ctx: AttemptContext, value: Rendered) -> Checked | Rejected:
+        check = await self.backend.validate(value.draft, value.png, ctx.unit.level)
+        return Checked(value, check)
+
+    def note(self, record: AttemptRecord, value: Checked) -> AttemptRecord:
+        c = value.check
+        errors = tuple(c.errors)
+        return replace(
+            record, image=value.rendered.digest, score=c.score, errors=errors, method=c.method
+        )
+
+
+class Threshold(Stage[Checked, Checked]):
+    """Reject an image whose alignment is below the level's ζ (pure: nothing to cache)."""
+
+    name = "threshold"
+
+    async def run(self, ctx: AttemptContext, value: Checked) -> Checked | Rejected:
+        zeta = ctx.settings.zeta[ctx.unit.level]
+        return Rejected(Decision.REJECT) if value.check.score < zeta else value
+
+
+def question_kind(settings: GenerateSettings, key: str) -> Literal["mc", "tf"]:
+    """Whether a model examiner writes a true/false or a multiple-choice question for a unit."""
+    draw = (stable_seed(settings.seed, "kind", key) % 1000) / 1000
+    return "tf" if draw < settings.tf_share else "mc"
+
+
+class Question(Stage[Checked, Questioned]):
+    """A question written from the description and the recorded errors only. Resumes from
+    the model cache; the procedural examiner's question was written with the draft."""
+
+    name = "question"
+
+    def __init__(self, backend: ExaminerBackend) -> None:
+        self.backend = backend
+
+    async def run(self, ctx: AttemptContext, value: Checked) -> Questioned | Rejected:
+        kind = question_kind(ctx.settings, ctx.unit.key)
+        draft = value.rendered.draft
+        question = await self.backend.question(draft, value.check.errors, ctx.unit.level, kind)
+        if isinstance(question, str):
+            return Rejected(Decision.NO_QUESTION, question)
+        return Questioned(value, question)
+
+
+class KeyMatch(Stage[Questioned, Keyed]):
+    """The key recomputed from the drawn program (in a worker; notes the verdict)."""
+
+    name = "key check"
+
+    def __init__(self, backend: ExaminerBackend) -> None:
+        self.backend = backend
+
+    async def run(self, ctx: AttemptContext, value: Questioned) -> Keyed | Rejected:
+        key = await self.backend.verify_key(value.checked.rendered.draft, value.question)
+        return Keyed(value, key)
+
+    def note(self, record: AttemptRecord, value: Keyed) -> AttemptRecord:
+        return replace(record, key_check=value.key.verdict)
+
+
+class KeyAgrees(Stage[Keyed, Keyed]):
+    """Reject a question whose key the drawn program contradicts (like a failed self-check;
+    pure: nothing to cache)."""
+
+    name = "key agrees"
+
+    async def run(self, ctx: AttemptContext, value: Keyed) -> Keyed | Rejected:
+        if value.key.verdict == "mismatch":
+            return Rejected(Decision.REJECT, f"key mismatch: {value.key.reason}")
+        return value
+
+
+def standard_chain(backend: ExaminerBackend) -> UnitChain:
+    """The paper's order, for any back-end: draft, render, self-check (ζ), question, key."""
+    return (
+        chain(Draft(backend))
+        .then(Render())
+        .then(SelfCheck(backend))
+        .then(Threshold())
+        .then(Question(backend))
+        .then(KeyMatch(backend))
+        .then(KeyAgrees())
+    )
