@@ -56,6 +56,19 @@ from lvlmbench.judging.summaries import (
     pair_records,
     pairwise_report,
 )
+from lvlmbench.judging.protocol import (
+    Column,
+    JudgeProtocol,
+    ModelSummary,
+    column_digits,
+    is_human_judge,
+    metric_name,
+    pairwise_protocols,
+    protocol_for,
+    protocols,
+    register,
+    unregister,
+)
 from lvlmbench.judging.verdict import (
     ParsedRating,
     ParsedScores,
@@ -85,29 +98,39 @@ __all__ = [
     "ParsedVerdict",
     "ProgressHook",
     "ScoreGroup",
+    "Column",
+    "JudgeProtocol",
+    "ModelSummary",
     "VoteAgreement",
     "annotator_agreement",
     "answer_texts",
+    "column_digits",
     "combine_orders",
     "hallucination_judgment",
     "hallucination_messages",
     "hallucination_report",
     "human_agreement",
     "human_report",
+    "is_human_judge",
     "item_abilities",
     "judges_for",
     "make_references",
+    "metric_name",
     "missing_answers",
     "model_family",
     "pair_records",
+    "pairwise_protocols",
     "pairwise_judgment",
     "pairwise_messages",
     "pairwise_report",
     "parse_rating",
     "parse_scores",
     "parse_verdict",
+    "protocol_for",
+    "protocols",
     "reference_messages",
     "reference_name",
+    "register",
     "run_hallucination",
     "run_pairwise",
     "run_score",
@@ -115,8 +138,13 @@ __all__ = [
     "score_messages",
     "score_report",
     "self_preference_warnings",
+    "unregister",
     "vote_agreement",
 ]
+
+# The built-in protocols register themselves on import (the registry the CLI, report and web
+# app loop over).
+from lvlmbench.judging import builtin_protocols as _builtin_protocols  # noqa: E402,F401
 
 # Text metrics as judges (BLEU-4, ROUGE-L, METEOR, CIDEr, BERTScore, random, length).
 from lvlmbench.judging.metrics import (

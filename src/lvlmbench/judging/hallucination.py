@@ -10,11 +10,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from lvlmbench.judging._pool import JudgeRunSummary, ProgressHook, done_judgments, run_jobs, unit_id
 from lvlmbench.judging.pairwise import self_preference_warnings
 from lvlmbench.judging.reference import answer_texts
-from lvlmbench.judging.verdict import judged, parse_rating
+from lvlmbench.judging.verdict import ParsedRating, judged, parse_rating
 from lvlmbench.models import ModelClient
 from lvlmbench.prompts import render_prompt
 from lvlmbench.store import Store, iter_items
@@ -63,6 +64,10 @@ class HallucinationScore:
     unscored: int
     mean: float | None
 
+    def row(self) -> dict[str, Any]:
+        """The flat form ``judge hallucination --json`` prints and its table shows."""
+        return vars(self).copy()
+
 
 def hallucination_report(
     judgments: Iterable[Judgment], item_ids: set[str]
@@ -74,8 +79,9 @@ def hallucination_report(
         if j.protocol != HALLUCINATION or j.item_id not in item_ids:
             continue
         ratings.setdefault(j.model_a, [])
-        if j.status is Status.OK and j.score_a is not None:
-            ratings[j.model_a].append(j.score_a)
+        rating = ParsedRating.of(j)
+        if rating.status is Status.OK and rating.value is not None:
+            ratings[j.model_a].append(rating.value)
         else:
             unscored[j.model_a] = unscored.get(j.model_a, 0) + 1
     return {
