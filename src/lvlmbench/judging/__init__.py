@@ -27,6 +27,19 @@ from lvlmbench.judging.pairwise import (
     run_pairwise,
     self_preference_warnings,
 )
+from lvlmbench.judging.protocol import (
+    Column,
+    JudgeProtocol,
+    ModelSummary,
+    column_digits,
+    is_human_judge,
+    metric_name,
+    pairwise_protocols,
+    protocol_for,
+    protocols,
+    register,
+    unregister,
+)
 from lvlmbench.judging.reference import (
     REFERENCE,
     REFERENCE_PREFIX,
@@ -56,19 +69,6 @@ from lvlmbench.judging.summaries import (
     pair_records,
     pairwise_report,
 )
-from lvlmbench.judging.protocol import (
-    Column,
-    JudgeProtocol,
-    ModelSummary,
-    column_digits,
-    is_human_judge,
-    metric_name,
-    pairwise_protocols,
-    protocol_for,
-    protocols,
-    register,
-    unregister,
-)
 from lvlmbench.judging.verdict import (
     ParsedRating,
     ParsedScores,
@@ -87,10 +87,13 @@ __all__ = [
     "REFERENCE",
     "REFERENCE_PREFIX",
     "SCORE",
+    "Column",
     "HallucinationScore",
     "HumanAgreement",
+    "JudgeProtocol",
     "JudgeRunSummary",
     "ModelScore",
+    "ModelSummary",
     "PairRecord",
     "PairwiseReport",
     "ParsedRating",
@@ -98,9 +101,6 @@ __all__ = [
     "ParsedVerdict",
     "ProgressHook",
     "ScoreGroup",
-    "Column",
-    "JudgeProtocol",
-    "ModelSummary",
     "VoteAgreement",
     "annotator_agreement",
     "answer_texts",
@@ -119,9 +119,9 @@ __all__ = [
     "missing_answers",
     "model_family",
     "pair_records",
-    "pairwise_protocols",
     "pairwise_judgment",
     "pairwise_messages",
+    "pairwise_protocols",
     "pairwise_report",
     "parse_rating",
     "parse_scores",
@@ -144,7 +144,7 @@ __all__ = [
 
 # The built-in protocols register themselves on import (the registry the CLI, report and web
 # app loop over).
-from lvlmbench.judging import builtin_protocols as _builtin_protocols  # noqa: E402,F401
+from lvlmbench.judging import builtin_protocols as _builtin_protocols  # noqa: F401
 
 # Text metrics as judges (BLEU-4, ROUGE-L, METEOR, CIDEr, BERTScore, random, length).
 from lvlmbench.judging.metrics import (
