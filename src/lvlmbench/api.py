@@ -31,12 +31,12 @@ from lvlmbench.autobench.backends import generate_with
 from lvlmbench.autobench.pipeline import LEVELS, GenerateSettings
 from lvlmbench.choice.accuracy import AccuracyRow, accuracy_table, overall_rows
 from lvlmbench.judging import (
-    PAIRWISE,
-    PAIRWISE_REF,
     REFERENCE,
     JudgeRunSummary,
     PairwiseReport,
+    is_human_judge,
     judges_for,
+    pairwise_protocols,
     pairwise_report,
     run_hallucination,
     run_pairwise,
@@ -301,8 +301,8 @@ def rate(
     with _opened(store) as opened:
         require_benchmark(opened, benchmark)
         wanted = None if judge is None else model_identity(judge)
-        for candidate in [protocol] if protocol else [PAIRWISE_REF, PAIRWISE]:
-            judges = [j for j in judges_for(opened, candidate) if not j.startswith("human")]
+        for candidate in [protocol] if protocol else pairwise_protocols():
+            judges = [j for j in judges_for(opened, candidate) if not is_human_judge(j)]
             if wanted is None:  # without a judge named, only an unambiguous one
                 chosen = judges[0] if len(judges) == 1 else None
             else:

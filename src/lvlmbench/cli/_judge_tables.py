@@ -8,7 +8,7 @@ from typing import Any
 from rich.table import Table
 
 from lvlmbench.cli._common import console, err_console
-from lvlmbench.judging import Column, JudgeProtocol, PairwiseReport
+from lvlmbench.judging import JudgeProtocol, PairwiseReport, table_columns
 from lvlmbench.models import display_names
 
 __all__ = [
@@ -38,27 +38,19 @@ def pct(value: float | None) -> str:
 def protocol_table(protocol: JudgeProtocol, rows: list[dict[str, Any]], title: str) -> Table:
     """A protocol's summary rows as its ``cli_columns`` say: model names shortened as
     everywhere, an expanded column (a {name: number} mapping) as one column per name."""
-    columns: list[tuple[str, Column, str | None]] = []
-    for column in protocol.cli_columns:
-        if column.expand:
-            names = sorted({name for r in rows for name in r[column.key]})
-            columns += [(name, column, name) for name in names]
-        else:
-            columns.append((column.heading, column, None))
+    columns = table_columns(protocol, rows)
     table = Table(title=title, title_justify="left")
     for heading, column, _ in columns:
         table.add_column(heading, justify="left" if column.key == "model" else "right")
     shown = display_names(r["model"] for r in rows)
     for r in rows:
-        table.add_row(*(_cell(r, column, sub, shown) for _, column, sub in columns))
+        table.add_row(
+            *(
+                shown[r["model"]] if column.key == "model" else column.cell(column.value(r, name))
+                for _, column, name in columns
+            )
+        )
     return table
-
-
-def _cell(row: dict[str, Any], column: Column, sub: str | None, shown: dict[str, str]) -> str:
-    if column.key == "model":
-        return shown[row["model"]]
-    value = row[column.key].get(sub) if sub is not None else row[column.key]
-    return column.cell(value)
 
 
 def _bt_first(report: PairwiseReport) -> list[str]:

@@ -2,6 +2,7 @@
 score and hallucination judges, caption-assisted references, and summaries of their verdicts."""
 
 from lvlmbench.judging._pool import JudgeRunSummary, ProgressHook
+from lvlmbench.judging.builtin_protocols import METRIC
 from lvlmbench.judging.hallucination import (
     HALLUCINATION,
     HallucinationScore,
@@ -38,6 +39,7 @@ from lvlmbench.judging.protocol import (
     protocol_for,
     protocols,
     register,
+    table_columns,
     unregister,
 )
 from lvlmbench.judging.reference import (
@@ -82,6 +84,7 @@ __all__ = [
     "FAMILIES",
     "HALLUCINATION",
     "HUMAN",
+    "METRIC",
     "PAIRWISE",
     "PAIRWISE_REF",
     "REFERENCE",
@@ -138,6 +141,7 @@ __all__ = [
     "score_messages",
     "score_report",
     "self_preference_warnings",
+    "table_columns",
     "unregister",
     "vote_agreement",
 ]

@@ -34,6 +34,7 @@ __all__ = [
     "protocol_for",
     "protocols",
     "register",
+    "table_columns",
     "unregister",
 ]
 
@@ -70,6 +71,10 @@ class Column:
     key: str
     digits: int | None = 1
     expand: bool = False
+
+    def value(self, row: Mapping[str, Any], name: str | None = None) -> Any:
+        """This column's value in a summary row (``name``: one entry of an expanded one)."""
+        return row[self.key].get(name) if name is not None else row[self.key]
 
     def cell(self, value: Any) -> str:
         """The value as the CLI and a generic report section show it ("-" when absent)."""
@@ -115,6 +120,22 @@ class JudgeProtocol:
     def fmt(self, value: Any) -> str:
         """A number in this protocol's format ("-" when absent)."""
         return Column(self.name, self.name, self.digits).cell(value)
+
+
+def table_columns(
+    protocol: JudgeProtocol, rows: Iterable[Mapping[str, Any]]
+) -> list[tuple[str, Column, str | None]]:
+    """(heading, column, name within an expanded column or None) for a table of ``rows``:
+    an expanded column becomes one column per name found in the rows, sorted."""
+    out: list[tuple[str, Column, str | None]] = []
+    rows = list(rows)
+    for column in protocol.cli_columns:
+        if column.expand:
+            names = sorted({name for r in rows for name in r[column.key]})
+            out += [(name, column, name) for name in names]
+        else:
+            out.append((column.heading, column, None))
+    return out
 
 
 _REGISTRY: dict[str, JudgeProtocol] = {}

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from lvlmbench.judging.pairwise import PAIRWISE, combine_orders, model_family
+from lvlmbench.judging.protocol import metric_name
 from lvlmbench.judging.reference import REFERENCE, answer_texts
 from lvlmbench.ratings import (
     MAJORITY,
@@ -378,7 +379,7 @@ def judge_verdicts(
     """The judge's result per (item, first player, second player) in sorted-player terms:
     'a', 'b', 'tie', or None for a pair it left unscored (two orders combined by
     ``combine``)."""
-    if protocol.startswith("metric:"):
+    if metric_name(protocol) is not None:
         return dict(metric_verdicts(store, items, judge, protocol))
     return {
         (r.item_id, *r.players): r.result(combine)

@@ -12,11 +12,13 @@ from typing import TYPE_CHECKING, Any
 
 from lvlmbench.choice.accuracy import AccuracyRow, accuracy_table, facet_value
 from lvlmbench.choice.vlmeval_scores import circular_table, mme_table
+from lvlmbench.judging import metric_name
 from lvlmbench.judging.pairwise import PAIRWISE
 from lvlmbench.judging.summaries import judges_for, pairwise_report
 from lvlmbench.report._common import LEVELS, pct
 from lvlmbench.report.experiments import leakage_summary, position_bias_summary, rekeyed_sources
 from lvlmbench.report.experiments_ab import ab_experiments_summary
+from lvlmbench.report.judged import judged_data
 from lvlmbench.report.scores import hallucination_scores, touchstone_scores
 from lvlmbench.store import Store, get_benchmark, iter_items, iter_judgments, list_benchmarks
 from lvlmbench.types import BenchmarkItem
@@ -102,8 +104,9 @@ def _metrics(store: Store, benchmark: str, item_ids: set[str]) -> list[dict[str,
 
     found: dict[str, set[str]] = {}
     for j in iter_judgments(store, status="ok"):
-        if j.protocol.startswith("metric:") and j.item_id in item_ids:
-            found.setdefault(j.protocol.removeprefix("metric:"), set()).add(j.model_a)
+        metric = metric_name(j.protocol)
+        if metric is not None and j.item_id in item_ids:
+            found.setdefault(metric, set()).add(j.model_a)
     if not found:
         return []
     models = sorted(set().union(*found.values()))
@@ -218,10 +221,16 @@ def benchmark_summary(
         "self_check": data.get("self_check"),
         "diversity": data.get("diversity"),
         "answer_letters": data.get("answer_letters"),
-        "pairwise": _pairwise(store, name),
-        "metrics": metrics,
-        "touchstone": touchstone_scores(store, items),
-        "hallucination": hallucination_scores(store, item_ids),
+        **judged_data(  # one entry per judge protocol in the registry, built-ins by their own
+            store,
+            items,
+            {
+                "pairwise": lambda: _pairwise(store, name),
+                "metrics": lambda: metrics,
+                "touchstone": lambda: touchstone_scores(store, items),
+                "hallucination": lambda: hallucination_scores(store, item_ids),
+            },
+        ),
         "position_bias": position_bias_summary(store, name, listed),
         "leakage": leakage_summary(store, name),
         "ab_experiments": ab_experiments_summary(store, name),

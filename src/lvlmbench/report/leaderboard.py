@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from lvlmbench._csv import write_csv
+from lvlmbench.judging import column_digits
 from lvlmbench.report._common import LEVELS
 
 __all__ = ["leaderboard_markdown", "leaderboard_rows", "write_leaderboards"]
@@ -142,8 +143,8 @@ def _cell(row: dict[str, Any], column: str) -> str:
     value = row.get(column)
     if value is None:
         return ""
-    # Text metrics live on 0-1 (or 0-10) scales: one decimal would hide their differences.
-    digits = 3 if column.startswith("metric:") else 2 if column.startswith("hallucination:") else 1
+    # The protocol owning the column says how many decimals tell its models apart.
+    digits = column_digits(column)
     text = f"{value:.{digits}f}" if isinstance(value, float) else str(value)
     low, high = row.get(f"{column}_low"), row.get(f"{column}_high")
     if isinstance(low, float) and isinstance(high, float):

@@ -12,7 +12,7 @@ import asyncio
 import logging
 from collections.abc import Callable
 
-from lvlmbench.judging import PAIRWISE, PAIRWISE_REF, run_pairwise
+from lvlmbench.judging import PAIRWISE_REF, metric_name, pairwise_protocols, run_pairwise
 from lvlmbench.judging.metrics import available_metrics, judge_with_metrics
 from lvlmbench.judging.reference import REFERENCE
 from lvlmbench.models import ChatModel, ModelClient
@@ -30,10 +30,10 @@ def _metrics_in_use(store: Store, items: set[str]) -> list[str]:
     # Columns only, no row parsed: the metric protocols, then which of them scored these items.
     ok = Status.OK.value
     protocols = store.existing_keys(tables.judgments, "protocol")
-    metrics = [p for p in protocols if p.startswith("metric:")]
+    metrics = {p: name for p in protocols if (name := metric_name(p)) is not None}
     used = {
-        protocol.removeprefix("metric:")
-        for protocol in metrics
+        name
+        for protocol, name in metrics.items()
         if not items.isdisjoint(
             store.existing_keys(tables.judgments, "item_id", protocol=protocol, status=ok)
         )
@@ -56,7 +56,7 @@ def pairwise_plan(
     ids = {item.id for item in items}
     players: set[str] = set()
     protocols: set[str] = set()
-    for protocol in (PAIRWISE_REF, PAIRWISE):
+    for protocol in pairwise_protocols():
         for j in iter_judgments(store, judge=judge, protocol=protocol):
             if j.item_id in ids and j.model_b is not None:
                 players.update((j.model_a, j.model_b))
