@@ -52,7 +52,7 @@ def test_lookups_by_stored_protocol_value() -> None:
     assert metric_name("metric:bleu4") == "bleu4"
     assert metric_name("pairwise") is None
     assert is_human_judge("human:alice") and not is_human_judge("openai/gpt-4o")
-    with pytest.raises(ValueError, match="unknown judge protocol 'nope'.*pairwise"):
+    with pytest.raises(ValueError, match=r"unknown judge protocol 'nope'.*pairwise"):
         protocol_for("nope")
 
 
