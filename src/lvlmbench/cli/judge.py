@@ -34,7 +34,6 @@ from lvlmbench.cli._settings import (
     spec_with_flags,
 )
 from lvlmbench.judging import (
-    HALLUCINATION,
     PAIRWISE,
     PAIRWISE_REF,
     REFERENCE,
@@ -45,8 +44,8 @@ from lvlmbench.judging import (
     make_references,
     pairwise_report,
     protocol_for,
+    protocols,
     reference_name,
-    run_hallucination,
     run_pairwise,
     run_score,
     score_report,
@@ -60,7 +59,16 @@ from lvlmbench.models import (
 from lvlmbench.ratings import COMBINE_RULES, CombineRule
 from lvlmbench.store import Store, iter_items, iter_judgments
 
-__all__ = ["AsJson", "Bench", "Combine", "JudgeSpec", "combine_rule", "judge_app"]
+__all__ = [
+    "AsJson",
+    "Bench",
+    "Combine",
+    "JudgeSpec",
+    "add_protocol_commands",
+    "combine_rule",
+    "judge_app",
+    "protocol_command",
+]
 
 judge_app = typer.Typer(
     help="Judge open-ended answers: pairwise (VisIT-Bench), score and hallucination (TouchStone).",
@@ -285,37 +293,59 @@ async def _write_references(
             await writer.aclose()
 
 
-@judge_app.command("hallucination")
-@friendly_errors
-def hallucination(
-    benchmark: Bench,
-    model: Models,
-    judge: JudgeSpec,
-    concurrency: Concurrency = DEFAULT_CONCURRENCY,
-    store: StoreOption = None,
-    as_json: AsJson = False,
-    max_tokens: MaxTokens = None,
-    temperature: Temperature = None,
-    top_p: TopP = None,
-    seed: Seed = None,
-    system_prompt: SystemPrompt = None,
-    param: Params = None,
-    workers: Workers = 1,
-) -> None:
-    """Rate how much of each answer the caption does not support (0 none - 10 all; TouchStone)."""
-    judge = spec_with_flags(judge, max_tokens, temperature, top_p, seed, system_prompt, param)
-    command = _command(store, benchmark, model, judge, (concurrency, workers), as_json)
-    opened = command.store
+def protocol_command(protocol: JudgeProtocol) -> Callable[..., None]:
+    """``lvlmbench judge <name>`` for a protocol that judges the players' stored answers by
+    itself (``protocol.run``): the common options, its table by its columns, ``--json`` with
+    its summary rows under its name."""
+    assert protocol.run is not None
+    run_protocol = protocol.run
 
-    async def run(client: ModelClient, hook: ProgressHook) -> JudgeRunSummary:
-        players = list(command.players)
-        return await run_hallucination(opened, benchmark, players, client, on_progress=hook)
+    def command(
+        benchmark: Bench,
+        model: Models,
+        judge: JudgeSpec,
+        concurrency: Concurrency = DEFAULT_CONCURRENCY,
+        store: StoreOption = None,
+        as_json: AsJson = False,
+        max_tokens: MaxTokens = None,
+        temperature: Temperature = None,
+        top_p: TopP = None,
+        seed: Seed = None,
+        system_prompt: SystemPrompt = None,
+        param: Params = None,
+        workers: Workers = 1,
+    ) -> None:
+        judge = spec_with_flags(judge, max_tokens, temperature, top_p, seed, system_prompt, param)
+        command = _command(store, benchmark, model, judge, (concurrency, workers), as_json)
 
-    def results(summary: JudgeRunSummary) -> tuple[dict[str, Any], Callable[[], None]]:
-        protocol = protocol_for(HALLUCINATION)
-        rows = _summary_rows(opened, benchmark, summary.judge, protocol)
-        rows = [r for r in rows if r["model"] in command.players]
-        table = protocol_table(protocol, rows, f"{benchmark}: hallucination (0 none - 10 all)")
-        return {"hallucination": rows}, lambda: console.print(table)
+        async def run(client: ModelClient, hook: ProgressHook) -> JudgeRunSummary:
+            players = list(command.players)
+            return await run_protocol(command.store, benchmark, players, client, hook)
 
-    command.judge_with(run, results)
+        def results(summary: JudgeRunSummary) -> tuple[dict[str, Any], Callable[[], None]]:
+            rows = _summary_rows(command.store, benchmark, summary.judge, protocol)
+            rows = [r for r in rows if r["model"] in command.players]
+            scale = f" ({protocol.scale})" if protocol.scale else ""
+            table = protocol_table(protocol, rows, f"{benchmark}: {protocol.title}{scale}")
+            return {protocol.name: rows}, lambda: console.print(table)
+
+        command.judge_with(run, results)
+
+    command.__doc__ = protocol.help or f"Judge with the {protocol.title} protocol."
+    command.__name__ = protocol.name.replace("-", "_").replace(":", "_")
+    return friendly_errors(command)
+
+
+def add_protocol_commands(app: typer.Typer = judge_app) -> list[str]:
+    """A ``judge <name>`` command for every registered protocol with a ``run`` that has no
+    command yet (call again after registering one); the names added."""
+    have = {info.name for info in app.registered_commands}
+    added = []
+    for protocol in protocols():
+        if protocol.run is not None and protocol.name not in have:
+            app.command(protocol.name)(protocol_command(protocol))
+            added.append(protocol.name)
+    return added
+
+
+add_protocol_commands()

@@ -8,9 +8,15 @@ file, and a :func:`~lvlmbench.judging.protocol.register` call that its module ma
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 
-from lvlmbench.judging.hallucination import HALLUCINATION, HallucinationScore, hallucination_report
+from lvlmbench.judging._pool import JudgeRunSummary, ProgressHook
+from lvlmbench.judging.hallucination import (
+    HALLUCINATION,
+    HallucinationScore,
+    hallucination_report,
+    run_hallucination,
+)
 from lvlmbench.judging.pairwise import PAIRWISE, PAIRWISE_REF
 from lvlmbench.judging.protocol import Column, JudgeProtocol, register
 from lvlmbench.judging.reference import REFERENCE
@@ -24,6 +30,8 @@ from lvlmbench.judging.verdict import (
     parse_scores,
     parse_verdict,
 )
+from lvlmbench.models import ModelClient
+from lvlmbench.store import Store
 from lvlmbench.types import BenchmarkItem, Judgment
 
 __all__ = ["METRIC", "PROTOCOLS"]
@@ -44,6 +52,16 @@ def _ratings(
     rows: Iterable[Judgment], items: Mapping[str, BenchmarkItem]
 ) -> dict[str, HallucinationScore]:
     return hallucination_report(rows, set(items))
+
+
+async def _run_hallucination(
+    store: Store,
+    benchmark: str,
+    players: Sequence[str],
+    client: ModelClient,
+    hook: ProgressHook | None,
+) -> JudgeRunSummary:
+    return await run_hallucination(store, benchmark, players, client, on_progress=hook)
 
 
 def _metric_value(row: Judgment) -> float | None:
@@ -118,6 +136,10 @@ PROTOCOLS = (
             summarise=_ratings,
             digits=2,
             columns=("hallucination:",),
+            run=_run_hallucination,
+            help="Rate how much of each answer the caption does not support "
+            "(0 none - 10 all; TouchStone).",
+            scale="0 none - 10 all",
             cli_columns=(
                 _MODEL,
                 Column("mean", "mean", 2),

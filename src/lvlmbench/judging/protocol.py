@@ -15,10 +15,13 @@ number formats to pick it up. The built-in protocols are registered by
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
+from lvlmbench.judging._pool import JudgeRunSummary, ProgressHook
+from lvlmbench.models import ModelClient
+from lvlmbench.store import Store
 from lvlmbench.types import BenchmarkItem, Judgment
 
 __all__ = [
@@ -26,6 +29,7 @@ __all__ = [
     "JudgeProtocol",
     "ModelSummary",
     "ProtocolKind",
+    "RunProtocol",
     "Summarise",
     "column_digits",
     "is_human_judge",
@@ -55,6 +59,13 @@ class ModelSummary(Protocol):
 
 Summarise = Callable[[Iterable[Judgment], Mapping[str, BenchmarkItem]], Mapping[str, ModelSummary]]
 """A protocol's rows (any judge) on the given items -> {model: typed summary}."""
+
+
+RunProtocol = Callable[
+    [Store, str, Sequence[str], ModelClient, ProgressHook | None], Awaitable[JudgeRunSummary]
+]
+"""(store, benchmark, players, the judge's client, progress hook) -> the run's summary: judges
+every player's stored answers on every item, resumable."""
 
 
 class _Parsed(Protocol):
@@ -111,7 +122,13 @@ class JudgeProtocol:
     cli_columns: tuple[Column, ...] = ()
     report_key: str | None = None
     prefix: bool = False
-    notes: Mapping[str, str] = field(default_factory=dict)
+    run: RunProtocol | None = None
+    """How it judges, when it needs nothing but the players (``lvlmbench judge <name>`` is
+    then made for it); the built-in pairwise and score judges have commands of their own."""
+    help: str = ""
+    """The ``lvlmbench judge <name>`` command's help."""
+    scale: str = ""
+    """What its numbers mean, after its title in table headings ("0 none - 10 all")."""
 
     def matches(self, protocol: str) -> bool:
         """Whether a stored ``protocol`` value is this protocol (or one of its family)."""
