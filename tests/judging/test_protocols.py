@@ -4,20 +4,27 @@ the number formats pick up."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
+import json
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
 import pytest
+import typer
+from fakes import ScriptedModel
 from rich.console import Console
+from typer.testing import CliRunner
 
+from lvlmbench.cli import judge as judge_cli
 from lvlmbench.cli._judge_tables import protocol_table
 from lvlmbench.judging import (
     Column,
     JudgeProtocol,
+    JudgeRunSummary,
     ParsedRating,
+    ProgressHook,
     column_digits,
     is_human_judge,
     metric_name,
@@ -28,11 +35,20 @@ from lvlmbench.judging import (
     register,
     unregister,
 )
+from lvlmbench.judging._rated import run_rated
+from lvlmbench.models import ModelClient
 from lvlmbench.report import collect
 from lvlmbench.report.leaderboard import leaderboard_markdown
 from lvlmbench.report.render import render_benchmark
-from lvlmbench.store import Store, put_benchmark, put_items, put_judgments
-from lvlmbench.types import BenchmarkItem, Judgment, Status
+from lvlmbench.store import (
+    Store,
+    iter_judgments,
+    put_benchmark,
+    put_items,
+    put_judgments,
+    put_responses,
+)
+from lvlmbench.types import BenchmarkItem, Judgment, Message, ModelOutput, Response, Status
 
 BENCH = "toy-bench"
 TOY = "toy-brevity"
@@ -119,6 +135,29 @@ def _summarise(rows: Iterable[Judgment], items: Mapping[str, BenchmarkItem]) -> 
     return {m: Brevity(m, sum(v) / len(v), len(v)) for m, v in sorted(values.items())}
 
 
+def _toy_messages(item: BenchmarkItem, answer: str) -> list[Message]:
+    return [Message.user(f"How brief is this answer to {item.question!r}? 1-5.\n\n{answer}")]
+
+
+async def _toy_run(
+    store: Store,
+    benchmark: str,
+    players: Sequence[str],
+    client: ModelClient,
+    hook: ProgressHook | None,
+) -> JudgeRunSummary:
+    return await run_rated(
+        store,
+        benchmark,
+        players,
+        client,
+        protocol=TOY,
+        messages=_toy_messages,
+        parse=parse_rating,
+        on_progress=hook,
+    )
+
+
 TOY_PROTOCOL = JudgeProtocol(
     TOY,
     "rating",
@@ -135,6 +174,9 @@ TOY_PROTOCOL = JudgeProtocol(
         Column("rated", "rated", None),
     ),
     report_key="brevity",
+    run=_toy_run,
+    help="Rate how brief each answer is (1 rambling - 5 to the point).",
+    scale="1 rambling - 5 to the point",
 )
 
 
@@ -219,3 +261,56 @@ def test_without_registration_there_is_no_toy_section(toy_store: Store) -> None:
     bench = collect(toy_store, [BENCH])["benchmarks"][0]
     assert "brevity" not in bench
     assert "brevity" not in render_benchmark(bench)
+
+
+def _brief_or_not(messages: list[Message]) -> ModelOutput:
+    return ModelOutput(text="Rating: 5" if "Short." in messages[-1].text() else "2")
+
+
+def test_toy_protocol_gets_a_judge_command(
+    toy: JudgeProtocol, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Registered, it runs as `lvlmbench judge toy-brevity` with the common options: answers
+    judged and stored under its name, its table printed, its rows under its name in --json."""
+    path = str(tmp_path / "run.db")
+    store = Store.open(path)
+    put_benchmark(store, BENCH, "open", {})
+    items = [BenchmarkItem(id=f"r{i}", benchmark=BENCH, question=f"Q{i}?") for i in range(2)]
+    put_items(store, items)
+    texts = {"m/short": "Short.", "m/long": "A long and winding answer."}
+    put_responses(
+        store, [Response(item_id=it.id, model=m, text=t) for it in items for m, t in texts.items()]
+    )
+    store.close()
+    monkeypatch.setattr(judge_cli, "resolve_spec", lambda spec: spec)
+    monkeypatch.setattr(
+        judge_cli,
+        "load_chat_model",
+        lambda spec, **_: ScriptedModel(steps=[_brief_or_not] * 10, spec=spec),
+    )
+    judge_app = typer.Typer()
+    assert TOY in judge_cli.add_protocol_commands(judge_app)
+    app = typer.Typer()
+    app.add_typer(judge_app, name="judge")
+    args = ["judge", TOY, BENCH, "-m", "m/short", "-m", "m/long", "-j", "x/judge", "--store", path]
+    shown = CliRunner().invoke(app, args)
+    assert shown.exit_code == 0, shown.output
+    # rich wraps the title to the table's width
+    words = " ".join(shown.output.split())
+    assert f"{BENCH}: brevity (1 rambling - 5 to the point)" in words
+    assert "5.00" in shown.output and "2.00" in shown.output
+    stored = list(iter_judgments(Store.open(path), protocol=TOY))
+    assert (
+        sorted((j.model_a, j.score_a) for j in stored)
+        == [("m/long", 2.0)] * 2 + [("m/short", 5.0)] * 2
+    )
+    again = CliRunner().invoke(app, [*args, "--json"])
+    assert again.exit_code == 0, again.output
+    body = json.loads(again.output)
+    assert body["run"]["skipped"] == 4 and body["run"]["ok"] == 0
+    assert body[TOY] == [
+        {"model": "m/long", "mean": 2.0, "rated": 2},
+        {"model": "m/short", "mean": 5.0, "rated": 2},
+    ]
+    help_text = CliRunner().invoke(app, ["judge", TOY, "--help"]).output
+    assert "Rate how brief each answer is" in help_text and "--workers" in help_text
