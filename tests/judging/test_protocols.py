@@ -38,7 +38,7 @@ from lvlmbench.judging import (
 from lvlmbench.judging._rated import run_rated
 from lvlmbench.models import ModelClient
 from lvlmbench.report import collect
-from lvlmbench.report.leaderboard import leaderboard_markdown
+from lvlmbench.report.leaderboard import leaderboard_markdown, leaderboard_rows
 from lvlmbench.report.render import render_benchmark
 from lvlmbench.store import (
     Store,
@@ -252,9 +252,13 @@ def test_toy_protocol_report_section(toy: JudgeProtocol, toy_store: Store) -> No
     assert "<h3>brevity — judge judge/terse</h3>" in html
     assert '<td data-model="m/short" data-column="mean">4.33</td>' in html
     assert '<td data-model="m/long" data-column="mean">1.50</td>' in html
-    # the built-in sections are unaffected, and the leaderboard still renders
-    assert "Pairwise ratings" not in html
-    assert leaderboard_markdown(data)
+    assert "Pairwise ratings" not in html  # no built-in section without data
+    # the leaderboard gets its headline column, in its number format
+    rows = {r["model"]: r for r in leaderboard_rows(data)}
+    assert rows["m/short"]["brevity:judge/terse"] == pytest.approx(4.3333)
+    markdown = leaderboard_markdown(data)
+    assert "| model | brevity:judge/terse |" in markdown
+    assert "| m/short | 4.33 |" in markdown and "| m/long | 1.50 |" in markdown
 
 
 def test_without_registration_there_is_no_toy_section(toy_store: Store) -> None:

@@ -25,7 +25,13 @@ from lvlmbench.report.render_ratings import (
 from lvlmbench.store import Store, iter_judgments
 from lvlmbench.types import BenchmarkItem
 
-__all__ = ["judged_data", "judged_entries", "judged_sections", "protocol_section"]
+__all__ = [
+    "judged_data",
+    "judged_entries",
+    "judged_figures",
+    "judged_sections",
+    "protocol_section",
+]
 
 _RENDERERS: dict[str, Callable[[dict[str, Any]], str]] = {
     "pairwise": pairwise_section,
@@ -89,6 +95,24 @@ def judged_sections(bench: Mapping[str, Any]) -> list[str]:
         else:
             out.append(protocol_section(protocol, bench.get(key) or []))
     return out
+
+
+def judged_figures(bench: Mapping[str, Any]) -> Iterator[tuple[str, dict[str, Any]]]:
+    """Leaderboard cells of the protocols without a dedicated collector: per judge, the first
+    number column of the protocol's table, named by its first leaderboard prefix and the judge
+    (``brevity:<judge>``), so its decimals come from the protocol too."""
+    for key, protocol in _reported():
+        if key in _RENDERERS:
+            continue
+        headline = next(
+            (c for c in protocol.cli_columns if c.digits is not None and not c.expand), None
+        )
+        if headline is None:
+            continue
+        prefix = protocol.columns[0] if protocol.columns else f"{protocol.name}:"
+        for entry in bench.get(key) or []:
+            for m in entry["models"]:
+                yield m["model"], {f"{prefix}{entry['judge']}": m[headline.key]}
 
 
 def protocol_section(protocol: JudgeProtocol, entries: list[dict[str, Any]]) -> str:

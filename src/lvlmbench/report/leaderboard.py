@@ -13,7 +13,8 @@ Every figure ``X`` with an interval comes as three columns ``X``, ``X_low``, ``X
   ``both``);
 - ``touchstone:<judge>`` (score ×100, bootstrap 95%), ``touchstone_rel:<judge>`` (% of the
   reference) and ``touchstone:<judge>:<ability>``;
-- ``hallucination:<judge>`` (mean 0-10, bootstrap 95%).
+- ``hallucination:<judge>`` (mean 0-10, bootstrap 95%);
+- for any other registered judge protocol, ``<its prefix><judge>`` (its headline figure).
 
 Cells a benchmark has no figure for are empty. This is the one ``leaderboard.csv`` schema; the
 demo's long per-group accuracy table is ``accuracy_by_group.csv`` (see
@@ -31,6 +32,7 @@ from typing import Any
 from lvlmbench._csv import write_csv
 from lvlmbench.judging import column_digits
 from lvlmbench.report._common import LEVELS
+from lvlmbench.report.judged import judged_figures
 
 __all__ = ["leaderboard_markdown", "leaderboard_rows", "write_leaderboards"]
 
@@ -127,7 +129,7 @@ def leaderboard_rows(data: dict[str, Any]) -> list[dict[str, Any]]:
     return out
 
 
-_SOURCES = (_accuracy, _ratings, _judged)
+_SOURCES = (_accuracy, _ratings, _judged, judged_figures)
 
 
 def _columns(data: dict[str, Any]) -> list[str]:
