@@ -31,14 +31,15 @@ from lvlmbench.autobench.backends import generate_with
 from lvlmbench.autobench.pipeline import LEVELS, GenerateSettings
 from lvlmbench.choice.accuracy import AccuracyRow, accuracy_table, overall_rows
 from lvlmbench.judging import (
-    PAIRWISE,
-    PAIRWISE_REF,
     REFERENCE,
     JudgeRunSummary,
     PairwiseReport,
+    is_human_judge,
     judges_for,
+    pairwise_protocols,
     pairwise_report,
-    run_hallucination,
+    protocol_for,
+    protocols,
     run_pairwise,
     run_score,
 )
@@ -79,7 +80,8 @@ __all__ = [
 
 StoreLike = Store | str | Path | None
 T = TypeVar("T")
-JudgeProtocol = Literal["pairwise", "score", "hallucination"]
+BuiltinJudgeProtocol = Literal["pairwise", "score", "hallucination"]
+"""The built-in protocols `judge` runs; any registered protocol with a `run` is accepted too."""
 
 
 @dataclass(frozen=True)
@@ -240,7 +242,7 @@ def judge(
     models: Sequence[str],
     judge: str,
     *,
-    protocol: JudgeProtocol = "pairwise",
+    protocol: BuiltinJudgeProtocol | str = "pairwise",
     store: StoreLike = None,
     reference_free: bool = False,
     concurrency: int = DEFAULT_CONCURRENCY,
@@ -248,9 +250,14 @@ def judge(
     """Judge the models' stored answers on an open-ended benchmark with the ``judge`` model:
     ``pairwise`` (VisIT-Bench: every pair in both orders, against the reference unless
     ``reference_free``), ``score`` (TouchStone, against the dataset's reference answers) or
-    ``hallucination`` (TouchStone). Models still missing answers are asked first."""
-    if protocol not in ("pairwise", "score", "hallucination"):
-        raise ValueError(f"protocol {protocol!r}: choose pairwise, score or hallucination")
+    ``hallucination`` (TouchStone), or any registered protocol that judges by itself
+    (:attr:`lvlmbench.judging.JudgeProtocol.run`). Models still missing answers are asked
+    first."""
+    runnable = ["pairwise", "score", *(p.name for p in protocols() if p.run is not None)]
+    if protocol not in runnable:
+        choices = ", ".join(runnable[:-1]) + f" or {runnable[-1]}"
+        raise ValueError(f"protocol {protocol!r}: choose {choices}")
+    run_protocol = None if protocol in ("pairwise", "score") else protocol_for(protocol).run
     resolve_spec(judge)
     with _opened(store) as opened:
         require_benchmark(opened, benchmark)
@@ -266,8 +273,8 @@ def judge(
                 await client.check()
                 if protocol == "score":
                     return await run_score(opened, benchmark, players, client, reference=REFERENCE)
-                if protocol == "hallucination":
-                    return await run_hallucination(opened, benchmark, players, client)
+                if run_protocol is not None:
+                    return await run_protocol(opened, benchmark, players, client, None)
                 return await run_pairwise(
                     opened,
                     benchmark,
@@ -301,8 +308,8 @@ def rate(
     with _opened(store) as opened:
         require_benchmark(opened, benchmark)
         wanted = None if judge is None else model_identity(judge)
-        for candidate in [protocol] if protocol else [PAIRWISE_REF, PAIRWISE]:
-            judges = [j for j in judges_for(opened, candidate) if not j.startswith("human")]
+        for candidate in [protocol] if protocol else pairwise_protocols():
+            judges = [j for j in judges_for(opened, candidate) if not is_human_judge(j)]
             if wanted is None:  # without a judge named, only an unambiguous one
                 chosen = judges[0] if len(judges) == 1 else None
             else:

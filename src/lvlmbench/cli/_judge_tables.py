@@ -1,5 +1,5 @@
-"""Rich tables for the judge commands and `rate`/`agreement`: TouchStone scores,
-hallucination, pairwise ratings and judge-human agreement."""
+"""Rich tables for the judge commands and `rate`/`agreement`: any protocol's summary (by its
+columns), pairwise ratings and judge-human agreement."""
 
 from __future__ import annotations
 
@@ -8,17 +8,16 @@ from typing import Any
 from rich.table import Table
 
 from lvlmbench.cli._common import console, err_console
-from lvlmbench.judging import PairwiseReport
+from lvlmbench.judging import JudgeProtocol, PairwiseReport, table_columns
 from lvlmbench.models import display_names
 
 __all__ = [
     "COMBINE_NOTES",
     "agreement_table",
-    "hallucination_table",
     "num",
     "pct",
     "print_pairwise_report",
-    "score_table",
+    "protocol_table",
 ]
 
 
@@ -36,32 +35,21 @@ def pct(value: float | None) -> str:
     return "-" if value is None else f"{100 * value:.1f}%"
 
 
-def score_table(rows: list[dict[str, Any]], title: str) -> Table:
-    abilities = sorted({a for r in rows for a in r["abilities"]})
+def protocol_table(protocol: JudgeProtocol, rows: list[dict[str, Any]], title: str) -> Table:
+    """A protocol's summary rows as its ``cli_columns`` say: model names shortened as
+    everywhere, an expanded column (a {name: number} mapping) as one column per name."""
+    columns = table_columns(protocol, rows)
     table = Table(title=title, title_justify="left")
-    for name in ("model", "score", "reference", "% of ref", *abilities, "n", "unscored"):
-        table.add_column(name, justify="left" if name == "model" else "right")
+    for heading, column, _ in columns:
+        table.add_column(heading, justify="left" if column.key == "model" else "right")
     shown = display_names(r["model"] for r in rows)
     for r in rows:
         table.add_row(
-            shown[r["model"]],
-            num(r["score"]),
-            num(r["reference"]),
-            num(r["relative_pct"]),
-            *(num(r["abilities"].get(a)) for a in abilities),
-            str(r["items"]),
-            str(r["unscored"]),
+            *(
+                shown[r["model"]] if column.key == "model" else column.cell(column.value(r, name))
+                for _, column, name in columns
+            )
         )
-    return table
-
-
-def hallucination_table(rows: list[dict[str, Any]], title: str) -> Table:
-    table = Table(title=title, title_justify="left")
-    for name in ("model", "mean", "rated", "unscored"):
-        table.add_column(name, justify="left" if name == "model" else "right")
-    shown = display_names(r["model"] for r in rows)
-    for r in rows:
-        table.add_row(shown[r["model"]], num(r["mean"], 2), str(r["rated"]), str(r["unscored"]))
     return table
 
 

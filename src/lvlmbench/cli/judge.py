@@ -8,28 +8,22 @@ back.
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable, Sequence
 from typing import Annotated, Any
 
 import typer
 
 from lvlmbench.cli._common import (
-    EXIT_FAILURES,
     BadInput,
     StoreOption,
-    check_concurrency,
     console,
     err_console,
-    fail,
     friendly_errors,
-    open_store,
-    print_json,
-    print_reasons,
     progress_bar,
 )
-from lvlmbench.cli._fanout import Workers, combined, run_workers
-from lvlmbench.cli._judge_tables import hallucination_table, print_pairwise_report, score_table
+from lvlmbench.cli._fanout import Workers
+from lvlmbench.cli._judge_run import JudgeCommand
+from lvlmbench.cli._judge_tables import print_pairwise_report, protocol_table
 from lvlmbench.cli._settings import (
     MaxTokens,
     Params,
@@ -39,21 +33,19 @@ from lvlmbench.cli._settings import (
     TopP,
     spec_with_flags,
 )
-from lvlmbench.cli.evaluate import could_be_imported, imported_models
 from lvlmbench.judging import (
-    HALLUCINATION,
     PAIRWISE,
     PAIRWISE_REF,
     REFERENCE,
-    REFERENCE_PREFIX,
     SCORE,
+    JudgeProtocol,
     JudgeRunSummary,
-    hallucination_report,
+    ProgressHook,
     make_references,
-    missing_answers,
     pairwise_report,
+    protocol_for,
+    protocols,
     reference_name,
-    run_hallucination,
     run_pairwise,
     run_score,
     score_report,
@@ -65,9 +57,18 @@ from lvlmbench.models import (
     resolve_spec,
 )
 from lvlmbench.ratings import COMBINE_RULES, CombineRule
-from lvlmbench.store import Store, iter_items, iter_judgments, require_benchmark
+from lvlmbench.store import Store, iter_items, iter_judgments
 
-__all__ = ["AsJson", "Bench", "Combine", "JudgeSpec", "combine_rule", "judge_app"]
+__all__ = [
+    "AsJson",
+    "Bench",
+    "Combine",
+    "JudgeSpec",
+    "add_protocol_commands",
+    "combine_rule",
+    "judge_app",
+    "protocol_command",
+]
 
 judge_app = typer.Typer(
     help="Judge open-ended answers: pairwise (VisIT-Bench), score and hallucination (TouchStone).",
@@ -96,130 +97,28 @@ def combine_rule(value: str) -> CombineRule:
     raise BadInput(f"--combine must be one of {', '.join(COMBINE_RULES)}, got {value!r}")
 
 
-def _open_checked(store: str | None, benchmark: str, specs: list[str], concurrency: int) -> Store:
-    """The store, once every spec and option is checked (RegistryError, exit 2: before the
-    store is even opened, so a typo writes nothing); BadInput when the benchmark is absent or
-    has no items."""
-    check_concurrency(concurrency)
-    for spec in specs:
-        _player_identity(spec)
-    opened = open_store(store)
-    _check_items(opened, benchmark)
-    return opened
-
-
-def _check_items(store: Store, benchmark: str) -> None:
-    require_benchmark(store, benchmark)
-    if next(iter_items(store, benchmark), None) is None:
-        raise BadInput(f"benchmark {benchmark!r} has no items; `lvlmbench ls` lists them")
-
-
-def _player_identity(spec: str) -> str:
-    """The stored name of a player: a model spec's identity (a bad spec or option raises
-    RegistryError); ``reference`` and imported players' names as they are, and
-    ``reference:<spec>`` with the writer's identity."""
-    if spec == REFERENCE or could_be_imported(spec):
-        return spec
-    if spec.startswith(REFERENCE_PREFIX):
-        return reference_name(resolve_spec(spec.removeprefix(REFERENCE_PREFIX)))
-    return resolve_spec(spec)
-
-
-def _players(specs: list[str]) -> dict[str, str]:
-    """identity -> spec of the examinees (the judging functions look answers up by identity;
-    a missing answer is asked of the spec as given, which may carry a key or a timeout)."""
-    return {_player_identity(spec): spec for spec in specs}
-
-
-def _empty_reason(store: Store, benchmark: str, players: list[str], s: JudgeRunSummary) -> str:
-    """Why a judge run had nothing to judge, or "" when it judged something. A player with no
-    answer at all is a reason too: its column would be silently empty."""
-    missing = missing_answers(store, benchmark, players)
-    items = sum(1 for _ in iter_items(store, benchmark))
-    absent = [p for p, n in missing.items() if n == items]
-    if absent:
-        return (
-            f"no answers of {', '.join(absent)} to judge on {benchmark!r} "
-            f"(all {items} missing); `lvlmbench evaluate` asks examinees first"
-        )
-    if s.total == 0:
-        need = " (pairwise judging needs two players)" if len(players) < 2 else ""
-        return f"{s.judge} [{s.protocol}] had nothing to judge on {benchmark!r}{need}"
-    if s.missing == s.total:
-        return (
-            f"{s.judge} [{s.protocol}] had nothing to judge on {benchmark!r}: every unit "
-            f"({s.missing}) lacks an answer, caption or reference"
-        )
-    return ""
-
-
-async def _answer_missing(store: Store, benchmark: str, models: dict[str, str], show: bool) -> None:
-    """Ask the examinees whose answers are missing (run_examinee resumes; answered is skipped)."""
-    from lvlmbench.cli.evaluate import run_models
-
-    imported = set(imported_models(store, benchmark, list(models.values())))  # never run
-    todo = [
-        models[m]
-        for m, n in missing_answers(store, benchmark, list(models)).items()
-        if n and m != REFERENCE and not m.startswith(REFERENCE_PREFIX) and models[m] not in imported
-    ]
-    if todo:
-        await run_models(
-            store,
-            benchmark,
-            todo,
-            variant="default",
-            concurrency=DEFAULT_CONCURRENCY,
-            show_progress=show,
-        )
-
-
-def _run(
-    store: Store,
+def _command(
+    store: str | None,
     benchmark: str,
-    models: dict[str, str],
+    models: list[str],
     judge: str,
     parallel: tuple[int, int],
-    show: bool,
-    body: Callable[[ModelClient], Awaitable[JudgeRunSummary]],
-) -> JudgeRunSummary:
-    """Run the judge here, or (``parallel`` = (concurrency, workers > 1)) in worker processes
-    that split the units through leases; their summaries are summed."""
-    concurrency, workers = parallel
-    if workers != 1:
-        runs = [out["run"] for out in run_workers(workers)]
-        return JudgeRunSummary(**combined(runs, "judge"))
-
-    async def main() -> JudgeRunSummary:
-        await _answer_missing(store, benchmark, models, show)
-        client = ModelClient(load_chat_model(judge), store, concurrency=concurrency)
-        try:
-            await client.check()  # a dead judge endpoint stops here, in seconds
-            return await body(client)
-        finally:
-            await client.aclose()
-
-    summary = asyncio.run(main())
-    for warning in summary.warnings:
-        err_console.print(f"[yellow]warning:[/] {warning}", highlight=False)
-    if show:
-        print_reasons(summary.reasons, f"{summary.judge}: not ok")
-    return summary
-
-
-def _summary_line(s: JudgeRunSummary) -> str:
-    return (
-        f"{s.judge} [{s.protocol}]: {s.ok} ok, {s.unparseable} unparseable, {s.refused} refused, "
-        f"{s.failed} failed, {s.missing} missing, {s.skipped} already done, "
-        f"{s.requests} requests, {s.wall_s:.1f}s"
+    as_json: bool,
+    more_specs: Sequence[str] = (),
+) -> JudgeCommand:
+    """The checked command; specs resolve and models load through this module's names, looked
+    up at each call, so a test (or an embedding program) can swap them in one place."""
+    return JudgeCommand.open(
+        store,
+        benchmark,
+        models,
+        judge,
+        parallel,
+        as_json,
+        more_specs,
+        resolve=resolve_spec,
+        load=load_chat_model,
     )
-
-
-def _finish(summary: JudgeRunSummary, empty: str) -> None:
-    if empty:
-        raise fail(empty, EXIT_FAILURES)
-    if summary.failed:
-        raise typer.Exit(EXIT_FAILURES)
 
 
 @judge_app.command("pairwise")
@@ -251,32 +150,26 @@ def pairwise(
     (95% CI), win rates and online Elo."""
     judge = spec_with_flags(judge, max_tokens, temperature, top_p, seed, system_prompt, param)
     rule = combine_rule(combine)
-    opened = _open_checked(store, benchmark, [*model, judge], concurrency)
-    include = reference_free and play_reference
-    players = _players(model)
+    command = _command(store, benchmark, model, judge, (concurrency, workers), as_json)
+    opened = command.store
 
-    async def body(client: ModelClient) -> JudgeRunSummary:
-        with progress_bar(f"judge {judge}", not as_json, client) as hook:
-            return await run_pairwise(
-                opened,
-                benchmark,
-                list(players),
-                client,
-                reference_backed=not reference_free,
-                include_reference=include,
-                on_progress=hook,
-            )
+    async def run(client: ModelClient, hook: ProgressHook) -> JudgeRunSummary:
+        return await run_pairwise(
+            opened,
+            benchmark,
+            list(command.players),
+            client,
+            reference_backed=not reference_free,
+            include_reference=reference_free and play_reference,
+            on_progress=hook,
+        )
 
-    summary = _run(opened, benchmark, players, judge, (concurrency, workers), not as_json, body)
-    empty = _empty_reason(opened, benchmark, list(players), summary)
-    protocol = PAIRWISE if reference_free else PAIRWISE_REF
-    report = pairwise_report(opened, benchmark, summary.judge, protocol=protocol, combine=rule)
-    if as_json:
-        print_json({"run": vars(summary), "ratings": report.as_dict()})
-    else:
-        console.print(_summary_line(summary), markup=False, highlight=False)
-        print_pairwise_report(report)
-    _finish(summary, empty)
+    def results(summary: JudgeRunSummary) -> tuple[dict[str, Any], Callable[[], None]]:
+        protocol = PAIRWISE if reference_free else PAIRWISE_REF
+        report = pairwise_report(opened, benchmark, summary.judge, protocol=protocol, combine=rule)
+        return {"ratings": report.as_dict()}, lambda: print_pairwise_report(report)
+
+    command.judge_with(run, results)
 
 
 def _reference_for(
@@ -310,22 +203,16 @@ def _reference_for(
     return REFERENCE
 
 
-def _score_rows(store: Store, benchmark: str, judge: str, reference: str) -> list[dict[str, Any]]:
+def _summary_rows(
+    store: Store, benchmark: str, judge: str, protocol: JudgeProtocol, **options: str
+) -> list[dict[str, Any]]:
+    """The flat summary rows of ``judge``'s rows under ``protocol`` on ``benchmark``."""
     items = {item.id: item for item in iter_items(store, benchmark)}
-    scores = score_report(iter_judgments(store, judge=judge, protocol=SCORE), reference, items)
-    return [
-        {
-            "model": s.model,
-            "score": s.overall.x100,
-            "reference": s.overall.reference_x100,
-            "relative_pct": s.overall.relative,
-            "items": s.overall.items,
-            "unscored": s.unscored,
-            "abilities": {k: g.x100 for k, g in s.abilities.items()},
-            "tasks": {k: g.x100 for k, g in s.tasks.items()},
-        }
-        for s in scores.values()
-    ]
+    rows = iter_judgments(store, judge=judge, protocol=protocol.name)
+    if protocol.name == SCORE:  # scored against the reference this run used
+        return [s.row() for s in score_report(rows, options["reference"], items).values()]
+    assert protocol.summarise is not None
+    return [s.row() for s in protocol.summarise(rows, items).values()]
 
 
 @judge_app.command("score")
@@ -362,28 +249,28 @@ def score(
     """Score each model 1-10 against the reference answer, both orders (TouchStone)."""
     judge = spec_with_flags(judge, max_tokens, temperature, top_p, seed, system_prompt, param)
     writer_spec = writer or judge
-    opened = _open_checked(store, benchmark, [*model, judge, writer_spec], concurrency)
+    parallel = (concurrency, workers)
+    command = _command(store, benchmark, model, judge, parallel, as_json, [writer_spec])
+    opened = command.store
     reference = _reference_for(opened, benchmark, regenerate_reference, writer, judge)
-    players = _players(model)
 
-    async def body(client: ModelClient) -> JudgeRunSummary:
+    async def run(client: ModelClient, hook: ProgressHook) -> JudgeRunSummary:
         if regenerate_reference:
             own = client if writer_spec == judge else None
             await _write_references(opened, benchmark, writer_spec, own, concurrency, as_json)
-        with progress_bar(f"judge {judge}", not as_json, client) as hook:
-            return await run_score(
-                opened, benchmark, list(players), client, reference=reference, on_progress=hook
-            )
+        players = list(command.players)
+        return await run_score(
+            opened, benchmark, players, client, reference=reference, on_progress=hook
+        )
 
-    summary = _run(opened, benchmark, players, judge, (concurrency, workers), not as_json, body)
-    empty = _empty_reason(opened, benchmark, [*players, reference], summary)
-    rows = _score_rows(opened, benchmark, summary.judge, reference)
-    if as_json:
-        print_json({"run": vars(summary), "reference": reference, "scores": rows})
-    else:
-        console.print(_summary_line(summary), markup=False, highlight=False)
-        console.print(score_table(rows, f"{benchmark}: TouchStone score ×100 vs {reference}"))
-    _finish(summary, empty)
+    def results(summary: JudgeRunSummary) -> tuple[dict[str, Any], Callable[[], None]]:
+        protocol = protocol_for(SCORE)
+        rows = _summary_rows(opened, benchmark, summary.judge, protocol, reference=reference)
+        title = f"{benchmark}: TouchStone score ×100 vs {reference}"
+        table = protocol_table(protocol, rows, title)
+        return {"reference": reference, "scores": rows}, lambda: console.print(table)
+
+    command.judge_with(run, results, also=[reference])
 
 
 async def _write_references(
@@ -406,45 +293,59 @@ async def _write_references(
             await writer.aclose()
 
 
-@judge_app.command("hallucination")
-@friendly_errors
-def hallucination(
-    benchmark: Bench,
-    model: Models,
-    judge: JudgeSpec,
-    concurrency: Concurrency = DEFAULT_CONCURRENCY,
-    store: StoreOption = None,
-    as_json: AsJson = False,
-    max_tokens: MaxTokens = None,
-    temperature: Temperature = None,
-    top_p: TopP = None,
-    seed: Seed = None,
-    system_prompt: SystemPrompt = None,
-    param: Params = None,
-    workers: Workers = 1,
-) -> None:
-    """Rate how much of each answer the caption does not support (0 none - 10 all; TouchStone)."""
-    judge = spec_with_flags(judge, max_tokens, temperature, top_p, seed, system_prompt, param)
-    opened = _open_checked(store, benchmark, [*model, judge], concurrency)
-    players = _players(model)
+def protocol_command(protocol: JudgeProtocol) -> Callable[..., None]:
+    """``lvlmbench judge <name>`` for a protocol that judges the players' stored answers by
+    itself (``protocol.run``): the common options, its table by its columns, ``--json`` with
+    its summary rows under its name."""
+    assert protocol.run is not None
+    run_protocol = protocol.run
 
-    async def body(client: ModelClient) -> JudgeRunSummary:
-        with progress_bar(f"judge {judge}", not as_json, client) as hook:
-            return await run_hallucination(
-                opened, benchmark, list(players), client, on_progress=hook
-            )
+    def command(
+        benchmark: Bench,
+        model: Models,
+        judge: JudgeSpec,
+        concurrency: Concurrency = DEFAULT_CONCURRENCY,
+        store: StoreOption = None,
+        as_json: AsJson = False,
+        max_tokens: MaxTokens = None,
+        temperature: Temperature = None,
+        top_p: TopP = None,
+        seed: Seed = None,
+        system_prompt: SystemPrompt = None,
+        param: Params = None,
+        workers: Workers = 1,
+    ) -> None:
+        judge = spec_with_flags(judge, max_tokens, temperature, top_p, seed, system_prompt, param)
+        command = _command(store, benchmark, model, judge, (concurrency, workers), as_json)
 
-    summary = _run(opened, benchmark, players, judge, (concurrency, workers), not as_json, body)
-    empty = _empty_reason(opened, benchmark, list(players), summary)
-    ids = {item.id for item in iter_items(opened, benchmark)}
-    report = hallucination_report(
-        iter_judgments(opened, judge=summary.judge, protocol=HALLUCINATION), ids
-    )
-    rows = [vars(r) for r in report.values() if r.model in players]
-    if as_json:
-        print_json({"run": vars(summary), "hallucination": rows})
-    else:
-        console.print(_summary_line(summary), markup=False, highlight=False)
-        title = f"{benchmark}: hallucination (0 none - 10 all)"
-        console.print(hallucination_table(rows, title))
-    _finish(summary, empty)
+        async def run(client: ModelClient, hook: ProgressHook) -> JudgeRunSummary:
+            players = list(command.players)
+            return await run_protocol(command.store, benchmark, players, client, hook)
+
+        def results(summary: JudgeRunSummary) -> tuple[dict[str, Any], Callable[[], None]]:
+            rows = _summary_rows(command.store, benchmark, summary.judge, protocol)
+            rows = [r for r in rows if r["model"] in command.players]
+            scale = f" ({protocol.scale})" if protocol.scale else ""
+            table = protocol_table(protocol, rows, f"{benchmark}: {protocol.title}{scale}")
+            return {protocol.name: rows}, lambda: console.print(table)
+
+        command.judge_with(run, results)
+
+    command.__doc__ = protocol.help or f"Judge with the {protocol.title} protocol."
+    command.__name__ = protocol.name.replace("-", "_").replace(":", "_")
+    return friendly_errors(command)
+
+
+def add_protocol_commands(app: typer.Typer = judge_app) -> list[str]:
+    """A ``judge <name>`` command for every registered protocol with a ``run`` that has no
+    command yet (call again after registering one); the names added."""
+    have = {info.name for info in app.registered_commands}
+    added = []
+    for protocol in protocols():
+        if protocol.run is not None and protocol.name not in have:
+            app.command(protocol.name)(protocol_command(protocol))
+            added.append(protocol.name)
+    return added
+
+
+add_protocol_commands()

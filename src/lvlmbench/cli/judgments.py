@@ -20,14 +20,15 @@ from lvlmbench.cli._judge_tables import agreement_table, print_pairwise_report
 from lvlmbench.cli.judge import AsJson, Bench, Combine, JudgeSpec, combine_rule
 from lvlmbench.judging import (
     HUMAN,
-    PAIRWISE,
-    PAIRWISE_REF,
+    METRIC,
     REFERENCE,
     VoteAgreement,
     annotator_agreement,
     human_agreement,
     human_report,
+    is_human_judge,
     judges_for,
+    pairwise_protocols,
     pairwise_report,
     vote_agreement,
 )
@@ -44,12 +45,12 @@ def _pick_judge(
     endpoint and output-changing options are part of it), and without ``--protocol`` the
     one this judge used is taken (``judge pairwise`` stores pairwise-ref when items have
     references). With ``metrics``, a text metric (``metric/rougeL``) is a judge too."""
-    protocols = [protocol] if protocol else [PAIRWISE_REF, PAIRWISE]
+    protocols = [protocol] if protocol else pairwise_protocols()
     if metrics and protocol is None and (judge or "").startswith("metric/"):
-        protocols = ["metric:" + (judge or "").removeprefix("metric/").partition("@")[0]]
+        protocols = [METRIC + (judge or "").removeprefix("metric/").partition("@")[0]]
     seen: dict[str, list[str]] = {}
     for candidate in protocols:
-        judges = [j for j in judges_for(store, candidate) if not j.startswith("human")]
+        judges = [j for j in judges_for(store, candidate) if not is_human_judge(j)]
         seen[candidate] = judges
         if judge is None and len(judges) == 1:
             return judges[0], candidate

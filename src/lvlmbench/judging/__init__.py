@@ -2,6 +2,7 @@
 score and hallucination judges, caption-assisted references, and summaries of their verdicts."""
 
 from lvlmbench.judging._pool import JudgeRunSummary, ProgressHook
+from lvlmbench.judging.builtin_protocols import METRIC
 from lvlmbench.judging.hallucination import (
     HALLUCINATION,
     HallucinationScore,
@@ -26,6 +27,21 @@ from lvlmbench.judging.pairwise import (
     pairwise_messages,
     run_pairwise,
     self_preference_warnings,
+)
+from lvlmbench.judging.protocol import (
+    Column,
+    JudgeProtocol,
+    ModelSummary,
+    RunProtocol,
+    column_digits,
+    is_human_judge,
+    metric_name,
+    pairwise_protocols,
+    protocol_for,
+    protocols,
+    register,
+    table_columns,
+    unregister,
 )
 from lvlmbench.judging.reference import (
     REFERENCE,
@@ -69,45 +85,57 @@ __all__ = [
     "FAMILIES",
     "HALLUCINATION",
     "HUMAN",
+    "METRIC",
     "PAIRWISE",
     "PAIRWISE_REF",
     "REFERENCE",
     "REFERENCE_PREFIX",
     "SCORE",
+    "Column",
     "HallucinationScore",
     "HumanAgreement",
+    "JudgeProtocol",
     "JudgeRunSummary",
     "ModelScore",
+    "ModelSummary",
     "PairRecord",
     "PairwiseReport",
     "ParsedRating",
     "ParsedScores",
     "ParsedVerdict",
     "ProgressHook",
+    "RunProtocol",
     "ScoreGroup",
     "VoteAgreement",
     "annotator_agreement",
     "answer_texts",
+    "column_digits",
     "combine_orders",
     "hallucination_judgment",
     "hallucination_messages",
     "hallucination_report",
     "human_agreement",
     "human_report",
+    "is_human_judge",
     "item_abilities",
     "judges_for",
     "make_references",
+    "metric_name",
     "missing_answers",
     "model_family",
     "pair_records",
     "pairwise_judgment",
     "pairwise_messages",
+    "pairwise_protocols",
     "pairwise_report",
     "parse_rating",
     "parse_scores",
     "parse_verdict",
+    "protocol_for",
+    "protocols",
     "reference_messages",
     "reference_name",
+    "register",
     "run_hallucination",
     "run_pairwise",
     "run_score",
@@ -115,8 +143,14 @@ __all__ = [
     "score_messages",
     "score_report",
     "self_preference_warnings",
+    "table_columns",
+    "unregister",
     "vote_agreement",
 ]
+
+# The built-in protocols register themselves on import (the registry the CLI, report and web
+# app loop over).
+from lvlmbench.judging import builtin_protocols as _builtin_protocols  # noqa: F401
 
 # Text metrics as judges (BLEU-4, ROUGE-L, METEOR, CIDEr, BERTScore, random, length).
 from lvlmbench.judging.metrics import (

@@ -10,14 +10,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
-from lvlmbench.judging._pool import JudgeRunSummary, ProgressHook, done_judgments, run_jobs, unit_id
-from lvlmbench.judging.pairwise import self_preference_warnings
-from lvlmbench.judging.reference import answer_texts
-from lvlmbench.judging.verdict import judged, parse_rating
+from lvlmbench.judging._pool import JudgeRunSummary, ProgressHook
+from lvlmbench.judging._rated import run_rated
+from lvlmbench.judging.verdict import ParsedRating, judged, parse_rating
 from lvlmbench.models import ModelClient
 from lvlmbench.prompts import render_prompt
-from lvlmbench.store import Store, iter_items
+from lvlmbench.store import Store
 from lvlmbench.types import BenchmarkItem, GenerationConfig, Judgment, Message, ModelOutput, Status
 
 __all__ = [
@@ -63,6 +63,10 @@ class HallucinationScore:
     unscored: int
     mean: float | None
 
+    def row(self) -> dict[str, Any]:
+        """The flat form ``judge hallucination --json`` prints and its table shows."""
+        return vars(self).copy()
+
 
 def hallucination_report(
     judgments: Iterable[Judgment], item_ids: set[str]
@@ -74,27 +78,15 @@ def hallucination_report(
         if j.protocol != HALLUCINATION or j.item_id not in item_ids:
             continue
         ratings.setdefault(j.model_a, [])
-        if j.status is Status.OK and j.score_a is not None:
-            ratings[j.model_a].append(j.score_a)
+        rating = ParsedRating.of(j)
+        if rating.status is Status.OK and rating.value is not None:
+            ratings[j.model_a].append(rating.value)
         else:
             unscored[j.model_a] = unscored.get(j.model_a, 0) + 1
     return {
         m: HallucinationScore(m, len(v), unscored.get(m, 0), sum(v) / len(v) if v else None)
         for m, v in sorted(ratings.items())
     }
-
-
-@dataclass(frozen=True)
-class _Job:
-    item: BenchmarkItem
-    model: str
-    text: str
-    unit: str
-    """The judgment's store id: runs of this judge sharing a store lease it."""
-
-
-def _unit(job: _Job) -> str:
-    return job.unit
 
 
 async def run_hallucination(
@@ -107,31 +99,20 @@ async def run_hallucination(
     on_progress: ProgressHook | None = None,
 ) -> JudgeRunSummary:
     """Rate every model's answer on every captioned item of ``benchmark`` (resumable)."""
-    summary = JudgeRunSummary(judge=judge.spec, protocol=HALLUCINATION, benchmark=benchmark)
-    summary.warnings = self_preference_warnings(judge.spec, models)
-    items = list(iter_items(store, benchmark))
-    texts = answer_texts(store, items, models)
-    done = done_judgments(store, judge.spec, HALLUCINATION)
-    jobs: list[_Job] = []
-    for item in items:
-        for model in dict.fromkeys(models):
-            summary.total += 1
-            probe = Judgment(
-                item_id=item.id, judge=judge.spec, protocol=HALLUCINATION, model_a=model
-            )
-            unit = unit_id(probe)
-            if unit in done:
-                summary.skipped += 1
-            elif not item.caption or model not in texts[item.id]:
-                summary.missing += 1
-            else:
-                jobs.append(_Job(item, model, texts[item.id][model], unit))
-    config = config or GenerationConfig(max_tokens=512)
+    return await run_rated(
+        store,
+        benchmark,
+        models,
+        judge,
+        protocol=HALLUCINATION,
+        messages=hallucination_messages,
+        parse=parse_rating,
+        ready=_captioned,
+        config=config,
+        on_progress=on_progress,
+    )
 
-    async def judge_one(job: _Job) -> Judgment:
-        output = await judge.generate(hallucination_messages(job.item, job.text), config)
-        return hallucination_judgment(
-            output, item_id=job.item.id, judge=judge.spec, model=job.model
-        )
 
-    return await run_jobs(store, judge, jobs, judge_one, summary, on_progress, _unit)
+def _captioned(item: BenchmarkItem) -> bool:
+    """Only a caption tells what the image holds: items without one count as missing."""
+    return bool(item.caption)

@@ -23,6 +23,7 @@ from itertools import combinations
 
 from lvlmbench.judging.reference import REFERENCE
 from lvlmbench.judging.summaries import HUMAN, PairwiseReport, judge_verdicts, rate_matches
+from lvlmbench.judging.verdict import ParsedVerdict
 from lvlmbench.store import Store, iter_items, iter_judgments
 from lvlmbench.types import Judgment, Status
 
@@ -34,12 +35,13 @@ _OUTCOME = {"a": 1.0, "b": 0.0, "tie": 0.5}
 def _sorted_vote(j: Judgment) -> tuple[str, str, str] | None:
     """(first sorted player, second, result in their terms: 'a', 'b' or 'tie'), or None for a
     vote that is not a usable a/b/tie verdict."""
-    if j.model_b is None or j.status is not Status.OK or j.verdict not in _OUTCOME:
+    verdict = ParsedVerdict.of(j).verdict
+    if j.model_b is None or j.status is not Status.OK or verdict is None:
         return None
     p1, p2 = sorted((j.model_a, j.model_b))
-    if j.verdict == "tie":
+    if verdict == "tie":
         return p1, p2, "tie"
-    winner = j.model_a if j.verdict == "a" else j.model_b
+    winner = j.model_a if verdict == "a" else j.model_b
     return p1, p2, "a" if winner == p1 else "b"
 
 

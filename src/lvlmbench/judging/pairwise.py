@@ -26,7 +26,7 @@ from itertools import combinations
 
 from lvlmbench.judging._pool import JudgeRunSummary, ProgressHook, done_judgments, run_jobs, unit_id
 from lvlmbench.judging.reference import REFERENCE, answer_texts
-from lvlmbench.judging.verdict import PairVerdict, judged, parse_verdict
+from lvlmbench.judging.verdict import PairVerdict, ParsedVerdict, judged, parse_verdict
 from lvlmbench.models import ModelClient
 from lvlmbench.prompts import render_prompt
 from lvlmbench.ratings import MAJORITY, CombineRule, combine_winners
@@ -151,11 +151,12 @@ def combine_orders(
 
 def _winner(row: Judgment) -> str | None:
     """The player a row's verdict picks, 'tie', or None without a verdict."""
-    if row.verdict == "tie":
+    verdict = ParsedVerdict.of(row).verdict
+    if verdict == "tie":
         return "tie"
-    if row.verdict == "a":
+    if verdict == "a":
         return row.model_a
-    if row.verdict == "b":
+    if verdict == "b":
         return row.model_b
     return None
 

@@ -45,11 +45,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from lvlmbench.judging._pool import JudgeRunSummary, ProgressHook, done_judgments, run_jobs, unit_id
 from lvlmbench.judging.pairwise import self_preference_warnings
 from lvlmbench.judging.reference import answer_texts
-from lvlmbench.judging.verdict import judged, parse_scores
+from lvlmbench.judging.verdict import ParsedScores, judged, parse_scores
 from lvlmbench.models import ModelClient
 from lvlmbench.prompts import render_prompt
 from lvlmbench.store import Store, iter_items
@@ -146,6 +147,19 @@ class ModelScore:
     unscored: int = 0
     """Items judged but not ok in both orders (unparseable, refused, failed, or one missing)."""
 
+    def row(self) -> dict[str, Any]:
+        """The flat form ``judge score --json`` prints and its table shows."""
+        return {
+            "model": self.model,
+            "score": self.overall.x100,
+            "reference": self.overall.reference_x100,
+            "relative_pct": self.overall.relative,
+            "items": self.overall.items,
+            "unscored": self.unscored,
+            "abilities": {k: g.x100 for k, g in self.abilities.items()},
+            "tasks": {k: g.x100 for k, g in self.tasks.items()},
+        }
+
 
 def score_report(
     judgments: Iterable[Judgment], reference: str, items: Mapping[str, BenchmarkItem]
@@ -169,11 +183,11 @@ def score_report(
         model_scores, ref_scores = [], []
         for row in pair:
             assert row is not None
-            j = row
-            assert j.score_a is not None and j.score_b is not None
-            first_is_model = j.model_a == model
-            model_scores.append(j.score_a if first_is_model else j.score_b)
-            ref_scores.append(j.score_b if first_is_model else j.score_a)
+            scores = ParsedScores.of(row)
+            assert scores.first is not None and scores.second is not None
+            first_is_model = row.model_a == model
+            model_scores.append(scores.first if first_is_model else scores.second)
+            ref_scores.append(scores.second if first_is_model else scores.first)
         model_mean, ref_mean = sum(model_scores) / 2, sum(ref_scores) / 2
         item = items[item_id]
         groups = [entry.overall]

@@ -16,7 +16,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from lvlmbench.judging.pairwise import PAIRWISE, combine_orders, model_family
+from lvlmbench.judging.protocol import metric_name
 from lvlmbench.judging.reference import REFERENCE, answer_texts
+from lvlmbench.judging.verdict import ParsedRating, ParsedVerdict
 from lvlmbench.ratings import (
     MAJORITY,
     AgreementReport,
@@ -191,9 +193,10 @@ def _records(pairs: list[PairRecord], texts: dict[str, dict[str, str]]) -> list[
 
 
 def _upper(row: Judgment | None) -> Any:
-    if row is None or row.status is not Status.OK or row.verdict is None:
+    verdict = None if row is None else ParsedVerdict.of(row)
+    if verdict is None or verdict.status is not Status.OK or verdict.verdict is None:
         return None
-    return "tie" if row.verdict == "tie" else row.verdict.upper()
+    return "tie" if verdict.verdict == "tie" else verdict.verdict.upper()
 
 
 def _tally(
@@ -319,10 +322,11 @@ def _human_votes(
     for j in iter_judgments(store, protocol=HUMAN):
         if j.item_id not in items or j.model_b is None or j.status is not Status.OK:
             continue
-        if j.verdict not in ("a", "b"):
-            ties += j.verdict == "tie"
+        verdict = ParsedVerdict.of(j).verdict
+        if verdict not in ("a", "b"):
+            ties += verdict == "tie"
             continue
-        winner = j.model_a if j.verdict == "a" else j.model_b
+        winner = j.model_a if verdict == "a" else j.model_b
         p1, p2 = sorted((j.model_a, j.model_b))
         votes.setdefault((j.item_id, p1, p2), []).append("A" if winner == p1 else "B")
     return votes, ties
@@ -377,7 +381,7 @@ def judge_verdicts(
     """The judge's result per (item, first player, second player) in sorted-player terms:
     'a', 'b', 'tie', or None for a pair it left unscored (two orders combined by
     ``combine``)."""
-    if protocol.startswith("metric:"):
+    if metric_name(protocol) is not None:
         return dict(metric_verdicts(store, items, judge, protocol))
     return {
         (r.item_id, *r.players): r.result(combine)
@@ -393,8 +397,9 @@ def metric_verdicts(
     It is the same rule that turns metric scores into rating matches."""
     scores: dict[str, dict[str, float]] = {}
     for j in iter_judgments(store, judge=judge, protocol=protocol, status=Status.OK.value):
-        if j.item_id in items and j.score_a is not None:
-            scores.setdefault(j.item_id, {})[j.model_a] = j.score_a
+        value = ParsedRating.of(j).value
+        if j.item_id in items and value is not None:
+            scores.setdefault(j.item_id, {})[j.model_a] = value
     verdicts: dict[tuple[str, str, str], str] = {}
     for item_id, by_model in scores.items():
         for p1, p2 in itertools.combinations(sorted(by_model), 2):

@@ -36,6 +36,7 @@ __all__ = [
 ]
 
 PairVerdict = Literal["a", "b", "tie"]
+_VERDICTS: dict[str, PairVerdict] = {"a": "a", "b": "b", "tie": "tie"}
 
 _NOUN = r"(?:response|output|answer|assistant|option|candidate|model|reply)"
 # A side: "Response A", "output (b)", "(a)", "[[B]]", a bare capital A/B, "the first response".
@@ -107,6 +108,11 @@ class ParsedVerdict:
         """What a stored Judgment takes from this parse."""
         return {"verdict": self.verdict, "status": self.status, "reason": self.reason}
 
+    @classmethod
+    def of(cls, row: Judgment) -> ParsedVerdict:
+        """The verdict a stored row holds (its fields read back, as :meth:`fields` wrote them)."""
+        return cls(_VERDICTS.get(row.verdict or ""), row.status, row.reason)
+
 
 @dataclass(frozen=True)
 class ParsedScores:
@@ -126,6 +132,11 @@ class ParsedScores:
             "reason": self.reason,
         }
 
+    @classmethod
+    def of(cls, row: Judgment) -> ParsedScores:
+        """The two scores a stored row holds (first shown, second shown)."""
+        return cls(row.score_a, row.score_b, row.status, row.reason)
+
 
 @dataclass(frozen=True)
 class ParsedRating:
@@ -138,6 +149,11 @@ class ParsedRating:
     def fields(self) -> dict[str, Any]:
         """What a stored Judgment takes from this parse."""
         return {"score_a": self.value, "status": self.status, "reason": self.reason}
+
+    @classmethod
+    def of(cls, row: Judgment) -> ParsedRating:
+        """The rating a stored row holds."""
+        return cls(row.score_a, row.status, row.reason)
 
 
 class _Parsed(Protocol):

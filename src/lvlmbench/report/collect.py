@@ -9,15 +9,17 @@ from __future__ import annotations
 import math
 import statistics
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from lvlmbench.choice.accuracy import AccuracyRow, ScoredAnswers, facet_value, scored_answers
 from lvlmbench.choice.vlmeval_scores import circular_table, mme_table
+from lvlmbench.judging import metric_name
 from lvlmbench.judging.pairwise import PAIRWISE
 from lvlmbench.judging.summaries import judges_for, pairwise_report
 from lvlmbench.report._common import LEVELS, pct
 from lvlmbench.report.experiments import leakage_summary, position_bias_summary, rekeyed_sources
 from lvlmbench.report.experiments_ab import ab_experiments_summary
+from lvlmbench.report.judged import judged_data
 from lvlmbench.report.scores import hallucination_scores, touchstone_scores
 from lvlmbench.report.summary import BenchmarkSummary, ReportData, Row
 from lvlmbench.store import Store, get_benchmark, iter_items, iter_judgments, list_benchmarks
@@ -104,8 +106,9 @@ def _metrics(store: Store, benchmark: str, item_ids: set[str]) -> list[dict[str,
 
     found: dict[str, set[str]] = {}
     for j in iter_judgments(store, status="ok"):
-        if j.protocol.startswith("metric:") and j.item_id in item_ids:
-            found.setdefault(j.protocol.removeprefix("metric:"), set()).add(j.model_a)
+        metric = metric_name(j.protocol)
+        if metric is not None and j.item_id in item_ids:
+            found.setdefault(metric, set()).add(j.model_a)
     if not found:
         return []
     models = sorted(set().union(*found.values()))
@@ -208,7 +211,18 @@ def benchmark_summary(
     level_chance = chance_by_group(items.values(), ["difficulty"])
     listed = list_benchmarks(store) if benchmarks is None else benchmarks
     circular, mme = _vlmeval_scores(store, name, row, list(items.values()))
-    return {
+    # One entry per judge protocol in the registry, the built-ins by their own collectors.
+    judged = judged_data(
+        store,
+        items,
+        {
+            "pairwise": lambda: _pairwise(store, name),
+            "metrics": lambda: metrics,
+            "touchstone": lambda: touchstone_scores(store, items),
+            "hallucination": lambda: hallucination_scores(store, item_ids),
+        },
+    )
+    summary: BenchmarkSummary = {
         "name": name,
         "kind": row["kind"] if row else None,
         "items": len(items),
@@ -224,14 +238,18 @@ def benchmark_summary(
         "self_check": data.get("self_check"),
         "diversity": data.get("diversity"),
         "answer_letters": data.get("answer_letters"),
-        "pairwise": _pairwise(store, name),
-        "metrics": metrics,
-        "touchstone": touchstone_scores(store, items),
-        "hallucination": hallucination_scores(store, item_ids),
+        "pairwise": judged["pairwise"],
+        "metrics": judged["metrics"],
+        "touchstone": judged["touchstone"],
+        "hallucination": judged["hallucination"],
         "position_bias": position_bias_summary(store, name, listed),
         "leakage": leakage_summary(store, name),
         "ab_experiments": ab_experiments_summary(store, name, by_level),
     }
+    # A registered protocol's entries go under its own report key, which the type cannot name.
+    extra = {key: entries for key, entries in judged.items() if key not in summary}
+    cast(dict[str, Any], summary).update(extra)
+    return summary
 
 
 def collect(store: Store, benchmarks: Sequence[str] | None = None) -> ReportData:

@@ -13,7 +13,8 @@ Every figure ``X`` with an interval comes as three columns ``X``, ``X_low``, ``X
   ``both``);
 - ``touchstone:<judge>`` (score ×100, bootstrap 95%), ``touchstone_rel:<judge>`` (% of the
   reference) and ``touchstone:<judge>:<ability>``;
-- ``hallucination:<judge>`` (mean 0-10, bootstrap 95%).
+- ``hallucination:<judge>`` (mean 0-10, bootstrap 95%);
+- for any other registered judge protocol, ``<its prefix><judge>`` (its headline figure).
 
 Cells a benchmark has no figure for are empty. This is the one ``leaderboard.csv`` schema; the
 demo's long per-group accuracy table is ``accuracy_by_group.csv`` (see
@@ -29,7 +30,9 @@ from pathlib import Path
 from typing import Any
 
 from lvlmbench._csv import write_csv
+from lvlmbench.judging import column_digits
 from lvlmbench.report._common import LEVELS
+from lvlmbench.report.judged import judged_figures
 from lvlmbench.report.summary import AccuracyFacet, BenchmarkSummary, ReportData
 
 __all__ = ["leaderboard_markdown", "leaderboard_rows", "write_leaderboards"]
@@ -134,7 +137,7 @@ def leaderboard_rows(data: ReportData) -> list[dict[str, Any]]:
     return out
 
 
-_SOURCES = (_accuracy, _ratings, _judged)
+_SOURCES = (_accuracy, _ratings, _judged, judged_figures)
 
 
 def _columns(data: ReportData) -> list[str]:
@@ -150,8 +153,8 @@ def _cell(row: dict[str, Any], column: str) -> str:
     value = row.get(column)
     if value is None:
         return ""
-    # Text metrics live on 0-1 (or 0-10) scales: one decimal would hide their differences.
-    digits = 3 if column.startswith("metric:") else 2 if column.startswith("hallucination:") else 1
+    # The protocol owning the column says how many decimals tell its models apart.
+    digits = column_digits(column)
     text = f"{value:.{digits}f}" if isinstance(value, float) else str(value)
     low, high = row.get(f"{column}_low"), row.get(f"{column}_high")
     if isinstance(low, float) and isinstance(high, float):

@@ -11,18 +11,13 @@ from typing import Any
 from lvlmbench.models import display_names
 from lvlmbench.report._common import LEVELS
 from lvlmbench.report._html import fmt, table, td
+from lvlmbench.report.judged import judged_sections
 from lvlmbench.report.render_experiments import (
     leakage_section,
     position_bias_section,
     spread_section,
 )
 from lvlmbench.report.render_experiments_ab import ab_experiment_sections
-from lvlmbench.report.render_ratings import (
-    hallucination_section,
-    metrics_section,
-    pairwise_section,
-    touchstone_section,
-)
 from lvlmbench.report.render_summary import includes_chance, summary_section
 from lvlmbench.report.render_vlmeval import vlmeval_section
 from lvlmbench.report.summary import AccuracyFacet, BenchmarkSummary, ReportData
@@ -188,10 +183,7 @@ def render_benchmark(
         position_bias_section(bench),
         leakage_section(bench),
         ab_experiment_sections(bench),
-        pairwise_section(bench),
-        metrics_section(bench),
-        touchstone_section(bench),
-        hallucination_section(bench),
+        *judged_sections(bench),
         f"<h3>Gallery</h3>{gallery}" if gallery else "",
         "</section>",
     ]

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from lvlmbench.judging import PAIRWISE, PAIRWISE_REF
+from lvlmbench.judging import is_human_judge, metric_name, pairwise_protocols
 from lvlmbench.judging.summaries import HUMAN, human_agreement, judges_for
 from lvlmbench.store import Store, benchmark_item_ids, iter_judgments, judgment_protocols
 
@@ -31,12 +31,12 @@ class VoteSummary:
 
 
 def _judges(store: Store) -> list[tuple[str, str]]:
-    found = [(j, p) for p in (PAIRWISE_REF, PAIRWISE) for j in judges_for(store, p)]
+    found = [(j, p) for p in pairwise_protocols() for j in judges_for(store, p)]
     protocols = judgment_protocols(store)
-    metric_protocols = sorted(p for p in protocols if p.startswith("metric:"))
+    metric_protocols = sorted(p for p in protocols if metric_name(p) is not None)
     for protocol in metric_protocols:
         found += [(j, protocol) for j in judges_for(store, protocol) if "@" not in j]
-    return [(j, p) for j, p in found if not j.startswith("human")]
+    return [(j, p) for j, p in found if not is_human_judge(j)]
 
 
 def vote_summary(store: Store, benchmark: str) -> VoteSummary:

@@ -12,7 +12,7 @@ import asyncio
 import logging
 from collections.abc import Callable
 
-from lvlmbench.judging import PAIRWISE, PAIRWISE_REF, run_pairwise
+from lvlmbench.judging import PAIRWISE_REF, metric_name, pairwise_protocols, run_pairwise
 from lvlmbench.judging.metrics import available_metrics, judge_with_metrics
 from lvlmbench.judging.reference import REFERENCE
 from lvlmbench.models import ChatModel, ModelClient
@@ -28,10 +28,10 @@ log = logging.getLogger("lvlmbench.web")
 def _metrics_in_use(store: Store, items: set[str]) -> list[str]:
     # Columns only, no row parsed: the metric protocols, then which of them scored these items.
     protocols = judgment_protocols(store)
-    metrics = [p for p in protocols if p.startswith("metric:")]
+    metrics = {p: name for p in protocols if (name := metric_name(p)) is not None}
     used = {
-        protocol.removeprefix("metric:")
-        for protocol in metrics
+        name
+        for protocol, name in metrics.items()
         if not items.isdisjoint(judged_item_ids(store, protocol, Status.OK))
     }
     if used:
@@ -52,7 +52,7 @@ def pairwise_plan(
     ids = {item.id for item in items}
     players: set[str] = set()
     protocols: set[str] = set()
-    for protocol in (PAIRWISE_REF, PAIRWISE):
+    for protocol in pairwise_protocols():
         for j in iter_judgments(store, judge=judge, protocol=protocol):
             if j.item_id in ids and j.model_b is not None:
                 players.update((j.model_a, j.model_b))

@@ -11,7 +11,7 @@ from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 
 from lvlmbench.choice.accuracy import item_facets
-from lvlmbench.judging import PAIRWISE, PAIRWISE_REF
+from lvlmbench.judging import pairwise_protocols
 from lvlmbench.judging.summaries import judges_for, pair_records
 from lvlmbench.store import (
     Store,
@@ -170,7 +170,7 @@ def _model_verdicts(store: Store, benchmark: str, model: str) -> dict[str, str]:
     if it lost every one, a tie otherwise.
     """
     results: dict[str, set[str]] = defaultdict(set)
-    for protocol in (PAIRWISE, PAIRWISE_REF):
+    for protocol in pairwise_protocols():
         for judge in judges_for(store, protocol):
             for record in pair_records(store, benchmark, judge, protocol):
                 players = record.players

@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from lvlmbench.judging.metrics._base import METRICS, Metric, load_metric
+from lvlmbench.judging.verdict import ParsedRating
 from lvlmbench.ratings import Interval, bradley_terry_bootstrap, elo_ratings
 from lvlmbench.store import (
     Store,
@@ -223,8 +224,9 @@ def _scores(
     for j in iter_judgments(
         store, judge=judge_name(metric, variant), protocol=f"metric:{metric}", status="ok"
     ):
-        if j.item_id in item_ids and j.model_a in wanted and j.score_a is not None:
-            out[j.model_a][j.item_id] = j.score_a
+        value = ParsedRating.of(j).value
+        if j.item_id in item_ids and j.model_a in wanted and value is not None:
+            out[j.model_a][j.item_id] = value
     return out
 
 

@@ -1,0 +1,80 @@
+"""Running a judge that rates one answer at a time: the hallucination judge, and any protocol
+of that shape (a toy one in the tests). Each (item, model) is one unit, stored as one row with
+``model_a`` the model and the parsed rating in its fields; resumable like every judge run."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from lvlmbench.judging._pool import JudgeRunSummary, ProgressHook, done_judgments, run_jobs, unit_id
+from lvlmbench.judging.pairwise import self_preference_warnings
+from lvlmbench.judging.reference import answer_texts
+from lvlmbench.judging.verdict import ParsedRating, judged
+from lvlmbench.models import ModelClient
+from lvlmbench.store import Store, iter_items
+from lvlmbench.types import BenchmarkItem, GenerationConfig, Judgment, Message
+
+__all__ = ["MessagesFor", "run_rated"]
+
+MessagesFor = Callable[[BenchmarkItem, str], list[Message]]
+"""(item, the model's answer) -> the judge's prompt."""
+
+
+@dataclass(frozen=True)
+class _Job:
+    item: BenchmarkItem
+    model: str
+    text: str
+    unit: str
+    """The judgment's store id: runs of this judge sharing a store lease it."""
+
+
+def _unit(job: _Job) -> str:
+    return job.unit
+
+
+def _always(_item: BenchmarkItem) -> bool:
+    return True
+
+
+async def run_rated(
+    store: Store,
+    benchmark: str,
+    models: Sequence[str],
+    judge: ModelClient,
+    *,
+    protocol: str,
+    messages: MessagesFor,
+    parse: Callable[[str], ParsedRating],
+    ready: Callable[[BenchmarkItem], bool] = _always,
+    config: GenerationConfig | None = None,
+    on_progress: ProgressHook | None = None,
+) -> JudgeRunSummary:
+    """Rate every model's answer on every item of ``benchmark`` that is ``ready`` (the others
+    count as missing, as do absent answers), storing rows under ``protocol``."""
+    summary = JudgeRunSummary(judge=judge.spec, protocol=protocol, benchmark=benchmark)
+    summary.warnings = self_preference_warnings(judge.spec, models)
+    items = list(iter_items(store, benchmark))
+    texts = answer_texts(store, items, models)
+    done = done_judgments(store, judge.spec, protocol)
+    jobs: list[_Job] = []
+    for item in items:
+        for model in dict.fromkeys(models):
+            summary.total += 1
+            probe = Judgment(item_id=item.id, judge=judge.spec, protocol=protocol, model_a=model)
+            unit = unit_id(probe)
+            if unit in done:
+                summary.skipped += 1
+            elif not ready(item) or model not in texts[item.id]:
+                summary.missing += 1
+            else:
+                jobs.append(_Job(item, model, texts[item.id][model], unit))
+    config = config or GenerationConfig(max_tokens=512)
+
+    async def judge_one(job: _Job) -> Judgment:
+        output = await judge.generate(messages(job.item, job.text), config)
+        row = Judgment(item_id=job.item.id, judge=judge.spec, protocol=protocol, model_a=job.model)
+        return judged(row, output, parse)
+
+    return await run_jobs(store, judge, jobs, judge_one, summary, on_progress, _unit)

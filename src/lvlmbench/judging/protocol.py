@@ -1,0 +1,213 @@
+"""A judge protocol as a type, and the registry the CLI, the report and the web app loop over.
+
+A protocol is everything that differs between judges: its name in the store, the prompt files
+it sends, how a reply is parsed into a typed result (and how that result sits in the one wide
+:class:`~lvlmbench.types.Judgment` row, and is read back from it), the typed per-model summary
+of its rows, how its numbers are formatted, its columns in a CLI table and its section in the
+report. Everything that is the same (running jobs, resuming, leases, the progress bar, the
+stored row) is shared and knows protocols only through this type.
+
+Registering a protocol (:func:`register`) is all it takes for the CLI table, the report section
+(a generic one unless the report has a dedicated renderer), the leaderboard columns and the
+number formats to pick it up. The built-in protocols are registered by
+:mod:`lvlmbench.judging.builtin_protocols`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal, Protocol
+
+from lvlmbench.judging._pool import JudgeRunSummary, ProgressHook
+from lvlmbench.models import ModelClient
+from lvlmbench.store import Store
+from lvlmbench.types import BenchmarkItem, Judgment
+
+__all__ = [
+    "Column",
+    "JudgeProtocol",
+    "ModelSummary",
+    "ProtocolKind",
+    "RunProtocol",
+    "Summarise",
+    "column_digits",
+    "is_human_judge",
+    "metric_name",
+    "pairwise_protocols",
+    "protocol_for",
+    "protocols",
+    "register",
+    "table_columns",
+    "unregister",
+]
+
+ProtocolKind = Literal["pairwise", "score", "rating", "metric", "human"]
+"""What a row holds: a verdict on two answers (pairwise, human), two scores (score), one
+rating (rating) or one metric value (metric)."""
+
+
+class ModelSummary(Protocol):
+    """One model's typed summary under a protocol; ``row()`` is its flat, JSON-ready form
+    (what ``--json`` prints and what a CLI table or a generic report section shows)."""
+
+    @property
+    def model(self) -> str: ...
+
+    def row(self) -> dict[str, Any]: ...
+
+
+Summarise = Callable[[Iterable[Judgment], Mapping[str, BenchmarkItem]], Mapping[str, ModelSummary]]
+"""A protocol's rows (any judge) on the given items -> {model: typed summary}."""
+
+
+RunProtocol = Callable[
+    [Store, str, Sequence[str], ModelClient, ProgressHook | None], Awaitable[JudgeRunSummary]
+]
+"""(store, benchmark, players, the judge's client, progress hook) -> the run's summary: judges
+every player's stored answers on every item, resumable."""
+
+
+class _Parsed(Protocol):
+    def fields(self) -> dict[str, Any]: ...
+
+
+@dataclass(frozen=True)
+class Column:
+    """One column of a protocol's table: ``key`` in a summary row, shown with ``digits``
+    decimals (None: as text, e.g. counts). ``expand``: the value is a {name: number} mapping
+    shown as one column per name (sorted), e.g. TouchStone's abilities."""
+
+    heading: str
+    key: str
+    digits: int | None = 1
+    expand: bool = False
+
+    def value(self, row: Mapping[str, Any], name: str | None = None) -> Any:
+        """This column's value in a summary row (``name``: one entry of an expanded one)."""
+        return row[self.key].get(name) if name is not None else row[self.key]
+
+    def cell(self, value: Any) -> str:
+        """The value as the CLI and a generic report section show it ("-" when absent)."""
+        if value is None:
+            return "-"
+        if self.digits is not None and isinstance(value, int | float):
+            return f"{value:.{self.digits}f}"
+        return str(value)
+
+
+@dataclass(frozen=True)
+class JudgeProtocol:
+    """A judge protocol: what it asks, how it reads the reply, how its results are shown.
+
+    ``name`` is the ``protocol`` column of its rows; with ``prefix`` it names a family
+    (``metric:`` matches ``metric:rougeL``). ``parse`` turns a reply into a typed result whose
+    ``fields()`` fill the Judgment row; ``result`` reads it back from a stored row (None when
+    the row is not ok). ``digits`` formats its numbers wherever a leaderboard column starts
+    with one of ``columns``. ``report_key`` names its entry in the report data (None: no
+    report section); ``cli_columns`` its table."""
+
+    name: str
+    kind: ProtocolKind
+    title: str
+    """How headings name it ("TouchStone score", "hallucination")."""
+    prompts: tuple[str, ...] = ()
+    """Prompt files under ``lvlmbench/prompts`` it renders."""
+    parse: Callable[[str], _Parsed] | None = None
+    result: Callable[[Judgment], Any] | None = None
+    summarise: Summarise | None = None
+    digits: int = 1
+    columns: tuple[str, ...] = ()
+    """Leaderboard column prefixes it owns (``"hallucination:"``)."""
+    cli_columns: tuple[Column, ...] = ()
+    report_key: str | None = None
+    prefix: bool = False
+    run: RunProtocol | None = None
+    """How it judges, when it needs nothing but the players (``lvlmbench judge <name>`` is
+    then made for it); the built-in pairwise and score judges have commands of their own."""
+    help: str = ""
+    """The ``lvlmbench judge <name>`` command's help."""
+    scale: str = ""
+    """What its numbers mean, after its title in table headings ("0 none - 10 all")."""
+
+    def matches(self, protocol: str) -> bool:
+        """Whether a stored ``protocol`` value is this protocol (or one of its family)."""
+        return protocol.startswith(self.name) if self.prefix else protocol == self.name
+
+    def fmt(self, value: Any) -> str:
+        """A number in this protocol's format ("-" when absent)."""
+        return Column(self.name, self.name, self.digits).cell(value)
+
+
+def table_columns(
+    protocol: JudgeProtocol, rows: Iterable[Mapping[str, Any]]
+) -> list[tuple[str, Column, str | None]]:
+    """(heading, column, name within an expanded column or None) for a table of ``rows``:
+    an expanded column becomes one column per name found in the rows, sorted."""
+    out: list[tuple[str, Column, str | None]] = []
+    rows = list(rows)
+    for column in protocol.cli_columns:
+        if column.expand:
+            names = sorted({name for r in rows for name in r[column.key]})
+            out += [(name, column, name) for name in names]
+        else:
+            out.append((column.heading, column, None))
+    return out
+
+
+_REGISTRY: dict[str, JudgeProtocol] = {}
+
+
+def register(protocol: JudgeProtocol) -> JudgeProtocol:
+    """Add ``protocol`` (re-registering a name replaces it, keeping its place)."""
+    _REGISTRY[protocol.name] = protocol
+    return protocol
+
+
+def unregister(name: str) -> None:
+    """Remove a protocol (tests that register a toy one clean up with this)."""
+    _REGISTRY.pop(name, None)
+
+
+def protocols() -> tuple[JudgeProtocol, ...]:
+    """Every registered protocol, in registration order (the order report sections follow)."""
+    return tuple(_REGISTRY.values())
+
+
+def protocol_for(protocol: str) -> JudgeProtocol:
+    """The registered protocol of a stored ``protocol`` value; ValueError naming the known
+    ones when none matches."""
+    exact = _REGISTRY.get(protocol)
+    if exact is not None:
+        return exact
+    for candidate in _REGISTRY.values():
+        if candidate.matches(protocol):
+            return candidate
+    raise ValueError(f"unknown judge protocol {protocol!r}; known: {', '.join(_REGISTRY)}")
+
+
+def pairwise_protocols() -> list[str]:
+    """The model-judged pairwise protocols, preferred first (reference-backed before
+    reference-free: ``judge pairwise`` stores the backed one when items have references)."""
+    return [p.name for p in _REGISTRY.values() if p.kind == "pairwise"]
+
+
+def metric_name(protocol: str) -> str | None:
+    """The metric of a ``metric:<name>`` protocol value, else None."""
+    for candidate in _REGISTRY.values():
+        if candidate.kind == "metric" and candidate.prefix and candidate.matches(protocol):
+            return protocol.removeprefix(candidate.name)
+    return None
+
+
+def is_human_judge(judge: str) -> bool:
+    """Whether a judge name is people's (``human``, ``human:<annotator>``), not a model's."""
+    return judge.startswith("human")
+
+
+def column_digits(column: str, default: int = 1) -> int:
+    """Decimals for a leaderboard column, from the protocol owning its prefix."""
+    for candidate in _REGISTRY.values():
+        if candidate.columns and column.startswith(candidate.columns):
+            return candidate.digits
+    return default
