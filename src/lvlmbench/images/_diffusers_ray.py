@@ -2,9 +2,10 @@
 
 Concurrent requests are gathered into chunks (:class:`~lvlmbench.models._hf_batch.Batcher`) and a
 chunk runs on the actor pool of :mod:`lvlmbench.models._ray`: each actor loads the pipeline once
-on ``num_gpus`` GPUs, keeps it until the model is closed, and renders its rows one at a time with the code
-:class:`~lvlmbench.images.diffusers.DiffusersTextToImage` uses locally, seeded the same way, so a
-request gives the same picture with or without Ray and the cache identity is shared.
+on ``num_gpus`` GPUs, keeps it until the model is closed, and renders its rows one at a time
+with the code :class:`~lvlmbench.images.diffusers.DiffusersTextToImage` uses locally, seeded the
+same way, so a request gives the same picture with or without Ray and the cache identity is
+shared.
 """
 
 from __future__ import annotations
