@@ -63,7 +63,7 @@ async def test_a_stored_jpeg_is_sent_as_its_own_bytes(
     part = ImagePart.from_path(store.image_path(digest), sha256=digest)
     model = load_chat_model(f"openai/m?base_url={server.url}/v1")
     server.reply(_completion())
-    text = "Which colour? \"quoted\" and ünïcode"
+    text = 'Which colour? "quoted" and ünïcode'
     out = await model.generate([Message.user(text, part)], GenerationConfig(max_tokens=4))
     await model.aclose()
     assert out.text == "A"
@@ -111,9 +111,10 @@ def test_spliced_body_equals_the_plain_encoding() -> None:
     assert all(len(placeholder) < 80 for placeholder in splices)  # the encoder sees only these
     plain = {"model": "m", "messages": encode_messages(messages), "max_tokens": 3}
     assert json.loads(dumps_spliced(payload, splices)) == plain
-    assert dumps_spliced(plain, {}) == json.dumps(
-        plain, ensure_ascii=False, separators=(",", ":")
-    ).encode()
+    assert (
+        dumps_spliced(plain, {})
+        == json.dumps(plain, ensure_ascii=False, separators=(",", ":")).encode()
+    )
 
 
 def _fixed_png() -> bytes:
@@ -125,8 +126,8 @@ def _fixed_png() -> bytes:
 
     header = struct.pack(">IIBBBBB", 2, 1, 8, 2, 0, 0, 0)
     pixels = zlib.compress(b"\x00" + bytes([200, 30, 40, 10, 20, 30]))
-    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", pixels) + chunk(
-        b"IEND", b""
+    return (
+        b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", pixels) + chunk(b"IEND", b"")
     )
 
 
