@@ -4,6 +4,7 @@ URL built once per image, spliced into the body, and cache keys that did not mov
 from __future__ import annotations
 
 import base64
+import datetime
 import hashlib
 import io
 import json
@@ -16,6 +17,7 @@ import pytest
 from http_fixture import RecordingServer
 from PIL import Image
 
+from lvlmbench.ids import canonical_json
 from lvlmbench.models import ModelClient, load_chat_model
 from lvlmbench.models._http import dumps_spliced
 from lvlmbench.models.openai import encode_messages
@@ -141,3 +143,21 @@ def test_cache_key_of_a_fixed_request_is_unchanged() -> None:
     ]
     key = client.cache_key(messages, GenerationConfig(max_tokens=16))
     assert key == "d630eb1f860f601a78c8b1130d0841f93880dc095311d2e4dde4d182dfc5b97e"
+
+
+def test_canonical_json_writes_what_json_dumps_writes() -> None:
+    """Every id and cache key is a hash of this text: the encoder built once must write it
+    byte for byte as the json.dumps call it replaced."""
+    values: list[object] = [
+        {"b": 1, "a": [1.5, None, True, 'é\n"x\u2028'], "c": {"z": 1e300, "y": -0.0}},
+        [1, 2, {"when": datetime.date(2020, 1, 2)}],  # default=str
+        "plain",
+        {"nan": float("nan")},
+    ]
+    for value in values:
+        expected = json.dumps(
+            value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str
+        )
+        assert canonical_json(value) == expected
+    with pytest.raises(ValueError, match="not JSON compliant"):  # request bodies refuse NaN
+        dumps_spliced({"temperature": float("nan")}, {})

@@ -22,6 +22,7 @@ import aiohttp
 from aiohttp.helpers import get_env_proxy_for_url
 from yarl import URL
 
+from lvlmbench.ids import compact_json_writer
 from lvlmbench.models._api import ErrorKind, ProviderError
 
 __all__ = [
@@ -215,14 +216,14 @@ def _connect_detail(exc: Exception) -> str:
 
 
 # One encoder for every body: json.dumps builds a new one per call when given options.
-_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+_ENCODE = compact_json_writer(sort_keys=False, allow_nan=False)
 
 
 def dumps_spliced(value: Any, splices: Mapping[str, str]) -> bytes:
     """``value`` as compact JSON, with each placeholder string of ``splices`` replaced by its
     text, which must need no JSON escaping (base64, a data URL). The large strings then never
     go through the encoder, which scans every character of every string it writes."""
-    body = _ENCODER.encode(value).encode()
+    body = _ENCODE(value).encode()
     for placeholder, text in splices.items():
         body = body.replace(placeholder.encode(), text.encode(), 1)
     return body
