@@ -4,10 +4,18 @@ from __future__ import annotations
 
 import hashlib
 import json
+import json.encoder
 import re
+from collections.abc import Callable
 from typing import Any
 
-__all__ = ["BENCHMARK_NAME_RULE", "canonical_json", "check_benchmark_name", "content_id"]
+__all__ = [
+    "BENCHMARK_NAME_RULE",
+    "canonical_json",
+    "check_benchmark_name",
+    "compact_json_writer",
+    "content_id",
+]
 
 BENCHMARK_NAME_RULE = (
     "1-128 characters: letters (any script), digits and . _ - @ + :, "
@@ -19,9 +27,47 @@ BENCHMARK_NAME_RULE = (
 _BENCHMARK_NAME = re.compile(r"[^\W_][\w.@+:-]{0,127}")
 
 
+def compact_json_writer(
+    *, sort_keys: bool, allow_nan: bool, default: Callable[[Any], Any] | None = None
+) -> Callable[[Any], str]:
+    """``json.dumps(value, separators=(",", ":"), ensure_ascii=False, ...)`` with these options,
+    writing the same text, with its encoder built once: ``json.dumps`` builds a new one (and
+    its C encoder) on every call, which cost as much as writing a small request or cache key.
+    Structures are not checked for cycles (the values written are plain JSON-like data)."""
+    encoder = json.JSONEncoder(
+        ensure_ascii=False,
+        separators=(",", ":"),
+        sort_keys=sort_keys,
+        allow_nan=allow_nan,
+        default=default,
+    )
+    make = getattr(json.encoder, "c_make_encoder", None)  # untyped in typeshed
+    if make is None:  # no C accelerator: the encoder as json.dumps would use it
+        return encoder.encode
+    write = make(
+        None,
+        encoder.default,
+        json.encoder.encode_basestring,
+        None,
+        ":",
+        ",",
+        sort_keys,
+        False,
+        allow_nan,
+    )
+
+    def dumps(value: Any) -> str:
+        return "".join(write(value, 0))
+
+    return dumps
+
+
+_CANONICAL = compact_json_writer(sort_keys=True, allow_nan=True, default=str)
+
+
 def canonical_json(value: Any) -> str:
     """JSON with sorted keys and no whitespace, so equal values serialise to equal strings."""
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
+    return _CANONICAL(value)
 
 
 def content_id(*parts: Any) -> str:

@@ -69,9 +69,30 @@ async def test_ray_answers_equal_local_answers(llava_dir: Path) -> None:
     assert [o.text for o in on_ray] == [o.text for o in expected]
     assert [o.usage for o in on_ray] == [o.usage for o in expected]
     assert [o.finish_reason for o in on_ray] == [o.finish_reason for o in expected]
-    # map_batches handed the actors batch_size rows at a time, not the whole chunk.
+    # The actors were handed batch_size rows at a time, not the whole chunk.
     assert {o.raw["batch_size"] for o in on_ray} <= {1, 2}
     assert all(o.ok and o.latency_s > 0 for o in on_ray)
+
+
+@pytest.mark.usefixtures("ray_cluster")
+async def test_actors_load_the_weights_once_per_run_not_per_chunk(llava_dir: Path) -> None:
+    import ray
+
+    model = _ray_model(llava_dir, actors=2, batch_size=2)
+    prompts = _varied_prompts()
+    try:
+        first = await asyncio.gather(*(model.generate(p, GREEDY) for p in prompts))
+        handles = list(model._pool._handles)
+        for _ in range(2):  # later chunks, one after the other: the same two actors answer
+            again = await asyncio.gather(*(model.generate(p, GREEDY) for p in prompts))
+            assert [o.text for o in again] == [o.text for o in first]
+        assert model._pool.actors_started == 2
+        assert model._pool._handles == handles
+    finally:
+        await model.aclose()
+    assert model._pool._handles == []
+    with pytest.raises(ray.exceptions.RayActorError):  # closing the model ended its actors
+        ray.get(handles[0].answer_blobs.remote([]))
 
 
 @pytest.mark.usefixtures("ray_cluster")

@@ -1,3 +1,4 @@
+import hashlib
 import io
 import sqlite3
 
@@ -60,18 +61,33 @@ def test_artifacts_round_trip(store_url, tmp_path):
     assert get_artifact(store, "run", "aspects", "k") == {"aspects": ["a", "b"]}
 
 
-def test_images_are_content_addressed_png(store_url, tmp_path):
-    store = Store.open(store_url, images_dir=tmp_path / "images")
+def _encoded(fmt: str, colour: str = "red") -> bytes:
     buf = io.BytesIO()
-    Image.new("RGB", (3, 2), "red").save(buf, format="JPEG")
-    digest = store.put_image(buf.getvalue())
-    assert store.put_image(buf.getvalue()) == digest
-    stored = store.read_image(digest)
-    assert stored.startswith(b"\x89PNG")
-    assert store.image_path(digest).name == f"{digest}.png"
-    assert store.count(tables.images) == 1
+    Image.new("RGB", (3, 2), colour).save(buf, format=fmt)
+    return buf.getvalue()
+
+
+def test_images_are_content_addressed_and_png_jpeg_kept_as_given(store_url, tmp_path):
+    store = Store.open(store_url, images_dir=tmp_path / "images")
+    png, jpeg, gif = _encoded("PNG"), _encoded("JPEG"), _encoded("GIF", "blue")
+    # A PNG's id is the hash of its bytes, as it always was: stores made earlier keep theirs.
+    assert store.put_image(png) == hashlib.sha256(png).hexdigest()
+    digest = store.put_image(jpeg)
+    assert digest == hashlib.sha256(jpeg).hexdigest()
+    assert store.put_image(jpeg) == digest
+    assert store.read_image(digest) == jpeg  # not re-encoded (a photo as PNG is ~8x larger)
+    assert store.image_path(digest).name == f"{digest}.jpg"
+    other = store.put_image(gif)  # not every provider takes GIF: stored as PNG
+    assert store.read_image(other).startswith(b"\x89PNG")
+    assert store.image_path(other).name == f"{other}.png"
+    media = {row["sha256"]: row["media_type"] for row in store.iter_rows(tables.images)}
+    assert media[digest] == "image/jpeg" and media[other] == "image/png"
+    assert store.count(tables.images) == 3
+    assert store.info()["image_files"] == 3
     with pytest.raises(StoreError, match="not a readable image"):
         store.put_image(b"garbage")
+    with pytest.raises(StoreError, match="not a readable image"):
+        store.put_image(jpeg[: len(jpeg) // 2])  # a truncated JPEG is refused, not kept
     with pytest.raises(StoreError, match="not an image hash"):
         store.image_path("../../etc/passwd")
 

@@ -3,9 +3,11 @@ text is inert, images are served by hash only."""
 
 from __future__ import annotations
 
+import io
 import re
 
 from fastapi.testclient import TestClient
+from PIL import Image
 from web.conftest import CHOICE, HOSTILE, OPEN, Fixture
 
 from lvlmbench.autobench.experiments import rekey_benchmark
@@ -116,6 +118,16 @@ def test_images_only_by_content_hash(client: TestClient, web_store: Fixture) -> 
         "/images/" + digest + ".png",
     ):
         assert client.get(bad).status_code == 404, bad
+
+
+def test_a_stored_jpeg_is_served_as_jpeg(client: TestClient, web_store: Fixture) -> None:
+    buffer = io.BytesIO()
+    Image.new("RGB", (8, 8), (0, 90, 200)).save(buffer, format="JPEG")
+    digest = web_store.store.put_image(buffer.getvalue())  # kept as given, under <hash>.jpg
+    image = client.get(f"/images/{digest}")
+    assert image.status_code == 200
+    assert image.content == buffer.getvalue()
+    assert image.headers["content-type"] == "image/jpeg"
 
 
 def test_every_page_sends_the_security_headers(client: TestClient) -> None:

@@ -147,10 +147,11 @@ def export_jsonl(store: Store, benchmark: str, out_dir: Path) -> Path:
         for item in iter_items(store, benchmark):
             names = []
             for digest in item.images:
-                target = images_dir / f"{digest}.png"
+                stored = store.image_path(digest)  # .png, or .jpg for a JPEG kept as given
+                target = images_dir / stored.name
                 if not target.exists():
-                    shutil.copyfile(store.image_path(digest), target)
-                names.append(f"images/{digest}.png")
+                    shutil.copyfile(stored, target)
+                names.append(f"images/{stored.name}")
             record = {**item.model_dump(mode="json"), "image_files": names}
             sink.write(json.dumps(record, ensure_ascii=False) + "\n")
     os.replace(partial, path)  # a reader never sees half a file
@@ -183,7 +184,9 @@ def _row(store: Store, item: BenchmarkItem, layout: ExportLayout) -> dict[str, A
     for index, column in enumerate(layout.image_columns):
         digest = item.images[index] if index < len(item.images) else None
         row[column] = (
-            {"bytes": store.read_image(digest), "path": f"{digest}.png"} if digest else None
+            {"bytes": store.read_image(digest), "path": store.image_path(digest).name}
+            if digest
+            else None
         )
     for key in layout.meta_columns:
         row[key] = item.meta.get(key)

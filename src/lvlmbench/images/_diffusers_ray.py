@@ -1,10 +1,11 @@
 """``diffusers/…?ray=true``: the diffusers back-end run by actors on a Ray cluster.
 
-Concurrent requests are gathered into chunks (:class:`~lvlmbench.models.providers.Batcher`) and a
-chunk runs on the actor pool of :mod:`lvlmbench.models.ray_actors`: each actor holds the pipeline on
-``num_gpus`` GPUs and renders its rows one at a time with the code
-:class:`~lvlmbench.images.diffusers.DiffusersTextToImage` uses locally, seeded the same way, so a
-request gives the same picture with or without Ray and the cache identity is shared.
+Concurrent requests are gathered into chunks (:class:`~lvlmbench.models.providers.Batcher`)
+and a chunk runs on the actor pool of :mod:`lvlmbench.models.ray_actors`: each actor loads the
+pipeline once on ``num_gpus`` GPUs, keeps it until the model is closed, and renders its rows one
+at a time with the code :class:`~lvlmbench.images.diffusers.DiffusersTextToImage` uses
+locally, seeded the same way, so a request gives the same picture with or without Ray and the
+cache identity is shared.
 """
 
 from __future__ import annotations
@@ -99,4 +100,5 @@ class RayDiffusersTextToImage(DiffusersTextToImage):
 
     async def aclose(self) -> None:
         await self._batcher.aclose(ProviderError(f"{self.spec}: model closed"))
+        self._pool.close()  # the actors held the pipeline for the whole run
         await super().aclose()

@@ -147,10 +147,20 @@ class ModelClient(CallClient[ChatModel, ModelOutput]):
         Returns an output whose status says what happened; raises :class:`RunAborted` for
         failures that will not heal for any later call either.
         """
+        output, _key = await self.generate_keyed(messages, config)
+        return output
+
+    async def generate_keyed(
+        self, messages: list[Message], config: GenerationConfig | None = None
+    ) -> tuple[ModelOutput, str]:
+        """:meth:`generate` and the key its answer is cached under (:meth:`call_key`), which
+        the runner stores with each response: computed once, not again after the call (the
+        canonical JSON behind a key was ~6 % of the client's CPU a request)."""
         key = self.call_key(messages, config)
         applied = self.settings.apply(config or _DEFAULT_CONFIG)
         sent = self.settings.messages(messages)
-        return await self._through(key, lambda: self.model.generate(sent, applied))
+        output = await self._through(key, lambda: self.model.generate(sent, applied))
+        return output, key
 
     async def generate_json(
         self,

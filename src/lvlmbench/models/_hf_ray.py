@@ -6,10 +6,10 @@ Requests reach the model exactly as they do locally (the runner calls
 on the actor pool of :mod:`lvlmbench.models._ray`: each actor holds the model and answers
 ``batch_size`` rows per ``generate`` call with the very code of
 :class:`~lvlmbench.models.hf.HFChatModel`, so answers equal those without Ray and the cache
-identity is shared: nothing answered either way is asked again. Each answer is cached (and the
-runner stores it) as soon as its chunk is back; give ``--concurrency`` at least
-``actors × batch_size × 4`` so chunks are large and weight loads (one per actor per chunk) are
-rare.
+identity is shared: nothing answered either way is asked again. The actors load the weights once
+and live until the model is closed (end of the run). Each answer is cached (and the runner stores
+it) as soon as its chunk is back; give ``--concurrency`` at least ``actors × batch_size × 4`` so
+every actor has a batch while the others run theirs.
 """
 
 from __future__ import annotations
@@ -44,7 +44,7 @@ class _ModelSettings:
 
 
 class _HFActor(PoolActor[_Request, ModelOutput]):
-    """One model replica: loads the weights once, answers every batch Ray Data gives it."""
+    """One model replica: loads the weights once, answers every batch of the run."""
 
     def __init__(self, settings: _ModelSettings) -> None:
         self._model = HFChatModel(
@@ -91,3 +91,8 @@ class RayHFChatModel(HFChatModel):
             else result.model_copy(update={"latency_s": now - request.submitted})
             for request, result in zip(requests, results, strict=True)
         ]
+
+    async def aclose(self) -> None:
+        """Fail waiting calls and end the actors (their weights and GPUs are freed)."""
+        await super().aclose()
+        self._pool.close()

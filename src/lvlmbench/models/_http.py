@@ -22,6 +22,7 @@ import aiohttp
 from aiohttp.helpers import get_env_proxy_for_url
 from yarl import URL
 
+from lvlmbench.ids import compact_json_writer
 from lvlmbench.models._api import ErrorKind, ProviderError
 
 __all__ = [
@@ -32,6 +33,7 @@ __all__ = [
     "HttpResponse",
     "HttpTimeout",
     "classify_response",
+    "dumps_spliced",
     "parse_retry_after",
     "post_json",
     "probe",
@@ -140,10 +142,17 @@ class HttpClient:
         return self._session
 
     async def post(
-        self, url: str, *, json: Any = None, headers: Mapping[str, str] | None = None
+        self,
+        url: str,
+        *,
+        json: Any = None,
+        headers: Mapping[str, str] | None = None,
+        splices: Mapping[str, str] | None = None,
     ) -> HttpResponse:
-        """POST ``json`` (serialised compactly, as httpx did) and read the whole reply."""
-        body = None if json is None else _dumps(json)
+        """POST ``json`` (serialised compactly, as httpx did) and read the whole reply.
+        ``splices``: placeholder strings in ``json`` and the JSON-safe text that replaces each
+        in the body (see :func:`dumps_spliced`)."""
+        body = None if json is None else dumps_spliced(json, splices or {})
         sent = {"content-type": "application/json", **(headers or {})}
         return await self._request("POST", url, body, sent)
 
@@ -207,11 +216,17 @@ def _connect_detail(exc: Exception) -> str:
 
 
 # One encoder for every body: json.dumps builds a new one per call when given options.
-_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+_ENCODE = compact_json_writer(sort_keys=False, allow_nan=False)
 
 
-def _dumps(value: Any) -> bytes:
-    return _ENCODER.encode(value).encode()
+def dumps_spliced(value: Any, splices: Mapping[str, str]) -> bytes:
+    """``value`` as compact JSON, with each placeholder string of ``splices`` replaced by its
+    text, which must need no JSON escaping (base64, a data URL). The large strings then never
+    go through the encoder, which scans every character of every string it writes."""
+    body = _ENCODE(value).encode()
+    for placeholder, text in splices.items():
+        body = body.replace(placeholder.encode(), text.encode(), 1)
+    return body
 
 
 # Status codes that heal by waiting. 408/409 are server-side races; 425 "too early".
@@ -311,6 +326,7 @@ async def post_json(
     what: str,
     unsupported: tuple[str, ...] = (),
     classify: Classifier = classify_response,
+    splices: Mapping[str, str] | None = None,
 ) -> dict[str, Any]:
     """POST ``payload`` and return the decoded JSON body, or raise a classified ProviderError.
 
@@ -320,7 +336,7 @@ async def post_json(
     content-policy codes) on top of :func:`classify_response`.
     """
     try:
-        response = await client.post(url, json=payload, headers=dict(headers))
+        response = await client.post(url, json=payload, headers=dict(headers), splices=splices)
     except HttpTimeout as exc:
         raise ProviderError(f"{what}: timed out ({exc})", ErrorKind.TRANSIENT) from None
     except HttpConnectError as exc:

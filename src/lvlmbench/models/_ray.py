@@ -1,12 +1,14 @@
-"""Ray Data plumbing shared by the local back-ends (``hf/…`` and ``diffusers/…``) run on Ray.
+"""Ray plumbing shared by the local back-ends (``hf/…`` and ``diffusers/…``) run on Ray.
 
-A chunk of requests becomes one ``ray.data`` Dataset; ``map_batches`` runs it on a pool of
-``actors`` actors (``ActorPoolStrategy``), each holding the model on ``num_gpus`` GPUs, and the
-answers stream back through ``iter_batches``. Requests and answers cross as pickled bytes so
-any pydantic model travels; a per-row error comes back as data and is raised to its own caller.
+A model run on Ray owns a pool of ``actors`` Ray actors, each holding the model on ``num_gpus``
+GPUs. The actors start with the model's first chunk of requests and live until the model is
+closed, so the weights load once per actor per run (a Ray Data ``map_batches`` per chunk started
+fresh actors, and loaded the weights again, for every chunk). A chunk is cut into batches that go
+to whichever actor is idle; the answers come back as each batch finishes. Requests and answers
+cross as pickled bytes so any pydantic model travels; a per-row error comes back as data and is
+raised to its own caller.
 
 Ray is an optional extra (``pip install lvlmbench[ray]``); only the ``*_ray`` modules import it.
-Ray Data starts fresh actors for every Dataset, so a chunk loads the weights once per actor.
 """
 
 from __future__ import annotations
@@ -17,9 +19,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
-import numpy as np
 import ray
-import ray.data
 
 from lvlmbench.models._api import ErrorKind, ProviderError
 from lvlmbench.models._local import parse_positive_int
@@ -95,21 +95,23 @@ def _decode(blob: bytes) -> Any:
 
 class PoolActor(Generic[Q, A]):
     """One model replica in the pool: subclasses load the model in ``__init__`` (once per
-    actor) and answer a batch in :meth:`answer`, one result or exception per request."""
+    actor, for the whole run) and answer a batch in :meth:`answer`, one result or exception
+    per request."""
 
     def answer(self, requests: list[Q]) -> list[A | Exception]:
         raise NotImplementedError
 
-    def __call__(self, batch: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
-        requests = [pickle.loads(blob) for blob in batch["request"]]
-        results = self.answer(requests)
-        encoded = np.empty(len(results), dtype=object)
-        encoded[:] = [_encode(result) for result in results]
-        return {"index": batch["index"], "output": encoded}
+    def answer_blobs(self, blobs: list[bytes]) -> list[bytes]:
+        """:meth:`answer` on pickled requests, results pickled (errors as data)."""
+        results = self.answer([pickle.loads(blob) for blob in blobs])
+        return [_encode(result) for result in results]
 
 
 class ActorPoolRunner(Generic[Q, A]):
-    """Runs chunks of requests through ``actor`` (built with ``settings``) on a Ray pool."""
+    """Runs chunks of requests through ``actor`` (built with ``settings``) on a pool of Ray
+    actors that live as long as this runner: the first chunk starts them (each loads the
+    weights once), every later chunk reuses them, :meth:`close` ends them. A chunk is cut into
+    batches of ``rows_per_batch`` rows, each given to the next idle actor."""
 
     def __init__(
         self,
@@ -125,46 +127,71 @@ class ActorPoolRunner(Generic[Q, A]):
         self.rows_per_batch = rows_per_batch
         self._answer_type = answer_type
         self._failure: ProviderError | None = None
+        self._handles: list[Any] = []
+        self._idle: asyncio.Queue[Any] | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self.actors_started = 0
+        """Actors started so far: ``pool.actors`` for a whole run, however many chunks."""
 
     async def run_chunk(self, spec: str, requests: list[Q]) -> list[A | ProviderError]:
-        """:meth:`run` off the event loop. A pool that failed as a whole (an actor could not
-        load the model) fails every later chunk with the same FATAL error instead of starting
-        actors again."""
+        """One result per request, in order. A pool that failed as a whole (an actor could
+        not load the model) fails every later chunk with the same FATAL error instead of
+        starting actors again."""
         if self._failure is not None:
             raise self._failure
         try:
-            return await asyncio.to_thread(self.run, requests)
+            idle = await self._idle_actors()
+            size = self.rows_per_batch
+            batches = [requests[i : i + size] for i in range(0, len(requests), size)]
+            answered = await asyncio.gather(*(self._run_batch(idle, b) for b in batches))
         except Exception as exc:
             self._failure = pool_failure(spec, exc)
             raise self._failure from exc
+        return [result for batch in answered for result in batch]
 
-    def run(self, requests: list[Q]) -> list[A | ProviderError]:
-        """Blocking: one Dataset for the chunk; rows stream back as actors finish batches."""
-        _ensure_ray(self.pool.address)
-        rows = [{"index": i, "request": pickle.dumps(r)} for i, r in enumerate(requests)]
-        # One block per model batch, so every actor of the pool gets a share of the chunk.
-        blocks = -(-len(rows) // self.rows_per_batch)
-        dataset = ray.data.from_items(rows, override_num_blocks=blocks).map_batches(
-            self._actor,
-            fn_constructor_kwargs={"settings": self._settings},
-            batch_size=self.rows_per_batch,
-            batch_format="numpy",
-            # A fixed pool (``concurrency=`` is deprecated since Ray 2.51), no larger than the
-            # chunk's block count: a spare actor would only load the weights.
-            compute=ray.data.ActorPoolStrategy(size=min(self.pool.actors, blocks)),
-            num_gpus=self.pool.num_gpus,
-        )
-        results: dict[int, A | ProviderError] = {}
-        for batch in dataset.iter_batches(batch_size=None, batch_format="numpy"):
-            for index, blob in zip(batch["index"], batch["output"], strict=True):
-                value = _decode(blob)
-                if not isinstance(value, ProviderError | self._answer_type):
-                    raise TypeError(f"a Ray actor returned {type(value).__name__}")
-                results[int(index)] = value
-        missing = len(requests) - len(results)
-        if missing:
-            raise RuntimeError(f"Ray returned no answer for {missing} of {len(requests)} rows")
-        return [results[i] for i in range(len(requests))]
+    async def _run_batch(self, idle: asyncio.Queue[Any], batch: list[Q]) -> list[A | ProviderError]:
+        actor = await idle.get()
+        try:
+            blobs = await actor.answer_blobs.remote([pickle.dumps(r) for r in batch])
+        finally:
+            idle.put_nowait(actor)
+        if len(blobs) != len(batch):
+            raise RuntimeError(f"a Ray actor gave {len(blobs)} answers to {len(batch)} rows")
+        results: list[A | ProviderError] = []
+        for blob in blobs:
+            value = _decode(blob)
+            if not isinstance(value, ProviderError | self._answer_type):
+                raise TypeError(f"a Ray actor returned {type(value).__name__}")
+            results.append(value)
+        return results
+
+    async def _idle_actors(self) -> asyncio.Queue[Any]:
+        """The queue of idle actors, starting the actors on first use. The queue belongs to
+        the running event loop (a model reused under a new ``asyncio.run`` gets a new one
+        over the same actors)."""
+        loop = asyncio.get_running_loop()
+        if self._idle is not None and self._loop is loop:
+            return self._idle
+        if not self._handles:
+            await asyncio.to_thread(_ensure_ray, self.pool.address)
+            # The same resources for CPU and GPU actors: num_gpus=1 is this very path.
+            remote = ray.remote(self._actor).options(num_cpus=1, num_gpus=self.pool.num_gpus)
+            self._handles = [remote.remote(self._settings) for _ in range(self.pool.actors)]
+            self.actors_started += len(self._handles)
+        idle: asyncio.Queue[Any] = asyncio.Queue()
+        for handle in self._handles:
+            idle.put_nowait(handle)
+        self._idle, self._loop = idle, loop
+        return idle
+
+    def close(self) -> None:
+        """End the actors (their weights and devices are freed); a later chunk starts new
+        ones."""
+        handles, self._handles = self._handles, []
+        self._idle = self._loop = None
+        if ray.is_initialized():
+            for handle in handles:
+                ray.kill(handle)
 
 
 def actor_options(options: dict[str, Any], pool: RaySettings) -> dict[str, Any]:
@@ -195,6 +222,3 @@ def _ensure_ray(address: str | None) -> None:
     """Join ``address`` (or start a local cluster) unless this process already did."""
     if not ray.is_initialized():
         ray.init(address=address, include_dashboard=False, log_to_driver=False)
-    context = ray.data.DataContext.get_current()
-    context.enable_progress_bars = False
-    context.print_on_execution_start = False

@@ -186,8 +186,7 @@ async def run_examinee(
             output, key = ModelOutput(status=Status.ERROR, reason=str(exc)), None
         else:
             sample = base.model_copy(update={"epoch": epoch}) if epoch else base
-            output = await client.generate(messages, sample)
-            key = client.call_key(messages, sample)
+            output, key = await client.generate_keyed(messages, sample)
         # A replayed answer keeps the cost of the call that first produced it (usage is cached).
         cost = client.cost_of(output.usage) if key is not None else None
         response = score_output(

@@ -1,4 +1,5 @@
-"""Checks on a SQLite store file before anything opens it for writing, and read-only engines.
+"""The store's files: checks on a SQLite store file before anything opens it for writing,
+read-only engines, and the content-addressed image files (how image bytes are stored, where).
 
 SQLite happily opens a text file, a PNG or a half-copied database and only fails on the first
 query, with a driver traceback and sometimes a ``-wal`` file already created beside it. These
@@ -8,13 +9,22 @@ the file exactly as it was.
 
 from __future__ import annotations
 
+import io
 import os
 import sqlite3
 from pathlib import Path
 
 from sqlalchemy import Engine, create_engine
 
-__all__ = ["read_only_engine", "sqlite_file_problem", "writable"]
+__all__ = [
+    "image_file",
+    "image_meta",
+    "read_only_engine",
+    "sqlite_file_problem",
+    "stored_form",
+    "stored_images",
+    "writable",
+]
 
 _MAGIC = b"SQLite format 3\x00"
 _KNOWN = {
@@ -89,3 +99,59 @@ def read_only_engine(path: Path) -> Engine:
         return connection
 
     return create_engine("sqlite://", creator=connect)
+
+
+# Formats kept byte for byte, with the file suffix they are stored under. Every chat provider
+# takes both; anything else is re-encoded to PNG. ".png" comes first: image_file tries the
+# suffixes in this order, and every image of a store made before JPEG was kept is a ".png".
+_KEPT = {b"\x89PNG": ".png", b"\xff\xd8\xff": ".jpg"}
+
+
+def stored_form(data: bytes) -> tuple[bytes, str]:
+    """The bytes an image is stored as and the suffix of its file: PNG and JPEG as given
+    (so a PNG's hash is what it always was), anything else re-encoded as PNG. Raises
+    ValueError when the bytes are not a readable image."""
+    from PIL import Image, UnidentifiedImageError
+
+    suffix = next((s for magic, s in _KEPT.items() if data.startswith(magic)), None)
+    if suffix == ".png":
+        return data, suffix
+    try:
+        with Image.open(io.BytesIO(data)) as image:
+            if suffix is not None:
+                image.load()  # a truncated or corrupt JPEG fails here, not in a provider
+                return data, suffix
+            buffer = io.BytesIO()
+            image.save(buffer, format="PNG")
+            return buffer.getvalue(), ".png"
+    except (UnidentifiedImageError, OSError, SyntaxError) as exc:
+        raise ValueError(f"not a readable image ({len(data)} bytes): {exc}") from None
+
+
+def image_file(images_dir: Path, digest: str) -> Path:
+    """The file of the image with hash ``digest``: the first suffix that exists, else
+    ``<digest>.png`` (where a missing image is looked for and reported)."""
+    for suffix in _KEPT.values():
+        path = images_dir / f"{digest}{suffix}"
+        if path.exists():
+            return path
+    return images_dir / f"{digest}.png"
+
+
+def stored_images(images_dir: Path) -> list[Path]:
+    """Every image file under ``images_dir`` (no temporary files of a write in progress)."""
+    if not images_dir.exists():
+        return []
+    return [path for suffix in _KEPT.values() for path in images_dir.glob(f"*{suffix}")]
+
+
+def image_meta(data: bytes) -> tuple[int | None, int | None, str]:
+    """Width, height and media type of encoded image bytes (None, None and
+    application/octet-stream when PIL cannot read them)."""
+    from PIL import Image, UnidentifiedImageError
+
+    try:
+        with Image.open(io.BytesIO(data)) as image:
+            return image.width, image.height, Image.MIME.get(image.format or "", "image/png")
+    except (UnidentifiedImageError, OSError):
+        return None, None, "application/octet-stream"

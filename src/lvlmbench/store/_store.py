@@ -9,7 +9,6 @@ from __future__ import annotations
 import contextlib
 import functools
 import hashlib
-import io
 import os
 import re
 import time
@@ -34,7 +33,15 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError, DatabaseError, IntegrityError, NoSuchModuleError
 
 from lvlmbench.store import _schema as s
-from lvlmbench.store._files import read_only_engine, sqlite_file_problem, writable
+from lvlmbench.store._files import (
+    image_file,
+    image_meta,
+    read_only_engine,
+    sqlite_file_problem,
+    stored_form,
+    stored_images,
+    writable,
+)
 from lvlmbench.store._migrations import MIGRATIONS
 
 __all__ = ["DEFAULT_SERVER_IMAGES", "DEFAULT_STORE_URL", "Store", "StoreError", "normalise_url"]
@@ -304,22 +311,27 @@ class Store:
     # -- images ----------------------------------------------------------------------------
 
     def put_image(self, data: bytes) -> str:
-        """Store an image as PNG under its sha256 and return the hash. Idempotent.
+        """Store an image under the sha256 of its stored bytes and return the hash. Idempotent.
 
-        Other formats are re-encoded to PNG first so every file under ``images/`` is what its
-        name says; raises StoreError when the bytes are not a readable image.
+        PNG and JPEG are kept byte for byte (every provider accepts both: re-encoding a photo
+        as PNG made it ~8× larger in every request); other formats are re-encoded to PNG so
+        every file under ``images/`` is what its name says. Raises StoreError when the bytes
+        are not a readable image.
         """
         self.require_writable()
-        data = _as_png(data)
+        try:
+            data, suffix = stored_form(data)
+        except ValueError as exc:
+            raise StoreError(str(exc)) from None
         digest = hashlib.sha256(data).hexdigest()
-        path = self.image_path(digest)
+        path = self.images_dir / f"{digest}{suffix}"
         if not path.exists():
             self.images_dir.mkdir(parents=True, exist_ok=True)
             # Write then rename, so a crash never leaves a half-written file under the hash.
             tmp = path.with_suffix(f".tmp{os.getpid()}")
             tmp.write_bytes(data)
             tmp.replace(path)
-        width, height, media = _image_meta(data)
+        width, height, media = image_meta(data)
         self.put_rows(
             s.images,
             [
@@ -336,10 +348,11 @@ class Store:
         return digest
 
     def image_path(self, digest: str) -> Path:
-        """Where the image with this hash lives (it may not exist)."""
+        """Where the image with this hash lives (it may not exist): ``<hash>.png``, or
+        ``<hash>.jpg`` for a JPEG kept as given."""
         if _IMAGE_HASH.fullmatch(digest) is None:
             raise StoreError(f"not an image hash: {digest[:80]!r}")
-        return self.images_dir / f"{digest}.png"
+        return image_file(self.images_dir, digest)
 
     def read_image(self, digest: str) -> bytes:
         """Bytes of a stored image; StoreError naming the hash when missing."""
@@ -358,7 +371,7 @@ class Store:
             for name, table in s.metadata.tables.items()
             if name not in _NOT_COUNTED and name in present
         }
-        files = list(self.images_dir.glob("*.png")) if self.images_dir.exists() else []
+        files = stored_images(self.images_dir)
         return {
             "url": self.url,
             "read_only": self.read_only,
@@ -396,27 +409,3 @@ def _images_dir(explicit: str | Path | None, is_sqlite: bool, database: str) -> 
     # A database server has no directory of its own: workers on several hosts must name one
     # shared path (NFS, a mounted bucket) with --images-dir or LVLMBENCH_IMAGES.
     return Path.cwd() / DEFAULT_SERVER_IMAGES
-
-
-def _as_png(data: bytes) -> bytes:
-    if data.startswith(b"\x89PNG"):
-        return data
-    from PIL import Image, UnidentifiedImageError
-
-    try:
-        with Image.open(io.BytesIO(data)) as image:
-            buffer = io.BytesIO()
-            image.save(buffer, format="PNG")
-            return buffer.getvalue()
-    except (UnidentifiedImageError, OSError) as exc:
-        raise StoreError(f"not a readable image ({len(data)} bytes): {exc}") from None
-
-
-def _image_meta(data: bytes) -> tuple[int | None, int | None, str]:
-    from PIL import Image, UnidentifiedImageError
-
-    try:
-        with Image.open(io.BytesIO(data)) as image:
-            return image.width, image.height, Image.MIME.get(image.format or "", "image/png")
-    except (UnidentifiedImageError, OSError):
-        return None, None, "application/octet-stream"

@@ -129,8 +129,9 @@ def image(request: Request, digest: str) -> Response:
     path = store_of(request).image_path(digest)
     if not path.is_file():
         raise HTTPException(404, "no such image")
+    media = "image/jpeg" if path.suffix == ".jpg" else "image/png"
     return FileResponse(
-        path, media_type="image/png", headers={"Cache-Control": "public, max-age=31536000"}
+        path, media_type=media, headers={"Cache-Control": "public, max-age=31536000"}
     )
 
 
