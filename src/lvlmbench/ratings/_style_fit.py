@@ -44,7 +44,7 @@ class Design:
 
     @property
     def size(self) -> int:
-        return len(self.players) + self.style.shape[1]
+        return len(self.players) + int(self.style.shape[1])
 
     def matrix(self) -> FloatArray:
         """The dense design matrix ``(rows, n + k)``."""
@@ -94,13 +94,14 @@ def _hessian(design: Design, v: FloatArray, ridge: FloatArray) -> FloatArray:
     pair = np.bincount(first * n + second, v, n * n).reshape(n, n)
     h = np.zeros((design.size, design.size))
     h[:n, :n] = np.diag(pair.sum(axis=1) + pair.sum(axis=0)) - pair - pair.T + 1.0 / n
-    vs = style * v[:, None]
-    cross = np.stack(
-        [np.bincount(first, c, n) - np.bincount(second, c, n) for c in vs.T], axis=1
-    ).reshape(n, -1)
-    h[:n, n:] = cross
-    h[n:, :n] = cross.T
-    h[n:, n:] = style.T @ vs
+    if style.shape[1]:
+        vs = style * v[:, None]
+        cross = np.stack(
+            [np.bincount(first, c, n) - np.bincount(second, c, n) for c in vs.T], axis=1
+        )
+        h[:n, n:] = cross
+        h[n:, :n] = cross.T
+        h[n:, n:] = style.T @ vs
     h += np.diag(ridge)
     h += np.eye(design.size) * (1e-10 * max(1.0, float(np.trace(h))))
     return h
@@ -138,7 +139,9 @@ def fit(
     return phi
 
 
-def poisson_weights(rng: np.random.Generator, count: FloatArray, rounds: int) -> FloatArray:
+def poisson_weights(
+    rng: np.random.Generator, count: FloatArray, rounds: int
+) -> npt.NDArray[np.float32]:
     """Poisson-bootstrap weights ``(rounds, rows)`` as float32: a row standing for ``c``
     matches gets Poisson(c) (exact draws), a single match the discretised Poisson(1)."""
     drawn = _POISSON_TABLE[rng.integers(0, 256, (rounds, count.size), dtype=np.uint8)]
@@ -171,6 +174,7 @@ class _Chord:
         n, total = len(self.design.players), float(self.design.count.sum())
         weights = poisson_weights(rng, self.design.count, rounds)
         mass = weights.sum(axis=1).astype(np.float64)[:, None] / total
+        mass[mass == 0] = 1.0  # a round that drew no match: its gradient is 0 (or the ridge's)
         phi = np.repeat(self.point[None, :], rounds, axis=0)
         gradient = (weights @ self.scores).astype(np.float64) - self.ridge * phi
         previous = remaining = 0.0
@@ -237,7 +241,9 @@ def bootstrap_chord(
         design=design,
         point=point,
         ridge=ridge,
-        inverse=np.linalg.inv(_hessian(design, design.count * p * (1.0 - p), ridge)),
+        inverse=np.linalg.inv(_hessian(design, design.count * p * (1.0 - p), ridge)).astype(
+            np.float64
+        ),
         x=x,
         xt=np.ascontiguousarray(x.T),
         y=design.score.astype(np.float32),
