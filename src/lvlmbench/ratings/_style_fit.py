@@ -11,7 +11,6 @@ count, so five crowd votes on the same pair cost one row.
 
 from __future__ import annotations
 
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
@@ -231,8 +230,9 @@ def bootstrap_chord(
     the round's total weight. The first step alone is the linearised (one-step) bootstrap; each
     further step shrinks the distance to the exact refit by a factor of about ``1/√matches``.
     A batch stops once its next step, extrapolated from the last two, would be below
-    ``tolerance`` for every round, or after ``max_steps``. Batches run on two threads (numpy
-    releases the GIL in the heavy loops); the result does not depend on the thread count.
+    ``tolerance`` for every round, or after ``max_steps``. Batches run one after another:
+    OpenBLAS already spreads the matrix products over the cores, and measured on two cores a
+    second Python thread only added contention.
     """
     ridge = _penalty(design, l2)
     p = 1.0 / (1.0 + np.exp(-_eta(design, point)))
@@ -251,9 +251,7 @@ def bootstrap_chord(
         max_steps=max_steps,
         tolerance=tolerance,
     )
-    batches = _batches(design, rounds, seed)
-    with ThreadPoolExecutor(max_workers=min(2, len(batches))) as pool:
-        done = list(pool.map(lambda b: chord.batch(*b), batches))
+    done = [chord.batch(rng, size) for rng, size in _batches(design, rounds, seed)]
     return np.concatenate([phi for phi, _ in done]), max(gap for _, gap in done)
 
 

@@ -151,19 +151,21 @@ def style_bradley_terry(
     base: float = 10.0,
     scale: float = 400.0,
     exact_refit: bool = False,
+    max_steps: int = 4,
 ) -> StyleRatings:
     """Bradley–Terry with style covariates and seeded bootstrap intervals.
 
     ``matches`` are ``(a, b, outcome)`` as for :func:`~lvlmbench.ratings.bradley_terry`;
     ``features_a``/``features_b`` are the answers' style counts, one row per match (e.g.
     :func:`style_features` of each side's text), columns named by ``feature_names``. The other
-    arguments mean what they mean for the raw fit. ``exact_refit`` refits every bootstrap round
-    to convergence instead of the chord steps (slow; for checking the approximation).
+    arguments mean what they mean for the raw fit. ``max_steps`` caps the chord steps per
+    bootstrap round (1 is the linearised bootstrap); ``exact_refit`` refits every round to
+    convergence instead (slow; for checking the approximation).
     ``ValueError`` for bad input, and (with ``l2 == 0``) when the win graph is not strongly
     connected, as the raw fit.
     """
-    if rounds < 1:
-        raise ValueError(f"rounds must be >= 1, got {rounds}")
+    if rounds < 1 or max_steps < 1:
+        raise ValueError(f"rounds and max_steps must be >= 1, got {rounds} and {max_steps}")
     if not 0.0 < confidence < 1.0:
         raise ValueError(f"confidence must be strictly between 0 and 1, got {confidence}")
     _check_scale(l2, base, scale)
@@ -175,7 +177,7 @@ def style_bradley_terry(
     if exact_refit:
         boot, last = bootstrap_exact(design, point, rounds, seed, l2), 0.0
     else:
-        boot, last = bootstrap_chord(design, point, rounds, seed, l2)
+        boot, last = bootstrap_chord(design, point, rounds, seed, l2, max_steps=max_steps)
     n, used = len(design.players), [f for f in feature_names if f not in constant]
     elo = _to_elo(boot[:, :n], design.players, anchor, anchor_rating, base, scale)
     rated = _to_elo(point[None, :n], design.players, anchor, anchor_rating, base, scale)[0]
