@@ -56,11 +56,9 @@ class Design:
 
 
 def _penalty(design: Design, l2: float) -> FloatArray:
-    """Diagonal of the ridge: ``l2`` on the strengths θ only (β is never penalised)."""
-    n = len(design.players)
-    diagonal = np.zeros(design.size)
-    diagonal[:n] = l2
-    return diagonal
+    """Diagonal of the ridge: ``l2`` on every parameter (θ as the raw fit penalises it, and β
+    so that sparse data where a style difference separates wins from losses stays finite)."""
+    return np.full(design.size, l2)
 
 
 def _eta(design: Design, phi: FloatArray) -> FloatArray:

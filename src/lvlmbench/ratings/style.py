@@ -19,8 +19,8 @@ Arena we do not subtract the mean: the difference changes sign when the two answ
 places, and a mean term would act as a bonus for whichever player happens to be listed first.
 
 **Fit**: ``logit P(a beats b) = θ_a − θ_b + Σ β_f d_f``, by maximum likelihood, ties half a win
-each and ``l2`` penalising θ exactly as :func:`~lvlmbench.ratings.bradley_terry` does (β is not
-penalised). The controlled ratings are θ on the same Elo scale and anchor convention, so with
+each and ``l2`` penalising θ exactly as :func:`~lvlmbench.ratings.bradley_terry` does (and β
+alike, so that a style difference that separates wins from losses in sparse data stays finite). The controlled ratings are θ on the same Elo scale and anchor convention, so with
 no style variation they equal the raw Bradley–Terry ratings. A feature with no variation (say
 no answer uses headers) is left out and listed in ``constant_features``.
 
