@@ -60,8 +60,7 @@ def print_style_control(report: PairwiseReport) -> None:
         f"style control: {data['matches_used']} matches fitted, {data['matches_without_text']} "
         "left out (an answer text missing); coefficient = change in log-odds of winning for a "
         "typical (root-mean-square) normalised difference (a-b)/(a+b), positive = the judge "
-        "favours more of it"
-        + (f"; constant, not fitted: {constant}" if constant else ""),
+        "favours more of it" + (f"; constant, not fitted: {constant}" if constant else ""),
         highlight=False,
     )
     if style.note:

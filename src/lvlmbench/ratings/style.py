@@ -20,9 +20,12 @@ places, and a mean term would act as a bonus for whichever player happens to be 
 
 **Fit**: ``logit P(a beats b) = θ_a − θ_b + Σ β_f d_f``, by maximum likelihood, ties half a win
 each and ``l2`` penalising θ exactly as :func:`~lvlmbench.ratings.bradley_terry` does (and β
-alike, so that a style difference that separates wins from losses in sparse data stays finite). The controlled ratings are θ on the same Elo scale and anchor convention, so with
-no style variation they equal the raw Bradley–Terry ratings. A feature with no variation (say
-no answer uses headers) is left out and listed in ``constant_features``.
+alike, so that a style difference that separates wins from losses in sparse data stays
+finite). The controlled ratings are θ on the same Elo scale and anchor convention, so with no
+style variation they equal the raw Bradley–Terry ratings. A feature with no variation (say no
+answer uses headers) is left out and listed in ``constant_features``. A feature that only one
+model ever shows, always, is indistinguishable from that model's strength; the fit stays
+finite (a tiny ridge) but its split between the two means nothing.
 
 **Bootstrap** (:class:`StyleRatings`): Poisson bootstrap, each round weighting every match by
 an independent Poisson(1) count (a byte-table discretisation, see ``_style_fit``), which for
