@@ -43,7 +43,7 @@ def _winner(la: int, lb: int, a: str, b: str, rng: np.random.Generator) -> str:
     return a if rng.random() < 1.0 / (1.0 + math.exp(-logit)) else b
 
 
-def build_style_store(path: Path) -> Store:
+def build_style_store(path: Path, *, votes: bool = True) -> Store:
     store = Store.open(str(path))
     rng = np.random.default_rng(7)
     put_benchmark(store, BENCH, "open", {})
@@ -74,6 +74,8 @@ def build_style_store(path: Path) -> Store:
                         order=order,
                     )
                 )
+            if not votes:
+                continue
             judgments.append(
                 Judgment(
                     item_id=item.id,

@@ -15,7 +15,7 @@ from style_world import BENCH, ITEMS, JUDGE, MISSING, build_style_store
 from typer.testing import CliRunner
 
 from lvlmbench.cli import app
-from lvlmbench.judging import pairwise_report
+from lvlmbench.judging import human_report, pairwise_report
 from lvlmbench.report import benchmark_html
 from lvlmbench.store import Store
 from lvlmbench.web import WebSettings, create_app
@@ -88,6 +88,7 @@ def test_report_and_web_show_the_same_style_block(store_path: Path) -> None:
     store = Store.open(str(store_path))
     try:
         expected = pairwise_report(store, BENCH, JUDGE, rounds=200, style=True).as_dict()
+        people = human_report(store, BENCH, rounds=200, style=True).as_dict()
         html = benchmark_html(store, BENCH)
         with TestClient(create_app(store, WebSettings()), base_url="http://127.0.0.1:8000") as c:
             page = c.get(f"/b/{BENCH}")
@@ -99,4 +100,19 @@ def test_report_and_web_show_the_same_style_block(store_path: Path) -> None:
     assert 'data-style-feature="tokens"' in html
     assert f'data-style-left-out="{LEFT_OUT}"' in html
     assert page.status_code == 200
-    assert _cells(page.text, "bt-style") == want
+    judged, voted = page.text.split('id="human-style"')
+    assert _cells(judged, "bt-style") == want
+    by_people = {m: round(v["rating"]) for m, v in people["style_control"]["ratings"].items()}
+    assert _cells(voted, "bt-style") == by_people
+
+
+def test_web_page_without_votes_has_no_human_style_block(tmp_path: Path) -> None:
+    store = build_style_store(tmp_path / "judged-only.db", votes=False)
+    try:
+        with TestClient(create_app(store, WebSettings()), base_url="http://127.0.0.1:8000") as c:
+            page = c.get(f"/b/{BENCH}")
+    finally:
+        store.close()
+    assert page.status_code == 200
+    assert 'id="human-style"' not in page.text
+    assert "Style-controlled ratings" in page.text  # the model judge's, from the report

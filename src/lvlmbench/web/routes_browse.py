@@ -29,6 +29,7 @@ from lvlmbench.web.queries import (
     item_responses,
     outcome,
 )
+from lvlmbench.web.style import human_style_html
 from lvlmbench.web.submissions import list_submissions
 from lvlmbench.web.transcript import item_neighbours, transcripts
 
@@ -59,6 +60,7 @@ def leaderboard(request: Request, name: str) -> Response:
         checks=check_summaries(store, name),
         check_labels=CHECKS,
         votes=vote_summary(store, name),
+        human_style=Markup(human_style_html(store, name)),  # escaped by the report renderer
         submissions=list_submissions(store, name),
     )
 
