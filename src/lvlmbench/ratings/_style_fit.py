@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
+from threadpoolctl import threadpool_limits
 
 __all__ = ["Design", "bootstrap_chord", "bootstrap_exact", "fit", "poisson_weights"]
 
@@ -228,9 +229,10 @@ def bootstrap_chord(
     the round's total weight. The first step alone is the linearised (one-step) bootstrap; each
     further step shrinks the distance to the exact refit by a factor of about ``1/√matches``.
     A batch stops once its next step, extrapolated from the last two, would be below
-    ``tolerance`` for every round, or after ``max_steps``. Batches run one after another:
-    OpenBLAS already spreads the matrix products over the cores, and measured on two cores a
-    second Python thread only added contention.
+    ``tolerance`` for every round, or after ``max_steps``. Batches run one after another and
+    the matrix products on one BLAS thread: on a busy two-core machine OpenBLAS's second thread
+    spins waiting for the first and made the same work 10 times slower (1.7 s became 15-25 s
+    at 50 models), and a second Python thread only added contention.
     """
     ridge = _penalty(design, l2)
     p = 1.0 / (1.0 + np.exp(-_eta(design, point)))
@@ -249,7 +251,8 @@ def bootstrap_chord(
         max_steps=max_steps,
         tolerance=tolerance,
     )
-    done = [chord.batch(rng, size) for rng, size in _batches(design, rounds, seed)]
+    with threadpool_limits(limits=1, user_api="blas"):
+        done = [chord.batch(rng, size) for rng, size in _batches(design, rounds, seed)]
     return np.concatenate([phi for phi, _ in done]), max(gap for _, gap in done)
 
 
