@@ -16,7 +16,7 @@ from typer.testing import CliRunner
 
 from lvlmbench.cli import app
 from lvlmbench.judging import human_report, pairwise_report
-from lvlmbench.report import benchmark_html
+from lvlmbench.report import benchmark_html, collect, leaderboard_rows
 from lvlmbench.store import Store
 from lvlmbench.web import WebSettings, create_app
 
@@ -90,6 +90,7 @@ def test_report_and_web_show_the_same_style_block(store_path: Path) -> None:
         expected = pairwise_report(store, BENCH, JUDGE, rounds=200, style=True).as_dict()
         people = human_report(store, BENCH, rounds=200, style=True).as_dict()
         html = benchmark_html(store, BENCH)
+        rows = leaderboard_rows(collect(store, [BENCH]))
         with TestClient(create_app(store, WebSettings()), base_url="http://127.0.0.1:8000") as c:
             page = c.get(f"/b/{BENCH}")
     finally:
@@ -99,6 +100,9 @@ def test_report_and_web_show_the_same_style_block(store_path: Path) -> None:
     assert "Style-controlled ratings" in html
     assert 'data-style-feature="tokens"' in html
     assert f'data-style-left-out="{LEFT_OUT}"' in html
+    csv_cells = {r["model"]: round(r[f"bt_style:{JUDGE}"]) for r in rows}
+    assert csv_cells == want  # leaderboard.csv's bt_style:<judge> column
+    assert all(r[f"bt_style:{JUDGE}_low"] <= r[f"bt_style:{JUDGE}"] for r in rows)
     assert page.status_code == 200
     judged, voted = page.text.split('id="human-style"')
     assert _cells(judged, "bt-style") == want
