@@ -298,10 +298,12 @@ def rate(
     combine: str = "majority",
     rounds: int = 200,
     seed: int = 0,
+    style: bool = False,
 ) -> PairwiseReport:
     """Ratings (Bradley-Terry and Elo with bootstrap 95% intervals), win rates against the
     reference and judge diagnostics from the stored pairwise judgments of ``judge`` (default:
-    the one judge with rows). Reads only; raises ValueError when there is nothing to rate."""
+    the one judge with rows); with ``style``, also the style-controlled Bradley-Terry
+    (``report.style``). Reads only; raises ValueError when there is nothing to rate."""
     rule = next((r for r in COMBINE_RULES if r == combine), None)
     if rule is None:
         raise ValueError(f"combine must be one of {', '.join(COMBINE_RULES)}, got {combine!r}")
@@ -324,6 +326,7 @@ def rate(
                 combine=rule,
                 rounds=rounds,
                 seed=seed,
+                style=style,
             )
             if found.pairs:
                 return found

@@ -17,6 +17,7 @@ from lvlmbench.cli._common import (
     print_json,
 )
 from lvlmbench.cli._judge_tables import agreement_table, print_pairwise_report
+from lvlmbench.cli._style_tables import print_style_control
 from lvlmbench.cli.judge import AsJson, Bench, Combine, JudgeSpec, combine_rule
 from lvlmbench.judging import (
     HUMAN,
@@ -71,18 +72,34 @@ def rate(
     reference: Annotated[str, typer.Option(help="Reference player.")] = REFERENCE,
     rounds: Annotated[int, typer.Option(help="Bootstrap rounds.")] = 200,
     combine: Combine = "majority",
+    style_control: Annotated[
+        bool,
+        typer.Option(
+            "--style-control",
+            help="Also fit Bradley-Terry with answer length and markdown as covariates: style "
+            "coefficients with 95% CI and style-controlled ratings beside the raw ones.",
+        ),
+    ] = False,
     store: StoreOption = None,
     as_json: AsJson = False,
 ) -> None:
     """Bradley-Terry (95% bootstrap CI; the headline), win rate vs the reference, online Elo,
     judge diagnostics; the two orders of each pair combined by ``--combine``. ``-j human``
     rates from people's votes (every vote a match, nothing to combine;
-    ``-j human:<annotator>`` for one annotator)."""
+    ``-j human:<annotator>`` for one annotator). ``--style-control`` adds ratings that do not
+    reward longer or more formatted answers."""
     rule = combine_rule(combine)
     opened = open_store(store)
     require_benchmark(opened, benchmark)
     if judge == HUMAN or (judge or "").startswith(HUMAN + ":"):
-        report = human_report(opened, benchmark, judge or HUMAN, reference=reference, rounds=rounds)
+        report = human_report(
+            opened,
+            benchmark,
+            judge or HUMAN,
+            reference=reference,
+            rounds=rounds,
+            style=style_control,
+        )
         if report.pairs == 0:
             raise BadInput(
                 f"no human votes on benchmark {benchmark!r} by {judge!r}; annotators with votes: "
@@ -98,6 +115,7 @@ def rate(
             reference=reference,
             combine=rule,
             rounds=rounds,
+            style=style_control,
         )
         if report.pairs == 0:
             raise BadInput(f"no {protocol} judgments by {chosen} on benchmark {benchmark!r}")
@@ -105,6 +123,7 @@ def rate(
         print_json(report.as_dict())
     else:
         print_pairwise_report(report)
+        print_style_control(report)
 
 
 @friendly_errors

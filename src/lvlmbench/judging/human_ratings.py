@@ -21,7 +21,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from itertools import combinations
 
-from lvlmbench.judging.reference import REFERENCE
+from lvlmbench.judging.reference import REFERENCE, answer_texts
+from lvlmbench.judging.style_control import style_control
 from lvlmbench.judging.summaries import HUMAN, PairwiseReport, judge_verdicts, rate_matches
 from lvlmbench.judging.verdict import ParsedVerdict
 from lvlmbench.store import Store, iter_items, iter_judgments
@@ -58,11 +59,14 @@ def human_report(
     reference: str = REFERENCE,
     rounds: int = 200,
     seed: int = 0,
+    style: bool = False,
 ) -> PairwiseReport:
     """Elo, Bradley-Terry with bootstrap CI and win rate vs ``reference`` from the human votes
     on ``benchmark`` (``judge``: ``human`` for all annotators, or ``human:<annotator>``).
-    ``pairs`` counts voted pairs, ``unscored_pairs`` those without one usable vote."""
-    categories = {item.id: item.category for item in iter_items(store, benchmark)}
+    ``pairs`` counts voted pairs, ``unscored_pairs`` those without one usable vote. With
+    ``style``, also the style-controlled Bradley-Terry over the votes."""
+    items = list(iter_items(store, benchmark))
+    categories = {item.id: item.category for item in items}
     report = PairwiseReport(judge=judge, protocol=HUMAN)
     votes: list[tuple[str, str, str, float]] = []
     pairs: dict[tuple[str, str, str], bool] = {}
@@ -83,6 +87,9 @@ def human_report(
         report.warnings.append(
             f"{len(votes)} human votes rated, one match per vote (a vote is one order)"
         )
+        if style:
+            texts = answer_texts(store, items, {p for _, a, b, _ in votes for p in (a, b)})
+            report.style = style_control(votes, texts, rounds=rounds, seed=seed)
     return report
 
 

@@ -18,6 +18,7 @@ from typing import Any
 from lvlmbench.judging.pairwise import PAIRWISE, combine_orders, model_family
 from lvlmbench.judging.protocol import metric_name
 from lvlmbench.judging.reference import REFERENCE, answer_texts
+from lvlmbench.judging.style_control import StyleControl, style_control
 from lvlmbench.judging.verdict import ParsedRating, ParsedVerdict
 from lvlmbench.ratings import (
     MAJORITY,
@@ -55,6 +56,7 @@ __all__ = [
 
 HUMAN = "human"
 """Protocol of human pairwise votes (judge ``human:<annotator>``, verdict a/b/tie)."""
+_SCORE = {"a": 1.0, "b": 0.0, "tie": 0.5}
 
 
 @dataclass(frozen=True)
@@ -122,6 +124,8 @@ class PairwiseReport:
     category_win_rates: dict[str, dict[str, WinRate]] = field(default_factory=dict)
     diagnostics: JudgeDiagnostics | None = None
     warnings: list[str] = field(default_factory=list)
+    style: StyleControl | None = None
+    """Style-controlled Bradley-Terry (None when not asked for)."""
 
     def as_dict(self) -> dict[str, Any]:
         """The report as plain JSON-able values (for ``--json``)."""
@@ -171,6 +175,7 @@ class PairwiseReport:
                 else diag.self_preference.rate,
             },
             "warnings": self.warnings,
+            "style_control": None if self.style is None else self.style.as_dict(),
         }
 
 
@@ -265,12 +270,13 @@ def pairwise_report(
     combine: CombineRule = MAJORITY,
     rounds: int = 200,
     seed: int = 0,
+    style: bool = False,
 ) -> PairwiseReport:
     """Elo (shuffled online), Bradley-Terry with bootstrap CI, win rate vs ``reference``
     (overall and per category) and judge diagnostics from stored pairwise rows, the two
     orders of each pair combined by ``combine``. Items where ``reference`` has no answer (no
     verified reference) are counted in ``items_without_reference`` and excluded from the win
-    rate vs reference."""
+    rate vs reference. With ``style``, also the style-controlled Bradley-Terry."""
     report = PairwiseReport(judge=judge, protocol=protocol, combine=combine, reference=reference)
     pairs = pair_records(store, benchmark, judge, protocol)
     items = list(iter_items(store, benchmark))
@@ -288,6 +294,10 @@ def pairwise_report(
         vs_reference=vs_reference,
     ):
         return report
+    if style:
+        scored = [(r.item_id, *r.players, r.result(combine)) for r in pairs]
+        matched = [(i, a, b, _SCORE[res]) for i, a, b, res in scored if res is not None]
+        report.style = style_control(matched, texts, rounds=rounds, seed=seed)
     records = _records(pairs, texts)
     family = model_family(judge)
     if family is not None:

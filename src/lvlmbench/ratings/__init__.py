@@ -34,6 +34,15 @@ from lvlmbench.ratings.diagnostics import (
 from lvlmbench.ratings.elo import elo_ratings
 from lvlmbench.ratings.intervals import Interval, wilson_interval
 from lvlmbench.ratings.matches import OUTCOMES, Match, validate_matches
+from lvlmbench.ratings.simulate import StyleBattles, simulate_style_battles
+from lvlmbench.ratings.style import (
+    STYLE_FEATURES,
+    StyleCounts,
+    StyleRatings,
+    style_bradley_terry,
+    style_differences,
+    style_features,
+)
 from lvlmbench.ratings.winrate import (
     TieRule,
     WinRate,
@@ -46,6 +55,7 @@ __all__ = [
     "COMBINE_RULES",
     "MAJORITY",
     "OUTCOMES",
+    "STYLE_FEATURES",
     "AgreementLevel",
     "AgreementReport",
     "BootstrapRatings",
@@ -55,6 +65,9 @@ __all__ = [
     "Match",
     "PositionConsistency",
     "Preference",
+    "StyleBattles",
+    "StyleCounts",
+    "StyleRatings",
     "TieRule",
     "TwoOrderVerdict",
     "Verdict",
@@ -72,6 +85,10 @@ __all__ = [
     "length_preference",
     "position_consistency",
     "self_preference",
+    "simulate_style_battles",
+    "style_bradley_terry",
+    "style_differences",
+    "style_features",
     "validate_matches",
     "wilson_interval",
     "win_rates_vs_reference",

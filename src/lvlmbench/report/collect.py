@@ -144,7 +144,7 @@ def _metrics(store: Store, benchmark: str, item_ids: set[str]) -> list[dict[str,
 def _pairwise(store: Store, benchmark: str) -> list[dict[str, Any]]:
     out = []
     for judge in judges_for(store, PAIRWISE):
-        report = pairwise_report(store, benchmark, judge, rounds=200)
+        report = pairwise_report(store, benchmark, judge, rounds=200, style=True)
         if report.pairs:
             out.append(report.as_dict())
     return out

@@ -7,7 +7,8 @@ Every figure ``X`` with an interval comes as three columns ``X``, ``X_low``, ``X
   ``failed``; ``level:<difficulty>`` and ``capability:<name>`` likewise per group;
 - ``metric:<name>`` (text-metric mean, bootstrap 95%);
 - ``bt:<judge>`` (Bradley-Terry on the Elo scale, mean 1000, bootstrap 95%: the headline
-  rating), ``win_rate:<judge>`` (% vs the reference, Wilson 95%) and ``online_elo:<judge>``
+  rating), ``bt_style:<judge>`` (the style-controlled Bradley-Terry, same scale, when it was
+  fitted), ``win_rate:<judge>`` (% vs the reference, Wilson 95%) and ``online_elo:<judge>``
   (order-dependent online Elo, no interval, for comparison with VisIT-Bench) per pairwise
   judge, with ``combine:<judge>`` naming how the two orders were combined (``majority`` or
   ``both``);
@@ -84,6 +85,9 @@ def _ratings(bench: BenchmarkSummary) -> Iterator[tuple[str, dict[str, Any]]]:
         # Bradley-Terry first: the headline rating, as in the report and `lvlmbench rate`.
         for model, b in (rep.get("bradley_terry") or {}).items():
             yield model, _with_ci(f"bt:{judge}", b["rating"], b["low"], b["high"])
+        style = (rep.get("style_control") or {}).get("ratings") or {}
+        for model, b in style.items():
+            yield model, _with_ci(f"bt_style:{judge}", b["rating"], b["low"], b["high"])
         for model, w in (rep.get("win_rate_vs_reference") or {}).items():
             scaled = (100 * w["rate"], 100 * w["low"], 100 * w["high"])
             yield model, _with_ci(f"win_rate:{judge}", *scaled)

@@ -7,6 +7,7 @@ from html import escape
 from typing import Any
 
 from lvlmbench.report._html import ci, fmt, table, td
+from lvlmbench.report.render_style import style_block
 from lvlmbench.report.summary import BenchmarkSummary
 from lvlmbench.report.svg import Dot, dot_interval_chart
 
@@ -86,6 +87,7 @@ def _pairwise_one(rep: dict[str, Any]) -> list[str]:
         lo, hi = _padded([v["low"] for v in bt.values()], [v["high"] for v in bt.values()])
         title = "Bradley-Terry with 95% bootstrap interval"
         out.append(dot_interval_chart(dots, title, lo, hi, ""))
+    out.append(style_block(rep))
     if wins:
         dots = [
             Dot(m, "win rate vs reference", 100 * w["rate"], 100 * w["low"], 100 * w["high"])

@@ -29,6 +29,7 @@ from lvlmbench.web.queries import (
     item_responses,
     outcome,
 )
+from lvlmbench.web.style import human_style_html
 from lvlmbench.web.submissions import list_submissions
 from lvlmbench.web.transcript import item_neighbours, transcripts
 
@@ -56,11 +57,12 @@ def leaderboard(request: Request, name: str) -> Response:
     )
     # What people added (checks, votes, submissions) is stored as judgments and artifacts,
     # which raise the revision too: kept alike, so an unchanged store is one query per view.
-    checks, votes, submissions = figures.get(
+    checks, votes, human_style, submissions = figures.get(
         ("people", name),
         lambda: (
             check_summaries(store, name),
             vote_summary(store, name),
+            human_style_html(store, name),
             list_submissions(store, name),
         ),
     )
@@ -72,6 +74,7 @@ def leaderboard(request: Request, name: str) -> Response:
         checks=checks,
         check_labels=CHECKS,
         votes=votes,
+        human_style=Markup(human_style),  # escaped by the report renderer
         submissions=submissions,
     )
 

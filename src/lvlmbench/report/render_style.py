@@ -1,0 +1,94 @@
+"""The style-control block of a pairwise ratings section: style coefficients with 95%
+intervals, and the style-controlled Bradley-Terry ratings beside the raw ones (a table and a
+chart with both series), from the ``style_control`` entry of a ratings dict."""
+
+from __future__ import annotations
+
+from html import escape
+from typing import Any
+
+from lvlmbench.report._html import ci, fmt, table, td
+from lvlmbench.report.svg import Dot, dot_interval_chart
+
+__all__ = ["style_block"]
+
+_FEATURES = {
+    "tokens": "length (tokens)",
+    "headers": "markdown headers",
+    "list_items": "markdown list items",
+    "bold": "bold spans",
+}
+
+_NOTE = (
+    "Style control (as Chatbot Arena's): Bradley-Terry refitted with the normalised "
+    "differences (a−b)/(a+b) of answer length in tokens and of markdown headers, list items "
+    "and bold spans as covariates. A coefficient is the change in log-odds of winning for a "
+    "typical (root-mean-square) difference; positive means the judge favours more of it. The "
+    "controlled ratings are on the same Elo scale as the raw ones and do not reward style."
+)
+
+
+def _coefficients(style: dict[str, Any]) -> str:
+    rows = [
+        [
+            td(_FEATURES.get(f, f)),
+            td(f"{c['value']:+.3f}", style_feature=f),
+            td(ci(c["low"], c["high"], 3)),
+            td(f"{c['value'] / c['scale']:+.2f}"),
+        ]
+        for f, c in style["coefficients"].items()
+    ]
+    head = ["style feature", "coefficient (log-odds)", "95% CI", "per unit of (a−b)/(a+b)"]
+    return table(head, rows, "style")
+
+
+def _ratings(style: dict[str, Any], raw: dict[str, Any]) -> str:
+    controlled = style["ratings"]
+    order = sorted(controlled, key=lambda m: (-controlled[m]["rating"], m))
+    rows = []
+    for m in order:
+        s, r = controlled[m], raw.get(m)
+        rows.append(
+            [
+                td(m),
+                td(fmt(s["rating"], 0), model=m, rating="bt-style"),
+                td(ci(s["low"], s["high"], 0)),
+                td(fmt(r["rating"], 0) if r else "-"),
+                td(ci(r["low"], r["high"], 0) if r else "-"),
+                td(f"{s['rating'] - r['rating']:+.0f}" if r else "-"),
+            ]
+        )
+    head = ["model", "style-controlled BT", "95% CI", "raw BT", "raw 95% CI", "change"]
+    dots = [
+        Dot(m, series, v["rating"], v["low"], v["high"])
+        for m in order
+        for series, v in (("style-controlled", controlled[m]), ("raw", raw.get(m)))
+        if v is not None
+    ]
+    lows, highs = [d.low for d in dots], [d.high for d in dots]
+    pad = max(10.0, (max(highs) - min(lows)) * 0.1)
+    title = "Bradley-Terry, style-controlled and raw (95% bootstrap interval)"
+    chart = dot_interval_chart(dots, title, min(lows) - pad, max(highs) + pad, "")
+    return table(head, rows, "style-ratings") + chart
+
+
+def style_block(rep: dict[str, Any]) -> str:
+    """The block for one ratings dict ('' when style control was not computed)."""
+    style = rep.get("style_control")
+    if not style:
+        return ""
+    out = ["<h4>Style-controlled ratings</h4>", f'<p class="note">{escape(_NOTE)}</p>']
+    if style["ratings"] is None:
+        out.append(f'<p class="note">{escape(style["note"] or "not fitted")}</p>')
+        return "".join(out)
+    out.append(_coefficients(style))
+    out.append(_ratings(style, rep.get("bradley_terry") or {}))
+    left = style["matches_without_text"]
+    counts = f"{style['matches_used']} matches fitted; {left} left out (an answer text missing)."
+    constant = ", ".join(style["constant_features"])
+    if constant:
+        counts += f" Constant in these answers, not fitted: {constant}."
+    out.append(f'<p class="note" data-style-left-out="{left}">{escape(counts)}</p>')
+    if style["note"]:
+        out.append(f'<p class="note">{escape(style["note"])}</p>')
+    return "".join(out)
