@@ -23,7 +23,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from itertools import combinations
+from itertools import combinations, pairwise
 
 from lvlmbench.budget.sequential import PairedTest
 
@@ -48,7 +48,9 @@ def round_ends(total: int, first: int, growth: float = 2.0) -> list[int]:
     """Items asked by the end of each round: ``first``, then ``growth`` times more each round,
     capped at ``total`` (the last round asks whatever is left)."""
     if first < 1 or growth <= 1:
-        raise ValueError(f"first round must be at least 1 and growth above 1, got {first}, {growth}")
+        raise ValueError(
+            f"first round must be at least 1 and growth above 1, got {first}, {growth}"
+        )
     ends: list[int] = []
     end = first
     while total > 0:
@@ -176,17 +178,17 @@ class RankRule(StoppingRule):
     def decide(self, remaining: int) -> Decision:
         """The decision after the items seen, with ``remaining`` items still affordable."""
         order = tuple(sorted(self.models, key=lambda m: (-self.mean(m), m)))
-        open_pairs = [
-            (high, low) for high, low in zip(order, order[1:]) if not self.separated(high, low)
-        ]
+        open_pairs = [(high, low) for high, low in pairwise(order) if not self.separated(high, low)]
         shown = " > ".join(f"{m} ({100 * self.mean(m):.1f}%)" for m in order)
-        family = f"all claims hold together with chance ≥ {1 - self.alpha:.0%} (α = {self.alpha:g})"
+        family = f"hold together with chance ≥ {1 - self.alpha:.0%} (α = {self.alpha:g})"
         if not open_pairs:
-            text = f"ranking {shown}: every adjacent pair separated; {family}"
+            text = f"ranking {shown}: every adjacent pair separated; the claims {family}"
             return Decision(True, True, text, self.alpha, order)
         unresolved = tuple(open_pairs)
         if all(self.hopeless(a, b, remaining) for a, b in open_pairs):
-            text = f"ranking {shown}: {_cannot(open_pairs, remaining)}; the separated pairs: {family}"
+            text = (
+                f"ranking {shown}: {_cannot(open_pairs, remaining)}; the separated pairs {family}"
+            )
             return Decision(True, False, text, self.alpha, order, unresolved)
         text = f"undecided: {shown}; {len(open_pairs)} adjacent pair(s) not yet separated"
         return Decision(False, False, text, self.alpha, order, unresolved)

@@ -34,6 +34,7 @@ __all__ = [
     "facet_value",
     "item_facets",
     "overall_rows",
+    "response_correct",
 ]
 
 # Facets an accuracy table can be grouped by, all read from item metadata; any other metadata
@@ -131,6 +132,14 @@ def _is_correct(item: BenchmarkItem, response: Response) -> bool:
     if response.status is not Status.OK or response.extracted is None or item.answer is None:
         return False
     return response.extracted.strip().lower() == item.answer.strip().lower()
+
+
+def response_correct(item: BenchmarkItem, response: Response) -> bool | None:
+    """Whether a response counts as right under this module's counting rule; None when it is
+    not scored (a failed call, or an item without a key)."""
+    if response.status is Status.ERROR or item.answer is None:
+        return None
+    return _is_correct(item, response)
 
 
 def accuracy_table(
