@@ -58,6 +58,8 @@ def parse_until(until: str, models: Sequence[str]) -> tuple[int, ...]:
         return tuple(range(len(models)))
     if question != "compare":
         raise BadInput(f"--until {until!r}: expected rank, or compare:A,B naming two --model")
+    if not named and len(models) != 2:
+        raise BadInput("--until compare: give exactly two --model, or name them: compare:A,B")
     pair = [m.strip() for m in named.split(",", 1)] if named else list(models)
     if len(pair) != 2 or pair[0] == pair[1]:
         raise BadInput(f"--until {until!r}: compare needs two different models, compare:A,B")
