@@ -275,7 +275,8 @@ def evaluate(
     budget: Annotated[
         int | None,
         typer.Option(
-            help="With --until: at most N examinee calls (items × models run × epochs).",
+            help="With --until: at most N examinee calls (items × models run × epochs); "
+            "calls, not money: no option sets a model's price yet.",
             show_default=False,
         ),
     ] = None,
