@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 from lvlmbench.ratings import wilson_interval
 from lvlmbench.store import AnswerFields, Store, iter_answer_fields, iter_items
-from lvlmbench.types import BenchmarkItem, Status
+from lvlmbench.types import BenchmarkItem, Response, Status
 
 __all__ = [
     "GROUPINGS",
@@ -37,6 +37,7 @@ __all__ = [
     "facet_value",
     "item_facets",
     "overall_rows",
+    "response_correct",
     "scored_answers",
 ]
 
@@ -328,6 +329,18 @@ def scored_answers(
         return (item for name in names for item in iter_items(store, name))
 
     return ScoredAnswers(answers, load_items, item_ids)
+
+
+def response_correct(item: BenchmarkItem, response: Response) -> bool | None:
+    """Whether a response counts as right under this module's counting rule; None when it is
+    not scored (a failed call, or an item without a key)."""
+    if response.status is Status.ERROR or item.answer is None:
+        return None
+    # The rule ScoredAnswers tallies by: right only when read from an ok reply and equal to
+    # the key, case and surrounding spaces ignored.
+    if response.status is not Status.OK or response.extracted is None:
+        return False
+    return _normal(response.extracted) == _normal(item.answer)
 
 
 def accuracy_table(

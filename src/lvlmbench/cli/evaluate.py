@@ -17,6 +17,13 @@ from lvlmbench.choice.accuracy import (
     overall_rows,
 )
 from lvlmbench.choice.vlmeval_scores import circular_table, mme_table
+from lvlmbench.cli._budgeted import (
+    BudgetedRun,
+    check_round_options,
+    parse_until,
+    print_budgeted,
+    run_budgeted,
+)
 from lvlmbench.cli._common import (
     EXIT_FAILURES,
     BadInput,
@@ -188,6 +195,29 @@ def subset_for(store: Store, benchmark: str, limit: int | None, seed: int) -> se
     return stratified_subset(iter_items(store, benchmark), limit, seed)
 
 
+def _check_until(
+    until: str | None,
+    models: list[str],
+    budget: int | None,
+    workers: int,
+    extract_with: str | None,
+    round_options: tuple[float, int],
+) -> tuple[int, ...] | None:
+    """Positions of the models ``--until`` decides on (None without it); BadInput for
+    options that need it or do not fit a budgeted run."""
+    if until is None:
+        if budget is not None:
+            raise BadInput("--budget caps a budgeted run: give --until rank or compare:A,B")
+        return None
+    if budget is not None and budget < 1:
+        raise BadInput(f"--budget {budget}: expected a whole number of calls, at least 1")
+    if workers != 1 or extract_with is not None:
+        # Rounds decide between runs on the stored scores: one process, rule-read answers.
+        raise BadInput("--until runs rounds in one process: leave out --workers and --extract-with")
+    check_round_options(*round_options)
+    return parse_until(until, models)
+
+
 @friendly_errors
 def evaluate(
     benchmark: Annotated[str, typer.Argument(help="Benchmark name in the store.")],
@@ -233,6 +263,29 @@ def evaluate(
     system_prompt: SystemPrompt = None,
     param: Params = None,
     workers: Workers = 1,
+    until: Annotated[
+        str | None,
+        typer.Option(
+            help="Ask items in doubling rounds of a stratified draw (seeded by --limit-seed) "
+            "until answered: rank (every adjacent pair of models separated) or compare:A,B "
+            "(is A better than B); anytime-valid tests at --alpha.",
+            show_default=False,
+        ),
+    ] = None,
+    budget: Annotated[
+        int | None,
+        typer.Option(
+            help="With --until: at most N examinee calls (items × models run × epochs); "
+            "calls, not money: no option sets a model's price yet.",
+            show_default=False,
+        ),
+    ] = None,
+    alpha: Annotated[
+        float, typer.Option(help="With --until: the chance of a wrong decision at most.")
+    ] = 0.05,
+    first_round: Annotated[
+        int, typer.Option(help="With --until: items in the first round (then doubling).")
+    ] = 50,
 ) -> None:
     """Ask every examinee every item (resuming where a previous run stopped) and print accuracy
     with Wilson 95% intervals."""
@@ -241,6 +294,7 @@ def evaluate(
     check_concurrency(concurrency)
     check_concurrency(workers, "--workers")
     settings = generation_settings(max_tokens, temperature, top_p, seed, system_prompt, param)
+    decided = _check_until(until, model, budget, workers, extract_with, (alpha, first_round))
     model = apply_settings(model, settings)
     # Every spec naming a provider is checked before the store is opened (a typo writes
     # nothing); other names may be imported players, looked up in the store below.
@@ -255,7 +309,39 @@ def evaluate(
     to_run = [m for m in model if m not in stored]
     check_stored_names(opened, benchmark, to_run)
     check_specs(to_run)
-    if workers != 1:
+    budgeted: BudgetedRun | None = None
+    if decided is not None:
+
+        def run_round(ids: set[str]) -> list[EvalSummary]:
+            return asyncio.run(
+                run_models(
+                    opened,
+                    benchmark,
+                    to_run,
+                    variant=variant,
+                    concurrency=concurrency,
+                    show_progress=not as_json,
+                    epochs=epochs,
+                    only=ids,
+                )
+            )
+
+        budgeted = run_budgeted(
+            opened,
+            benchmark,
+            models=[model_identity(model[i]) for i in decided],
+            question="rank" if until == "rank" else "compare",
+            run_round=run_round,
+            calls_per_item=len(to_run) * epochs,
+            variant=variant,
+            alpha=alpha,
+            budget=budget,
+            first_round=first_round,
+            seed=limit_seed,
+            only=only,
+        )
+        summaries, only = budgeted.summaries, set(budgeted.used)
+    elif workers != 1:
         summaries = _worker_summaries(run_workers(workers), to_run)
     else:
         summaries = asyncio.run(
@@ -298,6 +384,7 @@ def evaluate(
         report["accuracy"] = accuracy_rows_json(rows, facets)
         report["overall"] = accuracy_rows_json(overall_rows(rows), [])
         report |= {"extraction": vars(extraction)} if extraction else {}
+        report |= {"budget": budgeted.as_json()} if budgeted else {}
         report |= {"circular": circular_json(circular)} if circular else {}
         print_json(report | ({"mme": mme_json(mme)} if mme else {}))
     else:
@@ -320,5 +407,7 @@ def evaluate(
             print_reasons(s.reasons, f"{s.model}: not ok")
         if extraction is not None:
             print_extraction(extraction)
+        if budgeted is not None:
+            print_budgeted(budgeted)
     if any(s.failed for s in summaries):
         raise typer.Exit(EXIT_FAILURES)

@@ -1,0 +1,167 @@
+"""Budgeted evaluation: items used against a full run at equal decision accuracy.
+
+Simulates two examinees of known accuracy (B at ``--base``, A that many points better) on a
+benchmark of ``--items`` items, ``--runs`` times per gap, and compares three ways to answer
+"is A better than B" at α = 0.05:
+
+- budgeted: ``evaluate --until compare:A,B`` — the anytime-valid paired test of
+  :mod:`lvlmbench.budget` in doubling rounds from ``--first`` items, stopping when it claims a
+  direction or cannot separate the pair within the items left;
+- full run: every item asked, then one paired z-test (a single look, so its α holds);
+- fixed n at equal accuracy: the fewest items (on a grid of 25) whose single paired z-test is
+  right at least as often as the budgeted run — the size an oracle who knew the gap in advance
+  would have picked, the fairest yardstick a sequential test can be held against (shown only
+  where the budgeted run is right at least half the time).
+
+"right" is a claim of the true direction, "wrong" a claim of the other one (the error the
+stated α bounds); the rest ended without a claim. A second table ranks four models spaced
+``--rank-gap`` points apart with ``--until rank``. Prints tables and figures, asserts nothing.
+Run: ``.venv/bin/python bench/bench_budget.py [--runs 200] [--items 4000] [--gaps 1 3 5 10]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import time
+
+import numpy as np
+from figures import emit
+
+from lvlmbench.budget import CompareRule, RankRule, simulate_run, simulated_scores
+
+ALPHA = 0.05
+Z = 1.959964  # two-sided 5% for the single-look z-test
+
+
+def fixed_n_right(diffs: np.ndarray, sizes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Share of runs (rows of ``diffs``, D = A − B per item) whose single paired z-test on the
+    first n items claims A better (right) and B better (wrong), for each n in ``sizes``."""
+    total = np.cumsum(diffs, axis=1)[:, sizes - 1]
+    squares = np.cumsum(diffs * diffs, axis=1)[:, sizes - 1]
+    mean = total / sizes
+    var = np.maximum(squares / sizes - mean * mean, 1e-12) * sizes / np.maximum(sizes - 1, 1)
+    z = mean / np.sqrt(var / sizes)
+    return (z > Z).mean(axis=0), (z < -Z).mean(axis=0)
+
+
+def compare_gap(gap: float, args: argparse.Namespace) -> dict[str, float]:
+    """One gap's figures over ``args.runs`` simulated runs."""
+    accuracies = {"A": args.base + gap / 100, "B": args.base}
+    right = wrong = 0
+    used: list[int] = []
+    diffs = np.zeros((args.runs, args.items))
+    for run in range(args.runs):
+        scores = simulated_scores(accuracies, args.items, seed=run * 7919 + int(gap * 100))
+        diffs[run] = [s["A"] - s["B"] for s in scores]  # type: ignore[operator]
+        outcome = simulate_run(scores, CompareRule("A", "B", ALPHA), first=args.first)
+        used.append(outcome.items_used)
+        if outcome.decision.answered:
+            right += outcome.decision.order[0] == "A"
+            wrong += outcome.decision.order[0] == "B"
+    sizes = np.arange(25, args.items + 1, 25)
+    fixed_right, _ = fixed_n_right(diffs, sizes)
+    full_right, full_wrong = fixed_n_right(diffs, np.array([args.items]))
+    seq_right = right / args.runs
+    reaching = np.nonzero(fixed_right >= seq_right)[0]
+    # Below one right decision in two, "equal accuracy" would match the z-test's chance claims.
+    equal_n = float(sizes[reaching[0]]) if len(reaching) and seq_right >= 0.5 else math.nan
+    return {
+        "gap": gap,
+        "right": seq_right,
+        "wrong": wrong / args.runs,
+        "used": float(np.mean(used)),
+        "full_right": float(full_right[0]),
+        "full_wrong": float(full_wrong[0]),
+        "equal_n": equal_n,
+    }
+
+
+def rank_runs(args: argparse.Namespace) -> dict[str, float]:
+    """Four models ``--rank-gap`` points apart ranked with the rank rule."""
+    step = args.rank_gap / 100
+    accuracies = {f"m{i}": args.base + step * (3 - i) for i in range(4)}
+    truth = tuple(accuracies)
+    right = wrong = 0
+    used = []
+    for run in range(args.runs):
+        scores = simulated_scores(accuracies, args.items, seed=10_000 + run)
+        outcome = simulate_run(scores, RankRule(list(accuracies), ALPHA), first=args.first)
+        used.append(outcome.items_used)
+        if outcome.decision.answered:
+            right += outcome.decision.order == truth
+            wrong += outcome.decision.order != truth
+    return {"right": right / args.runs, "wrong": wrong / args.runs, "used": float(np.mean(used))}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=200)
+    parser.add_argument("--items", type=int, default=4000, help="items in the full benchmark")
+    parser.add_argument("--base", type=float, default=0.6, help="accuracy of the weaker model")
+    parser.add_argument("--gaps", type=float, nargs="*", default=[1, 3, 5, 10], help="points")
+    parser.add_argument("--first", type=int, default=50, help="items in the first round")
+    parser.add_argument("--rank-gap", type=float, default=5.0, help="points between ranks")
+    args = parser.parse_args()
+    started = time.perf_counter()
+    margin = 3 * math.sqrt(ALPHA * (1 - ALPHA) / args.runs)
+    print(
+        f"is A better than B, α = {ALPHA}: {args.runs} simulated runs per gap, B at "
+        f"{100 * args.base:.0f}%, full run = {args.items} items"
+    )
+    header = (
+        f"{'gap':>5} | {'budgeted right':>14} {'wrong':>6} {'items':>7} {'of full':>7} | "
+        f"{'full right':>10} {'wrong':>6} | {'fixed n, equal acc.':>19} {'budgeted/fixed':>14}"
+    )
+    print(header)
+    print("-" * len(header))
+    for gap in args.gaps:
+        r = compare_gap(gap, args)
+        ratio = r["used"] / r["equal_n"] if r["equal_n"] == r["equal_n"] else math.nan
+        equal = f"{r['equal_n']:.0f}" if r["equal_n"] == r["equal_n"] else "—"
+        print(
+            f"{gap:>4g}p | {r['right']:>14.1%} {r['wrong']:>6.1%} {r['used']:>7.0f} "
+            f"{r['used'] / args.items:>7.1%} | {r['full_right']:>10.1%} {r['full_wrong']:>6.1%} | "
+            f"{equal:>19} {ratio:>14.2f}"
+        )
+        note = (
+            f"right {r['right']:.1%} (full run {r['full_right']:.1%}); fixed n at equal "
+            f"accuracy {equal}"
+        )
+        emit(
+            "budget",
+            f"items used, gap {gap:g} pts",
+            r["used"] / args.items,
+            "of full run",
+            "< 1",
+            r["used"] < args.items,
+            note,
+        )
+        emit(
+            "budget",
+            f"wrong decisions, gap {gap:g} pts",
+            r["wrong"],
+            "share",
+            f"≤ α + {margin:.3f}",
+            r["wrong"] <= ALPHA + margin,
+        )
+    r = rank_runs(args)
+    print(
+        f"\nrank 4 models {args.rank_gap:g} points apart: right {r['right']:.1%}, wrong "
+        f"{r['wrong']:.1%}, items {r['used']:.0f} of {args.items} ({r['used'] / args.items:.1%})"
+    )
+    emit(
+        "budget",
+        f"rank 4 models {args.rank_gap:g} pts apart, items used",
+        r["used"] / args.items,
+        "of full run",
+        "< 1",
+        r["used"] < args.items,
+        f"right {r['right']:.1%}, wrong {r['wrong']:.1%}",
+    )
+    emit("budget", "rank, wrong rankings", r["wrong"], "share", "≤ α", r["wrong"] <= ALPHA + margin)
+    print(f"({time.perf_counter() - started:.1f} s)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,36 @@
+"""Budgeted evaluation: stratified draws in rounds and rules that stop when the question asked
+("rank these models", "is A better than B") is answered, or the budget cannot answer it.
+
+Pure logic over item ids and scores, below the store: the runner and the CLI feed it
+(``evaluate --until``), the simulations in :mod:`.simulate` test it.
+"""
+
+from lvlmbench.budget.draws import facet_mix, stratified_order
+from lvlmbench.budget.rules import (
+    MIN_FUTILITY_ITEMS,
+    CompareRule,
+    Decision,
+    ItemScores,
+    RankRule,
+    StoppingRule,
+    round_ends,
+)
+from lvlmbench.budget.sequential import BETS, PairedTest
+from lvlmbench.budget.simulate import Outcome, simulate_run, simulated_scores
+
+__all__ = [
+    "BETS",
+    "MIN_FUTILITY_ITEMS",
+    "CompareRule",
+    "Decision",
+    "ItemScores",
+    "Outcome",
+    "PairedTest",
+    "RankRule",
+    "StoppingRule",
+    "facet_mix",
+    "round_ends",
+    "simulate_run",
+    "simulated_scores",
+    "stratified_order",
+]

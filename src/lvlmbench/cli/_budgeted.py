@@ -1,0 +1,276 @@
+"""``evaluate --until rank|compare:A,B [--budget N] [--alpha A]``: a budgeted evaluation.
+
+The benchmark's keyed choice items are put in one seeded stratified order (capability × general
+aspect × difficulty, :func:`lvlmbench.budget.stratified_order`) and asked in rounds of doubling
+size through the normal runner: each round asks the order's first n items, so earlier rounds'
+answers are found stored (a killed run restarted pays for nothing twice and, with the same seed,
+takes the same draws and reaches the same decision). After each round the stopping rule reads
+the new items' scores from the store and decides whether the question is answered.
+``--budget`` caps the examinee calls (items × examinees run × epochs); money cannot be capped
+yet, because no option sets a model's price (the client's ``price_per_mtok``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Collection, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from lvlmbench.budget import (
+    CompareRule,
+    Decision,
+    RankRule,
+    StoppingRule,
+    facet_mix,
+    round_ends,
+    stratified_order,
+)
+from lvlmbench.choice.accuracy import facet_value, response_correct
+from lvlmbench.cli._common import BadInput, console
+from lvlmbench.runner import EvalSummary
+from lvlmbench.store import Store, iter_benchmark_responses, iter_items
+from lvlmbench.types import BenchmarkItem
+
+__all__ = [
+    "STRATA",
+    "BudgetedRun",
+    "check_round_options",
+    "parse_until",
+    "print_budgeted",
+    "run_budgeted",
+]
+
+STRATA = ("capability", "general_aspect", "difficulty")
+"""Facets the draws are stratified over (one stratum where items have none of them)."""
+
+RunRound = Callable[[set[str]], list[EvalSummary]]
+"""Runs the examinees on the given item ids (cached and resumable) and returns their runs."""
+
+
+def parse_until(until: str, models: Sequence[str]) -> tuple[int, ...]:
+    """Positions in ``models`` (the ``--model`` values as typed) the question decides on:
+    ``rank`` -> every model; ``compare:A,B`` (or ``compare`` with exactly two models) -> A's
+    and B's. BadInput otherwise."""
+    question, _, named = until.partition(":")
+    if question == "rank" and not named:
+        if len(models) < 2:
+            raise BadInput("--until rank: give at least two --model to rank")
+        return tuple(range(len(models)))
+    if question != "compare":
+        raise BadInput(f"--until {until!r}: expected rank, or compare:A,B naming two --model")
+    if not named and len(models) != 2:
+        raise BadInput("--until compare: give exactly two --model, or name them: compare:A,B")
+    pair = [m.strip() for m in named.split(",", 1)] if named else list(models)
+    if len(pair) != 2 or pair[0] == pair[1]:
+        raise BadInput(f"--until {until!r}: compare needs two different models, compare:A,B")
+    if any(m not in models for m in pair) or len(models) != 2:
+        raise BadInput(
+            f"--until {until!r}: give exactly the compared models as --model "
+            f"(got {', '.join(models)})"
+        )
+    return tuple(models.index(m) for m in pair)
+
+
+def check_round_options(alpha: float, first_round: int) -> None:
+    """BadInput for an ``--alpha`` or ``--first-round`` no budgeted run can use."""
+    if not 0 < alpha < 1:
+        raise BadInput(f"--alpha {alpha}: expected a number between 0 and 1")
+    if first_round < 1:
+        raise BadInput(f"--first-round {first_round}: expected at least 1")
+
+
+@dataclass
+class BudgetedRun:
+    """What a budgeted evaluation did and decided."""
+
+    question: str
+    decision: Decision
+    used: list[str]
+    """Item ids asked, in draw order."""
+    pool: int
+    """Items a full run would ask."""
+    calls_per_item: int
+    budget: int | None
+    rounds: int
+    summaries: list[EvalSummary] = field(default_factory=list)
+    mix_gap: float = 0.0
+    """Largest difference between a stratum's share among the items used and in the pool."""
+
+    @property
+    def calls(self) -> int:
+        return len(self.used) * self.calls_per_item
+
+    @property
+    def saved(self) -> int:
+        """Examinee calls a full run would have made beyond this one."""
+        return (self.pool - len(self.used)) * self.calls_per_item
+
+    def as_json(self) -> dict[str, Any]:
+        d = self.decision
+        return {
+            "question": self.question,
+            "answered": d.answered,
+            "decision": d.text,
+            "order": list(d.order),
+            "unresolved": [list(p) for p in d.unresolved],
+            "alpha": d.alpha,
+            "p_value": d.p_value,
+            "items_used": len(self.used),
+            "items_full": self.pool,
+            "calls": self.calls,
+            "calls_full": self.pool * self.calls_per_item,
+            "calls_saved": self.saved,
+            "budget": self.budget,
+            "rounds": self.rounds,
+            "requests": sum(s.requests for s in self.summaries),
+            "strata_share_gap": self.mix_gap,
+        }
+
+
+def _scores(
+    store: Store,
+    benchmark: str,
+    variant: str,
+    items: dict[str, BenchmarkItem],
+    models: Sequence[str],
+) -> dict[str, dict[str, float | None]]:
+    """Per item of ``items``, each model's mean score over its scored answers (None: none)."""
+    tallies: dict[str, dict[str, list[int]]] = {}
+    for response in iter_benchmark_responses(store, benchmark, variant=variant):
+        item = items.get(response.item_id)
+        if item is None or response.model not in models:
+            continue
+        correct = response_correct(item, response)
+        if correct is not None:
+            tally = tallies.setdefault(item.id, {}).setdefault(response.model, [0, 0])
+            tally[0] += correct
+            tally[1] += 1
+    scores: dict[str, dict[str, float | None]] = {}
+    for item_id in items:
+        seen = tallies.get(item_id, {})
+        scores[item_id] = {m: seen[m][0] / seen[m][1] if m in seen else None for m in models}
+    return scores
+
+
+def _summed(rounds: list[list[EvalSummary]]) -> list[EvalSummary]:
+    """Each examinee's runs over all rounds as one (items done in earlier rounds, skipped
+    again in later ones, are counted once)."""
+    if not rounds:
+        return []
+    total = [
+        EvalSummary(model=s.model, variant=s.variant, benchmark=s.benchmark, epochs=s.epochs)
+        for s in rounds[0]
+    ]
+    for runs in rounds:
+        for acc, s in zip(total, runs, strict=True):
+            for name in ("ok", "unparseable", "refused", "failed", "truncated", "requests"):
+                setattr(acc, name, getattr(acc, name) + getattr(s, name))
+            acc.cache_hits += s.cache_hits
+            acc.wall_s += s.wall_s
+            for reason, count in s.reasons.items():
+                acc.reasons[reason] = acc.reasons.get(reason, 0) + count
+    for acc, s in zip(total, rounds[-1], strict=True):
+        acc.total = s.total  # the last round's prefix holds every earlier one
+        acc.skipped = s.total - (acc.ok + acc.unparseable + acc.refused + acc.failed)
+    return total
+
+
+def _pool(store: Store, benchmark: str, only: Collection[str] | None) -> dict[str, BenchmarkItem]:
+    """The keyed choice items a full run would score (the ``--limit`` subset when given)."""
+    pool = {
+        item.id: item
+        for item in iter_items(store, benchmark)
+        if item.kind != "open" and item.answer is not None and (only is None or item.id in only)
+    }
+    if not pool:
+        raise BadInput(
+            f"--until: benchmark {benchmark!r} has no keyed choice items to decide on "
+            "(open items are judged, not scored: use the judge commands)"
+        )
+    return pool
+
+
+def _affordable(pool: int, calls_per_item: int, budget: int | None) -> int:
+    """Items the budget pays for (all of the pool without a budget)."""
+    if budget is None or calls_per_item == 0:
+        return pool
+    if budget < calls_per_item:
+        raise BadInput(
+            f"--budget {budget}: one item costs {calls_per_item} examinee calls "
+            "(examinees run × epochs); give at least that"
+        )
+    return min(pool, budget // calls_per_item)
+
+
+def run_budgeted(
+    store: Store,
+    benchmark: str,
+    *,
+    models: Sequence[str],
+    question: str,
+    run_round: RunRound,
+    calls_per_item: int,
+    variant: str,
+    alpha: float,
+    budget: int | None,
+    first_round: int,
+    seed: int,
+    only: Collection[str] | None = None,
+) -> BudgetedRun:
+    """Ask the stratified order's items in doubling rounds through ``run_round`` until the rule
+    for ``question`` (``rank``, or ``compare`` of ``models``' two) stops; ``models`` are the
+    stored identities the rule compares."""
+    check_round_options(alpha, first_round)
+    pool = _pool(store, benchmark, only)
+    strata = {i: tuple(facet_value(item, f) for f in STRATA) for i, item in pool.items()}
+    order = stratified_order(strata, seed)
+    cap = _affordable(len(order), calls_per_item, budget)
+    rule: StoppingRule = (
+        CompareRule(models[0], models[1], alpha)
+        if question == "compare"
+        else RankRule(models, alpha)
+    )
+    used, decision, runs = 0, None, []
+    ends = round_ends(cap, first_round)
+    for end in ends:
+        runs.append(run_round(set(order[:end])))
+        new = {i: pool[i] for i in order[used:end]}
+        scores = _scores(store, benchmark, variant, new, models)
+        rule.observe([scores[i] for i in order[used:end]])
+        used = end
+        decision = rule.decide(cap - used)
+        if decision.done:
+            break
+    assert decision is not None  # round_ends gives at least one round for a non-empty pool
+    full, early = facet_mix(order, strata), facet_mix(order[:used], strata)
+    gap = max(abs(full[s] - early.get(s, 0.0)) for s in full)
+    return BudgetedRun(
+        question,
+        decision,
+        order[:used],
+        len(order),
+        calls_per_item,
+        budget,
+        ends.index(used) + 1,
+        _summed(runs),
+        gap,
+    )
+
+
+def print_budgeted(run: BudgetedRun) -> None:
+    """The decision, items used and calls saved against the full run."""
+    share = len(run.used) / run.pool
+    cap = f" of a budget of {run.budget}" if run.budget is not None else ""
+    console.print(f"[bold]decision[/]: {run.decision.text}")
+    console.print(
+        f"items used: {len(run.used)} of {run.pool} ({share:.0%}) in {run.rounds} round(s), "
+        f"stratified over {' × '.join(STRATA)} (largest stratum share gap "
+        f"{100 * run.mix_gap:.1f} points)"
+    )
+    full = run.pool * run.calls_per_item
+    saved = f"{run.saved} saved ({run.saved / full:.0%})" if full else "none needed"
+    console.print(
+        f"examinee calls: {run.calls}{cap} against {full} for the full run: {saved}; "
+        f"{sum(s.requests for s in run.summaries)} requests sent by this run (stored and cached "
+        "answers cost none)"
+    )
