@@ -163,12 +163,8 @@ def _summed(rounds: list[list[EvalSummary]]) -> list[EvalSummary]:
     ]
     for runs in rounds:
         for acc, s in zip(total, runs, strict=True):
-            for name in ("ok", "unparseable", "refused", "failed", "truncated", "requests"):
-                setattr(acc, name, getattr(acc, name) + getattr(s, name))
-            acc.cache_hits += s.cache_hits
-            acc.wall_s += s.wall_s
-            for reason, count in s.reasons.items():
-                acc.reasons[reason] = acc.reasons.get(reason, 0) + count
+            acc.add_work(s)
+            acc.truncated += s.truncated
     for acc, s in zip(total, rounds[-1], strict=True):
         acc.total = s.total  # the last round's prefix holds every earlier one
         acc.skipped = s.total - (acc.ok + acc.unparseable + acc.refused + acc.failed)

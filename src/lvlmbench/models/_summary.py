@@ -50,3 +50,17 @@ class RunSummary:
             self.failed += 1
         key = (reason or status.value)[:REASON_CHARS]
         self.reasons[key] = self.reasons.get(key, 0) + 1
+
+    def add_work(self, other: RunSummary) -> None:
+        """Add what ``other`` (a later run of the same units: a round of a budgeted run) did:
+        its outcomes, calls, time and reasons. ``total`` and ``skipped`` are the caller's to
+        set, since a later run counts the earlier one's units as skipped."""
+        self.ok += other.ok
+        self.unparseable += other.unparseable
+        self.refused += other.refused
+        self.failed += other.failed
+        self.requests += other.requests
+        self.cache_hits += other.cache_hits
+        self.wall_s += other.wall_s
+        for reason, count in other.reasons.items():
+            self.reasons[reason] = self.reasons.get(reason, 0) + count
