@@ -1,5 +1,6 @@
 """AutoBench-V: on-demand benchmarks for a capability, built in resumable stages."""
 
+from lvlmbench.autobench._backend import AspectPlan
 from lvlmbench.autobench.balance import (
     LETTERS,
     BalanceTarget,
@@ -11,6 +12,7 @@ from lvlmbench.autobench.balance import (
 
 __all__ = [
     "LETTERS",
+    "AspectPlan",
     "BalanceTarget",
     "ChoiceDraft",
     "DraftLike",

@@ -16,7 +16,7 @@ from typing import Annotated, Any, cast
 import typer
 from rich.table import Table
 
-from lvlmbench.autobench._backend import AspectPlan
+from lvlmbench.autobench import AspectPlan
 from lvlmbench.autobench.diversity import BanPolicy
 from lvlmbench.autobench.exp_aspects import aspect_grid
 from lvlmbench.autobench.exp_diversity import FIGURES, diversity_experiment
