@@ -30,13 +30,13 @@ from lvlmbench.models.providers import (
     HttpError,
     HttpResponse,
     ProviderError,
+    bearer_headers,
     classify_response,
     error_payload,
+    hosted_key,
     post_json,
     probe,
-    read_secret,
     redact_json,
-    require_key,
     scrub_key,
 )
 from lvlmbench.types import Status
@@ -119,14 +119,13 @@ class OpenAITextToImage:
         self.style = style
         self.size = _parse_size(size) if size else None
         self.send_seed = self.base_url != DEFAULT_BASE_URL if send_seed is None else send_seed
-        self._api_key = read_secret(api_key_env)
-        self._api_key_env = api_key_env
-        require_key(
+        self._api_key = hosted_key(
             self.spec,
-            self._api_key,
+            api_key_env,
             hosted=self.base_url == DEFAULT_BASE_URL,
             hint=f"set {api_key_env}, or pass base_url=... for a local server",
         )
+        self._api_key_env = api_key_env
         self._client = HttpClient(timeout)
 
     def cache_identity(self) -> dict[str, object]:
@@ -144,10 +143,7 @@ class OpenAITextToImage:
         return identity
 
     def _headers(self) -> dict[str, str]:
-        headers = {"content-type": "application/json"}
-        if self._api_key:
-            headers["authorization"] = f"Bearer {self._api_key}"
-        return headers
+        return bearer_headers(self._api_key)
 
     def _payload(self, request: ImageRequest) -> dict[str, Any]:
         width, height = self.size or (request.width, request.height)

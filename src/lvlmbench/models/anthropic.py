@@ -24,11 +24,10 @@ from lvlmbench.models.providers import (
     ProviderError,
     classify_response,
     error_payload,
+    hosted_key,
     post_json,
     probe,
-    read_secret,
     redact_json,
-    require_key,
     scrub_key,
     to_png,
 )
@@ -140,14 +139,13 @@ class AnthropicChatModel:
         self.spec = f"anthropic/{name}"
         self.base_url = base_url.rstrip("/")
         self.endpoint = self.base_url
-        self._api_key = read_secret(api_key_env)
-        self._api_key_env = api_key_env
-        require_key(
+        self._api_key = hosted_key(
             self.spec,
-            self._api_key,
+            api_key_env,
             hosted=self.base_url == DEFAULT_BASE_URL,
             hint=f"set {api_key_env}, or pass base_url=... for a proxy that needs none",
         )
+        self._api_key_env = api_key_env
         self._client = HttpClient(timeout)
 
     def cache_identity(self) -> dict[str, object]:

@@ -27,6 +27,7 @@ from lvlmbench.models._api import ErrorKind, ProviderError
 from lvlmbench.models._http import HttpClient, post_json, probe, redact
 from lvlmbench.models._replicas import Replica, ReplicaSet, replica_failed
 from lvlmbench.models._secrets import read_secret
+from lvlmbench.models.providers import bearer_headers
 from lvlmbench.types import (
     GenerationConfig,
     ImagePart,
@@ -186,10 +187,7 @@ class OpenAIChatModel:
         return identity
 
     def _headers(self) -> dict[str, str]:
-        headers = {"content-type": "application/json"}
-        if self._api_key:
-            headers["authorization"] = f"Bearer {self._api_key}"
-        return headers
+        return bearer_headers(self._api_key)
 
     def _payload(
         self, messages: list[Message], config: GenerationConfig, splices: dict[str, str]

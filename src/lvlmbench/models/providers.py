@@ -37,8 +37,10 @@ __all__ = [
     "HttpError",
     "HttpResponse",
     "ProviderError",
+    "bearer_headers",
     "classify_response",
     "error_payload",
+    "hosted_key",
     "parse_retry_after",
     "post_json",
     "probe",
@@ -56,6 +58,22 @@ def require_key(spec: str, key: str, *, hosted: bool, hint: str) -> None:
     API (``hosted``) without a key; a local or proxy endpoint may need none."""
     if hosted and not key:
         raise ProviderError(f"{spec}: no API key", ErrorKind.FATAL, hint=hint)
+
+
+def hosted_key(spec: str, api_key_env: str, *, hosted: bool, hint: str) -> str:
+    """The key in ``api_key_env`` (registered as a secret), after :func:`require_key`."""
+    key = read_secret(api_key_env)
+    require_key(spec, key, hosted=hosted, hint=hint)
+    return key
+
+
+def bearer_headers(key: str) -> dict[str, str]:
+    """JSON request headers with ``Authorization: Bearer`` when there is a key (a local
+    OpenAI-compatible server may need none)."""
+    headers = {"content-type": "application/json"}
+    if key:
+        headers["authorization"] = f"Bearer {key}"
+    return headers
 
 
 def scrub_key(
