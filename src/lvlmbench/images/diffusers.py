@@ -14,7 +14,6 @@ output into a refusal; the blacked-out image is not returned.
 from __future__ import annotations
 
 import asyncio
-import gc
 import inspect
 import io
 import time
@@ -28,12 +27,11 @@ from lvlmbench.images._api import ImageOutput, ImageRequest
 from lvlmbench.models import ErrorKind, ProviderError
 from lvlmbench.models.local import (
     DTYPES,
+    LoadOnce,
+    LocalSource,
     load_error,
-    local_dir,
     parse_bool,
     parse_positive_int,
-    resolve_device,
-    resolve_dtype,
     wants_ray,
 )
 from lvlmbench.types import Status
@@ -57,22 +55,21 @@ class DiffusersTextToImage:
         revision: str | None = None,
         local_files_only: bool = True,
     ) -> None:
-        self.name = name
-        directory = local_dir(name)
-        # A directory is keyed by its absolute path so "./p" and "/abs/p" share cache entries.
-        self.path = str(directory) if directory is not None else name
-        self.spec = f"diffusers/{name}"
-        self.endpoint = f"local:diffusers:{self.path}"
-        self.device = resolve_device(device)
-        self.dtype = resolve_dtype(dtype, self.device)
+        source = LocalSource.of("diffusers", name, device, dtype)
+        self.name, self.spec, self.path, self.endpoint = (
+            name,
+            source.spec,
+            source.path,
+            source.endpoint,
+        )
+        self.device, self.dtype = source.device, source.dtype
         self.steps = steps
         self.guidance = guidance
         self.revision = revision
         self.local_files_only = local_files_only
         self._pipeline: Any = None
         self._accepts: frozenset[str] = frozenset()
-        self._load_failure: ProviderError | None = None
-        self._load_lock = asyncio.Lock()
+        self._weights: LoadOnce[Any] = LoadOnce(self.device)
         # Pipelines keep per-call state (the scheduler's timesteps): one image at a time.
         self._busy = asyncio.Lock()
 
@@ -98,18 +95,10 @@ class DiffusersTextToImage:
         return result.model_copy(update={"latency_s": latency})
 
     async def _ensure_loaded(self) -> None:
-        async with self._load_lock:
-            if self._pipeline is not None:
-                return
-            if self._load_failure is not None:
-                # Loading is slow and would fail the same way again: repeat the first error.
-                raise self._load_failure
-            try:
-                self._pipeline = await asyncio.to_thread(self._load)
-            except ProviderError as exc:
-                self._load_failure = exc
-                raise
-            self._accepts = frozenset(inspect.signature(self._pipeline.__call__).parameters)
+        pipeline, fresh = await self._weights.get(self._load)
+        if fresh:
+            self._pipeline = pipeline
+            self._accepts = frozenset(inspect.signature(pipeline.__call__).parameters)
 
     def _load(self) -> Any:
         """Load the pipeline (runs in a worker thread)."""
@@ -181,11 +170,9 @@ class DiffusersTextToImage:
 
     async def aclose(self) -> None:
         """Drop the pipeline and give device memory back."""
-        async with self._busy, self._load_lock:
+        async with self._busy:
             self._pipeline = None
-        gc.collect()
-        if self.device.startswith("cuda"):
-            torch.cuda.empty_cache()
+            await self._weights.drop()
 
 
 def create(name: str, options: Mapping[str, str]) -> DiffusersTextToImage:

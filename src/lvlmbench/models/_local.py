@@ -6,8 +6,12 @@ it needs torch, which is what those back-ends' extras bring.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import asyncio
+import gc
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Generic, TypeVar
 
 import torch
 
@@ -15,6 +19,8 @@ from lvlmbench.models._api import ErrorKind, ProviderError
 
 __all__ = [
     "DTYPES",
+    "LoadOnce",
+    "LocalSource",
     "load_error",
     "local_dir",
     "parse_bool",
@@ -30,6 +36,7 @@ DTYPES: dict[str, torch.dtype] = {
     "bfloat16": torch.bfloat16,
 }
 _TRUE = {"1", "true", "yes", "on"}
+T = TypeVar("T")
 _FALSE = {"0", "false", "no", "off"}
 
 
@@ -128,3 +135,63 @@ def load_error(spec: str, name: str, exc: BaseException, local_files_only: bool)
     if len(cause) > 500:
         cause = cause[:500] + "..."
     return ProviderError(f"{spec}: cannot load {name!r}: {cause}", ErrorKind.FATAL, hint=hint)
+
+
+@dataclass(frozen=True)
+class LocalSource:
+    """Where a local model's weights are and what it runs on: its spec, the path that keys its
+    cache identity, the endpoint its calls are limited under, its device and dtype."""
+
+    spec: str
+    path: str
+    endpoint: str
+    device: str
+    dtype: str
+
+    @classmethod
+    def of(cls, provider: str, name: str, device: str, dtype: str) -> LocalSource:
+        """``provider/name`` with the ``device``/``dtype`` options resolved."""
+        directory = local_dir(name)
+        # A directory is keyed by its absolute path so "./m" and "/abs/m" share cache entries.
+        path = str(directory) if directory is not None else name
+        resolved = resolve_device(device)
+        return cls(
+            f"{provider}/{name}",
+            path,
+            f"local:{provider}:{path}",
+            resolved,
+            resolve_dtype(dtype, resolved),
+        )
+
+
+class LoadOnce(Generic[T]):
+    """Weights loaded once for every caller, in a worker thread: loading is slow, and a load
+    that failed would fail the same way again, so its first error is repeated."""
+
+    def __init__(self, device: str) -> None:
+        self.device = device
+        self.value: T | None = None
+        self._failure: ProviderError | None = None
+        self.lock = asyncio.Lock()
+
+    async def get(self, load: Callable[[], T]) -> tuple[T, bool]:
+        """The loaded value, and whether this call loaded it."""
+        async with self.lock:
+            if self.value is not None:
+                return self.value, False
+            if self._failure is not None:
+                raise self._failure
+            try:
+                self.value = await asyncio.to_thread(load)
+            except ProviderError as exc:
+                self._failure = exc
+                raise
+            return self.value, True
+
+    async def drop(self) -> None:
+        """Forget the weights and give device memory back (the next call loads them again)."""
+        async with self.lock:
+            self.value = None
+        gc.collect()
+        if self.device.startswith("cuda"):
+            torch.cuda.empty_cache()

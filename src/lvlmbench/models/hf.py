@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import asyncio
 import copy
-import gc
 import time
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
@@ -46,12 +45,11 @@ from lvlmbench.models._hf_generate import (
 )
 from lvlmbench.models._local import (
     DTYPES,
+    LoadOnce,
+    LocalSource,
     load_error,
-    local_dir,
     parse_bool,
     parse_positive_int,
-    resolve_device,
-    resolve_dtype,
     wants_ray,
 )
 from lvlmbench.types import GenerationConfig, Message, ModelOutput, Usage
@@ -105,21 +103,19 @@ class HFChatModel:
         trust_remote_code: bool = False,
         local_files_only: bool = True,
     ) -> None:
-        self.name = name
-        directory = local_dir(name)
-        # A directory is keyed by its absolute path so "./m" and "/abs/m" share cache entries.
-        self.path = str(directory) if directory is not None else name
-        self.spec = f"hf/{name}"
-        self.endpoint = f"local:hf:{self.path}"
-        self.device = resolve_device(device)
-        self.dtype = resolve_dtype(dtype, self.device)
+        source = LocalSource.of("hf", name, device, dtype)
+        self.name, self.spec, self.path, self.endpoint = (
+            name,
+            source.spec,
+            source.path,
+            source.endpoint,
+        )
+        self.device, self.dtype = source.device, source.dtype
         self.revision = revision
         self.trust_remote_code = trust_remote_code
         self.local_files_only = local_files_only
-        self._loaded: _Loaded | None = None
-        self._load_failure: ProviderError | None = None
+        self._weights: LoadOnce[_Loaded] = LoadOnce(self.device)
         self._ready_at = 0.0
-        self._load_lock = asyncio.Lock()
         self._batcher: Batcher[_Request, ModelOutput] = Batcher(
             self._run_batch, max_size=batch_size, key=_batch_key
         )
@@ -146,18 +142,10 @@ class HFChatModel:
         return await self._batcher.submit(_Request(messages, config, time.perf_counter()))
 
     async def _ensure_loaded(self) -> _Loaded:
-        async with self._load_lock:
-            if self._loaded is None:
-                if self._load_failure is not None:
-                    # Loading is slow and would fail the same way again: repeat the first error.
-                    raise self._load_failure
-                try:
-                    self._loaded = await asyncio.to_thread(self._load)
-                except ProviderError as exc:
-                    self._load_failure = exc
-                    raise
-                self._ready_at = time.perf_counter()
-            return self._loaded
+        loaded, fresh = await self._weights.get(self._load)
+        if fresh:
+            self._ready_at = time.perf_counter()
+        return loaded
 
     def _from_pretrained(self, cls: Any, **extra: Any) -> Any:
         return cls.from_pretrained(
@@ -345,11 +333,7 @@ class HFChatModel:
     async def aclose(self) -> None:
         """Fail waiting calls, drop the weights and give device memory back."""
         await self._batcher.aclose(ProviderError(f"{self.spec}: model closed", ErrorKind.FATAL))
-        async with self._load_lock:
-            self._loaded = None
-        gc.collect()
-        if self.device.startswith("cuda"):
-            torch.cuda.empty_cache()
+        await self._weights.drop()
 
 
 def _generation_error(spec: str, exc: Exception) -> ProviderError:
