@@ -30,8 +30,9 @@ from lvlmbench.models.local import (
     LoadOnce,
     LocalSource,
     load_error,
-    parse_bool,
+    local_settings,
     parse_positive_int,
+    ray_missing,
     wants_ray,
 )
 from lvlmbench.types import Status
@@ -56,13 +57,8 @@ class DiffusersTextToImage:
         local_files_only: bool = True,
     ) -> None:
         source = LocalSource.of("diffusers", name, device, dtype)
-        self.name, self.spec, self.path, self.endpoint = (
-            name,
-            source.spec,
-            source.path,
-            source.endpoint,
-        )
-        self.device, self.dtype = source.device, source.dtype
+        self.name, self.spec, self.path = name, source.spec, source.path
+        self.endpoint, self.device, self.dtype = source.endpoint, source.device, source.dtype
         self.steps = steps
         self.guidance = guidance
         self.revision = revision
@@ -184,12 +180,9 @@ def create(name: str, options: Mapping[str, str]) -> DiffusersTextToImage:
     except ValueError:
         raise ValueError(f"option guidance={options['guidance']!r}: expected a number") from None
     settings: dict[str, Any] = {
-        "device": options.get("device", "auto"),
-        "dtype": options.get("dtype", "auto"),
+        **local_settings(options),
         "steps": parse_positive_int(options.get("steps"), 30, "steps"),
         "guidance": guidance,
-        "revision": options.get("revision") or None,
-        "local_files_only": parse_bool(options.get("local_files_only"), True, "local_files_only"),
     }
     if not wants_ray(options):
         return DiffusersTextToImage(name, **settings)
@@ -198,7 +191,5 @@ def create(name: str, options: Mapping[str, str]) -> DiffusersTextToImage:
         from lvlmbench.images._diffusers_ray import RayDiffusersTextToImage
         from lvlmbench.models.ray_actors import ray_settings
     except ImportError as exc:
-        raise ValueError(
-            f"option ray=true needs Ray ({exc.name} missing): pip install 'lvlmbench[ray]'"
-        ) from None
+        raise ray_missing(exc) from None
     return RayDiffusersTextToImage(name, ray_settings(options), **settings)

@@ -11,7 +11,7 @@ import gc
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 import torch
 
@@ -23,8 +23,10 @@ __all__ = [
     "LocalSource",
     "load_error",
     "local_dir",
+    "local_settings",
     "parse_bool",
     "parse_positive_int",
+    "ray_missing",
     "resolve_device",
     "resolve_dtype",
     "wants_ray",
@@ -195,3 +197,21 @@ class LoadOnce(Generic[T]):
         gc.collect()
         if self.device.startswith("cuda"):
             torch.cuda.empty_cache()
+
+
+def local_settings(options: Mapping[str, str]) -> dict[str, Any]:
+    """The options every local back-end takes, parsed: device, dtype, revision and whether
+    only files already on disk may be used."""
+    return {
+        "device": options.get("device", "auto"),
+        "dtype": options.get("dtype", "auto"),
+        "revision": options.get("revision") or None,
+        "local_files_only": parse_bool(options.get("local_files_only"), True, "local_files_only"),
+    }
+
+
+def ray_missing(exc: ImportError) -> ValueError:
+    """The error for ``ray=true`` without Ray installed (an optional extra)."""
+    return ValueError(
+        f"option ray=true needs Ray ({exc.name} missing): pip install 'lvlmbench[ray]'"
+    )

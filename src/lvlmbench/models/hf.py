@@ -48,8 +48,10 @@ from lvlmbench.models._local import (
     LoadOnce,
     LocalSource,
     load_error,
+    local_settings,
     parse_bool,
     parse_positive_int,
+    ray_missing,
     wants_ray,
 )
 from lvlmbench.types import GenerationConfig, Message, ModelOutput, Usage
@@ -104,13 +106,8 @@ class HFChatModel:
         local_files_only: bool = True,
     ) -> None:
         source = LocalSource.of("hf", name, device, dtype)
-        self.name, self.spec, self.path, self.endpoint = (
-            name,
-            source.spec,
-            source.path,
-            source.endpoint,
-        )
-        self.device, self.dtype = source.device, source.dtype
+        self.name, self.spec, self.path = name, source.spec, source.path
+        self.endpoint, self.device, self.dtype = source.endpoint, source.device, source.dtype
         self.revision = revision
         self.trust_remote_code = trust_remote_code
         self.local_files_only = local_files_only
@@ -349,14 +346,11 @@ def create(name: str, options: Mapping[str, str]) -> HFChatModel:
     revision, trust_remote_code, local_files_only; ``ray=true`` (with ``actors``, ``num_gpus``,
     ``ray_address``) runs the same model on a Ray actor pool (the ``ray`` extra)."""
     settings: dict[str, Any] = {
-        "device": options.get("device", "auto"),
-        "dtype": options.get("dtype", "auto"),
+        **local_settings(options),
         "batch_size": parse_positive_int(options.get("batch_size"), 8, "batch_size"),
-        "revision": options.get("revision") or None,
         "trust_remote_code": parse_bool(
             options.get("trust_remote_code"), False, "trust_remote_code"
         ),
-        "local_files_only": parse_bool(options.get("local_files_only"), True, "local_files_only"),
     }
     if not wants_ray(options):
         return HFChatModel(name, **settings)
@@ -365,7 +359,5 @@ def create(name: str, options: Mapping[str, str]) -> HFChatModel:
         from lvlmbench.models._hf_ray import RayHFChatModel
         from lvlmbench.models._ray import ray_settings
     except ImportError as exc:
-        raise ValueError(
-            f"option ray=true needs Ray ({exc.name} missing): pip install 'lvlmbench[ray]'"
-        ) from None
+        raise ray_missing(exc) from None
     return RayHFChatModel(name, ray_settings(options), **settings)
