@@ -5,6 +5,7 @@ from __future__ import annotations
 import threading
 
 import pytest
+from sqlalchemy import Connection
 
 from lvlmbench.store import Leases, Store, StoreError
 from lvlmbench.store import _schema as tables
@@ -111,3 +112,33 @@ def test_a_read_only_store_refuses_claims(store: Store) -> None:
 def test_a_lease_period_must_be_positive(store: Store) -> None:
     with pytest.raises(ValueError, match="lease_s"):
         Leases(store, tables.responses, lease_s=0)
+
+
+class _FinishedElsewhereFirst(Leases):
+    """Leases whose take is preceded by another run storing a unit and releasing its lease:
+    the interleaving that, with the done check made before the take, handed a finished unit
+    to a second worker (seen in CI: 88 answers counted for 80 items)."""
+
+    def __init__(self, store: Store, other: Leases, unit: str) -> None:
+        super().__init__(store, tables.responses, owner="b", clock=other._clock)
+        self.other, self.unit = other, unit
+
+    def _take(self, conn: Connection, rows: list[dict[str, object]]) -> None:
+        _response(self.other.store, self.unit, "ok")
+        self.other.release([self.unit])
+        super()._take(conn, rows)
+
+
+def test_a_unit_finished_and_released_during_a_claim_is_done_not_taken(store_url: str) -> None:
+    clock = Clock()
+    first = Store.open(store_url)  # another run: its own engine, as another process has
+    a = _leases(first, "a", clock)
+    assert a.claim(["u1"]).mine == {"u1"}
+    second = Store.open(store_url)
+    b = _FinishedElsewhereFirst(second, a, "u1")
+    claim = b.claim(["u1", "u2"])
+    assert claim.mine == {"u2"}
+    assert claim.done == {"u1"}
+    assert second.count(tables.leases, owner="b", unit="u1") == 0
+    first.close()
+    second.close()

@@ -116,14 +116,21 @@ class Leases:
             table.c.id.in_(wanted), table.c.status != _FINAL_EXCLUDED
         )
         with self.store.engine.begin() as conn:
+            self._take(conn, rows)
+            # Checked after taking, inside the write: a unit another run stored and released
+            # between a check made first and the take would be taken and done again (its
+            # answer then comes from the cache, or is paid twice when the cache row is late).
             done = {str(v) for v in conn.execute(finished).scalars()}
-            todo = [row for row in rows if row["unit"] not in done]
-            if todo:
-                self._take(conn, todo)
             held = select(s.leases.c.unit).where(
-                s.leases.c.owner == self.owner, s.leases.c.unit.in_([r["unit"] for r in todo])
+                s.leases.c.owner == self.owner, s.leases.c.unit.in_(wanted)
             )
-            mine = {str(v) for v in conn.execute(held).scalars()} if todo else set()
+            mine = {str(v) for v in conn.execute(held).scalars()} - done
+            if done:
+                conn.execute(
+                    delete(s.leases).where(
+                        s.leases.c.owner == self.owner, s.leases.c.unit.in_(sorted(done))
+                    )
+                )
         return Claim(frozenset(mine), frozenset(done))
 
     def _take(self, conn: Connection, rows: list[dict[str, object]]) -> None:
