@@ -9,7 +9,8 @@ from a seeded generator, in the order answers start, and serves C at a time.
 Ideal: the makespan of the same latency sequence scheduled with zero overhead on C slots, each
 request starting the moment a slot frees (what a perfect client keeping C in flight gets);
 also printed: the bound sum(latency)/C, which ignores the tail the last requests leave.
-Target: wall / ideal ≤ 1.10.
+Target: wall / ideal ≤ 1.10. Also measured, against a fresh server with the same latencies: a
+bare aiohttp client (:mod:`bare_client`), the floor any client reaches against this server.
 
 Run: ``python bench/bench_heavy.py [--items N] [--concurrency C] [--side PIXELS]``.
 """
@@ -27,6 +28,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+from bare_client import bare_floor, chat_bodies
 from bench_orchestration import BENCHMARK, evaluate, server_process
 from figures import emit
 from PIL import Image
@@ -55,12 +57,17 @@ def _picture(rng: random.Random, side: int) -> bytes:
     return buffer.getvalue()
 
 
+def pictures(side: int) -> list[bytes]:
+    """The PICTURES distinct JPEGs the items cycle over (seeded: the same in every run)."""
+    rng = random.Random(7)
+    return [_picture(rng, side) for _ in range(PICTURES)]
+
+
 def make_store(path: Path, n: int, side: int) -> tuple[Store, int]:
     """A store of ``n`` items cycling over PICTURES distinct images; (store, bytes per image)."""
     store = Store.open(str(path))
-    rng = random.Random(7)
-    pictures = [_picture(rng, side) for _ in range(PICTURES)]
-    images = [store.put_image(p) for p in pictures]
+    jpegs = pictures(side)
+    images = [store.put_image(p) for p in jpegs]
     put_benchmark(store, BENCHMARK, "bench", {"items": n})
     put_items(
         store,
@@ -77,7 +84,7 @@ def make_store(path: Path, n: int, side: int) -> tuple[Store, int]:
             for i in range(n)
         ),
     )
-    return store, sum(len(p) for p in pictures) // PICTURES
+    return store, sum(len(p) for p in jpegs) // PICTURES
 
 
 def ideal_makespan(latencies: list[float], concurrency: int) -> float:
@@ -105,6 +112,9 @@ def main() -> None:
             evaluate(store, f"openai/fake?base_url={url}", concurrency)
         )
         store.close()
+    bodies = chat_bodies(n, pictures(args.side))
+    with server_process(MEDIAN_S, concurrency, SIGMA) as url:  # fresh: the same latencies
+        floor = asyncio.run(bare_floor(url, bodies, concurrency))
     ratio = wall / ideal
     load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
     setting = (
@@ -115,7 +125,9 @@ def main() -> None:
     print(setting)
     print(f"ideal (C-slot schedule of the same latencies): {ideal:.2f} s; sum/C: {bound:.2f} s")
     print(f"lvlmbench: {wall:.2f} s, {requests:,} requests, client CPU {cpu:.1f} s")
+    print(f"bare aiohttp client (floor): {floor:.2f} s, {floor / ideal:.3f}× ideal")
     print(f"wall / ideal: {ratio:.3f} (target ≤ 1.10); wall / (sum/C): {wall / bound:.3f}")
+    print(f"lvlmbench / floor: {wall / floor:.3f} (what lvlmbench adds over a bare client)")
     note = (
         f"{setting}; wall {wall:.2f} s, ideal {ideal:.2f} s (sum/C {bound:.2f} s), "
         f"{requests:,} requests, client CPU {1000 * cpu / max(1, requests):.2f} ms/request; "
@@ -123,6 +135,9 @@ def main() -> None:
     )
     emit(NAME, "heavy workload wall time / ideal", ratio, "×", "≤ 1.10", ratio <= 1.10, note)
     emit(NAME, "heavy workload wall time / (sum latency / C)", wall / bound, "×", "—", None, note)
+    floor_note = f"{setting}; bare aiohttp client {floor:.2f} s ({floor / ideal:.3f}× ideal)"
+    floor_ratio = wall / floor
+    emit(NAME, "heavy workload wall time / floor", floor_ratio, "×", "—", None, floor_note)
 
 
 if __name__ == "__main__":

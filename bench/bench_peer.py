@@ -38,6 +38,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from bare_client import bare_floor, chat_bodies
 from bench_orchestration import evaluate, make_store, server_process
 from figures import ENV, emit
 
@@ -297,6 +298,12 @@ def main() -> None:
     parser.add_argument("--concurrency", type=int, default=64)
     parser.add_argument("--peer-python", help="Python of a venv with lmms-eval 0.7.3")
     parser.add_argument("--inspect-python", help="Python of a venv with inspect-ai 0.3.285")
+    parser.add_argument(
+        "--ours-only",
+        action="store_true",
+        help="Measure lvlmbench against the ideal even where no peer is installed "
+        "(a machine lent for measuring, say)",
+    )
     args = parser.parse_args()
     n, latency, concurrency = args.items, args.latency_ms / 1000, args.concurrency
     args.setting = f"N={n:,}, L={args.latency_ms:.0f} ms, C={concurrency}"
@@ -311,7 +318,7 @@ def main() -> None:
         except PeerUnavailable as error:
             skip(peer, str(error), args.setting)
     print(VLMEVALKIT)
-    if not peers:
+    if not peers and not args.ours_only:
         return
     with tempfile.TemporaryDirectory(prefix="lvlmbench-peer-") as name:
         tmp = Path(name)
@@ -344,6 +351,21 @@ def main() -> None:
                     run(python, tmp, url, ours, args)  # type: ignore[operator]
                 except PeerUnavailable as error:
                     skip(peer, str(error), args.setting)
+        with server_process(latency, concurrency) as url:  # fresh, as each measure gets
+            floor = asyncio.run(bare_floor(url, chat_bodies(n), concurrency))
+        print(
+            f"{'bare aiohttp client (floor)':<36} {floor:>8.2f} {floor / args.ideal:>8.2f}  "
+            f"lvlmbench / floor {ours / floor:.3f}"
+        )
+        emit(
+            "peer",
+            f"lvlmbench wall time / bare-client floor ({args.setting})",
+            ours / floor,
+            "×",
+            "—",
+            None,
+            f"floor {floor:.2f} s ({floor / args.ideal:.3f}× ideal); lvlmbench {ours:.2f} s",
+        )
 
 
 if __name__ == "__main__":
