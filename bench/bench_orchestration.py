@@ -31,10 +31,6 @@ from pathlib import Path
 from figures import emit
 from PIL import Image
 
-# The runner imports the answer extractor on its first item (an import cycle keeps it lazy);
-# importing it here keeps that one-off start-up (~0.25 s) out of the timed evaluation, as
-# building the model client is: the ratio is about the cost per request.
-import lvlmbench.judging  # noqa: F401
 from lvlmbench.ids import content_id
 from lvlmbench.models import ModelClient, load_chat_model
 from lvlmbench.runner import run_examinee
