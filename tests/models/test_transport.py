@@ -1,4 +1,4 @@
-"""The shared HTTP transport (aiohttp) and the OpenAI provider's image encoding memo."""
+"""The shared HTTP transport (aiohttp) and the providers' image encoding memo."""
 
 from __future__ import annotations
 
@@ -12,9 +12,10 @@ import pytest
 from fake_openai_server import FakeOpenAIServer, Faults
 from PIL import Image
 
-from lvlmbench.models import ErrorKind, ProviderError, load_chat_model
+from lvlmbench.models import ErrorKind, ProviderError, anthropic, google, load_chat_model
 from lvlmbench.models._http import HttpClient, HttpError, HttpTimeout, post_json
-from lvlmbench.models.openai import _DataUrls
+from lvlmbench.models.openai import _data_url
+from lvlmbench.models.providers import EncodedImages
 from lvlmbench.types import GenerationConfig, ImagePart, Message
 
 
@@ -82,18 +83,28 @@ def test_a_model_serves_calls_under_successive_event_loops() -> None:
 
 
 def test_an_image_is_read_and_encoded_once_for_every_item_that_shows_it(png: Path) -> None:
-    urls = _DataUrls()
+    urls = EncodedImages(_data_url)
     first = ImagePart.from_path(png)
-    url = urls.get(first)
+    _, url = urls.get(first)
     assert url.startswith("data:image/png;base64,")
     png.unlink()  # reading the file again would fail now
-    assert urls.get(ImagePart.from_path(png, sha256=first.sha256())) == url
+    assert urls.get(ImagePart.from_path(png, sha256=first.sha256()))[1] == url
+
+
+def test_anthropic_and_google_also_encode_an_image_once(png: Path) -> None:
+    first = ImagePart.from_path(png)
+    block, part = anthropic._image_block(first), google._image_part(first)
+    png.unlink()
+    again = ImagePart.from_path(png, sha256=first.sha256())
+    assert anthropic._image_block(again) == block
+    assert google._image_part(again) == part
+    assert block["source"]["media_type"] == part["inline_data"]["mime_type"] == "image/png"
 
 
 def test_the_memo_stays_within_its_budget() -> None:
-    urls = _DataUrls(budget=4000)
+    urls = EncodedImages(_data_url, budget=4000)
     parts = [ImagePart.from_bytes(bytes([i]) * 600) for i in range(10)]
     for part in parts:
-        assert urls.get(part).startswith("data:application/octet-stream;base64,")
-    assert urls._used <= 4000 and 0 < len(urls._urls) < 10
-    assert next(reversed(urls._urls)) == parts[-1].sha256()  # the newest is kept
+        assert urls.get(part)[1].startswith("data:application/octet-stream;base64,")
+    assert urls._used <= 4000 and 0 < len(urls._texts) < 10
+    assert next(reversed(urls._texts)) == parts[-1].sha256()  # the newest is kept

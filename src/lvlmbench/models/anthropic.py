@@ -11,17 +11,18 @@ output text that :class:`~lvlmbench.models.ModelClient` validates.
 
 from __future__ import annotations
 
-import base64
 import json
 import time
 from collections.abc import Mapping
 from typing import Any
 
 from lvlmbench.models.providers import (
+    EncodedImages,
     ErrorKind,
     HttpClient,
     HttpResponse,
     ProviderError,
+    base64_text,
     classify_response,
     error_payload,
     hosted_key,
@@ -56,7 +57,7 @@ _SPEND_CODES = frozenset({"enforced_spend_limit_reached"})
 _PAYMENT_HINT = "the account has no credit or reached its spend limit"
 
 
-def _image_block(part: ImagePart) -> dict[str, Any]:
+def _encoded(part: ImagePart) -> tuple[str, str]:
     data, media_type = part.read_bytes(), part.media_type()
     if media_type not in _MEDIA_TYPES:
         # BMP, TIFF...: the API takes only four formats. Undecodable bytes go as they are and
@@ -64,14 +65,15 @@ def _image_block(part: ImagePart) -> dict[str, Any]:
         converted = to_png(data)
         if converted is not None:
             data, media_type = converted, "image/png"
-    return {
-        "type": "image",
-        "source": {
-            "type": "base64",
-            "media_type": media_type,
-            "data": base64.b64encode(data).decode("ascii"),
-        },
-    }
+    return media_type, base64_text(data)
+
+
+_ENCODED = EncodedImages(_encoded)
+
+
+def _image_block(part: ImagePart) -> dict[str, Any]:
+    media_type, data = _ENCODED.get(part)
+    return {"type": "image", "source": {"type": "base64", "media_type": media_type, "data": data}}
 
 
 def encode_messages(messages: list[Message]) -> tuple[str | None, list[dict[str, Any]]]:

@@ -14,17 +14,18 @@ tracebacks and error messages.
 
 from __future__ import annotations
 
-import base64
 import re
 import time
 from collections.abc import Mapping
 from typing import Any
 
 from lvlmbench.models.providers import (
+    EncodedImages,
     ErrorKind,
     HttpClient,
     HttpResponse,
     ProviderError,
+    base64_text,
     classify_response,
     error_payload,
     parse_retry_after,
@@ -68,7 +69,7 @@ _OPENAPI_KEYS = frozenset({
 # fmt: on
 
 
-def _image_part(part: ImagePart) -> dict[str, Any]:
+def _encoded(part: ImagePart) -> tuple[str, str]:
     data, media_type = part.read_bytes(), part.media_type()
     if media_type not in _MEDIA_TYPES:
         # GIF, BMP...: Gemini takes PNG/JPEG/WEBP/HEIC. Undecodable bytes go as they are and the
@@ -76,8 +77,15 @@ def _image_part(part: ImagePart) -> dict[str, Any]:
         converted = to_png(data)
         if converted is not None:
             data, media_type = converted, "image/png"
-    encoded = base64.b64encode(data).decode("ascii")
-    return {"inline_data": {"mime_type": media_type, "data": encoded}}
+    return media_type, base64_text(data)
+
+
+_ENCODED = EncodedImages(_encoded)
+
+
+def _image_part(part: ImagePart) -> dict[str, Any]:
+    media_type, data = _ENCODED.get(part)
+    return {"inline_data": {"mime_type": media_type, "data": data}}
 
 
 def encode_messages(messages: list[Message]) -> tuple[dict[str, Any] | None, list[dict[str, Any]]]:

@@ -15,11 +15,9 @@ else the first URL, never the replica that answered.
 from __future__ import annotations
 
 import asyncio
-import base64
 import logging
 import secrets
 import time
-from collections import OrderedDict
 from collections.abc import Mapping
 from typing import Any
 
@@ -27,7 +25,7 @@ from lvlmbench.models._api import ErrorKind, ProviderError
 from lvlmbench.models._http import HttpClient, post_json, probe, redact
 from lvlmbench.models._replicas import Replica, ReplicaSet, replica_failed
 from lvlmbench.models._secrets import read_secret
-from lvlmbench.models.providers import bearer_headers
+from lvlmbench.models.providers import EncodedImages, base64_text, bearer_headers
 from lvlmbench.types import (
     GenerationConfig,
     ImagePart,
@@ -46,35 +44,12 @@ DEFAULT_BASE_URL = "https://api.openai.com/v1"
 _JSON_MODES = ("json_schema", "json_object", "none")
 
 
-class _DataUrls:
-    """Recently sent images as data URLs by content hash, within a budget of characters.
-
-    Items often share an image (one picture, many questions); reading the file twice and
-    base64-encoding it again for each request cost ~0.2 ms of CPU a request.
-    """
-
-    def __init__(self, budget: int = 32 << 20) -> None:
-        self._budget = budget
-        self._used = 0
-        self._urls: OrderedDict[str, str] = OrderedDict()
-
-    def get(self, part: ImagePart) -> str:
-        digest = part.sha256()  # already known for store images and after the cache key
-        url = self._urls.get(digest)
-        if url is not None:
-            self._urls.move_to_end(digest)
-            return url
-        data = base64.b64encode(part.read_bytes()).decode("ascii")
-        url = f"data:{part.media_type()};base64,{data}"
-        if len(url) <= self._budget // 4:  # one huge image must not evict all the others
-            self._urls[digest] = url
-            self._used += len(url)
-        while self._used > self._budget:
-            self._used -= len(self._urls.popitem(last=False)[1])
-        return url
+def _data_url(part: ImagePart) -> tuple[str, str]:
+    media_type = part.media_type()
+    return media_type, f"data:{media_type};base64,{base64_text(part.read_bytes())}"
 
 
-_DATA_URLS = _DataUrls()
+_DATA_URLS = EncodedImages(_data_url)
 
 # Stands in for a data URL in the payload until the body is serialised (see encode_messages).
 # Random per process, so no text a user sends can contain it; plain ASCII letters, digits and
@@ -83,7 +58,7 @@ _PLACEHOLDER = f"lvlmbench-image-{secrets.token_hex(16)}-"
 
 
 def _image_url(part: ImagePart, splices: dict[str, str] | None) -> str:
-    url = _DATA_URLS.get(part)
+    _, url = _DATA_URLS.get(part)
     if splices is None:
         return url
     placeholder = f"{_PLACEHOLDER}{len(splices)}"

@@ -1,6 +1,7 @@
 """What a provider module (chat or text-to-image) builds on: the HTTP transport, error
 classification, secrets, the image back-ends' option tables, and the small helpers every
-provider needs once (PNG re-encoding, the error object of a JSON error body).
+provider needs once (PNG re-encoding, images encoded once per content, the error object of a
+JSON error body).
 
 Providers outside :mod:`lvlmbench.models` (the image back-ends) import these names from here,
 never from the private modules behind them.
@@ -13,6 +14,7 @@ import json
 from typing import Any
 
 from lvlmbench.models._api import ErrorKind, ProviderError
+from lvlmbench.models._encoded_images import EncodedImages, base64_text
 from lvlmbench.models._hf_batch import Batcher
 from lvlmbench.models._http import (
     HttpClient,
@@ -32,11 +34,13 @@ __all__ = [
     "DIFFUSERS_OPTIONS",
     "OPENAI_IMAGE_OPTIONS",
     "Batcher",
+    "EncodedImages",
     "ErrorKind",
     "HttpClient",
     "HttpError",
     "HttpResponse",
     "ProviderError",
+    "base64_text",
     "bearer_headers",
     "classify_response",
     "error_payload",
