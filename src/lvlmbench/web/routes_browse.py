@@ -11,11 +11,11 @@ from fastapi import APIRouter, Depends, HTTPException, Request
 from fastapi.responses import FileResponse, HTMLResponse, Response
 from markupsafe import Markup
 
+from lvlmbench.judging import vote_summary
 from lvlmbench.judging.human_checks import CHECKS, check_summaries
 from lvlmbench.report import benchmark_html, report_css
 from lvlmbench.web._params import browser_query, item_filter
 from lvlmbench.web._render import figures_of, render, require_benchmark, store_of
-from lvlmbench.web.agreement import vote_summary
 from lvlmbench.web.cells import cell_links
 from lvlmbench.web.queries import (
     OUTCOMES,
