@@ -22,7 +22,8 @@ from typer.testing import CliRunner
 from lvlmbench.cli import app
 from lvlmbench.judging import judges_for
 from lvlmbench.report import write_report
-from lvlmbench.store import Store
+from lvlmbench.store import Store, put_judgments
+from lvlmbench.types import Judgment, Status
 from lvlmbench.web import WebSettings, create_app
 
 runner = CliRunner()
@@ -187,6 +188,30 @@ def test_no_votes_no_section(tmp_path: Path) -> None:
     assert "human" not in bench
     assert "Human votes" not in written.html and 'data-judge="human"' not in written.html
     assert "Style-controlled ratings" in written.html  # the model judge's block stays
+    assert not any(column.endswith(":human") for column in written.rows[0])
+
+
+def test_votes_without_a_usable_one_get_a_section_that_says_so(tmp_path: Path) -> None:
+    store = build_style_store(tmp_path / "unusable.db", votes=False)
+    try:
+        vote = Judgment(
+            item_id="s010",
+            judge="human:x",
+            protocol="human",
+            model_a="m/mid",
+            model_b="m/strong",
+            status=Status.UNPARSEABLE,
+        )
+        put_judgments(store, [vote])
+        written = _write(store, tmp_path / "report")
+    finally:
+        store.close()
+    (entry,) = written.summary["benchmarks"][0]["human"]
+    assert (entry["votes"], entry["ratings"]["unscored_pairs"]) == (1, 1)
+    assert entry["ratings"]["bradley_terry"] is None and entry["agreement"] == []
+    html = section(written.html, BENCH)
+    assert "<h3>Human votes (1 votes, 1 pairs)</h3>" in html
+    assert "no scored pairs: nothing to rate" in html and 'data-judge="human"' not in html
     assert not any(column.endswith(":human") for column in written.rows[0])
 
 

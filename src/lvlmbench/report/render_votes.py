@@ -71,7 +71,8 @@ def _human_one(entry: dict[str, Any], benchmark: str) -> list[str]:
     rep = entry["ratings"]
     title = f"Human votes ({entry['votes']} votes, {rep['pairs']} pairs)"
     out = [f"<h3>{escape(title)}</h3>", _intro(entry, benchmark)]
-    out.append(ratings_table(rep, judge="human"))
+    if rep["elo"]:  # else no vote was usable: the notes below say so
+        out.append(ratings_table(rep, judge="human"))
     out.append(style_block(rep, judge="human"))
     out.append("<h4>Judges' agreement with the votes</h4>")
     rows = entry["agreement"]
