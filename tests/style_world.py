@@ -6,6 +6,10 @@ every item is judged in both orders by ``fake/lengthy`` and voted on once by
 ``human:crowd``; the winner is drawn with log-odds ``θ_a − θ_b + LENGTH_BIAS · (la−lb)/(la+lb)``
 (the same draw for the judge and the vote). ``m/mid`` has no answer on ``MISSING`` items, so
 its matches there have no text and must be left out of the style fit and counted.
+
+The votes are stored as judgments, or, with ``vote_file``, written there in the wide votes
+CSV format (``instance,A_model,B_model,crowd``) and brought in by the votes importer, as
+``lvlmbench import votes.csv --name styled`` does.
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
+from lvlmbench.datasets import import_dataset
 from lvlmbench.store import Store, put_benchmark, put_items, put_judgments, put_responses
 from lvlmbench.types import BenchmarkItem, Judgment, Response
 
@@ -43,7 +48,13 @@ def _winner(la: int, lb: int, a: str, b: str, rng: np.random.Generator) -> str:
     return a if rng.random() < 1.0 / (1.0 + math.exp(-logit)) else b
 
 
-def build_style_store(path: Path, *, votes: bool = True) -> Store:
+def _import_votes(store: Store, votes: list[Judgment], path: Path) -> None:
+    rows = [f"{v.item_id},{v.model_a},{v.model_b},{str(v.verdict).upper()}" for v in votes]
+    path.write_text("\n".join(["instance,A_model,B_model,crowd", *rows]) + "\n")
+    import_dataset(store, path, "votes", BENCH)
+
+
+def build_style_store(path: Path, *, votes: bool = True, vote_file: Path | None = None) -> Store:
     store = Store.open(str(path))
     rng = np.random.default_rng(7)
     put_benchmark(store, BENCH, "open", {})
@@ -87,5 +98,8 @@ def build_style_store(path: Path, *, votes: bool = True) -> Store:
                 )
             )
     put_responses(store, responses)
+    if vote_file is not None:
+        _import_votes(store, [j for j in judgments if j.protocol == "human"], vote_file)
+        judgments = [j for j in judgments if j.protocol != "human"]
     put_judgments(store, judgments)
     return store

@@ -22,6 +22,7 @@ from lvlmbench.cli.judge import AsJson, Bench, Combine, JudgeSpec, combine_rule
 from lvlmbench.judging import (
     HUMAN,
     METRIC,
+    RATING_ROUNDS,
     REFERENCE,
     VoteAgreement,
     annotator_agreement,
@@ -70,7 +71,7 @@ def rate(
     ] = None,
     judge: Annotated[str | None, typer.Option("--judge", "-j", help="Judge spec.")] = None,
     reference: Annotated[str, typer.Option(help="Reference player.")] = REFERENCE,
-    rounds: Annotated[int, typer.Option(help="Bootstrap rounds.")] = 200,
+    rounds: Annotated[int, typer.Option(help="Bootstrap rounds.")] = RATING_ROUNDS,
     combine: Combine = "majority",
     style_control: Annotated[
         bool,

@@ -64,6 +64,8 @@ from lvlmbench.judging.score import (
 )
 from lvlmbench.judging.summaries import (
     HUMAN,
+    RATING_ROUNDS,
+    RATING_SEED,
     HumanAgreement,
     PairRecord,
     PairwiseReport,
@@ -80,6 +82,7 @@ from lvlmbench.judging.verdict import (
     parse_scores,
     parse_verdict,
 )
+from lvlmbench.judging.vote_summary import JudgeAgreement, VoteSummary, vote_summary
 
 __all__ = [
     "FAMILIES",
@@ -88,12 +91,15 @@ __all__ = [
     "METRIC",
     "PAIRWISE",
     "PAIRWISE_REF",
+    "RATING_ROUNDS",
+    "RATING_SEED",
     "REFERENCE",
     "REFERENCE_PREFIX",
     "SCORE",
     "Column",
     "HallucinationScore",
     "HumanAgreement",
+    "JudgeAgreement",
     "JudgeProtocol",
     "JudgeRunSummary",
     "ModelScore",
@@ -107,6 +113,7 @@ __all__ = [
     "RunProtocol",
     "ScoreGroup",
     "VoteAgreement",
+    "VoteSummary",
     "annotator_agreement",
     "answer_texts",
     "column_digits",
@@ -146,6 +153,7 @@ __all__ = [
     "table_columns",
     "unregister",
     "vote_agreement",
+    "vote_summary",
 ]
 
 # The built-in protocols register themselves on import (the registry the CLI, report and web

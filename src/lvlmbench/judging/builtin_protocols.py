@@ -149,6 +149,10 @@ PROTOCOLS = (
             report_key="hallucination",
         )
     ),
-    register(JudgeProtocol(HUMAN, "human", "human votes", result=ParsedVerdict.of)),
+    # People's votes: the report collects and draws them itself (ratings, style control and
+    # every judge's agreement with them), and only for benchmarks that have votes.
+    register(
+        JudgeProtocol(HUMAN, "human", "human votes", result=ParsedVerdict.of, report_key=HUMAN)
+    ),
 )
 """The built-in protocols, registered on import."""

@@ -23,7 +23,14 @@ from itertools import combinations
 
 from lvlmbench.judging.reference import REFERENCE, answer_texts
 from lvlmbench.judging.style_control import style_control
-from lvlmbench.judging.summaries import HUMAN, PairwiseReport, judge_verdicts, rate_matches
+from lvlmbench.judging.summaries import (
+    HUMAN,
+    RATING_ROUNDS,
+    RATING_SEED,
+    PairwiseReport,
+    judge_verdicts,
+    rate_matches,
+)
 from lvlmbench.judging.verdict import ParsedVerdict
 from lvlmbench.store import Store, iter_items, iter_judgments
 from lvlmbench.types import Judgment, Status
@@ -57,8 +64,8 @@ def human_report(
     judge: str = HUMAN,
     *,
     reference: str = REFERENCE,
-    rounds: int = 200,
-    seed: int = 0,
+    rounds: int = RATING_ROUNDS,
+    seed: int = RATING_SEED,
     style: bool = False,
 ) -> PairwiseReport:
     """Elo, Bradley-Terry with bootstrap CI and win rate vs ``reference`` from the human votes

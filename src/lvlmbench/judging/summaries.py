@@ -42,6 +42,8 @@ from lvlmbench.types import Judgment, Status
 
 __all__ = [
     "HUMAN",
+    "RATING_ROUNDS",
+    "RATING_SEED",
     "HumanAgreement",
     "PairRecord",
     "PairwiseReport",
@@ -56,6 +58,11 @@ __all__ = [
 
 HUMAN = "human"
 """Protocol of human pairwise votes (judge ``human:<annotator>``, verdict a/b/tie)."""
+RATING_ROUNDS = 200
+"""Bootstrap rounds of the Bradley-Terry intervals by default: `lvlmbench rate`'s, the report's
+and the web app's, so the three show the same numbers."""
+RATING_SEED = 0
+"""Seed of those bootstraps (and of online Elo's shuffles) by default."""
 _SCORE = {"a": 1.0, "b": 0.0, "tie": 0.5}
 
 
@@ -268,8 +275,8 @@ def pairwise_report(
     protocol: str = PAIRWISE,
     reference: str = REFERENCE,
     combine: CombineRule = MAJORITY,
-    rounds: int = 200,
-    seed: int = 0,
+    rounds: int = RATING_ROUNDS,
+    seed: int = RATING_SEED,
     style: bool = False,
 ) -> PairwiseReport:
     """Elo (shuffled online), Bradley-Terry with bootstrap CI, win rate vs ``reference``

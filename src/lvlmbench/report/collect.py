@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from lvlmbench.choice.accuracy import AccuracyRow, ScoredAnswers, facet_value, scored_answers
 from lvlmbench.choice.vlmeval_scores import circular_table, mme_table
-from lvlmbench.judging import metric_name
+from lvlmbench.judging import HUMAN, RATING_ROUNDS, metric_name
 from lvlmbench.judging.pairwise import PAIRWISE
 from lvlmbench.judging.summaries import judges_for, pairwise_report
 from lvlmbench.report._common import LEVELS, pct
@@ -22,6 +22,7 @@ from lvlmbench.report.experiments_ab import ab_experiments_summary
 from lvlmbench.report.judged import judged_data
 from lvlmbench.report.scores import hallucination_scores, touchstone_scores
 from lvlmbench.report.summary import BenchmarkSummary, ReportData, Row
+from lvlmbench.report.votes import human_votes
 from lvlmbench.store import Store, get_benchmark, iter_items, iter_judgments, list_benchmarks
 from lvlmbench.types import BenchmarkItem
 
@@ -144,7 +145,7 @@ def _metrics(store: Store, benchmark: str, item_ids: set[str]) -> list[dict[str,
 def _pairwise(store: Store, benchmark: str) -> list[dict[str, Any]]:
     out = []
     for judge in judges_for(store, PAIRWISE):
-        report = pairwise_report(store, benchmark, judge, rounds=200, style=True)
+        report = pairwise_report(store, benchmark, judge, rounds=RATING_ROUNDS, style=True)
         if report.pairs:
             out.append(report.as_dict())
     return out
@@ -220,6 +221,7 @@ def benchmark_summary(
             "metrics": lambda: metrics,
             "touchstone": lambda: touchstone_scores(store, items),
             "hallucination": lambda: hallucination_scores(store, item_ids),
+            HUMAN: lambda: human_votes(store, name),
         },
     )
     summary: BenchmarkSummary = {
@@ -246,8 +248,11 @@ def benchmark_summary(
         "leakage": leakage_summary(store, name),
         "ab_experiments": ab_experiments_summary(store, name, by_level),
     }
+    # People's votes only where there are some: a store without votes reports as before.
+    if judged[HUMAN]:
+        summary["human"] = judged[HUMAN]
     # A registered protocol's entries go under its own report key, which the type cannot name.
-    extra = {key: entries for key, entries in judged.items() if key not in summary}
+    extra = {key: entries for key, entries in judged.items() if key not in (*summary, HUMAN)}
     cast(dict[str, Any], summary).update(extra)
     return summary
 

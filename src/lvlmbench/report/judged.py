@@ -2,7 +2,8 @@
 per registered judge protocol that has a ``report_key``, in registration order.
 
 The built-in protocols keep their dedicated collectors (:mod:`lvlmbench.report.collect`,
-:mod:`lvlmbench.report.scores`) and renderers (:mod:`lvlmbench.report.render_ratings`); any other
+:mod:`lvlmbench.report.scores`, :mod:`lvlmbench.report.votes`) and renderers
+(:mod:`lvlmbench.report.render_ratings`, :mod:`lvlmbench.report.render_votes`); any other
 protocol gets the generic ones here: its ``summarise`` over each judge's rows, shown as a table
 of its ``cli_columns`` in its number format. So registering a protocol is enough for it to
 appear in the report.
@@ -10,11 +11,11 @@ appear in the report.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterator, Mapping
 from html import escape
 from typing import Any, cast
 
-from lvlmbench.judging import JudgeProtocol, judges_for, protocols, table_columns
+from lvlmbench.judging import HUMAN, JudgeProtocol, judges_for, protocols, table_columns
 from lvlmbench.report._html import table, td
 from lvlmbench.report.render_ratings import (
     hallucination_section,
@@ -22,6 +23,7 @@ from lvlmbench.report.render_ratings import (
     pairwise_section,
     touchstone_section,
 )
+from lvlmbench.report.render_votes import human_section
 from lvlmbench.report.summary import BenchmarkSummary
 from lvlmbench.store import Store, iter_judgments
 from lvlmbench.types import BenchmarkItem
@@ -39,6 +41,7 @@ _RENDERERS: dict[str, Callable[[BenchmarkSummary], str]] = {
     "metrics": metrics_section,
     "touchstone": touchstone_section,
     "hallucination": hallucination_section,
+    HUMAN: human_section,
 }
 """The built-in protocols' dedicated sections, by report key."""
 
@@ -86,10 +89,13 @@ def judged_entries(
     return out
 
 
-def judged_sections(bench: BenchmarkSummary) -> list[str]:
-    """Every reported protocol's section of one benchmark ('' where it has no data)."""
+def judged_sections(bench: BenchmarkSummary, leave_out: Collection[str] = ()) -> list[str]:
+    """Every reported protocol's section of one benchmark ('' where it has no data), but those
+    whose report key is in ``leave_out``."""
     out = []
     for key, protocol in _reported():
+        if key in leave_out:
+            continue
         render = _RENDERERS.get(key)
         if render is not None:
             out.append(render(bench))

@@ -11,7 +11,9 @@ Every figure ``X`` with an interval comes as three columns ``X``, ``X_low``, ``X
   fitted), ``win_rate:<judge>`` (% vs the reference, Wilson 95%) and ``online_elo:<judge>``
   (order-dependent online Elo, no interval, for comparison with VisIT-Bench) per pairwise
   judge, with ``combine:<judge>`` naming how the two orders were combined (``majority`` or
-  ``both``);
+  ``both``); people's votes, where there are some, give the same columns for the judge
+  ``human`` (``bt:human``, ``bt_style:human``, ``win_rate:human``, ``online_elo:human``; no
+  ``combine:``, each vote being one match);
 - ``touchstone:<judge>`` (score ×100, bootstrap 95%), ``touchstone_rel:<judge>`` (% of the
   reference) and ``touchstone:<judge>:<ability>``;
 - ``hallucination:<judge>`` (mean 0-10, bootstrap 95%);
@@ -31,7 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from lvlmbench._csv import write_csv
-from lvlmbench.judging import column_digits
+from lvlmbench.judging import HUMAN, column_digits
 from lvlmbench.report._common import LEVELS
 from lvlmbench.report.judged import judged_figures
 from lvlmbench.report.summary import AccuracyFacet, BenchmarkSummary, ReportData
@@ -80,7 +82,8 @@ def _by_group(rows: list[dict[str, Any]], facet: str) -> list[dict[str, Any]]:
 def _ratings(bench: BenchmarkSummary) -> Iterator[tuple[str, dict[str, Any]]]:
     for r in bench["metrics"]:
         yield r["model"], _with_ci(f"metric:{r['metric']}", r["mean"], r["ci_low"], r["ci_high"])
-    for rep in bench["pairwise"]:
+    # People's votes rate like a judge named "human" (one match per vote: nothing combined).
+    for rep in [*bench["pairwise"], *(entry["ratings"] for entry in bench.get("human", []))]:
         judge = rep["judge"]
         # Bradley-Terry first: the headline rating, as in the report and `lvlmbench rate`.
         for model, b in (rep.get("bradley_terry") or {}).items():
@@ -92,10 +95,8 @@ def _ratings(bench: BenchmarkSummary) -> Iterator[tuple[str, dict[str, Any]]]:
             scaled = (100 * w["rate"], 100 * w["low"], 100 * w["high"])
             yield model, _with_ci(f"win_rate:{judge}", *scaled)
         for model, elo in rep["elo"].items():
-            yield (
-                model,
-                {f"online_elo:{judge}": round(elo, 1), f"combine:{judge}": rep.get("combine")},
-            )
+            combine = {} if rep["protocol"] == HUMAN else {f"combine:{judge}": rep.get("combine")}
+            yield model, {f"online_elo:{judge}": round(elo, 1), **combine}
 
 
 def _judged(bench: BenchmarkSummary) -> Iterator[tuple[str, dict[str, Any]]]:

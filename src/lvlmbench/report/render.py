@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import string
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from html import escape
 from importlib import resources
 from typing import Any
@@ -158,7 +158,11 @@ def _capability_note(bench: BenchmarkSummary) -> str:
 
 
 def render_benchmark(
-    bench: BenchmarkSummary, gallery: str = "", link: CellLink | None = None
+    bench: BenchmarkSummary,
+    gallery: str = "",
+    link: CellLink | None = None,
+    *,
+    leave_out: Collection[str] = (),
 ) -> str:
     """One benchmark's ``<section>``: tables and inline SVG charts, no script, no styles.
 
@@ -166,6 +170,8 @@ def render_benchmark(
     of :func:`~lvlmbench.report.gallery_html` ('' for none). Every store text is escaped, so
     the fragment can be placed in any page (a web app too); :func:`report_css` styles it.
     Sections without data are left out. ``link`` turns accuracy cells into links.
+    ``leave_out`` names judge protocols' report keys whose sections the caller shows itself
+    (the web app shows people's votes, ``human``, in its own block).
     """
     parts = [
         f'<section id="{escape(bench["name"])}"><h2>{escape(bench["name"])}</h2>',
@@ -183,7 +189,7 @@ def render_benchmark(
         position_bias_section(bench),
         leakage_section(bench),
         ab_experiment_sections(bench),
-        *judged_sections(bench),
+        *judged_sections(bench, leave_out),
         f"<h3>Gallery</h3>{gallery}" if gallery else "",
         "</section>",
     ]

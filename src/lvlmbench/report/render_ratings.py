@@ -11,7 +11,13 @@ from lvlmbench.report.render_style import style_block
 from lvlmbench.report.summary import BenchmarkSummary
 from lvlmbench.report.svg import Dot, dot_interval_chart
 
-__all__ = ["hallucination_section", "metrics_section", "pairwise_section", "touchstone_section"]
+__all__ = [
+    "hallucination_section",
+    "metrics_section",
+    "pairwise_section",
+    "ratings_table",
+    "touchstone_section",
+]
 
 
 def _padded(lows: list[float], highs: list[float]) -> tuple[float, float]:
@@ -59,9 +65,10 @@ def _bt_order(rep: dict[str, Any]) -> list[str]:
     return sorted(set(elo) | set(bt), key=key)
 
 
-def _pairwise_one(rep: dict[str, Any]) -> list[str]:
-    title = f"Pairwise ratings — judge {rep['judge']} ({rep['pairs']} pairs)"
-    out = [f"<h3>{escape(title)}</h3>", _combine_note(rep), _RATING_NOTE]
+def ratings_table(rep: dict[str, Any], **tags: str) -> str:
+    """Bradley-Terry and win rate vs reference with their intervals, and online Elo, per
+    player best first, from a ratings dict (``PairwiseReport.as_dict()``); ``tags`` are extra
+    ``data-*`` attributes of the number cells (which ratings they are, where a page has two)."""
     bt = rep.get("bradley_terry") or {}
     wins = rep.get("win_rate_vs_reference") or {}
     rows = []
@@ -70,15 +77,23 @@ def _pairwise_one(rep: dict[str, Any]) -> list[str]:
         rows.append(
             [
                 td(m),
-                td(fmt(b["rating"], 0) if b else "-", model=m, rating="bt"),
+                td(fmt(b["rating"], 0) if b else "-", model=m, rating="bt", **tags),
                 td(ci(b["low"], b["high"], 0) if b else "-"),
-                td(f"{100 * w['rate']:.1f}" if w else "-", model=m, rating="winrate"),
+                td(f"{100 * w['rate']:.1f}" if w else "-", model=m, rating="winrate", **tags),
                 td(ci(100 * w["low"], 100 * w["high"]) if w else "-"),
-                td(fmt(rep["elo"].get(m), 0), model=m, rating="elo"),
+                td(fmt(rep["elo"].get(m), 0), model=m, rating="elo", **tags),
             ]
         )
     head = ["model", "Bradley-Terry", "BT 95% CI", "win % vs reference", "win 95% CI"]
-    out.append(table([*head, "online Elo (order-dependent)"], rows, "pair"))
+    return table([*head, "online Elo (order-dependent)"], rows, "pair")
+
+
+def _pairwise_one(rep: dict[str, Any]) -> list[str]:
+    title = f"Pairwise ratings — judge {rep['judge']} ({rep['pairs']} pairs)"
+    out = [f"<h3>{escape(title)}</h3>", _combine_note(rep), _RATING_NOTE]
+    bt = rep.get("bradley_terry") or {}
+    wins = rep.get("win_rate_vs_reference") or {}
+    out.append(ratings_table(rep))
     if bt:
         dots = [
             Dot(m, "Bradley-Terry", v["rating"], v["low"], v["high"])

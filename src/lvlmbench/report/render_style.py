@@ -28,11 +28,11 @@ _NOTE = (
 )
 
 
-def _coefficients(style: dict[str, Any]) -> str:
+def _coefficients(style: dict[str, Any], tags: dict[str, str]) -> str:
     rows = [
         [
             td(_FEATURES.get(f, f)),
-            td(f"{c['value']:+.3f}", style_feature=f),
+            td(f"{c['value']:+.3f}", style_feature=f, **tags),
             td(ci(c["low"], c["high"], 3)),
             td(f"{c['value'] / c['scale']:+.2f}"),
         ]
@@ -42,7 +42,7 @@ def _coefficients(style: dict[str, Any]) -> str:
     return table(head, rows, "style")
 
 
-def _ratings(style: dict[str, Any], raw: dict[str, Any]) -> str:
+def _ratings(style: dict[str, Any], raw: dict[str, Any], tags: dict[str, str]) -> str:
     controlled = style["ratings"]
     order = sorted(controlled, key=lambda m: (-controlled[m]["rating"], m))
     rows = []
@@ -51,7 +51,7 @@ def _ratings(style: dict[str, Any], raw: dict[str, Any]) -> str:
         rows.append(
             [
                 td(m),
-                td(fmt(s["rating"], 0), model=m, rating="bt-style"),
+                td(fmt(s["rating"], 0), model=m, rating="bt-style", **tags),
                 td(ci(s["low"], s["high"], 0)),
                 td(fmt(r["rating"], 0) if r else "-"),
                 td(ci(r["low"], r["high"], 0) if r else "-"),
@@ -72,8 +72,9 @@ def _ratings(style: dict[str, Any], raw: dict[str, Any]) -> str:
     return table(head, rows, "style-ratings") + chart
 
 
-def style_block(rep: dict[str, Any]) -> str:
-    """The block for one ratings dict ('' when style control was not computed)."""
+def style_block(rep: dict[str, Any], **tags: str) -> str:
+    """The block for one ratings dict ('' when style control was not computed); ``tags`` are
+    extra ``data-*`` attributes of the number cells (whose ratings they are)."""
     style = rep.get("style_control")
     if not style:
         return ""
@@ -81,8 +82,8 @@ def style_block(rep: dict[str, Any]) -> str:
     if style["ratings"] is None:
         out.append(f'<p class="note">{escape(style["note"] or "not fitted")}</p>')
         return "".join(out)
-    out.append(_coefficients(style))
-    out.append(_ratings(style, rep.get("bradley_terry") or {}))
+    out.append(_coefficients(style, tags))
+    out.append(_ratings(style, rep.get("bradley_terry") or {}, tags))
     left = style["matches_without_text"]
     counts = f"{style['matches_used']} matches fitted; {left} left out (an answer text missing)."
     constant = ", ".join(style["constant_features"])

@@ -49,6 +49,9 @@ class BenchmarkSummary(TypedDict):
     position_bias: list[Row]
     leakage: dict[str, Any] | None
     ab_experiments: dict[str, Any]
+    human: NotRequired[list[Row]]
+    """People's votes rated and compared with the judges (present only where there are votes;
+    see :mod:`lvlmbench.report.votes`)."""
 
 
 class ReportData(TypedDict):

@@ -5,17 +5,19 @@ from __future__ import annotations
 
 import re
 from importlib import resources
-from typing import Annotated
+from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, HTTPException, Request
 from fastapi.responses import FileResponse, HTMLResponse, Response
 from markupsafe import Markup
 
+from lvlmbench.judging import HUMAN
 from lvlmbench.judging.human_checks import CHECKS, check_summaries
-from lvlmbench.report import benchmark_html, report_css
+from lvlmbench.report import benchmark_summary, render_benchmark, report_css
+from lvlmbench.report.render_style import style_block
+from lvlmbench.store import Store
 from lvlmbench.web._params import browser_query, item_filter
 from lvlmbench.web._render import figures_of, render, require_benchmark, store_of
-from lvlmbench.web.agreement import vote_summary
 from lvlmbench.web.cells import cell_links
 from lvlmbench.web.queries import (
     OUTCOMES,
@@ -29,7 +31,6 @@ from lvlmbench.web.queries import (
     item_responses,
     outcome,
 )
-from lvlmbench.web.style import human_style_html
 from lvlmbench.web.submissions import list_submissions
 from lvlmbench.web.transcript import item_neighbours, transcripts
 
@@ -50,22 +51,14 @@ def leaderboard(request: Request, name: str) -> Response:
     plus what people added here: votes, alignment checks and submissions."""
     require_benchmark(request, name)
     store = store_of(request)
-    # Built by the report with every store string escaped (its tests feed hostile names).
     figures = figures_of(request)
-    html = figures.get(
-        ("section", name), lambda: benchmark_html(store, name, link=cell_links(name))
+    html, votes = figures.get(("section", name), lambda: _section(store, name))
+    # What people added (checks, submissions) is stored as judgments and artifacts, which
+    # raise the revision too: kept alike, so an unchanged store is one query per view.
+    checks, submissions = figures.get(
+        ("people", name), lambda: (check_summaries(store, name), list_submissions(store, name))
     )
-    # What people added (checks, votes, submissions) is stored as judgments and artifacts,
-    # which raise the revision too: kept alike, so an unchanged store is one query per view.
-    checks, votes, human_style, submissions = figures.get(
-        ("people", name),
-        lambda: (
-            check_summaries(store, name),
-            vote_summary(store, name),
-            human_style_html(store, name),
-            list_submissions(store, name),
-        ),
-    )
+    human_style = style_block(votes["ratings"]) if votes else ""
     return render(
         request,
         "benchmark.html",
@@ -77,6 +70,16 @@ def leaderboard(request: Request, name: str) -> Response:
         human_style=Markup(human_style),  # escaped by the report renderer
         submissions=submissions,
     )
+
+
+def _section(store: Store, name: str) -> tuple[str, dict[str, Any] | None]:
+    """The report's section of the benchmark, but its human-votes part, and that part's data
+    (None without votes): this page shows people's votes in its own block."""
+    bench = benchmark_summary(store, name)
+    # Built by the report with every store string escaped (its tests feed hostile names).
+    html = render_benchmark(bench, link=cell_links(name), leave_out=(HUMAN,))
+    votes = bench.get("human") or []
+    return html, votes[0] if votes else None
 
 
 @router.get("/b/{name}/items", response_class=HTMLResponse)

@@ -1,12 +1,13 @@
-"""What the leaderboard page says about people's votes: how many, by whom, and how well each
-judge (model judges and text metrics) agrees with them — the numbers `lvlmbench agreement`
-prints, from the same function."""
+"""What people's votes on a benchmark add up to besides the ratings: how many, by whom, and how
+well each judge (model judges and text metrics) agrees with them — the numbers `lvlmbench
+agreement` prints, from the same function. The report's human-votes section and the web
+leaderboard both show it."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from lvlmbench.judging import is_human_judge, metric_name, pairwise_protocols
+from lvlmbench.judging.protocol import is_human_judge, metric_name, pairwise_protocols
 from lvlmbench.judging.summaries import HUMAN, human_agreement, judges_for
 from lvlmbench.store import Store, benchmark_item_ids, iter_judgments, judgment_protocols
 
@@ -15,12 +16,16 @@ __all__ = ["JudgeAgreement", "VoteSummary", "vote_summary"]
 
 @dataclass(frozen=True)
 class JudgeAgreement:
+    """One judge against the human majority on the pairs both judged."""
+
     judge: str
     protocol: str
     pairs: int
     agreement: float | None
     """Overall agreement with the human majority, judge ties as coin flips."""
     kappa: float | None
+    ranking_tau: float | None = None
+    """Kendall tau between the judge's and the people's system rankings on those pairs."""
 
 
 @dataclass
@@ -53,7 +58,12 @@ def vote_summary(store: Store, benchmark: str) -> VoteSummary:
             continue
         summary.judges.append(
             JudgeAgreement(
-                judge, protocol, result.pairs, result.report.overall.coin_flip_rate, result.kappa
+                judge,
+                protocol,
+                result.pairs,
+                result.report.overall.coin_flip_rate,
+                result.kappa,
+                result.ranking_tau,
             )
         )
     return summary

@@ -1,0 +1,53 @@
+"""The human-votes entry of a benchmark's report data: people's votes (imported or cast in the
+web app, protocol ``human``) rated as ``lvlmbench rate BENCH -j human --style-control`` rates
+them — the same function, rounds and seed — and every judge's agreement with them.
+
+A benchmark without votes has no entry, so the report of a store without votes is unchanged.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+from typing import Any
+
+from lvlmbench.judging import (
+    HUMAN,
+    RATING_ROUNDS,
+    RATING_SEED,
+    REFERENCE,
+    human_report,
+    vote_summary,
+)
+from lvlmbench.store import Store
+
+__all__ = ["human_votes"]
+
+
+def human_votes(store: Store, benchmark: str) -> list[dict[str, Any]]:
+    """[] without votes on ``benchmark``, else one entry for every annotator pooled: ``votes``
+    and ``annotators``, the ``rounds`` and ``seed`` of the bootstraps, ``ratings`` (the
+    :class:`~lvlmbench.judging.PairwiseReport` dict `rate -j human --style-control --json`
+    prints) and ``agreement`` (one row per judge that judged voted pairs)."""
+    votes = vote_summary(store, benchmark)
+    if not votes.votes:
+        return []
+    report = human_report(
+        store,
+        benchmark,
+        HUMAN,
+        reference=REFERENCE,
+        rounds=RATING_ROUNDS,
+        seed=RATING_SEED,
+        style=True,
+    )
+    return [
+        {
+            "judge": HUMAN,
+            "votes": votes.votes,
+            "annotators": votes.annotators,
+            "rounds": RATING_ROUNDS,
+            "seed": RATING_SEED,
+            "ratings": report.as_dict(),
+            "agreement": [asdict(judge) for judge in votes.judges],
+        }
+    ]
