@@ -31,6 +31,8 @@ from lvlmbench.autobench.backends import generate_with
 from lvlmbench.autobench.pipeline import LEVELS, GenerateSettings
 from lvlmbench.choice.accuracy import AccuracyRow, accuracy_table, overall_rows
 from lvlmbench.judging import (
+    RATING_ROUNDS,
+    RATING_SEED,
     REFERENCE,
     JudgeRunSummary,
     PairwiseReport,
@@ -296,8 +298,8 @@ def rate(
     store: StoreLike = None,
     protocol: str | None = None,
     combine: str = "majority",
-    rounds: int = 200,
-    seed: int = 0,
+    rounds: int = RATING_ROUNDS,
+    seed: int = RATING_SEED,
     style: bool = False,
 ) -> PairwiseReport:
     """Ratings (Bradley-Terry and Elo with bootstrap 95% intervals), win rates against the

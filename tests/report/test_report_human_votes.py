@@ -210,7 +210,7 @@ def test_votes_without_a_usable_one_get_a_section_that_says_so(tmp_path: Path) -
     assert (entry["votes"], entry["ratings"]["unscored_pairs"]) == (1, 1)
     assert entry["ratings"]["bradley_terry"] is None and entry["agreement"] == []
     html = section(written.html, BENCH)
-    assert "<h3>Human votes (1 votes, 1 pairs)</h3>" in html
+    assert "<h3>Human votes (1 vote, 1 pairs)</h3>" in html
     assert "no scored pairs: nothing to rate" in html and 'data-judge="human"' not in html
     assert not any(column.endswith(":human") for column in written.rows[0])
 

@@ -23,7 +23,7 @@ def _intro(entry: dict[str, Any], benchmark: str) -> str:
     rep = entry["ratings"]
     who = ", ".join(entry["annotators"]) or "none"
     text = (
-        f"{entry['votes']} votes by {len(entry['annotators'])} annotator(s) ({who}) on "
+        f"{_votes(entry['votes'])} by {len(entry['annotators'])} annotator(s) ({who}) on "
         f"{rep['pairs']} pairs ({rep['unscored_pairs']} without a usable vote). Every vote is "
         "one match (a person sees one order, so there is nothing to combine). Bradley-Terry on "
         "the Elo scale (400 points = 10:1 odds, mean rating 1000) with a 95% bootstrap interval "
@@ -69,7 +69,7 @@ _AGREEMENT_NOTE = (
 
 def _human_one(entry: dict[str, Any], benchmark: str) -> list[str]:
     rep = entry["ratings"]
-    title = f"Human votes ({entry['votes']} votes, {rep['pairs']} pairs)"
+    title = f"Human votes ({_votes(entry['votes'])}, {rep['pairs']} pairs)"
     out = [f"<h3>{escape(title)}</h3>", _intro(entry, benchmark)]
     if rep["elo"]:  # else no vote was usable: the notes below say so
         out.append(ratings_table(rep, judge="human"))
@@ -92,3 +92,7 @@ def human_section(bench: BenchmarkSummary) -> str:
     """The section for the benchmark's votes ('' when it has none)."""
     entries = bench.get("human") or []
     return "".join(part for entry in entries for part in _human_one(entry, bench["name"]))
+
+
+def _votes(count: int) -> str:
+    return f"{count} vote" if count == 1 else f"{count} votes"
