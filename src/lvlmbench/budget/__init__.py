@@ -1,11 +1,13 @@
 """Budgeted evaluation: stratified draws in rounds and rules that stop when the question asked
-("rank these models", "is A better than B") is answered, or the budget cannot answer it.
+("rank these models", "is A better than B") is answered, or the budget (calls, or money:
+:mod:`.money`) cannot answer it.
 
 Pure logic over item ids and scores, below the store: the runner and the CLI feed it
 (``evaluate --until``), the simulations in :mod:`.simulate` test it.
 """
 
 from lvlmbench.budget.draws import facet_mix, stratified_order
+from lvlmbench.budget.money import Spend
 from lvlmbench.budget.rules import (
     MIN_FUTILITY_ITEMS,
     CompareRule,
@@ -27,6 +29,7 @@ __all__ = [
     "Outcome",
     "PairedTest",
     "RankRule",
+    "Spend",
     "StoppingRule",
     "facet_mix",
     "round_ends",

@@ -6,8 +6,9 @@ size through the normal runner: each round asks the order's first n items, so ea
 answers are found stored (a killed run restarted pays for nothing twice and, with the same seed,
 takes the same draws and reaches the same decision). After each round the stopping rule reads
 the new items' scores from the store and decides whether the question is answered.
-``--budget`` caps the examinee calls (items × examinees run × epochs); money cannot be capped
-yet, because no option sets a model's price (the client's ``price_per_mtok``).
+``--budget`` caps the examinee calls (items × examinees run × epochs), ``--budget-usd`` what
+their answers cost at the specs' ``price=IN,OUT`` (:mod:`lvlmbench.cli._money`); the first cap
+reached stops the rounds.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from lvlmbench.budget import (
     CompareRule,
     Decision,
     RankRule,
+    Spend,
     StoppingRule,
     facet_mix,
     round_ends,
@@ -27,6 +29,7 @@ from lvlmbench.budget import (
 )
 from lvlmbench.choice.accuracy import facet_value, response_correct
 from lvlmbench.cli._common import BadInput, console
+from lvlmbench.cli._money import Meter, money_line
 from lvlmbench.runner import EvalSummary
 from lvlmbench.store import Store, iter_benchmark_responses, iter_items
 from lvlmbench.types import BenchmarkItem
@@ -95,10 +98,17 @@ class BudgetedRun:
     summaries: list[EvalSummary] = field(default_factory=list)
     mix_gap: float = 0.0
     """Largest difference between a stratum's share among the items used and in the pool."""
+    money: Spend | None = None
+    """What the answers used cost, when every examinee run has a price."""
 
     @property
     def calls(self) -> int:
         return len(self.used) * self.calls_per_item
+
+    @property
+    def paid_usd(self) -> float:
+        """What this run's requests cost (stored and cached answers cost nothing)."""
+        return sum(s.cost_usd or 0.0 for s in self.summaries)
 
     @property
     def saved(self) -> int:
@@ -124,6 +134,16 @@ class BudgetedRun:
             "rounds": self.rounds,
             "requests": sum(s.requests for s in self.summaries),
             "strata_share_gap": self.mix_gap,
+            "money": None if self.money is None else self._money_json(self.money),
+        }
+
+    def _money_json(self, spend: Spend) -> dict[str, Any]:
+        return {
+            "cap_usd": spend.cap_usd,
+            "used_usd": spend.used_usd,
+            "paid_usd": self.paid_usd,
+            "full_estimate_usd": spend.full_estimate_usd(self.pool, len(self.used)),
+            "item_mean_usd": spend.item_usd(dearest=False) if spend.known else None,
         }
 
 
@@ -212,10 +232,12 @@ def run_budgeted(
     first_round: int,
     seed: int,
     only: Collection[str] | None = None,
+    money: Meter | None = None,
 ) -> BudgetedRun:
     """Ask the stratified order's items in doubling rounds through ``run_round`` until the rule
     for ``question`` (``rank``, or ``compare`` of ``models``' two) stops; ``models`` are the
-    stored identities the rule compares."""
+    stored identities the rule compares. With ``money``, each round's answers are costed and
+    the rounds kept within its cap (a round sized to what the cap affords)."""
     check_round_options(alpha, first_round)
     pool = _pool(store, benchmark, only)
     strata = {i: tuple(facet_value(item, f) for f in STRATA) for i, item in pool.items()}
@@ -226,18 +248,27 @@ def run_budgeted(
         if question == "compare"
         else RankRule(models, alpha)
     )
-    used, decision, runs = 0, None, []
+    used, rounds, runs = 0, 0, []
     ends = round_ends(cap, first_round)
-    for end in ends:
+    while True:
+        # The doubling schedule's next end, or as far as the money cap lets the round go.
+        end = next(e for e in ends if e > used)
+        if money is not None:
+            end = used + money.spend.next_round(end - used, used)
+        assert end > used  # a cap with nothing left made the last decision final
         runs.append(run_round(set(order[:end])))
         new = {i: pool[i] for i in order[used:end]}
         scores = _scores(store, benchmark, variant, new, models)
         rule.observe([scores[i] for i in order[used:end]])
-        used = end
-        decision = rule.decide(cap - used)
+        if money is not None:
+            money.observe(order[used:end])
+        used, rounds = end, rounds + 1
+        # Deciding with no item left is final, so the loop ends by the time the pool (or the
+        # money) is spent.
+        left = cap - used if money is None else money.spend.items_affordable(cap - used)
+        decision = rule.decide(left)
         if decision.done:
             break
-    assert decision is not None  # round_ends gives at least one round for a non-empty pool
     full, early = facet_mix(order, strata), facet_mix(order[:used], strata)
     gap = max(abs(full[s] - early.get(s, 0.0)) for s in full)
     return BudgetedRun(
@@ -247,9 +278,10 @@ def run_budgeted(
         len(order),
         calls_per_item,
         budget,
-        ends.index(used) + 1,
+        rounds,
         _summed(runs),
         gap,
+        None if money is None else money.spend,
     )
 
 
@@ -270,3 +302,5 @@ def print_budgeted(run: BudgetedRun) -> None:
         f"{sum(s.requests for s in run.summaries)} requests sent by this run (stored and cached "
         "answers cost none)"
     )
+    if run.money is not None:
+        console.print(money_line(run.money, run.paid_usd, run.pool, len(run.used)))

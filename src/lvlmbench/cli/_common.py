@@ -34,6 +34,7 @@ from lvlmbench.models import (
     RegistryError,
     RetryEvent,
     RunAborted,
+    RunSummary,
     redact_text,
 )
 from lvlmbench.store import Store, StoreError, discard_if_empty, sqlite_store_path
@@ -49,9 +50,11 @@ __all__ = [
     "fail",
     "friendly_errors",
     "open_store",
+    "paid_text",
     "print_json",
     "print_reasons",
     "progress_bar",
+    "usd",
 ]
 
 P = ParamSpec("P")
@@ -227,6 +230,20 @@ class _RetryStatus:
             return count
         reason = redact_text(last.reason)
         return f"retry {last.attempt}/{last.max_retries} in {last.wait_s:.0f} s: {reason} ({count})"
+
+
+def usd(amount: float) -> str:
+    """An amount of US dollars as a run report shows it: cents of a cent below $10."""
+    return f"${amount:.4f}" if abs(amount) < 10 else f"${amount:,.2f}"
+
+
+def paid_text(summary: RunSummary) -> str:
+    """``, $0.0123 paid (2,000 in + 300 out tokens)`` for a run of a priced model: what its
+    requests cost (stored and cached answers cost nothing); empty when it has no price."""
+    if summary.cost_usd is None:
+        return ""
+    tokens = f"{summary.input_tokens:,} in + {summary.output_tokens:,} out tokens"
+    return f", {usd(summary.cost_usd)} paid ({tokens})"
 
 
 def print_reasons(reasons: dict[str, int], title: str) -> None:

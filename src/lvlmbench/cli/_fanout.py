@@ -83,8 +83,10 @@ def combined(runs: list[dict[str, Any]], key: str) -> dict[str, Any]:
     for field in ("ok", "unparseable", "refused", "failed", "truncated", "missing"):
         if field in merged:
             merged[field] = sum(int(r[field]) for r in runs)
-    for field in ("requests", "cache_hits"):
+    for field in ("requests", "cache_hits", "input_tokens", "output_tokens"):
         merged[field] = sum(int(r.get(field, 0)) for r in runs)
+    costs = [float(r["cost_usd"]) for r in runs if r.get("cost_usd") is not None]
+    merged["cost_usd"] = sum(costs) if costs else None  # None: the model has no price
     merged["wall_s"] = max(float(r.get("wall_s", 0.0)) for r in runs)
     # Each worker counts units another worker finished meanwhile as skipped; what no worker
     # did here was done before.

@@ -22,6 +22,7 @@ from lvlmbench.cli._common import (
     err_console,
     fail,
     open_store,
+    paid_text,
     print_json,
     print_reasons,
     progress_bar,
@@ -165,7 +166,7 @@ def _summary_line(s: JudgeRunSummary) -> str:
     return (
         f"{s.judge} [{s.protocol}]: {s.ok} ok, {s.unparseable} unparseable, {s.refused} refused, "
         f"{s.failed} failed, {s.missing} missing, {s.skipped} already done, "
-        f"{s.requests} requests, {s.wall_s:.1f}s"
+        f"{s.requests} requests, {s.wall_s:.1f}s{paid_text(s)}"
     )
 
 

@@ -32,12 +32,14 @@ from lvlmbench.cli._common import (
     console,
     friendly_errors,
     open_store,
+    paid_text,
     print_json,
     print_reasons,
     progress_bar,
 )
 from lvlmbench.cli._extract import print_extraction, run_extractor
 from lvlmbench.cli._fanout import Workers, combined, run_workers
+from lvlmbench.cli._money import check_budget_usd, meter_for, require_prices
 from lvlmbench.cli._settings import (
     MaxTokens,
     Params,
@@ -198,19 +200,23 @@ def subset_for(store: Store, benchmark: str, limit: int | None, seed: int) -> se
 def _check_until(
     until: str | None,
     models: list[str],
-    budget: int | None,
+    budgets: tuple[int | None, float | None],
     workers: int,
     extract_with: str | None,
     round_options: tuple[float, int],
 ) -> tuple[int, ...] | None:
     """Positions of the models ``--until`` decides on (None without it); BadInput for
-    options that need it or do not fit a budgeted run."""
+    options that need it or do not fit a budgeted run. ``budgets``: ``--budget`` (calls) and
+    ``--budget-usd``."""
+    budget, budget_usd = budgets
     if until is None:
-        if budget is not None:
-            raise BadInput("--budget caps a budgeted run: give --until rank or compare:A,B")
+        for given, option in ((budget, "--budget"), (budget_usd, "--budget-usd")):
+            if given is not None:
+                raise BadInput(f"{option} caps a budgeted run: give --until rank or compare:A,B")
         return None
     if budget is not None and budget < 1:
         raise BadInput(f"--budget {budget}: expected a whole number of calls, at least 1")
+    check_budget_usd(budget_usd)
     if workers != 1 or extract_with is not None:
         # Rounds decide between runs on the stored scores: one process, rule-read answers.
         raise BadInput("--until runs rounds in one process: leave out --workers and --extract-with")
@@ -275,8 +281,18 @@ def evaluate(
     budget: Annotated[
         int | None,
         typer.Option(
-            help="With --until: at most N examinee calls (items × models run × epochs); "
-            "calls, not money: no option sets a model's price yet.",
+            help="With --until: at most N examinee calls (items × models run × epochs).",
+            show_default=False,
+        ),
+    ] = None,
+    budget_usd: Annotated[
+        float | None,
+        typer.Option(
+            "--budget-usd",
+            help="With --until: at most X US dollars for the examinees' answers, at each "
+            "spec's price=IN,OUT (USD per million input, output tokens; every model run needs "
+            "one). Rounds are sized from the dearest item seen; stored answers count at their "
+            "tokens, so a rerun stops at the same place and pays nothing.",
             show_default=False,
         ),
     ] = None,
@@ -294,11 +310,15 @@ def evaluate(
     check_concurrency(concurrency)
     check_concurrency(workers, "--workers")
     settings = generation_settings(max_tokens, temperature, top_p, seed, system_prompt, param)
-    decided = _check_until(until, model, budget, workers, extract_with, (alpha, first_round))
+    decided = _check_until(
+        until, model, (budget, budget_usd), workers, extract_with, (alpha, first_round)
+    )
     model = apply_settings(model, settings)
     # Every spec naming a provider is checked before the store is opened (a typo writes
     # nothing); other names may be imported players, looked up in the store below.
     check_specs([m for m in model if not could_be_imported(m)])
+    if budget_usd is not None:  # imported players are not run: they cost nothing
+        require_prices([m for m in model if not could_be_imported(m)])
     if extract_with is not None:
         check_specs([extract_with])
     opened = open_store(store)
@@ -339,6 +359,14 @@ def evaluate(
             first_round=first_round,
             seed=limit_seed,
             only=only,
+            money=meter_for(
+                opened,
+                benchmark,
+                to_run,
+                variant=variant,
+                epochs=epochs,
+                budget_usd=budget_usd,
+            ),
         )
         summaries, only = budgeted.summaries, set(budgeted.used)
     elif workers != 1:
@@ -402,7 +430,7 @@ def evaluate(
             console.print(
                 f"{s.model}: {s.ok} ok, {s.unparseable} unparseable, {s.refused} refused, "
                 f"{s.failed} failed, {s.truncated} truncated, {s.skipped} already done, "
-                f"{s.wall_s:.1f}s"
+                f"{s.wall_s:.1f}s{paid_text(s)}"
             )
             print_reasons(s.reasons, f"{s.model}: not ok")
         if extraction is not None:

@@ -45,6 +45,7 @@ async def _check(
         )
     finally:
         await client.aclose()
+    cost = client.cost_of(output.usage)  # None without a price=IN,OUT in the spec
     return {
         "model": spec,
         "status": output.status.value,
@@ -55,7 +56,7 @@ async def _check(
         "output_tokens": output.usage.output_tokens,
         "finish_reason": output.finish_reason,
         "attempts": output.attempts,
-    }
+    } | ({} if cost is None else {"cost_usd": cost})
 
 
 @models_app.command("check")

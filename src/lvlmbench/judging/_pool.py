@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Awaitable, Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TypeVar
 
 from lvlmbench._concurrency import BatchWriter, drain
@@ -73,7 +73,7 @@ async def run_jobs(
 
     writer: BatchWriter[Judgment] = BatchWriter(write, every=128)
     finished = 0
-    requests, hits = client.stats.requests, client.stats.cache_hits
+    before = replace(client.stats)  # the client may have served other runs: count this one's
 
     async def judge(job: J) -> None:
         nonlocal finished
@@ -101,8 +101,7 @@ async def run_jobs(
         if unit is not None:
             leases.release()
         summary.wall_s = time.perf_counter() - started
-        summary.requests = client.stats.requests - requests
-        summary.cache_hits = client.stats.cache_hits - hits
+        summary.count_calls(client.stats, before, client.price_per_mtok is not None)
     return summary
 
 

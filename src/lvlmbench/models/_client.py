@@ -90,7 +90,11 @@ class ModelClient(CallClient[ChatModel, ModelOutput]):
             on_retry=on_retry,
             breaker=breaker,
         )
-        self.price_per_mtok = price_per_mtok
+        # USD per million input and output tokens: given here, or the spec's ``price=IN,OUT``
+        # (which load_chat_model puts on the model); None: the calls are not priced.
+        self.price_per_mtok: tuple[float, float] | None = (
+            price_per_mtok if price_per_mtok is not None else getattr(model, "price_per_mtok", None)
+        )
         # The spec's generation settings (evaluate --temperature ...), applied to every call;
         # they are in the model's identity too, so its stored rows never mix settings.
         self.settings = GenerationSettings.from_options(getattr(model, "generation", None) or {})

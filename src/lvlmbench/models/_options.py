@@ -26,12 +26,15 @@ __all__ = [
     "OPENAI_CHAT_OPTIONS",
     "OPENAI_IMAGE_OPTIONS",
     "PARAM_PREFIX",
+    "PRICE",
+    "PRICE_OPTION",
     "Option",
     "OptionError",
     "is_text_digest",
     "normalise_option",
     "param_option",
     "parse_param",
+    "parse_price",
 ]
 
 
@@ -258,6 +261,39 @@ PARAM_PREFIX = "param."
 def param_option() -> Option:
     """The option every ``param.<field>`` key takes (any provider-specific field, unchecked)."""
     return Option(_param_value, changes_output=True)
+
+
+PRICE = "price"
+"""Option ``price=IN,OUT``: USD per million input and output tokens, which every chat provider
+takes (the registry adds it, as it adds ``param.*``). It prices the calls, it does not change
+them: never part of the identity or the cache key, so adding or correcting a price later finds
+every stored answer."""
+
+_PRICE_FORM = (
+    "IN,OUT: USD per million input and output tokens, two numbers of at least 0 (e.g. price=2.5,10)"
+)
+
+
+def parse_price(value: str) -> tuple[float, float]:
+    """``"2.5,10"`` -> (2.5, 10.0); OptionError with the expected form otherwise."""
+    parts = value.split(",")
+    if len(parts) != 2:
+        raise OptionError(_PRICE_FORM)
+    try:
+        price_in, price_out = (float(part.strip().removeprefix("$")) for part in parts)
+    except ValueError:
+        raise OptionError(_PRICE_FORM) from None
+    if not all(math.isfinite(p) and p >= 0 for p in (price_in, price_out)):
+        raise OptionError(_PRICE_FORM)
+    return price_in + 0.0, price_out + 0.0  # -0 is 0
+
+
+def _price(value: str) -> str:
+    price_in, price_out = parse_price(value)
+    return f"{price_in!r},{price_out!r}"
+
+
+PRICE_OPTION = Option(_price, changes_output=False)
 
 
 # Generation settings every chat provider takes (``evaluate --temperature`` etc. become these

@@ -7,7 +7,9 @@ provider's table (:mod:`lvlmbench.models._options`) before anything is built.
 
 A model's identity (:func:`model_identity`, also the loaded model's ``spec``) is what responses,
 judgments and cache rows are stored under: ``provider/name`` plus the output-changing options
-that are not at their default, so one model name on two endpoints is two examinees.
+that are not at their default, so one model name on two endpoints is two examinees. Every chat
+provider also takes ``price=IN,OUT`` (USD per million input and output tokens): what the client
+prices its calls at, never part of the identity.
 
 Providers are registered, never looked for: the built-in ones of this package are named by
 module (imported on first use, so an extra's absence only matters when its provider is used);
@@ -39,11 +41,14 @@ from lvlmbench.models._options import (
     HF_OPTIONS,
     OPENAI_CHAT_OPTIONS,
     PARAM_PREFIX,
+    PRICE,
+    PRICE_OPTION,
     Option,
     OptionError,
     is_text_digest,
     normalise_option,
     param_option,
+    parse_price,
 )
 
 if TYPE_CHECKING:
@@ -59,6 +64,7 @@ __all__ = [
     "load_chat_model",
     "load_model",
     "model_identity",
+    "model_price",
     "parse_spec",
     "register_chat_provider",
     "resolve_spec",
@@ -101,12 +107,19 @@ class Provider:
         """option -> environment variable consulted when the option is not given."""
         return {name: o.env for name, o in self.options.items() if o.env}
 
+    @property
+    def chat(self) -> bool:
+        """Whether this is a chat provider (one taking ``temperature``)."""
+        return "temperature" in self.options
+
     def option(self, name: str) -> Option | None:
         """The option ``name``, or None when the provider does not take it. A chat provider
-        (one taking ``temperature``) takes any ``param.<field>`` too."""
+        takes any ``param.<field>`` and a ``price`` too."""
         found = self.options.get(name)
-        if found is None and name.startswith(PARAM_PREFIX) and "temperature" in self.options:
+        if found is None and name.startswith(PARAM_PREFIX) and self.chat:
             return param_option() if len(name) > len(PARAM_PREFIX) else None
+        if found is None and name == PRICE and self.chat:
+            return PRICE_OPTION
         return found
 
 
@@ -234,10 +247,11 @@ def _checked(
 
 def _unknown_option(spec: str, provider: str, key: str, table: Mapping[str, Option]) -> str:
     message = f"model spec {spec!r}: unknown option {key!r} for {provider}/"
-    close = difflib.get_close_matches(key, list(table), n=1)
+    chat = "temperature" in table
+    close = difflib.get_close_matches(key, [*table, *([PRICE] if chat else [])], n=1)
     if close:
         message += f" (did you mean {close[0]!r}?)"
-    names = sorted(table) + ([f"{PARAM_PREFIX}<field>"] if "temperature" in table else [])
+    names = sorted(table) + ([f"{PARAM_PREFIX}<field>", f"{PRICE}=IN,OUT"] if chat else [])
     valid = ", ".join(names) if names else "none (it takes no options)"
     return f"{message}; valid options: {valid}"
 
@@ -293,10 +307,10 @@ def resolve_spec(spec: str, providers: ProviderTable | None = None) -> str:
 def model_identity(spec: str, providers: ProviderTable | None = None) -> str:
     """The name a model's rows are stored under: ``provider/name`` plus the output-changing
     options not at their default (endpoint after environment defaults, ``max_tokens``,
-    ``revision``...), sorted, as ``provider/name?k=v&k=v``. Secrets, timeouts and transport
-    options are left out. Replicas (``base_url=URL1,URL2``) are one model: named by
-    ``deployment=NAME`` when given (whatever URLs serve it), else by their first URL (so a
-    replica appended later keeps the identity). A string that is not a provider spec (an
+    ``revision``...), sorted, as ``provider/name?k=v&k=v``. Secrets, timeouts, transport
+    options and the ``price`` are left out. Replicas (``base_url=URL1,URL2``) are one model:
+    named by ``deployment=NAME`` when given (whatever URLs serve it), else by their first URL
+    (so a replica appended later keeps the identity). A string that is not a provider spec (an
     imported player such as ``llava-7b``, ``reference``, ``human:...``, ``submission/x``) is
     returned unchanged; a provider spec with an unknown or malformed option raises
     RegistryError. ``providers``: as for :func:`resolve_spec`."""
@@ -306,6 +320,13 @@ def model_identity(spec: str, providers: ProviderTable | None = None) -> str:
     if entry is None or (not sep and not entry.nameless) or (sep and not name):
         return spec
     return resolve_spec(spec, providers)
+
+
+def model_price(spec: str) -> tuple[float, float] | None:
+    """The ``price=IN,OUT`` of a chat spec (USD per million input and output tokens), None
+    when it sets none; RegistryError for a spec that does not resolve."""
+    price = _resolved(spec, CHAT_PROVIDERS, {})[1].get(PRICE)
+    return None if price is None else parse_price(price)
 
 
 def generation_options(spec: str) -> dict[str, str]:
@@ -340,7 +361,9 @@ def _load(
             f"model spec {spec!r}: system={merged['system']} is a stored prompt's digest, not "
             "a prompt; give the text (--system-prompt TEXT or @FILE) to run it"
         )
-    model = _factory(parsed.provider, provider)(parsed.name, merged)
+    # The price is the client's (what the calls cost), never the provider's concern.
+    built = {name: value for name, value in merged.items() if name != PRICE}
+    model = _factory(parsed.provider, provider)(parsed.name, built)
     # The registry owns identity: every stored row is keyed by it (see model_identity).
     model.spec = _identity(parsed, provider, merged)
     return model, merged
@@ -370,4 +393,6 @@ def load_chat_model(spec: str, **options: Any) -> ChatModel:
     """A ChatModel for ``spec``. Raises RegistryError or ProviderError with a fix-it message."""
     model, merged = _load(spec, CHAT_PROVIDERS, options)
     model.generation = _generation_only(merged)  # what ModelClient applies to each call
+    # What ModelClient prices the calls at (None: no price given).
+    model.price_per_mtok = parse_price(merged[PRICE]) if PRICE in merged else None
     return cast("ChatModel", model)

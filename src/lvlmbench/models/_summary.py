@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from lvlmbench.models._policy import CallStats
 from lvlmbench.types import Status
 
 __all__ = ["REASON_CHARS", "RunSummary"]
@@ -34,6 +35,11 @@ class RunSummary:
     wall_s: float = 0.0
     requests: int = 0
     cache_hits: int = 0
+    input_tokens: int = 0
+    """Tokens of the requests this run paid for (cache hits and stored answers count none)."""
+    output_tokens: int = 0
+    cost_usd: float | None = None
+    """What those requests cost at the model's ``price`` (None: the model has no price)."""
     reasons: dict[str, int] = field(default_factory=dict)
     """Failure reasons (first :data:`REASON_CHARS` characters) and how often each occurred."""
 
@@ -51,6 +57,15 @@ class RunSummary:
         key = (reason or status.value)[:REASON_CHARS]
         self.reasons[key] = self.reasons.get(key, 0) + 1
 
+    def count_calls(self, stats: CallStats, since: CallStats, priced: bool) -> None:
+        """Take the requests, cache hits, tokens and cost a client's counters gained since the
+        snapshot ``since`` (``priced``: the client has a price, so the cost is known)."""
+        self.requests = stats.requests - since.requests
+        self.cache_hits = stats.cache_hits - since.cache_hits
+        self.input_tokens = stats.input_tokens - since.input_tokens
+        self.output_tokens = stats.output_tokens - since.output_tokens
+        self.cost_usd = stats.cost_usd - since.cost_usd if priced else None
+
     def add_work(self, other: RunSummary) -> None:
         """Add what ``other`` (a later run of the same units: a round of a budgeted run) did:
         its outcomes, calls, time and reasons. ``total`` and ``skipped`` are the caller's to
@@ -61,6 +76,10 @@ class RunSummary:
         self.failed += other.failed
         self.requests += other.requests
         self.cache_hits += other.cache_hits
+        self.input_tokens += other.input_tokens
+        self.output_tokens += other.output_tokens
+        if other.cost_usd is not None:
+            self.cost_usd = (self.cost_usd or 0.0) + other.cost_usd
         self.wall_s += other.wall_s
         for reason, count in other.reasons.items():
             self.reasons[reason] = self.reasons.get(reason, 0) + count

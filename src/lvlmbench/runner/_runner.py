@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from lvlmbench._concurrency import BatchWriter
 from lvlmbench.choice import extract_choice
-from lvlmbench.models import ModelClient, RunSummary, is_truncated
+from lvlmbench.models import CallStats, ModelClient, RunSummary, is_truncated
 from lvlmbench.runner._leased import drain_leased
 from lvlmbench.runner._messages import ItemUnavailable, MessageBuilder, item_messages
 from lvlmbench.store import (
@@ -211,6 +211,6 @@ async def run_examinee(
         writer.flush()
         leases.release()
         summary.wall_s = time.perf_counter() - started
-        summary.requests = client.stats.requests
-        summary.cache_hits = client.stats.cache_hits
+        # The client's counters since it was made (one client per examinee run).
+        summary.count_calls(client.stats, CallStats(), client.price_per_mtok is not None)
     return summary
