@@ -8,11 +8,15 @@ takes the same draws and reaches the same decision). After each round the stoppi
 the new items' scores from the store and decides whether the question is answered.
 ``--budget`` caps the examinee calls (items × examinees run × epochs); money cannot be capped
 yet, because no option sets a model's price (the client's ``price_per_mtok``).
+
+:func:`decide_in_rounds` is the one round loop: ``evaluate --until`` feeds it the stored items
+round by round, ``generate --until`` (:mod:`._gen_rounds`) the items each round generates.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import AsyncGenerator, Awaitable, Callable, Collection, Sequence
+from contextlib import aclosing
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -33,8 +37,12 @@ from lvlmbench.types import BenchmarkItem
 
 __all__ = [
     "STRATA",
+    "Asked",
     "BudgetedRun",
+    "Decided",
     "check_round_options",
+    "decide_in_rounds",
+    "make_rule",
     "parse_until",
     "print_budgeted",
     "run_budgeted",
@@ -43,8 +51,29 @@ __all__ = [
 STRATA = ("capability", "general_aspect", "difficulty")
 """Facets the draws are stratified over (one stratum where items have none of them)."""
 
-RunRound = Callable[[set[str]], list[EvalSummary]]
+RunRound = Callable[[set[str]], Awaitable[list[EvalSummary]]]
 """Runs the examinees on the given item ids (cached and resumable) and returns their runs."""
+
+
+@dataclass(frozen=True)
+class Asked:
+    """One round of a budgeted run: its new items in draw order, and how many more items the
+    budget still affords after them (what the futility check projects over)."""
+
+    items: list[BenchmarkItem]
+    remaining: int
+
+
+@dataclass(frozen=True)
+class Decided:
+    """Where the round loop stopped."""
+
+    decision: Decision
+    asked: list[str]
+    """Item ids asked, in draw order."""
+    rounds: int
+    summaries: list[EvalSummary]
+    """Each examinee's runs over all rounds, summed."""
 
 
 def parse_until(until: str, models: Sequence[str]) -> tuple[int, ...]:
@@ -198,7 +227,54 @@ def _affordable(pool: int, calls_per_item: int, budget: int | None) -> int:
     return min(pool, budget // calls_per_item)
 
 
-def run_budgeted(
+def make_rule(question: str, models: Sequence[str], alpha: float) -> StoppingRule:
+    """The rule for ``question`` (``rank``, or ``compare`` of ``models``' two)."""
+    if question == "compare":
+        return CompareRule(models[0], models[1], alpha)
+    return RankRule(models, alpha)
+
+
+async def decide_in_rounds(
+    store: Store,
+    benchmark: str,
+    *,
+    rule: StoppingRule,
+    rounds: AsyncGenerator[Asked, None],
+    run_round: RunRound,
+    variant: str,
+) -> Decided:
+    """The round loop: take each round's new items from ``rounds``, run the examinees on every
+    item asked so far through ``run_round`` (those already answered are found stored), feed the
+    new items' stored scores to ``rule`` and stop when it decides. ``rounds`` is asked for a
+    round only once the previous one left the question open, so a decided run generates or
+    asks nothing more. ValueError when ``rounds`` gives no round at all."""
+    asked: list[str] = []
+    runs: list[list[EvalSummary]] = []
+    decision = None
+    async with aclosing(rounds):
+        async for new in rounds:
+            asked += [item.id for item in new.items]
+            runs.append(await run_round(set(asked)))
+            scores = _scores(store, benchmark, variant, {i.id: i for i in new.items}, rule.models)
+            rule.observe([scores[item.id] for item in new.items])
+            decision = rule.decide(new.remaining)
+            if decision.done:
+                break
+    if decision is None:
+        raise ValueError("no items to decide on")
+    return Decided(decision, asked, len(runs), _summed(runs))
+
+
+async def _stored_rounds(
+    pool: dict[str, BenchmarkItem], order: list[str], ends: list[int], cap: int
+) -> AsyncGenerator[Asked, None]:
+    used = 0
+    for end in ends:
+        yield Asked([pool[i] for i in order[used:end]], cap - end)
+        used = end
+
+
+async def run_budgeted(
     store: Store,
     benchmark: str,
     *,
@@ -221,34 +297,26 @@ def run_budgeted(
     strata = {i: tuple(facet_value(item, f) for f in STRATA) for i, item in pool.items()}
     order = stratified_order(strata, seed)
     cap = _affordable(len(order), calls_per_item, budget)
-    rule: StoppingRule = (
-        CompareRule(models[0], models[1], alpha)
-        if question == "compare"
-        else RankRule(models, alpha)
+    decided = await decide_in_rounds(
+        store,
+        benchmark,
+        rule=make_rule(question, models, alpha),
+        rounds=_stored_rounds(pool, order, round_ends(cap, first_round), cap),
+        run_round=run_round,
+        variant=variant,
     )
-    used, decision, runs = 0, None, []
-    ends = round_ends(cap, first_round)
-    for end in ends:
-        runs.append(run_round(set(order[:end])))
-        new = {i: pool[i] for i in order[used:end]}
-        scores = _scores(store, benchmark, variant, new, models)
-        rule.observe([scores[i] for i in order[used:end]])
-        used = end
-        decision = rule.decide(cap - used)
-        if decision.done:
-            break
-    assert decision is not None  # round_ends gives at least one round for a non-empty pool
-    full, early = facet_mix(order, strata), facet_mix(order[:used], strata)
+    used = decided.asked
+    full, early = facet_mix(order, strata), facet_mix(used, strata)
     gap = max(abs(full[s] - early.get(s, 0.0)) for s in full)
     return BudgetedRun(
         question,
-        decision,
-        order[:used],
+        decided.decision,
+        used,
         len(order),
         calls_per_item,
         budget,
-        ends.index(used) + 1,
-        _summed(runs),
+        decided.rounds,
+        decided.summaries,
         gap,
     )
 

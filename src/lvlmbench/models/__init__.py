@@ -15,6 +15,7 @@ from lvlmbench.models._generation import (
     is_truncated,
     spec_with_settings,
 )
+from lvlmbench.models._meter import RequestMeter, metered
 from lvlmbench.models._options import parse_param
 from lvlmbench.models._policy import (
     DEFAULT_CONCURRENCY,
@@ -68,6 +69,7 @@ __all__ = [
     "ProviderTable",
     "RedactingFilter",
     "RegistryError",
+    "RequestMeter",
     "RetryEvent",
     "RetryHook",
     "RetryPolicy",
@@ -84,6 +86,7 @@ __all__ = [
     "is_truncated",
     "load_chat_model",
     "load_model",
+    "metered",
     "model_identity",
     "parse_param",
     "parse_spec",
