@@ -30,7 +30,7 @@ PAIRS = {"oracle vs random": (ORACLE, RANDOM, ORACLE), "random vs random": (RAND
 def _generate(db: Path, seed: int, per_aspect: int, pair: tuple[str, str], first: int) -> Any:
     a, b = pair
     args = ["generate", "spatial understanding", "--per-aspect", str(per_aspect)]
-    args += ["--seed", str(seed), "-m", a, "-m", b, "--until", f"compare:{a},{b}"]
+    args += ["--seed", str(seed), "--model", a, "--model", b, "--until", f"compare:{a},{b}"]
     args += ["--first-round", str(first), "--store", str(db), "--json"]
     result = CliRunner().invoke(app, args)
     if result.exit_code != 0:

@@ -28,7 +28,7 @@ NAME = "spatial-understanding-s0"
 PLAN = ["spatial understanding", "-n", "2", "-k", "2", "--per-aspect", "10"]
 PLAN += ["--levels", "easy,hard", "--seed", "0"]
 PLANNED = 2 * 2 * 2 * 10
-COMPARE = ["-m", ORACLE, "-m", RANDOM, "--until", f"compare:{RANDOM},{ORACLE}"]
+COMPARE = ["--model", ORACLE, "--model", RANDOM, "--until", f"compare:{RANDOM},{ORACLE}"]
 
 
 @pytest.fixture(autouse=True)
@@ -103,7 +103,7 @@ def test_compare_stops_early_right_and_a_rerun_pays_nothing(tmp_path: Path) -> N
 
 def test_rank_keeps_to_a_budget_counting_examinee_calls(tmp_path: Path) -> None:
     db = tmp_path / "s.db"
-    models = ["-m", ORACLE, "-m", RANDOM, "-m", RANDOM3, "--until", "rank"]
+    models = ["--model", ORACLE, "--model", RANDOM, "--model", RANDOM3, "--until", "rank"]
     report = _run(db, *models, "--budget", "40", "--first-round", "4", "--concurrency", "1")
     budget = report["budget"]
     used = budget["items_used"]
@@ -117,7 +117,15 @@ def test_rank_keeps_to_a_budget_counting_examinee_calls(tmp_path: Path) -> None:
 
 def test_equal_examinees_get_no_claim(tmp_path: Path) -> None:
     report = _run(
-        tmp_path / "s.db", "-m", RANDOM, "-m", RANDOM3, "--until", "compare", "--first-round", "8"
+        tmp_path / "s.db",
+        "--model",
+        RANDOM,
+        "--model",
+        RANDOM3,
+        "--until",
+        "compare",
+        "--first-round",
+        "8",
     )
     budget = report["budget"]
     assert not budget["answered"] and "cannot separate" in budget["decision"]
@@ -207,14 +215,23 @@ def test_killed_run_resumes_to_the_same_decision_paying_nothing_twice(tmp_path: 
     ("args", "needle"),
     [
         (["--budget", "0"], "--budget 0: expected a whole number of calls"),
-        (["-m", ORACLE, "-m", RANDOM], "--model: examinees answer a generation only with --until"),
+        (
+            ["--model", ORACLE, "--model", RANDOM],
+            "--model: examinees answer a generation only with --until",
+        ),
         (["--until", "rank"], "at least two --model"),
-        (["--until", "rank", "-m", ORACLE], "at least two --model"),
-        (["--until", "compare", "-m", ORACLE], "give exactly two --model"),
-        (["--until", "best", "-m", ORACLE, "-m", RANDOM], "expected rank, or compare:A,B"),
-        (["--until", "rank", "-m", ORACLE, "-m", RANDOM, "--alpha", "2"], "--alpha 2"),
+        (["--until", "rank", "--model", ORACLE], "at least two --model"),
+        (["--until", "compare", "--model", ORACLE], "give exactly two --model"),
+        (
+            ["--until", "best", "--model", ORACLE, "--model", RANDOM],
+            "expected rank, or compare:A,B",
+        ),
+        (["--until", "rank", "--model", ORACLE, "--model", RANDOM, "--alpha", "2"], "--alpha 2"),
         (["--budget", "9", "--first-round", "0"], "--first-round 0"),
-        (["--until", "rank", "-m", ORACLE, "-m", "nosuch/model"], "unknown provider 'nosuch'"),
+        (
+            ["--until", "rank", "--model", ORACLE, "--model", "nosuch/model"],
+            "unknown provider 'nosuch'",
+        ),
     ],
 )
 def test_bad_options_exit_2_before_the_store_is_written(

@@ -1,6 +1,6 @@
-"""``generate --budget N`` and ``generate --until rank|compare:A,B -m A -m B``: generation in
-rounds (:class:`lvlmbench.autobench.budgeted.RoundBuilder`), and with ``--until`` the examinees
-answering each round's new items through the same round loop as ``evaluate --until``
+"""``generate --budget N`` and ``generate --until rank|compare:A,B --model A --model B``:
+generation in rounds (:class:`lvlmbench.autobench.budgeted.RoundBuilder`), and with ``--until``
+the examinees answering each round's new items through the same round loop as ``evaluate --until``
 (:func:`._budgeted.decide_in_rounds`), until the question is answered, the budget is spent or
 the plan is built. The budget then counts examiner and text-to-image requests plus one examinee
 call per item and examinee run.
