@@ -15,8 +15,12 @@ benchmark of ``--items`` items, ``--runs`` times per gap, and compares three way
 
 "right" is a claim of the true direction, "wrong" a claim of the other one (the error the
 stated α bounds); the rest ended without a claim. A second table ranks four models spaced
-``--rank-gap`` points apart with ``--until rank``. Prints tables and figures, asserts nothing.
-Run: ``.venv/bin/python bench/bench_budget.py [--runs 200] [--items 4000] [--gaps 1 3 5 10]``.
+``--rank-gap`` points apart with ``--until rank``. A third runs AutoBench-V generation itself in
+rounds (``generate --until``, procedural examiner and renderer, baseline examinees, see
+:mod:`budget_generation`) against building the full plan: items generated and examiner +
+text-to-image calls saved at equal decision accuracy. Prints tables and figures, asserts nothing.
+Run: ``.venv/bin/python bench/bench_budget.py [--runs 200] [--items 4000] [--gaps 1 3 5 10]
+[--gen-runs 3]``.
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ import math
 import time
 
 import numpy as np
+from budget_generation import generation_runs
 from figures import emit
 
 from lvlmbench.budget import CompareRule, RankRule, simulate_run, simulated_scores
@@ -102,6 +107,9 @@ def main() -> None:
     parser.add_argument("--gaps", type=float, nargs="*", default=[1, 3, 5, 10], help="points")
     parser.add_argument("--first", type=int, default=50, help="items in the first round")
     parser.add_argument("--rank-gap", type=float, default=5.0, help="points between ranks")
+    parser.add_argument("--gen-runs", type=int, default=3, help="generation seeds (0: skip)")
+    parser.add_argument("--gen-per-aspect", type=int, default=4, help="generation plan's ω")
+    parser.add_argument("--gen-first", type=int, default=20, help="generation's first round")
     args = parser.parse_args()
     started = time.perf_counter()
     margin = 3 * math.sqrt(ALPHA * (1 - ALPHA) / args.runs)
@@ -160,7 +168,41 @@ def main() -> None:
         f"right {r['right']:.1%}, wrong {r['wrong']:.1%}",
     )
     emit("budget", "rank, wrong rankings", r["wrong"], "share", "≤ α", r["wrong"] <= ALPHA + margin)
+    if args.gen_runs:
+        generation_table(args)
     print(f"({time.perf_counter() - started:.1f} s)")
+
+
+def generation_table(args: argparse.Namespace) -> None:
+    """Budgeted generation against the full plan, on real procedural runs."""
+    planned = 4 * 6 * 3 * args.gen_per_aspect
+    print(
+        f"\ngeneration in rounds (generate --until compare, first round {args.gen_first} units) "
+        f"against the full plan ({planned} units), {args.gen_runs} seeds, procedural examiner"
+    )
+    header = (
+        f"{'pair':>17} | {'right':>6} {'full':>6} | {'items':>6} {'full':>6} | "
+        f"{'exam.+img calls':>15} {'full':>6} {'saved':>6} | {'full-plan estimate off by':>25}"
+    )
+    print(header)
+    print("-" * len(header))
+    for name, r in generation_runs(args.gen_runs, args.gen_per_aspect, args.gen_first).items():
+        saved = 1 - r["calls"] / r["full_calls"]
+        print(
+            f"{name:>17} | {r['right']:>6.0%} {r['full_right']:>6.0%} | {r['items']:>6.0f} "
+            f"{r['full_items']:>6.0f} | {r['calls']:>15.0f} {r['full_calls']:>6.0f} "
+            f"{saved:>6.0%} | {r['estimate_error']:>25.1%}"
+        )
+        emit(
+            "budget",
+            f"generation {name}, examiner + image calls saved",
+            saved,
+            "of the full plan",
+            "> 0 at equal accuracy",
+            saved > 0 and r["right"] >= r["full_right"],
+            f"right {r['right']:.0%} (full plan {r['full_right']:.0%}); items {r['items']:.0f} "
+            f"of {r['full_items']:.0f}",
+        )
 
 
 if __name__ == "__main__":

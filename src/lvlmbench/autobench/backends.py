@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any
 
 from lvlmbench.autobench.pipeline import ProgressHook, generate_benchmark
@@ -14,7 +16,7 @@ if TYPE_CHECKING:
     from lvlmbench.autobench.pipeline import GenerateSettings
     from lvlmbench.store import Store
 
-__all__ = ["generate_with", "make_backend", "make_images"]
+__all__ = ["generate_with", "generate_within", "make_backend", "make_images", "opened_backend"]
 
 
 def make_backend(
@@ -65,6 +67,25 @@ def make_images(spec: str, store: Store) -> ImageClient:
     return ImageClient(load_image_model(spec), store)
 
 
+@asynccontextmanager
+async def opened_backend(
+    store: Store, settings: GenerateSettings, examiner: str, images: str, mode: str
+) -> AsyncIterator[tuple[ExaminerBackend, ImageClient]]:
+    """The backend and image client for the specs, their endpoints checked (a dead one stops
+    here, in seconds, before any stage starts); both closed on the way out."""
+    backend = make_backend(examiner, images, mode, store, settings)
+    image_client = make_images(images, store)
+    try:
+        examiner_client = getattr(backend, "examiner", None)
+        if isinstance(examiner_client, ModelClient):
+            await examiner_client.check()
+        await image_client.check()
+        yield backend, image_client
+    finally:
+        await image_client.aclose()
+        await backend.aclose()
+
+
 async def generate_with(
     store: Store,
     settings: GenerateSettings,
@@ -73,16 +94,30 @@ async def generate_with(
     mode: str,
     on_progress: ProgressHook | None = None,
 ) -> dict[str, Any]:
-    """Build the backend and image client for the specs, check their endpoints (a dead one
-    stops here, in seconds, before any stage starts), run the pipeline and close both."""
-    backend = make_backend(examiner, images, mode, store, settings)
-    image_client = make_images(images, store)
-    try:
-        examiner_client = getattr(backend, "examiner", None)
-        if isinstance(examiner_client, ModelClient):
-            await examiner_client.check()
-        await image_client.check()
+    """Run the pipeline with the backend and image client for the specs."""
+    async with opened_backend(store, settings, examiner, images, mode) as (backend, image_client):
         return await generate_benchmark(store, settings, backend, image_client, on_progress)
-    finally:
-        await image_client.aclose()
-        await backend.aclose()
+
+
+async def generate_within(
+    store: Store,
+    settings: GenerateSettings,
+    examiner: str,
+    images: str,
+    mode: str,
+    *,
+    budget: int,
+    first_round: int,
+    on_progress: ProgressHook | None = None,
+) -> dict[str, Any]:
+    """Build the plan's units in rounds until it is built or ``budget`` examiner and
+    text-to-image requests are spent (:class:`~lvlmbench.autobench.budgeted.RoundBuilder`)."""
+    from lvlmbench.autobench.budgeted import RoundBuilder
+
+    async with opened_backend(store, settings, examiner, images, mode) as (backend, image_client):
+        builder = await RoundBuilder.start(
+            store, settings, backend, image_client, budget=budget, on_progress=on_progress
+        )
+        async for _ in builder.rounds_built(first_round):
+            pass
+        return builder.report

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
@@ -20,6 +20,7 @@ __all__ = [
     "ChoiceDraft",
     "DraftLike",
     "balance_positions",
+    "balance_positions_after",
     "letter_counts",
 ]
 
@@ -83,14 +84,46 @@ def balance_positions(
     for index, draft in enumerate(drafts):
         _check(index, draft)
     rng = random.Random(seed)
-    placed: list[tuple[dict[str, str], str]] = []
-    for draft, answer in zip(drafts, _key_letters(len(drafts), rng, target), strict=True):
-        others = list(draft.distractors)
-        rng.shuffle(others)
-        slots = iter(others)
-        options = {letter: draft.correct if letter == answer else next(slots) for letter in LETTERS}
-        placed.append((options, answer))
-    return placed
+    letters = _key_letters(len(drafts), rng, target)
+    return [_lettered(draft, answer, rng) for draft, answer in zip(drafts, letters, strict=True)]
+
+
+def _lettered(draft: DraftLike, answer: str, rng: random.Random) -> tuple[dict[str, str], str]:
+    """The draft's options under letters, the correct one at ``answer``, distractors shuffled."""
+    others = list(draft.distractors)
+    rng.shuffle(others)
+    slots = iter(others)
+    options = {letter: draft.correct if letter == answer else next(slots) for letter in LETTERS}
+    return options, answer
+
+
+def balance_positions_after(
+    drafts: Sequence[DraftLike], seed: int, placed: Mapping[str, int]
+) -> list[tuple[dict[str, str], str]]:
+    """Lettered options for ``drafts`` added after answers already placed (``placed``: how many
+    sit at each letter), which keep their letters: a benchmark built in rounds must not reshuffle
+    the items examinees have already answered.
+
+    Each new key goes to a least-used letter (ties drawn at random), so if the placed counts
+    differ by at most one, so do the counts over placed and new answers together. With nothing
+    placed this is exactly :func:`balance_positions` (``target="even"``).
+    """
+    already = sum(placed.values())
+    if not already:
+        return balance_positions(drafts, seed)
+    for index, draft in enumerate(drafts):
+        _check(index, draft)
+    # Seeded by what was placed too: each round's new items get draws of their own.
+    rng = random.Random(f"{seed}:{already}")
+    counts = {letter: placed.get(letter, 0) for letter in LETTERS}
+    letters = []
+    for _ in drafts:
+        fewest = min(counts.values())
+        letter = rng.choice([lt for lt in LETTERS if counts[lt] == fewest])
+        counts[letter] += 1
+        letters.append(letter)
+    rng.shuffle(letters)
+    return [_lettered(draft, answer, rng) for draft, answer in zip(drafts, letters, strict=True)]
 
 
 def letter_counts(answers: Iterable[str]) -> dict[str, int]:

@@ -25,12 +25,26 @@ from lvlmbench.images import ImageClient
 from lvlmbench.store import Store, get_artifact, put_artifact
 from lvlmbench.types import Status
 
-__all__ = ["DEFAULT_ZETA", "LEVELS", "GenerateSettings", "benchmark_name", "generate_benchmark"]
+__all__ = [
+    "DEFAULT_ZETA",
+    "LEVELS",
+    "GenerateSettings",
+    "benchmark_name",
+    "claim",
+    "described",
+    "generate_benchmark",
+    "group_key",
+    "load_plan",
+    "process_unit",
+    "store_unit",
+    "unit_meta",
+]
 
 ProgressHook = Callable[[int, int], None]
 
 
-async def _plan(store: Store, s: GenerateSettings, backend: ExaminerBackend) -> AspectPlan:
+async def load_plan(store: Store, s: GenerateSettings, backend: ExaminerBackend) -> AspectPlan:
+    """The stored plan, or the examiner's new one (stored)."""
     stored = get_artifact(store, s.benchmark, "plan", "plan")
     if stored is not None:
         return AspectPlan.model_validate(stored)
@@ -39,28 +53,52 @@ async def _plan(store: Store, s: GenerateSettings, backend: ExaminerBackend) -> 
     return plan
 
 
+def group_key(aspect: PlannedAspect, level: str) -> str:
+    """The key of one fine aspect at one level: its descriptions' artifact, its units' prefix."""
+    return f"{aspect.general}|{aspect.fine}|{level}"
+
+
+async def described(
+    store: Store,
+    s: GenerateSettings,
+    backend: ExaminerBackend,
+    aspect: PlannedAspect,
+    level: str,
+    count: int,
+) -> list[dict[str, Any]]:
+    """At least the first ``count`` descriptions of ``aspect`` at ``level`` (stored ones read).
+
+    A run in rounds writes a group's descriptions a few at a time: a description is written
+    after the earlier ones of its group (the diversity graph bans their themes), so asking for
+    more replays the stored ones' calls from the cache and pays only for the new ones, and the
+    stored ones keep their places."""
+    key = group_key(aspect, level)
+    stored = get_artifact(store, s.benchmark, "descriptions", key)
+    have: list[dict[str, Any]] = [] if stored is None else stored["descriptions"]
+    if stored is not None and len(have) >= count:
+        return have
+    written = await backend.describe(aspect, level, count, stable_seed(s.seed, key))
+    have = have + written[len(have) :]
+    put_artifact(store, s.benchmark, "descriptions", key, {"descriptions": have})
+    return have
+
+
 async def _descriptions(
     store: Store, s: GenerateSettings, backend: ExaminerBackend, plan: AspectPlan
 ) -> list[Unit]:
     limit = asyncio.Semaphore(s.concurrency)
 
     async def one(aspect: PlannedAspect, level: str) -> list[Unit]:
-        key = f"{aspect.general}|{aspect.fine}|{level}"
-        stored = get_artifact(store, s.benchmark, "descriptions", key)
-        if stored is None:
-            async with limit:
-                written = await backend.describe(
-                    aspect, level, s.per_aspect, stable_seed(s.seed, key)
-                )
-            stored = {"descriptions": written}
-            put_artifact(store, s.benchmark, "descriptions", key, stored)
-        return [Unit(f"{key}|{i}", aspect, level, d) for i, d in enumerate(stored["descriptions"])]
+        async with limit:
+            written = await described(store, s, backend, aspect, level, s.per_aspect)
+        key = group_key(aspect, level)
+        return [Unit(f"{key}|{i}", aspect, level, d) for i, d in enumerate(written)]
 
     groups = await asyncio.gather(*(one(a, lv) for a in plan.aspects for lv in s.levels))
     return [unit for group in groups for unit in group]
 
 
-async def _process(
+async def process_unit(
     unit: Unit, s: GenerateSettings, chain: UnitChain, images: ImageClient
 ) -> UnitResult:
     """Run the chain until an attempt is accepted or the unit is out of attempts."""
@@ -84,8 +122,14 @@ async def _process(
             key_check=keyed.key,
             extra=draft.extra,
         )
-        return UnitResult(tuple(history), accepted, _unit_meta(unit))
-    return UnitResult(tuple(history), None, _unit_meta(unit))
+        return UnitResult(tuple(history), accepted, unit_meta(unit))
+    return UnitResult(tuple(history), None, unit_meta(unit))
+
+
+def store_unit(store: Store, s: GenerateSettings, key: str, result: UnitResult) -> None:
+    """Store a finished unit (what a resumed run skips)."""
+    status = Status.OK if result.accepted is not None else Status.ERROR
+    put_artifact(store, s.benchmark, "units", key, result.to_json(), status)
 
 
 async def generate_benchmark(
@@ -101,8 +145,8 @@ async def generate_benchmark(
     """
     settings.validate()
     started = time.perf_counter()
-    _claim(store, settings, f"{backend.name} + {images.spec}")
-    plan = await _plan(store, settings, backend)
+    claim(store, settings, f"{backend.name} + {images.spec}")
+    plan = await load_plan(store, settings, backend)
     units = await _descriptions(store, settings, backend, plan)
     chain = backend.stages()
     done = 0
@@ -110,9 +154,7 @@ async def generate_benchmark(
     async def build(unit: Unit) -> None:
         nonlocal done
         if get_artifact(store, settings.benchmark, "units", unit.key) is None:
-            result = await _process(unit, settings, chain, images)
-            status = Status.OK if result.accepted is not None else Status.ERROR
-            put_artifact(store, settings.benchmark, "units", unit.key, result.to_json(), status)
+            store_unit(store, settings, unit.key, await process_unit(unit, settings, chain, images))
         done += 1
         if on_progress is not None:
             on_progress(done, len(units))
@@ -128,7 +170,7 @@ async def generate_benchmark(
     )
 
 
-def _claim(store: Store, settings: GenerateSettings, examiner: str) -> None:
+def claim(store: Store, settings: GenerateSettings, examiner: str) -> None:
     """Record what this run is; refuse to mix a different definition into the same name."""
     wanted: dict[str, Any] = {"settings": _settings_json(settings), "examiner": examiner}
     stored = get_artifact(store, settings.benchmark, "settings", "settings")
@@ -159,7 +201,7 @@ def _settings_json(settings: GenerateSettings) -> dict[str, Any]:
     return encoded
 
 
-def _unit_meta(unit: Unit) -> dict[str, Any]:
+def unit_meta(unit: Unit) -> dict[str, Any]:
     meta: dict[str, Any] = {
         "capability": unit.aspect.tested,
         "general_aspect": unit.aspect.general,

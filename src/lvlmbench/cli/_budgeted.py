@@ -9,11 +9,15 @@ the new items' scores from the store and decides whether the question is answere
 ``--budget`` caps the examinee calls (items × examinees run × epochs), ``--budget-usd`` what
 their answers cost at the specs' ``price=IN,OUT`` (:mod:`lvlmbench.cli._money`); the first cap
 reached stops the rounds.
+
+:func:`decide_in_rounds` is the one round loop: ``evaluate --until`` feeds it the stored items
+round by round, ``generate --until`` (:mod:`._gen_rounds`) the items each round generates.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import AsyncGenerator, Awaitable, Callable, Collection, Sequence
+from contextlib import aclosing
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -36,8 +40,12 @@ from lvlmbench.types import BenchmarkItem
 
 __all__ = [
     "STRATA",
+    "Asked",
     "BudgetedRun",
+    "Decided",
     "check_round_options",
+    "decide_in_rounds",
+    "make_rule",
     "parse_until",
     "print_budgeted",
     "run_budgeted",
@@ -46,8 +54,35 @@ __all__ = [
 STRATA = ("capability", "general_aspect", "difficulty")
 """Facets the draws are stratified over (one stratum where items have none of them)."""
 
-RunRound = Callable[[set[str]], list[EvalSummary]]
+RunRound = Callable[[set[str]], Awaitable[list[EvalSummary]]]
 """Runs the examinees on the given item ids (cached and resumable) and returns their runs."""
+
+
+@dataclass(frozen=True)
+class Asked:
+    """One round of a budgeted run: its new items in draw order, and how many more items the
+    budget still affords after them (what the futility check projects over)."""
+
+    items: list[BenchmarkItem]
+    remaining: Callable[[], int]
+    """Asked once, after the round has run: a money cap knows only then what the round cost."""
+
+    @classmethod
+    def known(cls, items: list[BenchmarkItem], remaining: int) -> Asked:
+        """A round whose remaining items are known before it runs (no money cap)."""
+        return cls(items, lambda: remaining)
+
+
+@dataclass(frozen=True)
+class Decided:
+    """Where the round loop stopped."""
+
+    decision: Decision
+    asked: list[str]
+    """Item ids asked, in draw order."""
+    rounds: int
+    summaries: list[EvalSummary]
+    """Each examinee's runs over all rounds, summed."""
 
 
 def parse_until(until: str, models: Sequence[str]) -> tuple[int, ...]:
@@ -218,7 +253,78 @@ def _affordable(pool: int, calls_per_item: int, budget: int | None) -> int:
     return min(pool, budget // calls_per_item)
 
 
-def run_budgeted(
+def make_rule(question: str, models: Sequence[str], alpha: float) -> StoppingRule:
+    """The rule for ``question`` (``rank``, or ``compare`` of ``models``' two)."""
+    if question == "compare":
+        return CompareRule(models[0], models[1], alpha)
+    return RankRule(models, alpha)
+
+
+async def decide_in_rounds(
+    store: Store,
+    benchmark: str,
+    *,
+    rule: StoppingRule,
+    rounds: AsyncGenerator[Asked, None],
+    run_round: RunRound,
+    variant: str,
+) -> Decided:
+    """The round loop: take each round's new items from ``rounds``, run the examinees on every
+    item asked so far through ``run_round`` (those already answered are found stored), feed the
+    new items' stored scores to ``rule`` and stop when it decides. ``rounds`` is asked for a
+    round only once the previous one left the question open, so a decided run generates or
+    asks nothing more. ValueError when ``rounds`` gives no round at all."""
+    asked: list[str] = []
+    runs: list[list[EvalSummary]] = []
+    decision = None
+    async with aclosing(rounds):
+        async for new in rounds:
+            asked += [item.id for item in new.items]
+            runs.append(await run_round(set(asked)))
+            scores = _scores(store, benchmark, variant, {i.id: i for i in new.items}, rule.models)
+            rule.observe([scores[item.id] for item in new.items])
+            decision = rule.decide(new.remaining())
+            if decision.done:
+                break
+    if decision is None:
+        raise ValueError("no items to decide on")
+    return Decided(decision, asked, len(runs), _summed(runs))
+
+
+async def _stored_rounds(
+    pool: dict[str, BenchmarkItem],
+    order: list[str],
+    ends: list[int],
+    cap: int,
+    money: Meter | None,
+) -> AsyncGenerator[Asked, None]:
+    """The order's items round by round: the doubling schedule's next end, or as far as the
+    money cap lets the round go (sized only once the previous round's cost is known)."""
+    used = 0
+    while used < cap:
+        end = next(e for e in ends if e > used)
+        if money is None:
+            yield Asked.known([pool[i] for i in order[used:end]], cap - end)
+        else:
+            end = used + money.spend.next_round(end - used, used)
+            assert end > used  # a cap with nothing left made the last decision final
+            asked = order[used:end]
+            yield Asked([pool[i] for i in asked], _costed(money, asked, cap - end))
+        used = end
+
+
+def _costed(money: Meter, asked: list[str], pool_left: int) -> Callable[[], int]:
+    """Once the round has run: record what its answers cost, then the items the money left
+    still affords (at most ``pool_left``)."""
+
+    def remaining() -> int:
+        money.observe(asked)
+        return money.spend.items_affordable(pool_left)
+
+    return remaining
+
+
+async def run_budgeted(
     store: Store,
     benchmark: str,
     *,
@@ -243,43 +349,26 @@ def run_budgeted(
     strata = {i: tuple(facet_value(item, f) for f in STRATA) for i, item in pool.items()}
     order = stratified_order(strata, seed)
     cap = _affordable(len(order), calls_per_item, budget)
-    rule: StoppingRule = (
-        CompareRule(models[0], models[1], alpha)
-        if question == "compare"
-        else RankRule(models, alpha)
+    decided = await decide_in_rounds(
+        store,
+        benchmark,
+        rule=make_rule(question, models, alpha),
+        rounds=_stored_rounds(pool, order, round_ends(cap, first_round), cap, money),
+        run_round=run_round,
+        variant=variant,
     )
-    used, rounds, runs = 0, 0, []
-    ends = round_ends(cap, first_round)
-    while True:
-        # The doubling schedule's next end, or as far as the money cap lets the round go.
-        end = next(e for e in ends if e > used)
-        if money is not None:
-            end = used + money.spend.next_round(end - used, used)
-        assert end > used  # a cap with nothing left made the last decision final
-        runs.append(run_round(set(order[:end])))
-        new = {i: pool[i] for i in order[used:end]}
-        scores = _scores(store, benchmark, variant, new, models)
-        rule.observe([scores[i] for i in order[used:end]])
-        if money is not None:
-            money.observe(order[used:end])
-        used, rounds = end, rounds + 1
-        # Deciding with no item left is final, so the loop ends by the time the pool (or the
-        # money) is spent.
-        left = cap - used if money is None else money.spend.items_affordable(cap - used)
-        decision = rule.decide(left)
-        if decision.done:
-            break
-    full, early = facet_mix(order, strata), facet_mix(order[:used], strata)
+    used = decided.asked
+    full, early = facet_mix(order, strata), facet_mix(used, strata)
     gap = max(abs(full[s] - early.get(s, 0.0)) for s in full)
     return BudgetedRun(
         question,
-        decision,
-        order[:used],
+        decided.decision,
+        used,
         len(order),
         calls_per_item,
         budget,
-        rounds,
-        _summed(runs),
+        decided.rounds,
+        decided.summaries,
         gap,
         None if money is None else money.spend,
     )

@@ -332,41 +332,41 @@ def evaluate(
     budgeted: BudgetedRun | None = None
     if decided is not None:
 
-        def run_round(ids: set[str]) -> list[EvalSummary]:
-            return asyncio.run(
-                run_models(
-                    opened,
-                    benchmark,
-                    to_run,
-                    variant=variant,
-                    concurrency=concurrency,
-                    show_progress=not as_json,
-                    epochs=epochs,
-                    only=ids,
-                )
-            )
-
-        budgeted = run_budgeted(
-            opened,
-            benchmark,
-            models=[model_identity(model[i]) for i in decided],
-            question="rank" if until == "rank" else "compare",
-            run_round=run_round,
-            calls_per_item=len(to_run) * epochs,
-            variant=variant,
-            alpha=alpha,
-            budget=budget,
-            first_round=first_round,
-            seed=limit_seed,
-            only=only,
-            money=meter_for(
+        async def run_round(ids: set[str]) -> list[EvalSummary]:
+            return await run_models(
                 opened,
                 benchmark,
                 to_run,
                 variant=variant,
+                concurrency=concurrency,
+                show_progress=not as_json,
                 epochs=epochs,
-                budget_usd=budget_usd,
-            ),
+                only=ids,
+            )
+
+        budgeted = asyncio.run(
+            run_budgeted(
+                opened,
+                benchmark,
+                models=[model_identity(model[i]) for i in decided],
+                question="rank" if until == "rank" else "compare",
+                run_round=run_round,
+                calls_per_item=len(to_run) * epochs,
+                variant=variant,
+                alpha=alpha,
+                budget=budget,
+                first_round=first_round,
+                seed=limit_seed,
+                only=only,
+                money=meter_for(
+                    opened,
+                    benchmark,
+                    to_run,
+                    variant=variant,
+                    epochs=epochs,
+                    budget_usd=budget_usd,
+                ),
+            )
         )
         summaries, only = budgeted.summaries, set(budgeted.used)
     elif workers != 1:

@@ -11,6 +11,7 @@ from rich.table import Table
 
 from lvlmbench.autobench.pipeline import DEFAULT_ZETA, LEVELS, GenerateSettings
 from lvlmbench.cli._common import (
+    EXIT_FAILURES,
     BadInput,
     StoreOption,
     check_concurrency,
@@ -20,6 +21,7 @@ from lvlmbench.cli._common import (
     print_json,
     progress_bar,
 )
+from lvlmbench.cli._gen_rounds import RoundOptions, check_rounds, generate_in_rounds, print_rounds
 from lvlmbench.scenes.compose import compose_capability
 from lvlmbench.store import Store
 
@@ -78,8 +80,10 @@ def print_report(report: dict[str, Any], name: str) -> None:
     note = report["plan"].get("note")
     if note:  # a free-text capability composed from built-in aspects: said, never hidden
         table.add_row("[yellow]capability[/]", escape(note))
+    # A generation in rounds may stop early: its units are those built, not all planned.
+    units = "built" if "budget" in report else "planned"
     table.add_row(
-        "items", f"{report['items']} of {check['units']} planned ({check['dropped']} dropped)"
+        "items", f"{report['items']} of {check['units']} {units} ({check['dropped']} dropped)"
     )
     table.add_row(
         "self-check",
@@ -161,6 +165,41 @@ def generate(
     concurrency: Annotated[int, typer.Option(help="Units in flight.")] = 8,
     store: StoreOption = None,
     as_json: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
+    budget: Annotated[
+        int | None,
+        typer.Option(
+            help="Build units in rounds of a stratified order (capability × general aspect × "
+            "difficulty, seeded by --seed) until N calls are spent: examiner and text-to-image "
+            "requests (cached and stored work costs none; a re-run counts what the units it "
+            "finds cost when built), plus with --until one examinee call per item and model. "
+            "No unit starts once N is reached and a round asks only the units the rest pays "
+            "for at the mean cost so far; units in flight finish, so N can be passed by what "
+            "those (at most --concurrency units) cost.",
+            show_default=False,
+        ),
+    ] = None,
+    until: Annotated[
+        str | None,
+        typer.Option(
+            help="Generate in rounds and let the --model examinees answer each round's items "
+            "until answered: rank (every adjacent pair separated) or compare:A,B (is A better "
+            "than B); anytime-valid tests at --alpha.",
+            show_default=False,
+        ),
+    ] = None,
+    model: Annotated[
+        list[str] | None,
+        # No -m: tests/cli/test_finding_things.py pins "-m" as no generate option, so the
+        # paper's m (fine aspects, -k) is never mistaken for an examinee or the reverse.
+        typer.Option("--model", help="With --until: an examinee spec; repeatable."),
+    ] = None,
+    alpha: Annotated[
+        float, typer.Option(help="With --until: the chance of a wrong decision at most.")
+    ] = 0.05,
+    first_round: Annotated[
+        int,
+        typer.Option(help="With --budget or --until: units in the first round (then doubling)."),
+    ] = 50,
 ) -> None:
     """Generate a benchmark for a capability: aspects, guidelines, graded descriptions, images
     with self-check, questions from descriptions only, balanced answer positions."""
@@ -169,6 +208,8 @@ def generate(
     if not 0 <= tf_share <= 1:
         raise BadInput(f"--tf-share {tf_share}: must be between 0 and 1")
     check_concurrency(concurrency)
+    models = model or []
+    decided = check_rounds(budget, until, models, alpha, first_round)
     settings = GenerateSettings(
         capability=capability,
         name=name,
@@ -194,6 +235,12 @@ def generate(
         raise BadInput(str(exc)) from None
     chosen: Literal["scene", "text"] = "scene" if mode == "scene" else "text"
     opened = open_store(store)
+    if decided is not None:
+        options = RoundOptions(
+            budget, until, models, decided, alpha, first_round, concurrency, not as_json
+        )
+        _in_rounds(opened, settings, examiner, images, chosen, options, as_json)
+        return
     try:
         report = asyncio.run(
             run_generation(opened, settings, examiner, images, chosen, not as_json)
@@ -204,3 +251,35 @@ def generate(
         print_json({"benchmark": settings.benchmark, **report})
     else:
         print_report(report, settings.benchmark)
+
+
+def _in_rounds(
+    store: Store,
+    settings: GenerateSettings,
+    examiner: str,
+    images: str,
+    mode: str,
+    options: RoundOptions,
+    as_json: bool,
+) -> None:
+    """``generate --budget`` / ``--until``: build in rounds, print the report and the budget."""
+    try:
+        run = asyncio.run(generate_in_rounds(store, settings, examiner, images, mode, options))
+    except ValueError as exc:
+        raise BadInput(str(exc)) from None
+    if as_json:
+        out: dict[str, Any] = {"benchmark": settings.benchmark, **run.report}
+        out["budget"] = run.as_json()
+        if run.decided is not None:
+            out["runs"] = [vars(s) for s in run.summaries]
+        print_json(out)
+    else:
+        print_report(run.report, settings.benchmark)
+        for s in run.summaries:
+            console.print(
+                f"{s.model}: {s.ok} ok, {s.unparseable} unparseable, {s.refused} refused, "
+                f"{s.failed} failed, {s.skipped} already done, {s.wall_s:.1f}s"
+            )
+        print_rounds(run)
+    if any(s.failed for s in run.summaries):
+        raise typer.Exit(EXIT_FAILURES)

@@ -15,6 +15,7 @@ from lvlmbench.models._generation import (
     is_truncated,
     spec_with_settings,
 )
+from lvlmbench.models._meter import RequestMeter, metered
 from lvlmbench.models._options import parse_param
 from lvlmbench.models._policy import (
     DEFAULT_CONCURRENCY,
@@ -69,6 +70,7 @@ __all__ = [
     "ProviderTable",
     "RedactingFilter",
     "RegistryError",
+    "RequestMeter",
     "RetryEvent",
     "RetryHook",
     "RetryPolicy",
@@ -85,6 +87,7 @@ __all__ = [
     "is_truncated",
     "load_chat_model",
     "load_model",
+    "metered",
     "model_identity",
     "model_price",
     "parse_param",

@@ -16,6 +16,7 @@ from typing import Any, ClassVar, TypeVar
 
 from lvlmbench.ids import canonical_json
 from lvlmbench.models._api import ErrorKind, ProviderError
+from lvlmbench.models._meter import count_request
 from lvlmbench.types import GenerationConfig, ImagePart, Message, TextPart
 
 __all__ = [
@@ -214,6 +215,7 @@ async def call_with_retries(
     while True:
         attempt += 1
         stats.requests += 1
+        count_request()
         try:
             return await call(), attempt
         except ProviderError as exc:

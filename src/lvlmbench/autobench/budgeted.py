@@ -1,0 +1,314 @@
+"""AutoBench-V generation in rounds under a budget of calls (``generate --budget``, and the
+generation half of ``generate --until``).
+
+Units are built in the stratified order of :mod:`.rounds`, in rounds of doubling size
+(:func:`lvlmbench.budget.round_ends`); after each round the benchmark is finalized from the
+units built so far, and items stored earlier keep their options and answer letters (the new ones
+are balanced against them), so examinees' answers on earlier rounds stay valid.
+
+What a unit costs is what it sent: the requests of the examiner and text-to-image clients made
+while it was built (its descriptions included; cached and shared calls cost nothing), counted by
+:func:`lvlmbench.models.metered` and stored with the unit (artifact stage ``costs``), and
+likewise the plan's. The accounting is positional: what the units built so far cost when they
+were built, plus ``per_item`` examinee calls for each item they became. A resumed run reads those
+records instead of re-counting (its replays are free), so it sizes every round as the first run
+did and reaches the same benchmark; a larger budget continues where a smaller one stopped.
+
+The budget's guarantee: a unit starts only while the calls counted (those of finished units plus
+those the units in flight have sent so far) are below the budget, and, once some units are built,
+a round asks only as many units as the budget still pays for at their mean cost. Units already
+started finish, so a run passes the budget by at most what the units in flight when it is
+reached go on to cost (at most ``concurrency`` units). The plan is made whatever the budget: no
+unit can be named without it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import time
+from collections import defaultdict
+from collections.abc import AsyncGenerator
+from dataclasses import dataclass
+from itertools import takewhile
+from typing import Any
+
+from lvlmbench._concurrency import drain
+from lvlmbench.autobench._backend import AspectPlan, ExaminerBackend
+from lvlmbench.autobench._finalize import finalize_benchmark, item_id
+from lvlmbench.autobench.pipeline import (
+    ProgressHook,
+    claim,
+    described,
+    load_plan,
+    process_unit,
+    store_unit,
+)
+from lvlmbench.autobench.rounds import STRATA, PlannedUnit, strata_gap, unit_order
+from lvlmbench.autobench.settings import GenerateSettings
+from lvlmbench.autobench.stages import Unit
+from lvlmbench.budget import round_ends
+from lvlmbench.images import ImageClient
+from lvlmbench.models import RequestMeter, metered
+from lvlmbench.store import Store, get_artifact, iter_items, put_artifact
+from lvlmbench.types import BenchmarkItem
+
+__all__ = ["COSTS", "BuiltRound", "RoundBuilder"]
+
+COSTS = "costs"
+"""Artifact stage of the requests each unit (key) and the plan (``plan``) cost when built."""
+
+
+@dataclass(frozen=True)
+class UnitCost:
+    """What a unit cost and gave: None requests for one built without a record (by a run that
+    kept no budget: it costs this run nothing and says nothing about the mean)."""
+
+    requests: int | None
+    item: bool
+
+
+@dataclass(frozen=True)
+class BuiltRound:
+    """One round's new items (in the order) and the items the budget still affords."""
+
+    items: list[BenchmarkItem]
+    remaining: int
+
+
+def _recorded(store: Store, s: GenerateSettings, key: str, requests: int) -> int:
+    """The stored cost of ``key``, or ``requests`` stored as it. The first record stands: a run
+    killed after its unit's calls replays them from the cache for nothing."""
+    stored = get_artifact(store, s.benchmark, COSTS, key)
+    if stored is not None:
+        return int(stored["requests"])
+    put_artifact(store, s.benchmark, COSTS, key, {"requests": requests})
+    return requests
+
+
+class RoundBuilder:
+    """Builds a plan's units in rounds within a budget; start it with :meth:`start`."""
+
+    def __init__(
+        self,
+        store: Store,
+        settings: GenerateSettings,
+        backend: ExaminerBackend,
+        images: ImageClient,
+        plan: AspectPlan,
+        plan_cost: int,
+        *,
+        budget: int | None,
+        per_item: int,
+        on_progress: ProgressHook | None,
+    ) -> None:
+        self.store, self.settings, self.backend, self.images = store, settings, backend, images
+        self.plan, self.plan_cost = plan, plan_cost
+        self.budget, self.per_item = budget, per_item
+        self.order = unit_order(plan, settings)
+        self.built: list[PlannedUnit] = []
+        """The prefix of the order built so far."""
+        self.known: dict[str, UnitCost] = {}
+        self.short = False
+        """The budget stopped the run (a round was cut, or a unit refused)."""
+        self.rounds = 0
+        self.report: dict[str, Any] = {}
+        self.on_progress = on_progress
+        """Called with (units known, units planned) as units are found or built."""
+        self._live: dict[str, RequestMeter] = {}
+        self._locks: defaultdict[str, asyncio.Lock] = defaultdict(asyncio.Lock)
+        self._chain = backend.stages()
+        self._handed = 0
+        self._started = time.perf_counter()
+
+    @classmethod
+    async def start(
+        cls,
+        store: Store,
+        settings: GenerateSettings,
+        backend: ExaminerBackend,
+        images: ImageClient,
+        *,
+        budget: int | None = None,
+        per_item: int = 0,
+        on_progress: ProgressHook | None = None,
+    ) -> RoundBuilder:
+        """Claim the benchmark's name and make (or read) the plan; ``per_item``: examinee calls
+        each item will cost (counted against ``budget`` with the generation's requests)."""
+        settings.validate()
+        claim(store, settings, f"{backend.name} + {images.spec}")
+        with metered() as meter:
+            plan = await load_plan(store, settings, backend)
+        cost = _recorded(store, settings, "plan", meter.requests)
+        return cls(
+            store,
+            settings,
+            backend,
+            images,
+            plan,
+            cost,
+            budget=budget,
+            per_item=per_item,
+            on_progress=on_progress,
+        )
+
+    # Accounting -------------------------------------------------------------------------------
+
+    @property
+    def generation_calls(self) -> int:
+        """Examiner and text-to-image requests the plan and the units cost when built."""
+        return self.plan_cost + sum(c.requests or 0 for c in self.known.values())
+
+    @property
+    def examinee_calls(self) -> int:
+        return self.per_item * sum(c.item for c in self.known.values())
+
+    def spent(self) -> int:
+        """Calls counted so far, the requests of units in flight included."""
+        live = sum(m.requests for m in self._live.values())
+        return self.generation_calls + self.examinee_calls + live
+
+    def mean_unit_calls(self) -> float | None:
+        """Mean requests of the units built with a record (None before the first)."""
+        measured = [c.requests for c in self.known.values() if c.requests is not None]
+        return sum(measured) / len(measured) if measured else None
+
+    def item_share(self) -> float:
+        """Share of the units built that became items (1 before the first)."""
+        return sum(c.item for c in self.known.values()) / len(self.known) if self.known else 1.0
+
+    def _unit_estimate(self) -> float | None:
+        mean = self.mean_unit_calls()
+        return None if mean is None else mean + self.per_item * self.item_share()
+
+    def _affordable(self, units: int) -> int:
+        """How many of ``units`` more units the budget left pays for at the mean cost."""
+        estimate = self._unit_estimate()
+        if self.budget is None or estimate is None or estimate <= 0:
+            return units
+        return max(0, min(units, math.floor((self.budget - self.spent()) / estimate)))
+
+    @property
+    def finished(self) -> bool:
+        """The plan is built, or the budget stopped the run."""
+        return self.short or len(self.built) == len(self.order)
+
+    def remaining_items(self) -> int:
+        """Items the plan and the budget can still give (an estimate from the rounds so far)."""
+        if self.finished:
+            return 0
+        units = self._affordable(len(self.order) - len(self.built))
+        return math.floor(units * self.item_share())
+
+    # Building ---------------------------------------------------------------------------------
+
+    def _progress(self) -> None:
+        if self.on_progress is not None:
+            self.on_progress(len(self.known), len(self.order))
+
+    def _found(self, unit: PlannedUnit) -> bool:
+        """Whether the unit is stored (then it is known, and costs this run nothing)."""
+        stored = get_artifact(self.store, self.settings.benchmark, "units", unit.key)
+        if stored is None:
+            return False
+        cost = get_artifact(self.store, self.settings.benchmark, COSTS, unit.key)
+        requests = None if cost is None else int(cost["requests"])
+        self.known[unit.key] = UnitCost(requests, stored["status"] == "accepted")
+        self._progress()
+        return True
+
+    async def _build(self, unit: PlannedUnit) -> None:
+        s = self.settings
+        with metered() as meter:
+            self._live[unit.key] = meter
+            try:
+                async with self._locks[unit.group]:  # one writer extends a group's descriptions
+                    texts = await described(
+                        self.store, s, self.backend, unit.aspect, unit.level, unit.index + 1
+                    )
+                planned = Unit(unit.key, unit.aspect, unit.level, texts[unit.index])
+                result = await process_unit(planned, s, self._chain, self.images)
+            finally:
+                del self._live[unit.key]
+        # The cost before the unit: a run killed between the two writes keeps what was paid.
+        cost = _recorded(self.store, s, unit.key, meter.requests)
+        store_unit(self.store, s, unit.key, result)
+        self.known[unit.key] = UnitCost(cost, result.accepted is not None)
+        self._progress()
+
+    async def build_until(self, end: int) -> None:
+        """Build the order's units up to ``end`` (exclusive), as far as the budget goes."""
+        target = len(self.built) + self._affordable(end - len(self.built))
+        todo = self.order[len(self.built) : target]
+        refused = False
+
+        async def one(unit: PlannedUnit) -> None:
+            nonlocal refused
+            if self._found(unit):
+                return
+            # Once one unit is refused every later one is, so the units built stay a prefix.
+            refused = refused or (self.budget is not None and self.spent() >= self.budget)
+            if not refused:
+                await self._build(unit)
+
+        await drain(todo, one, self.settings.concurrency)
+        self.built += takewhile(lambda u: u.key in self.known, todo)
+        spent = self.budget is not None and self.spent() >= self.budget
+        self.short = self.short or refused or target < end or spent
+        self.rounds += bool(todo)
+
+    def finalize(self) -> list[BenchmarkItem]:
+        """Store the benchmark from the units built; returns the items new since the last call,
+        in the order."""
+        s = self.settings
+        self.report = finalize_benchmark(
+            self.store,
+            s,
+            self.plan,
+            [u.key for u in self.built],
+            f"{self.backend.name} + {self.images.spec}",
+            time.perf_counter() - self._started,
+            extra={"budget": self.summary()},
+        )
+        wanted = [item_id(s.benchmark, u.key) for u in self.built[self._handed :]]
+        self._handed = len(self.built)
+        fresh = set(wanted)
+        stored = {i.id: i for i in iter_items(self.store, s.benchmark) if i.id in fresh}
+        return [stored[i] for i in wanted if i in stored]
+
+    async def rounds_built(self, first_round: int) -> AsyncGenerator[BuiltRound, None]:
+        """Build, finalize and hand out round after round until the plan or the budget ends."""
+        if not self.order:
+            self.finalize()
+            return
+        for end in round_ends(len(self.order), first_round):
+            await self.build_until(end)
+            items = self.finalize()
+            yield BuiltRound(items, self.remaining_items())
+            if self.finished:
+                return
+
+    def summary(self) -> dict[str, Any]:
+        """The budget section of the generation report (full-plan figures are estimates)."""
+        mean = self.mean_unit_calls()
+        planned = len(self.order)
+        full = None
+        if mean is not None:
+            examinees = self.per_item * planned * self.item_share()
+            full = round(self.plan_cost + planned * mean + examinees)
+        calls = self.generation_calls + self.examinee_calls
+        return {
+            "units_built": len(self.built),
+            "units_planned": planned,
+            "rounds": self.rounds,
+            "budget": self.budget,
+            "stopped_by_budget": self.short,
+            "calls": calls,
+            "generation_calls": self.generation_calls,
+            "examinee_calls": self.examinee_calls,
+            "calls_per_unit": mean,
+            "calls_full_estimate": full,
+            "calls_saved_estimate": None if full is None else max(0, full - calls),
+            "strata": list(STRATA),
+            "strata_share_gap": strata_gap(self.built, self.order),
+        }

@@ -1,0 +1,91 @@
+"""The order a generation in rounds builds its units in: one seeded order over the plan whose
+every prefix keeps the plan's mix of capability × general aspect × difficulty.
+
+The strata's places come from :func:`lvlmbench.budget.stratified_order` (the draws a budgeted
+evaluation asks items in), so a run stopped after any unit holds within one unit of each
+stratum's share of the plan. Which unit of a stratum fills its next place is not drawn at random:
+units go by description index first (every fine aspect's first description, then every second
+one, ...) and by a seeded order of the fine aspects within an index. A model examiner writes a
+fine aspect's descriptions one after the other (each bans the themes of the earlier ones), so a
+stopped run has paid only for the first few descriptions of each fine aspect instead of every
+description of the few fine aspects it happened to draw, and the fine aspects stay interleaved
+too.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import deque
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from lvlmbench.autobench._backend import AspectPlan, PlannedAspect
+from lvlmbench.autobench.pipeline import group_key
+from lvlmbench.autobench.settings import GenerateSettings
+from lvlmbench.budget import facet_mix, stratified_order
+
+__all__ = ["STRATA", "PlannedUnit", "strata_gap", "unit_order"]
+
+STRATA = ("capability", "general_aspect", "difficulty")
+"""What the order is stratified over (the item facets of the same names)."""
+
+
+@dataclass(frozen=True)
+class PlannedUnit:
+    """One unit of the plan: a fine aspect at a level, and its description's index."""
+
+    aspect: PlannedAspect
+    level: str
+    index: int
+
+    @property
+    def group(self) -> str:
+        """The fine aspect and level (its descriptions' key)."""
+        return group_key(self.aspect, self.level)
+
+    @property
+    def key(self) -> str:
+        """The unit's key: the one the pipeline stores it under."""
+        return f"{self.group}|{self.index}"
+
+    @property
+    def stratum(self) -> tuple[str, str, str]:
+        """Its capability, general aspect and difficulty."""
+        return (self.aspect.tested, self.aspect.general, self.level)
+
+
+def _planned(plan: AspectPlan, settings: GenerateSettings) -> dict[str, PlannedUnit]:
+    units = (
+        PlannedUnit(aspect, level, index)
+        for aspect in plan.aspects
+        for level in settings.levels
+        for index in range(settings.per_aspect)
+    )
+    return {unit.key: unit for unit in units}  # by key: the pipeline builds a key once
+
+
+def unit_order(plan: AspectPlan, settings: GenerateSettings) -> list[PlannedUnit]:
+    """Every unit of the plan, in the order a generation in rounds builds them (seeded by
+    ``settings.seed``: the same on every run, so a resumed run continues the same order)."""
+    planned = _planned(plan, settings)
+    strata = {key: unit.stratum for key, unit in planned.items()}
+    members: dict[tuple[str, str, str], list[PlannedUnit]] = {}
+    for unit in planned.values():
+        members.setdefault(unit.stratum, []).append(unit)
+    queues = {}
+    for stratum, units in members.items():
+        fines = sorted({u.aspect.fine for u in units})
+        random.Random(f"{settings.seed}:{stratum!r}").shuffle(fines)
+        rank = {fine: position for position, fine in enumerate(fines)}
+        queues[stratum] = deque(sorted(units, key=lambda u: (u.index, rank[u.aspect.fine])))
+    return [queues[strata[key]].popleft() for key in stratified_order(strata, settings.seed)]
+
+
+def strata_gap(built: Sequence[PlannedUnit], planned: Sequence[PlannedUnit]) -> float:
+    """Largest difference between a stratum's share among the units built and in the plan."""
+    strata = {u.key: u.stratum for u in planned}
+    full, early = (
+        facet_mix([u.key for u in planned], strata),
+        facet_mix([u.key for u in built], strata),
+    )
+    return max((abs(share - early.get(s, 0.0)) for s, share in full.items()), default=0.0)
