@@ -45,6 +45,7 @@ __all__ = [
     "Decided",
     "check_round_options",
     "decide_in_rounds",
+    "decision_json",
     "make_rule",
     "parse_until",
     "print_budgeted",
@@ -117,6 +118,19 @@ def check_round_options(alpha: float, first_round: int) -> None:
         raise BadInput(f"--first-round {first_round}: expected at least 1")
 
 
+def decision_json(question: str | None, decision: Decision) -> dict[str, Any]:
+    """The question and the decision with its confidence, as ``--json`` prints them."""
+    return {
+        "question": question,
+        "answered": decision.answered,
+        "decision": decision.text,
+        "order": list(decision.order),
+        "unresolved": [list(p) for p in decision.unresolved],
+        "alpha": decision.alpha,
+        "p_value": decision.p_value,
+    }
+
+
 @dataclass
 class BudgetedRun:
     """What a budgeted evaluation did and decided."""
@@ -151,15 +165,8 @@ class BudgetedRun:
         return (self.pool - len(self.used)) * self.calls_per_item
 
     def as_json(self) -> dict[str, Any]:
-        d = self.decision
         return {
-            "question": self.question,
-            "answered": d.answered,
-            "decision": d.text,
-            "order": list(d.order),
-            "unresolved": [list(p) for p in d.unresolved],
-            "alpha": d.alpha,
-            "p_value": d.p_value,
+            **decision_json(self.question, self.decision),
             "items_used": len(self.used),
             "items_full": self.pool,
             "calls": self.calls,

@@ -20,6 +20,7 @@ from lvlmbench.cli._budgeted import (
     Decided,
     check_round_options,
     decide_in_rounds,
+    decision_json,
     make_rule,
     parse_until,
 )
@@ -61,15 +62,8 @@ class Generated:
     def as_json(self) -> dict[str, Any]:
         out = {**self.report["budget"], "requests": self.requests}
         if self.decided is not None:
-            d = self.decided.decision
             out |= {
-                "question": self.question,
-                "answered": d.answered,
-                "decision": d.text,
-                "order": list(d.order),
-                "unresolved": [list(p) for p in d.unresolved],
-                "alpha": d.alpha,
-                "p_value": d.p_value,
+                **decision_json(self.question, self.decided.decision),
                 "items_used": len(self.decided.asked),
                 "decision_rounds": self.decided.rounds,
             }

@@ -330,20 +330,20 @@ def evaluate(
     check_stored_names(opened, benchmark, to_run)
     check_specs(to_run)
     budgeted: BudgetedRun | None = None
+
+    async def run_round(ids: Collection[str] | None) -> list[EvalSummary]:
+        return await run_models(
+            opened,
+            benchmark,
+            to_run,
+            variant=variant,
+            concurrency=concurrency,
+            show_progress=not as_json,
+            epochs=epochs,
+            only=ids,
+        )
+
     if decided is not None:
-
-        async def run_round(ids: set[str]) -> list[EvalSummary]:
-            return await run_models(
-                opened,
-                benchmark,
-                to_run,
-                variant=variant,
-                concurrency=concurrency,
-                show_progress=not as_json,
-                epochs=epochs,
-                only=ids,
-            )
-
         budgeted = asyncio.run(
             run_budgeted(
                 opened,
@@ -372,18 +372,7 @@ def evaluate(
     elif workers != 1:
         summaries = _worker_summaries(run_workers(workers), to_run)
     else:
-        summaries = asyncio.run(
-            run_models(
-                opened,
-                benchmark,
-                to_run,
-                variant=variant,
-                concurrency=concurrency,
-                show_progress=not as_json,
-                epochs=epochs,
-                only=only,
-            )
-        )
+        summaries = asyncio.run(run_round(only))
     # Rows are stored under each model's identity (endpoint and options included), not the
     # spec as typed; imported names pass through unchanged.
     identities = [model_identity(spec) for spec in model]
