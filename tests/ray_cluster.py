@@ -14,12 +14,12 @@ __all__ = ["local_ray_cluster"]
 
 
 @contextmanager
-def local_ray_cluster() -> Iterator[None]:
+def local_ray_cluster(num_cpus: int = 2) -> Iterator[None]:
     import ray
 
     # A short temp dir: Ray's unix sockets live under it and their paths are length-limited.
     temp = tempfile.mkdtemp(prefix="ray", dir="/tmp")
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, _temp_dir=temp)
+    ray.init(num_cpus=num_cpus, include_dashboard=False, log_to_driver=False, _temp_dir=temp)
     try:
         yield
     finally:

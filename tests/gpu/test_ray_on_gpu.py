@@ -11,8 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import io
-import shutil
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -28,6 +26,7 @@ import numpy as np  # noqa: E402
 import ray  # noqa: E402
 from models.test_hf import _build_tiny_llava, _varied_prompts  # noqa: E402
 from PIL import Image  # noqa: E402
+from ray_cluster import local_ray_cluster  # noqa: E402
 from tiny_diffusers import build_tiny_stable_diffusion  # noqa: E402
 
 from lvlmbench.images import ImageOutput, ImageRequest, load_image_model  # noqa: E402
@@ -42,13 +41,8 @@ GREEDY = GenerationConfig(max_tokens=12)
 
 @pytest.fixture(scope="module", autouse=True)
 def gpu_cluster() -> Iterator[None]:
-    temp = tempfile.mkdtemp(prefix="ray", dir="/tmp")
-    ray.init(num_cpus=4, include_dashboard=False, log_to_driver=False, _temp_dir=temp)
-    try:
+    with local_ray_cluster(num_cpus=4):  # Ray finds the GPUs itself
         yield
-    finally:
-        ray.shutdown()
-        shutil.rmtree(temp, ignore_errors=True)
 
 
 @pytest.fixture(scope="module")
