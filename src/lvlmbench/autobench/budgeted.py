@@ -27,9 +27,9 @@ A money cap (``generate --budget-usd``) sizes the rounds as ``evaluate --budget-
 (:class:`lvlmbench.budget.Spend`: a probe unit first, then at most as many units as were built
 before, each costed as the dearest unit seen with its examinees' dearest answers) and refuses a
 unit once the money counted, the units in flight included, reaches the cap. It is passed only by
-the probe (a cap below one unit's cost) or by a round whose units turn out dearer than every unit
-before them, by at most that round's units times the difference; units in flight finish.
-With both caps, the first reached stops.
+the plan (made whatever the cap) and the probe (a cap below what they cost), or by a round whose
+units turn out dearer than every unit before them, by at most that round's units times the
+difference; units in flight finish. With both caps, the first reached stops.
 """
 
 from __future__ import annotations
