@@ -8,19 +8,27 @@ from __future__ import annotations
 
 import asyncio
 from collections import Counter
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from examiner_fakes import ScriptedExaminer
+import pytest
+from examiner_fakes import Call, ScriptedExaminer
 
 from lvlmbench.autobench._backend import AspectPlan, ExaminerBackend
 from lvlmbench.autobench.backends import generate_within
 from lvlmbench.autobench.balance import letter_counts
-from lvlmbench.autobench.budgeted import RoundBuilder
+from lvlmbench.autobench.budgeted import COSTS, RoundBuilder
 from lvlmbench.autobench.llm import ModelBackend
 from lvlmbench.autobench.pipeline import GenerateSettings, generate_benchmark
 from lvlmbench.autobench.procedural import ProceduralBackend
 from lvlmbench.autobench.rounds import unit_order
+from lvlmbench.autobench.unit_costs import (
+    GENERATION,
+    GenerationMoney,
+    GenerationPrices,
+    UnitUsage,
+)
 from lvlmbench.images import ImageClient, load_image_model
 from lvlmbench.models import ModelClient, metered
 from lvlmbench.store import Store, get_artifact, get_benchmark, iter_artifacts, iter_items
@@ -226,3 +234,131 @@ def test_model_examiner_descriptions_in_rounds_are_a_plain_runs(tmp_path: Path) 
         assert _stage(rounds_store, stage) == _stage(plain_store, stage), stage
     plain_store.close()
     rounds_store.close()
+
+
+# -- a money cap -------------------------------------------------------------------------------
+
+EXAMINER_PRICE = (100.0, 200.0)
+CALL_USD = (50 * 100 + 20 * 200) / 1e6
+"""What one scripted examiner call costs (50 input + 20 output tokens)."""
+IMAGE_USD = 0.002
+PRICES = GenerationPrices(EXAMINER_PRICE, IMAGE_USD)
+
+
+@dataclass
+class PricedRun:
+    """What a priced run of the scripted examiner did: its money and what the guarantee lets
+    it pass a cap above the plan and one unit by (each round's units' excess over the dearest
+    unit seen before the round)."""
+
+    summary: dict[str, Any]
+    paid_usd: float
+    slack_usd: float
+    examiner_calls: int
+    renders: int
+
+
+def _unit_usd(store: Store, key: str) -> float:
+    record = get_artifact(store, LLM.name or "", COSTS, key)
+    assert record is not None
+    usage = UnitUsage.from_record(record)
+    assert usage is not None
+    return PRICES.usd(usage)
+
+
+async def _priced(store: Store, model: ScriptedExaminer, cap: float | None) -> PricedRun:
+    client = ModelClient(model, store, price_per_mtok=EXAMINER_PRICE)
+    backend: ExaminerBackend = ModelBackend(client, mode="scene", k_checks=LLM.k_checks)
+    images = ImageClient(load_image_model("procedural"), store, price_per_image=IMAGE_USD)
+    money = GenerationMoney.create(PRICES, [], cap)
+    slack = 0.0
+    try:
+        with metered() as meter:
+            builder = await RoundBuilder.start(store, LLM, backend, images, money=money)
+            build = builder.build_until
+
+            async def watched(end: int) -> None:
+                nonlocal slack
+                spend = money.spend
+                known = spend.known  # else a probe: it passes only a cap below one unit
+                dearest = spend.dearest.get(GENERATION, 0.0)
+                before = len(builder.built)
+                await build(end)
+                for unit in builder.order[before : len(builder.built)] if known else []:
+                    slack += max(0.0, _unit_usd(store, unit.key) - dearest)
+
+            builder.build_until = watched  # type: ignore[method-assign]
+            async for _ in builder.rounds_built(4):
+                pass
+        calls = len(model.kinds)
+        return PricedRun(builder.summary(), money.paid_usd, slack, calls, meter.requests - calls)
+    finally:
+        await images.aclose()
+        await backend.aclose()
+
+
+def _fumbling() -> ScriptedExaminer:
+    """The scripted examiner, answering some questions with no JSON at first: the units it
+    re-asks cost one call more, so units differ in cost."""
+
+    def first_try(call: Call) -> str | None:
+        return "no JSON here" if not call.reask and len(call.description) % 2 == 0 else None
+
+    return ScriptedExaminer(overrides={"mc": first_try, "tf": first_try})
+
+
+@pytest.mark.parametrize(
+    ("cap", "passed"),
+    [
+        # The plan ($0.036) and a $0.056 probe leave $0.060: a second unit fits at the dearest
+        # cost seen, and turns out to cost $0.065 (a re-ask), passing the cap by its excess.
+        (0.152, True),
+        (0.3, False),
+    ],
+)
+def test_a_money_cap_is_kept_within_its_slack_and_a_rerun_pays_nothing(
+    tmp_path: Path, cap: float, passed: bool
+) -> None:
+    store = Store.open(str(tmp_path / "s.db"))
+    run = asyncio.run(_priced(store, _fumbling(), cap=cap))
+    money = run.summary["money"]
+    built = run.summary["units_built"]
+    assert 0 < built < LLM_UNITS and run.summary["stopped_by_budget"]
+    # Fresh work: what was counted is what was sent, at the prices, split exactly.
+    assert money["examiner_usd"] == pytest.approx(run.examiner_calls * CALL_USD)
+    assert money["images_usd"] == pytest.approx(run.renders * IMAGE_USD) and run.renders > 0
+    assert (
+        money["used_usd"] == pytest.approx(money["generation_usd"]) == pytest.approx(run.paid_usd)
+    )
+    assert money["examinees_usd"] == 0 and money["cap_usd"] == cap
+    # Passed only as the guarantee says: by rounds' units dearer than every unit before them.
+    assert (money["used_usd"] > cap) == passed
+    assert money["used_usd"] <= cap + run.slack_usd + 1e-12
+    # The next unit would not have fitted at the dearest unit's cost.
+    dearest = max(_unit_usd(store, u["meta"]["unit"]) for u in _stage_units(store))
+    assert money["used_usd"] + dearest > cap
+    full = money["full_estimate_usd"]
+    assert full == pytest.approx(money["used_usd"] + (LLM_UNITS - built) * money["unit_mean_usd"])
+    again = _fumbling()
+    rerun = asyncio.run(_priced(store, again, cap=cap))
+    assert again.kinds == [] and rerun.paid_usd == 0 and rerun.renders == 0
+    assert rerun.summary == run.summary  # the same rounds, units and money
+    store.close()
+
+
+def _stage_units(store: Store) -> list[dict[str, Any]]:
+    return list(iter_artifacts(store, LLM.name or "", "units"))
+
+
+def test_without_a_cap_the_money_is_only_counted(tmp_path: Path) -> None:
+    store = Store.open(str(tmp_path / "s.db"))
+    run = asyncio.run(_priced(store, ScriptedExaminer(), cap=None))
+    money = run.summary["money"]
+    assert run.summary["units_built"] == LLM_UNITS and not run.summary["stopped_by_budget"]
+    assert money["cap_usd"] is None and money["full_estimate_usd"] == pytest.approx(
+        money["used_usd"]
+    )
+    assert money["used_usd"] == pytest.approx(
+        run.examiner_calls * CALL_USD + run.renders * IMAGE_USD
+    )
+    store.close()

@@ -79,9 +79,14 @@ def test_a_price_is_canonical_and_a_misspelling_is_suggested() -> None:
         resolve_spec(f"{LOCAL}&prize=1,2")
 
 
-def test_image_providers_take_no_price() -> None:
-    with pytest.raises(RegistryError, match="unknown option 'price'"):
+def test_image_providers_take_a_price_per_image_not_a_chat_price() -> None:
+    # Changed on purpose (generate --budget-usd): text-to-image providers take price=USD per
+    # image, one number; a chat price (IN,OUT) on an image spec is refused with that form.
+    with pytest.raises(RegistryError, match=r"price='1,2': expected USD_PER_IMAGE"):
         resolve_spec("openai/dall-e-3?price=1,2", IMAGE_PROVIDERS)
+    assert resolve_spec("openai/dall-e-3?price=0.04", IMAGE_PROVIDERS) == "openai/dall-e-3"
+    with pytest.raises(RegistryError, match="unknown option 'price' for procedural/"):
+        resolve_spec("procedural?price=0.04", IMAGE_PROVIDERS)  # free: it takes no price
 
 
 def test_the_provider_factory_never_sees_the_price() -> None:

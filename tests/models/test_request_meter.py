@@ -60,3 +60,20 @@ def test_retries_count_and_a_shared_call_counts_once(tmp_path: Path) -> None:
     first, second = asyncio.run(run())
     assert (first, second) == (2, 0) and client.stats.requests == 2
     store.close()
+
+
+def test_a_meter_holds_the_tokens_of_the_replies_it_paid_for(tmp_path: Path) -> None:
+    """What a money cap prices a unit at: the tokens of every reply received by a request
+    (ScriptedModel: 10 in + 2 out each); cached replies add none."""
+    store = Store.open(str(tmp_path / "s.db"))
+    client = ModelClient(ScriptedModel(), store)
+
+    async def run(texts: list[str]) -> tuple[int, int, int, int]:
+        with metered() as meter:
+            for text in texts:
+                await client.generate(_ask(text), CONFIG)
+        return meter.requests, meter.input_tokens, meter.output_tokens, meter.images
+
+    assert asyncio.run(run(["a", "b", "c"])) == (3, 30, 6, 0)
+    assert asyncio.run(run(["a", "d"])) == (1, 10, 2, 0)  # "a" is cached
+    store.close()

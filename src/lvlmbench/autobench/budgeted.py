@@ -1,5 +1,5 @@
-"""AutoBench-V generation in rounds under a budget of calls (``generate --budget``, and the
-generation half of ``generate --until``).
+"""AutoBench-V generation in rounds under a budget of calls or money (``generate --budget``,
+``--budget-usd``, and the generation half of ``generate --until``).
 
 Units are built in the stratified order of :mod:`.rounds`, in rounds of doubling size
 (:func:`lvlmbench.budget.round_ends`); after each round the benchmark is finalized from the
@@ -9,10 +9,12 @@ are balanced against them), so examinees' answers on earlier rounds stay valid.
 What a unit costs is what it sent: the requests of the examiner and text-to-image clients made
 while it was built (its descriptions included; cached and shared calls cost nothing), counted by
 :func:`lvlmbench.models.metered` and stored with the unit (artifact stage ``costs``), and
-likewise the plan's. The accounting is positional: what the units built so far cost when they
-were built, plus ``per_item`` examinee calls for each item they became. A resumed run reads those
-records instead of re-counting (its replays are free), so it sizes every round as the first run
-did and reaches the same benchmark; a larger budget continues where a smaller one stopped.
+likewise the plan's; with them the tokens and images their answers used, which a money cap
+prices (:mod:`.unit_costs`). The accounting is positional: what the units built so far cost
+when they were built, plus ``per_item`` examinee calls for each item they became. A resumed run
+reads those records instead of re-counting (its replays are free), so it sizes every round as
+the first run did and reaches the same benchmark; a larger budget continues where a smaller one
+stopped.
 
 The budget's guarantee: a unit starts only while the calls counted (those of finished units plus
 those the units in flight have sent so far) are below the budget, and, once some units are built,
@@ -20,6 +22,14 @@ a round asks only as many units as the budget still pays for at their mean cost.
 started finish, so a run passes the budget by at most what the units in flight when it is
 reached go on to cost (at most ``concurrency`` units). The plan is made whatever the budget: no
 unit can be named without it.
+
+A money cap (``generate --budget-usd``) sizes the rounds as ``evaluate --budget-usd`` does
+(:class:`lvlmbench.budget.Spend`: a probe unit first, then at most as many units as were built
+before, each costed as the dearest unit seen with its examinees' dearest answers) and refuses a
+unit once the money counted, the units in flight included, reaches the cap. It is passed only by
+the plan (made whatever the cap) and the probe (a cap below what they cost), or by a round whose
+units turn out dearer than every unit before them, by at most that round's units times the
+difference; units in flight finish. With both caps, the first reached stops.
 """
 
 from __future__ import annotations
@@ -47,6 +57,7 @@ from lvlmbench.autobench.pipeline import (
 from lvlmbench.autobench.rounds import STRATA, PlannedUnit, strata_gap, unit_order
 from lvlmbench.autobench.settings import GenerateSettings
 from lvlmbench.autobench.stages import Unit
+from lvlmbench.autobench.unit_costs import GenerationMoney, UnitUsage
 from lvlmbench.budget import round_ends
 from lvlmbench.images import ImageClient
 from lvlmbench.models import RequestMeter, metered
@@ -69,6 +80,19 @@ class UnitCost:
 
 
 @dataclass(frozen=True)
+class Recorded:
+    """A stored cost record: the requests sent and what their answers used (None: the record
+    predates usage)."""
+
+    requests: int
+    usage: UnitUsage | None
+
+    @classmethod
+    def read(cls, stored: dict[str, Any]) -> Recorded:
+        return cls(int(stored["requests"]), UnitUsage.from_record(stored))
+
+
+@dataclass(frozen=True)
 class BuiltRound:
     """One round's new items (in the order) and the items the budget still affords."""
 
@@ -76,14 +100,15 @@ class BuiltRound:
     remaining: int
 
 
-def _recorded(store: Store, s: GenerateSettings, key: str, requests: int) -> int:
-    """The stored cost of ``key``, or ``requests`` stored as it. The first record stands: a run
-    killed after its unit's calls replays them from the cache for nothing."""
+def _recorded(store: Store, s: GenerateSettings, key: str, meter: RequestMeter) -> Recorded:
+    """The stored cost of ``key``, or what ``meter`` counted stored as it. The first record
+    stands: a run killed after its unit's calls replays them from the cache for nothing."""
     stored = get_artifact(store, s.benchmark, COSTS, key)
     if stored is not None:
-        return int(stored["requests"])
-    put_artifact(store, s.benchmark, COSTS, key, {"requests": requests})
-    return requests
+        return Recorded.read(stored)
+    usage = UnitUsage.of(meter)
+    put_artifact(store, s.benchmark, COSTS, key, {"requests": meter.requests, **usage.record()})
+    return Recorded(meter.requests, usage)
 
 
 class RoundBuilder:
@@ -101,10 +126,13 @@ class RoundBuilder:
         budget: int | None,
         per_item: int,
         on_progress: ProgressHook | None,
+        money: GenerationMoney | None = None,
     ) -> None:
         self.store, self.settings, self.backend, self.images = store, settings, backend, images
         self.plan, self.plan_cost = plan, plan_cost
         self.budget, self.per_item = budget, per_item
+        self.money = money
+        """The money counted and its cap (None: costs are not priced)."""
         self.order = unit_order(plan, settings)
         self.built: list[PlannedUnit] = []
         """The prefix of the order built so far."""
@@ -132,24 +160,30 @@ class RoundBuilder:
         budget: int | None = None,
         per_item: int = 0,
         on_progress: ProgressHook | None = None,
+        money: GenerationMoney | None = None,
     ) -> RoundBuilder:
         """Claim the benchmark's name and make (or read) the plan; ``per_item``: examinee calls
-        each item will cost (counted against ``budget`` with the generation's requests)."""
+        each item will cost (counted against ``budget`` with the generation's requests);
+        ``money``: what the work costs, against its cap (the examinees' answers fed to its
+        ``spend`` by the caller)."""
         settings.validate()
         claim(store, settings, f"{backend.name} + {images.spec}")
         with metered() as meter:
             plan = await load_plan(store, settings, backend)
-        cost = _recorded(store, settings, "plan", meter.requests)
+        cost = _recorded(store, settings, "plan", meter)
+        if money is not None:
+            money.plan(cost.usage, paid=UnitUsage.of(meter))
         return cls(
             store,
             settings,
             backend,
             images,
             plan,
-            cost,
+            cost.requests,
             budget=budget,
             per_item=per_item,
             on_progress=on_progress,
+            money=money,
         )
 
     # Accounting -------------------------------------------------------------------------------
@@ -188,16 +222,49 @@ class RoundBuilder:
             return units
         return max(0, min(units, math.floor((self.budget - self.spent()) / estimate)))
 
+    def _over_budget(self) -> bool:
+        """Whether a cap is reached, counting what the units in flight have sent so far."""
+        if self.budget is not None and self.spent() >= self.budget:
+            return True
+        money = self.money
+        if money is None or money.spend.cap_usd is None:
+            return False
+        return money.spend.used_usd + money.live_usd(self._live.values()) >= money.spend.cap_usd
+
+    def _target(self, end: int) -> tuple[int, bool]:
+        """Where the round towards ``end`` stops, and whether the calls budget cut it (a round
+        the money cap sizes is cut to what is known to fit and the next one goes on)."""
+        used = len(self.built)
+        by_calls = used + self._affordable(end - used)
+        if self.money is None:
+            return by_calls, by_calls < end
+        by_money = used + self.money.spend.next_round(end - used, used)
+        return min(by_calls, by_money), by_calls < end
+
+    @property
+    def complete(self) -> bool:
+        """Every unit of the plan is built."""
+        return len(self.built) == len(self.order)
+
+    @property
+    def stopped(self) -> bool:
+        """A budget stopped the run: a round cut or a unit refused, or the money left affords
+        no further unit (known only once the last round's examinees have answered)."""
+        money_out = self.money is not None and self.money.exhausted(len(self.built))
+        return not self.complete and (self.short or money_out)
+
     @property
     def finished(self) -> bool:
-        """The plan is built, or the budget stopped the run."""
-        return self.short or len(self.built) == len(self.order)
+        """The plan is built, or a budget stopped the run."""
+        return self.complete or self.stopped
 
     def remaining_items(self) -> int:
         """Items the plan and the budget can still give (an estimate from the rounds so far)."""
         if self.finished:
             return 0
         units = self._affordable(len(self.order) - len(self.built))
+        if self.money is not None:
+            units = self.money.spend.items_affordable(units)
         return math.floor(units * self.item_share())
 
     # Building ---------------------------------------------------------------------------------
@@ -211,9 +278,12 @@ class RoundBuilder:
         stored = get_artifact(self.store, self.settings.benchmark, "units", unit.key)
         if stored is None:
             return False
-        cost = get_artifact(self.store, self.settings.benchmark, COSTS, unit.key)
-        requests = None if cost is None else int(cost["requests"])
+        stored_cost = get_artifact(self.store, self.settings.benchmark, COSTS, unit.key)
+        cost = None if stored_cost is None else Recorded.read(stored_cost)
+        requests = None if cost is None else cost.requests
         self.known[unit.key] = UnitCost(requests, stored["status"] == "accepted")
+        if self.money is not None and cost is not None:
+            self.money.unit(cost.usage, paid=None)
         self._progress()
         return True
 
@@ -231,14 +301,16 @@ class RoundBuilder:
             finally:
                 del self._live[unit.key]
         # The cost before the unit: a run killed between the two writes keeps what was paid.
-        cost = _recorded(self.store, s, unit.key, meter.requests)
+        cost = _recorded(self.store, s, unit.key, meter)
         store_unit(self.store, s, unit.key, result)
-        self.known[unit.key] = UnitCost(cost, result.accepted is not None)
+        self.known[unit.key] = UnitCost(cost.requests, result.accepted is not None)
+        if self.money is not None:
+            self.money.unit(cost.usage, paid=UnitUsage.of(meter))
         self._progress()
 
     async def build_until(self, end: int) -> None:
-        """Build the order's units up to ``end`` (exclusive), as far as the budget goes."""
-        target = len(self.built) + self._affordable(end - len(self.built))
+        """Build the order's units up to ``end`` (exclusive), as far as the budgets go."""
+        target, cut = self._target(end)
         todo = self.order[len(self.built) : target]
         refused = False
 
@@ -247,14 +319,13 @@ class RoundBuilder:
             if self._found(unit):
                 return
             # Once one unit is refused every later one is, so the units built stay a prefix.
-            refused = refused or (self.budget is not None and self.spent() >= self.budget)
+            refused = refused or self._over_budget()
             if not refused:
                 await self._build(unit)
 
         await drain(todo, one, self.settings.concurrency)
         self.built += takewhile(lambda u: u.key in self.known, todo)
-        spent = self.budget is not None and self.spent() >= self.budget
-        self.short = self.short or refused or target < end or spent
+        self.short = self.short or refused or cut or self._over_budget()
         self.rounds += bool(todo)
 
     def finalize(self) -> list[BenchmarkItem]:
@@ -277,16 +348,26 @@ class RoundBuilder:
         return [stored[i] for i in wanted if i in stored]
 
     async def rounds_built(self, first_round: int) -> AsyncGenerator[BuiltRound, None]:
-        """Build, finalize and hand out round after round until the plan or the budget ends."""
+        """Build, finalize and hand out round after round until the plan or the budget ends:
+        each round goes to the doubling schedule's next end, or as far as the money cap lets it
+        (then the next round goes on towards the same end)."""
         if not self.order:
             self.finalize()
             return
-        for end in round_ends(len(self.order), first_round):
-            await self.build_until(end)
+        ends = round_ends(len(self.order), first_round)
+        while True:
+            if not self.finished:  # else the plan alone spent the money: one empty round
+                await self.build_until(next(end for end in ends if end > len(self.built)))
             items = self.finalize()
             yield BuiltRound(items, self.remaining_items())
             if self.finished:
                 return
+
+    def settle(self) -> None:
+        """Store the report once more if it changed since the last round was finalized: with
+        ``--until`` the last round's answers are costed (and may spend the money) after it."""
+        if self.report.get("budget") != self.summary():
+            self.finalize()
 
     def summary(self) -> dict[str, Any]:
         """The budget section of the generation report (full-plan figures are estimates)."""
@@ -297,12 +378,13 @@ class RoundBuilder:
             examinees = self.per_item * planned * self.item_share()
             full = round(self.plan_cost + planned * mean + examinees)
         calls = self.generation_calls + self.examinee_calls
+        money = self.money
         return {
             "units_built": len(self.built),
             "units_planned": planned,
             "rounds": self.rounds,
             "budget": self.budget,
-            "stopped_by_budget": self.short,
+            "stopped_by_budget": self.stopped,
             "calls": calls,
             "generation_calls": self.generation_calls,
             "examinee_calls": self.examinee_calls,
@@ -311,4 +393,7 @@ class RoundBuilder:
             "calls_saved_estimate": None if full is None else max(0, full - calls),
             "strata": list(STRATA),
             "strata_share_gap": strata_gap(self.built, self.order),
+            "money": None
+            if money is None
+            else money.summary(planned, len(self.built), self.item_share()),
         }

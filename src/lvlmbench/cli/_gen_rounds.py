@@ -3,18 +3,20 @@ generation in rounds (:class:`lvlmbench.autobench.budgeted.RoundBuilder`), and w
 the examinees answering each round's new items through the same round loop as ``evaluate --until``
 (:func:`._budgeted.decide_in_rounds`), until the question is answered, the budget is spent or
 the plan is built. The budget then counts examiner and text-to-image requests plus one examinee
-call per item and examinee run.
+call per item and examinee run; ``--budget-usd`` what they cost at the specs' prices
+(:mod:`._gen_money`), the examinees' answers costed from the store as ``evaluate`` costs them.
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator
+from collections.abc import AsyncGenerator, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from lvlmbench.autobench.budgeted import RoundBuilder
 from lvlmbench.autobench.pipeline import GenerateSettings
 from lvlmbench.autobench.rounds import STRATA
+from lvlmbench.autobench.unit_costs import GenerationMoney, GenerationPrices
 from lvlmbench.cli._budgeted import (
     Asked,
     Decided,
@@ -25,10 +27,13 @@ from lvlmbench.cli._budgeted import (
     parse_until,
 )
 from lvlmbench.cli._common import BadInput, console, progress_bar
+from lvlmbench.cli._gen_money import money_text
+from lvlmbench.cli._money import Meter, check_budget_usd
 from lvlmbench.cli.evaluate import check_specs, run_models
-from lvlmbench.models import metered, model_identity
+from lvlmbench.models import metered, model_identity, model_price
 from lvlmbench.runner import EvalSummary
 from lvlmbench.store import Store
+from lvlmbench.types import BenchmarkItem
 
 __all__ = ["Generated", "RoundOptions", "check_rounds", "generate_in_rounds", "print_rounds"]
 
@@ -46,6 +51,9 @@ class RoundOptions:
     first_round: int
     concurrency: int
     show_progress: bool
+    budget_usd: float | None = None
+    prices: GenerationPrices | None = None
+    """What the generation's work costs (None: not priced, no money reported)."""
 
 
 @dataclass
@@ -58,9 +66,27 @@ class Generated:
     decided: Decided | None = None
     question: str | None = None
     summaries: list[EvalSummary] = field(default_factory=list)
+    paid_generation_usd: float = 0.0
+    """What the examiner and text-to-image requests this run sent cost."""
+
+    @property
+    def paid_examinees_usd(self) -> float:
+        return sum(s.cost_usd or 0.0 for s in self.summaries)
+
+    @property
+    def paid_usd(self) -> float:
+        """What this run's requests cost (stored and cached work costs nothing)."""
+        return self.paid_generation_usd + self.paid_examinees_usd
 
     def as_json(self) -> dict[str, Any]:
         out = {**self.report["budget"], "requests": self.requests}
+        if out["money"] is not None:
+            out["money"] = {
+                **out["money"],
+                "paid_usd": self.paid_usd,
+                "paid_generation_usd": self.paid_generation_usd,
+                "paid_examinees_usd": self.paid_examinees_usd,
+            }
         if self.decided is not None:
             out |= {
                 **decision_json(self.question, self.decided.decision),
@@ -71,21 +97,24 @@ class Generated:
 
 
 def check_rounds(
-    budget: int | None,
+    budgets: tuple[int | None, float | None],
     until: str | None,
     models: list[str],
     alpha: float,
     first_round: int,
 ) -> tuple[int, ...] | None:
     """BadInput (before the store is opened) for options a generation in rounds cannot use;
-    the positions of the models ``--until`` decides on (None without it)."""
+    the positions of the models ``--until`` decides on (None without it, or a run not in
+    rounds). ``budgets``: ``--budget`` (calls) and ``--budget-usd``."""
+    budget, budget_usd = budgets
     if models and until is None:
         raise BadInput(
             "--model: examinees answer a generation only with --until rank or compare:A,B"
         )
     if budget is not None and budget < 1:
         raise BadInput(f"--budget {budget}: expected a whole number of calls, at least 1")
-    if budget is None and until is None:
+    check_budget_usd(budget_usd)
+    if budget is None and until is None and budget_usd is None:
         return None
     check_round_options(alpha, first_round)
     if until is None:
@@ -95,11 +124,26 @@ def check_rounds(
     return decided
 
 
+def _remaining(
+    builder: RoundBuilder, items: list[BenchmarkItem], answers: Meter | None
+) -> Callable[[], int]:
+    """Once the examinees have answered ``items``: cost their answers (a money cap learns only
+    then what the round cost), then the items the budgets still afford."""
+
+    def remaining() -> int:
+        if answers is not None:
+            answers.observe([item.id for item in items])
+        return builder.remaining_items()
+
+    return remaining
+
+
 async def _rounds(
-    builder: RoundBuilder, options: RoundOptions, label: str
+    builder: RoundBuilder, options: RoundOptions, label: str, answers: Meter | None = None
 ) -> AsyncGenerator[Asked, None]:
     """The builder's rounds as the round loop's, with a progress bar over each round's units
-    (one bar at a time: the examinees' bars follow it)."""
+    (one bar at a time: the examinees' bars follow it); ``answers`` costs each round's answers
+    into the builder's money."""
     built = builder.rounds_built(options.first_round)
     try:
         while True:
@@ -108,9 +152,27 @@ async def _rounds(
                 step = await anext(built, None)
             if step is None:
                 return
-            yield Asked.known(step.items, step.remaining)
+            yield Asked(step.items, _remaining(builder, step.items, answers))
     finally:
         await built.aclose()
+
+
+def _money(options: RoundOptions) -> GenerationMoney | None:
+    if options.prices is None:
+        return None
+    examinees = [model_identity(spec) for spec in options.models]
+    return GenerationMoney.create(options.prices, examinees, options.budget_usd)
+
+
+def _answers(store: Store, benchmark: str, specs: list[str], money: GenerationMoney) -> Meter:
+    """What costs the examinees' stored answers into ``money`` (every spec is priced: a
+    generation with money has prices for all)."""
+    prices = {}
+    for spec in specs:
+        price = model_price(spec)
+        assert price is not None
+        prices[model_identity(spec)] = price
+    return Meter(store, benchmark, "default", prices, money.spend)
 
 
 async def generate_in_rounds(
@@ -127,15 +189,22 @@ async def generate_in_rounds(
 
     specs = options.models
     label = f"generate {settings.benchmark}"
+    money = _money(options)
     async with opened_backend(store, settings, examiner, images, mode) as (backend, pictures):
         with metered() as meter:
             builder = await RoundBuilder.start(
-                store, settings, backend, pictures, budget=options.budget, per_item=len(specs)
+                store,
+                settings,
+                backend,
+                pictures,
+                budget=options.budget,
+                per_item=len(specs),
+                money=money,
             )
             if options.until is None:
                 async for _ in _rounds(builder, options, label):
                     pass
-                return Generated(builder.report, meter.requests)
+                return Generated(builder.report, meter.requests, paid_generation_usd=_paid(money))
 
             async def run_round(ids: set[str]) -> list[EvalSummary]:
                 return await run_models(
@@ -152,15 +221,22 @@ async def generate_in_rounds(
                 raise BadInput(f"--until: the plan of {settings.benchmark!r} has no units")
             identities = [model_identity(specs[i]) for i in options.decided]
             question = "rank" if options.until == "rank" else "compare"
+            answers = None if money is None else _answers(store, settings.benchmark, specs, money)
             decided = await decide_in_rounds(
                 store,
                 settings.benchmark,
                 rule=make_rule(question, identities, options.alpha),
-                rounds=_rounds(builder, options, label),
+                rounds=_rounds(builder, options, label, answers),
                 run_round=run_round,
                 variant="default",
             )
-    return Generated(builder.report, meter.requests, decided, question, decided.summaries)
+            builder.settle()
+    summaries = decided.summaries
+    return Generated(builder.report, meter.requests, decided, question, summaries, _paid(money))
+
+
+def _paid(money: GenerationMoney | None) -> float:
+    return 0.0 if money is None else money.paid_usd
 
 
 def print_rounds(run: Generated) -> None:
@@ -194,3 +270,5 @@ def print_rounds(run: Generated) -> None:
     console.print(
         f"{spent}; {run.requests} requests sent by this run (stored and cached work costs none)"
     )
+    if b["money"] is not None:
+        console.print(money_text(b["money"], run.paid_usd, b["units_planned"]))

@@ -18,9 +18,11 @@ from lvlmbench.cli._common import (
     console,
     friendly_errors,
     open_store,
+    paid_text,
     print_json,
     progress_bar,
 )
+from lvlmbench.cli._gen_money import generation_prices
 from lvlmbench.cli._gen_rounds import RoundOptions, check_rounds, generate_in_rounds, print_rounds
 from lvlmbench.scenes.compose import compose_capability
 from lvlmbench.store import Store
@@ -178,6 +180,24 @@ def generate(
             show_default=False,
         ),
     ] = None,
+    budget_usd: Annotated[
+        float | None,
+        typer.Option(
+            "--budget-usd",
+            help="Build in rounds (as --budget does) until X US dollars are spent: the "
+            "examiner's tokens at its spec's price=IN,OUT (USD per million input, output "
+            "tokens), each image at the --images spec's price=USD_PER_IMAGE, plus with --until "
+            "the examinees' answers at their price=IN,OUT (procedural work is free; any other "
+            "spec needs a price). A unit counts what it cost when built, so a re-run pays "
+            "nothing and stops at the same place. The first round is one unit, each later one "
+            "at most as many as came before and only as many as fit when each costs as much as "
+            "the dearest seen; no unit starts once X is reached and units in flight finish. So "
+            "X is passed only by the plan (made whatever X) and a first unit dearer than what "
+            "it left, or by a round whose units are dearer than every unit before (by at most "
+            "their excess). With --budget, the first cap reached stops.",
+            show_default=False,
+        ),
+    ] = None,
     until: Annotated[
         str | None,
         typer.Option(
@@ -198,7 +218,10 @@ def generate(
     ] = 0.05,
     first_round: Annotated[
         int,
-        typer.Option(help="With --budget or --until: units in the first round (then doubling)."),
+        typer.Option(
+            help="With --budget, --budget-usd or --until: units in the first round (then "
+            "doubling; a money cap starts with one)."
+        ),
     ] = 50,
 ) -> None:
     """Generate a benchmark for a capability: aspects, guidelines, graded descriptions, images
@@ -209,7 +232,7 @@ def generate(
         raise BadInput(f"--tf-share {tf_share}: must be between 0 and 1")
     check_concurrency(concurrency)
     models = model or []
-    decided = check_rounds(budget, until, models, alpha, first_round)
+    decided = check_rounds((budget, budget_usd), until, models, alpha, first_round)
     settings = GenerateSettings(
         capability=capability,
         name=name,
@@ -234,10 +257,21 @@ def generate(
     except ValueError as exc:
         raise BadInput(str(exc)) from None
     chosen: Literal["scene", "text"] = "scene" if mode == "scene" else "text"
+    # Prices are checked before the store is opened too: a missing one writes nothing.
+    prices = None if decided is None else generation_prices(examiner, images, models, budget_usd)
     opened = open_store(store)
     if decided is not None:
         options = RoundOptions(
-            budget, until, models, decided, alpha, first_round, concurrency, not as_json
+            budget,
+            until,
+            models,
+            decided,
+            alpha,
+            first_round,
+            concurrency,
+            not as_json,
+            budget_usd,
+            prices,
         )
         _in_rounds(opened, settings, examiner, images, chosen, options, as_json)
         return
@@ -278,7 +312,7 @@ def _in_rounds(
         for s in run.summaries:
             console.print(
                 f"{s.model}: {s.ok} ok, {s.unparseable} unparseable, {s.refused} refused, "
-                f"{s.failed} failed, {s.skipped} already done, {s.wall_s:.1f}s"
+                f"{s.failed} failed, {s.skipped} already done, {s.wall_s:.1f}s{paid_text(s)}"
             )
         print_rounds(run)
     if any(s.failed for s in run.summaries):

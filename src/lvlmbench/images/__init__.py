@@ -2,7 +2,12 @@
 
 from lvlmbench.images._api import ImageOutput, ImageRequest, TextToImage
 from lvlmbench.images._client import ImageClient
-from lvlmbench.images._registry import IMAGE_PROVIDERS, image_identity, load_image_model
+from lvlmbench.images._registry import (
+    IMAGE_PROVIDERS,
+    image_identity,
+    image_price,
+    load_image_model,
+)
 from lvlmbench.images.compose import concatenate
 
 __all__ = [
@@ -13,5 +18,6 @@ __all__ = [
     "TextToImage",
     "concatenate",
     "image_identity",
+    "image_price",
     "load_image_model",
 ]

@@ -4,9 +4,11 @@ limits, retries, breaker), storing rendered images in the store's image director
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from lvlmbench.images._api import ImageOutput, ImageRequest, TextToImage
 from lvlmbench.models import CallClient, cache_key, redact_text
+from lvlmbench.store import Store
 from lvlmbench.types import Status
 
 __all__ = ["ImageClient"]
@@ -14,10 +16,28 @@ __all__ = ["ImageClient"]
 
 class ImageClient(CallClient[TextToImage, ImageOutput]):
     """Wraps a :class:`TextToImage` model. Rendered images go to the store's image directory;
-    the cache row keeps only their hash, so a re-run re-uses the file without a request."""
+    the cache row keeps only their hash, so a re-run re-uses the file without a request. Each
+    image rendered by a request costs ``price_per_image`` (the spec's ``price``; None: unpriced),
+    added to ``stats.cost_usd``; cached ones cost nothing."""
 
     kind = "image"
     default_concurrency = 4
+
+    def __init__(
+        self,
+        model: TextToImage,
+        store: Store | None,
+        *,
+        price_per_image: float | None = None,
+        **options: Any,
+    ) -> None:
+        """``options``: the :class:`CallClient` ones (concurrency, retry, ...)."""
+        super().__init__(model, store, **options)
+        self.price_per_image: float | None = (
+            price_per_image
+            if price_per_image is not None
+            else getattr(model, "price_per_image", None)
+        )
 
     def cache_key(self, request: ImageRequest) -> str:
         """The key this request is cached under."""
@@ -38,6 +58,13 @@ class ImageClient(CallClient[TextToImage, ImageOutput]):
         if output.png is not None and self.store is not None:
             record["sha256"] = self.store.put_image(output.png)
         return json.dumps(record)
+
+    def _images(self, output: ImageOutput) -> int:
+        return int(output.ok)  # a refused render draws nothing and is not billed
+
+    def _account(self, output: ImageOutput) -> None:
+        if self.price_per_image is not None and output.ok:
+            self.stats.cost_usd += self.price_per_image
 
     def _failed(self, reason: str) -> ImageOutput:
         return ImageOutput(status=Status.ERROR, reason=reason)

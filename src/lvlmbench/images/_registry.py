@@ -2,7 +2,9 @@
 
 The same spec grammar, option checking and identities as the chat registry
 (:func:`lvlmbench.models.load_model` over this package's own provider table); each back-end
-module is imported only when a spec asks for it.
+module is imported only when a spec asks for it. The providers that cost money per image take
+``price=USD_PER_IMAGE``: what :class:`~lvlmbench.images.ImageClient` prices each render at, never
+part of the identity or the cache key (the procedural renderer is free and takes none).
 """
 
 from __future__ import annotations
@@ -10,10 +12,10 @@ from __future__ import annotations
 from typing import Any, cast
 
 from lvlmbench.images._api import TextToImage
-from lvlmbench.models import Provider, ProviderTable, load_model, model_identity
-from lvlmbench.models.providers import DIFFUSERS_OPTIONS, OPENAI_IMAGE_OPTIONS
+from lvlmbench.models import PRICE, Provider, ProviderTable, load_model, model_identity, spec_option
+from lvlmbench.models.providers import DIFFUSERS_OPTIONS, OPENAI_IMAGE_OPTIONS, parse_image_price
 
-__all__ = ["IMAGE_PROVIDERS", "image_identity", "load_image_model"]
+__all__ = ["IMAGE_PROVIDERS", "image_identity", "image_price", "load_image_model"]
 
 IMAGE_PROVIDERS: ProviderTable = {
     "procedural": Provider("lvlmbench.images.procedural", None, nameless=True),
@@ -23,8 +25,21 @@ IMAGE_PROVIDERS: ProviderTable = {
 
 
 def load_image_model(spec: str, **options: Any) -> TextToImage:
-    """A TextToImage model for ``spec`` (``procedural`` needs no name)."""
-    return cast(TextToImage, load_model(spec, IMAGE_PROVIDERS, **options))
+    """A TextToImage model for ``spec`` (``procedural`` needs no name), with the price its
+    renders cost (``price_per_image``: USD, None when the spec gives none)."""
+    model = load_model(spec, IMAGE_PROVIDERS, **options)
+    given = options.get(PRICE)
+    # The price is the client's (what a render costs); the provider never sees it.
+    price = parse_image_price(str(given)) if given is not None else image_price(spec)
+    model.price_per_image = price
+    return cast(TextToImage, model)
+
+
+def image_price(spec: str) -> float | None:
+    """The ``price=USD_PER_IMAGE`` of a text-to-image spec, None when it gives none;
+    RegistryError for a spec that does not resolve."""
+    price = spec_option(spec, PRICE, IMAGE_PROVIDERS)
+    return None if price is None else parse_image_price(price)
 
 
 def image_identity(spec: str) -> str:

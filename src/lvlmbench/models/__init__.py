@@ -16,7 +16,7 @@ from lvlmbench.models._generation import (
     spec_with_settings,
 )
 from lvlmbench.models._meter import RequestMeter, metered
-from lvlmbench.models._options import parse_param
+from lvlmbench.models._options import PRICE, parse_param
 from lvlmbench.models._policy import (
     DEFAULT_CONCURRENCY,
     CallStats,
@@ -41,6 +41,7 @@ from lvlmbench.models._registry import (
     parse_spec,
     register_chat_provider,
     resolve_spec,
+    spec_option,
 )
 from lvlmbench.models._secrets import (
     RedactingFilter,
@@ -55,6 +56,7 @@ __all__ = [
     "CHAT_PROVIDERS",
     "DEFAULT_CONCURRENCY",
     "EXAMINEE_MAX_TOKENS",
+    "PRICE",
     "CallClient",
     "CallOutput",
     "CallStats",
@@ -97,5 +99,6 @@ __all__ = [
     "register_chat_provider",
     "register_secret",
     "resolve_spec",
+    "spec_option",
     "spec_with_settings",
 ]

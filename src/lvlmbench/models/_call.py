@@ -19,6 +19,7 @@ from typing import Any, ClassVar, Generic, Protocol, Self, TypeVar
 
 from lvlmbench.models._api import ProviderError
 from lvlmbench.models._cache import CallCache
+from lvlmbench.models._meter import count_usage
 from lvlmbench.models._policy import (
     CallStats,
     CircuitBreaker,
@@ -166,6 +167,10 @@ class CallClient(ABC, Generic[ModelT, OutputT]):
         """Input and output tokens of ``output``, for the cache row."""
         return 0, 0
 
+    def _images(self, output: OutputT) -> int:
+        """Images ``output`` holds, for the request meters (what a price per image costs)."""
+        return 0
+
     def _account(self, output: OutputT) -> None:
         """Add a paid ``output`` to the counters beyond requests (tokens, cost)."""
 
@@ -260,6 +265,7 @@ class CallClient(ABC, Generic[ModelT, OutputT]):
             # Masked before anything keeps it: the cache row, the response, the report.
             output = self._finished(output, attempts)
             self._account(output)
+            count_usage(*self._tokens(output), self._images(output))
             # Still holding the endpoint slot: the next call starts only once this one's cache
             # row is committed, so a run that aborts on that next call keeps this answer.
             await self._remember(key, output)

@@ -23,6 +23,7 @@ __all__ = [
     "GENERATION_OPTIONS",
     "GOOGLE_CHAT_OPTIONS",
     "HF_OPTIONS",
+    "IMAGE_PRICE_OPTION",
     "OPENAI_CHAT_OPTIONS",
     "OPENAI_IMAGE_OPTIONS",
     "PARAM_PREFIX",
@@ -33,6 +34,7 @@ __all__ = [
     "is_text_digest",
     "normalise_option",
     "param_option",
+    "parse_image_price",
     "parse_param",
     "parse_price",
 ]
@@ -295,6 +297,32 @@ def _price(value: str) -> str:
 
 PRICE_OPTION = Option(_price, changes_output=False)
 
+_IMAGE_PRICE_FORM = (
+    "USD_PER_IMAGE: US dollars per image, one number of at least 0 (e.g. price=0.04)"
+)
+
+
+def parse_image_price(value: str) -> float:
+    """A text-to-image spec's ``price``: ``"0.04"`` -> 0.04 (USD per image rendered);
+    OptionError with the expected form otherwise."""
+    try:
+        price = float(value.strip().removeprefix("$"))
+    except ValueError:
+        raise OptionError(_IMAGE_PRICE_FORM) from None
+    if not (math.isfinite(price) and price >= 0):
+        raise OptionError(_IMAGE_PRICE_FORM)
+    return price + 0.0  # -0 is 0
+
+
+def _image_price(value: str) -> str:
+    return repr(parse_image_price(value))
+
+
+IMAGE_PRICE_OPTION = Option(_image_price, changes_output=False)
+"""Option ``price=USD_PER_IMAGE`` of the text-to-image providers that cost money per image
+(``openai/``, ``diffusers/``): like a chat ``price``, it prices the renders and changes none, so
+it is never part of the identity or the cache key."""
+
 
 # Generation settings every chat provider takes (``evaluate --temperature`` etc. become these
 # options): part of the identity when not at their default, so answers sampled under other
@@ -377,6 +405,7 @@ OPENAI_IMAGE_OPTIONS: Mapping[str, Option] = {
     "style": Option(_text, changes_output=True),
     "size": Option(_size, changes_output=True),
     "seed": Option(_boolean, changes_output=True),
+    PRICE: IMAGE_PRICE_OPTION,
 }
 DIFFUSERS_OPTIONS: Mapping[str, Option] = {
     "device": Option(_text, changes_output=False),
@@ -385,5 +414,6 @@ DIFFUSERS_OPTIONS: Mapping[str, Option] = {
     "guidance": Option(_number, changes_output=True, default="7.5"),
     "revision": Option(_text, changes_output=True),
     "local_files_only": Option(_boolean, changes_output=False),
+    PRICE: IMAGE_PRICE_OPTION,
     **RAY_OPTIONS,
 }

@@ -68,6 +68,7 @@ __all__ = [
     "parse_spec",
     "register_chat_provider",
     "resolve_spec",
+    "spec_option",
 ]
 
 
@@ -322,10 +323,17 @@ def model_identity(spec: str, providers: ProviderTable | None = None) -> str:
     return resolve_spec(spec, providers)
 
 
+def spec_option(spec: str, name: str, providers: ProviderTable | None = None) -> str | None:
+    """The canonical value of option ``name`` in ``spec`` (environment defaults applied), None
+    when unset; RegistryError for a spec that does not resolve. ``providers``: as for
+    :func:`resolve_spec`."""
+    return _resolved(spec, CHAT_PROVIDERS if providers is None else providers, {})[1].get(name)
+
+
 def model_price(spec: str) -> tuple[float, float] | None:
     """The ``price=IN,OUT`` of a chat spec (USD per million input and output tokens), None
     when it sets none; RegistryError for a spec that does not resolve."""
-    price = _resolved(spec, CHAT_PROVIDERS, {})[1].get(PRICE)
+    price = spec_option(spec, PRICE)
     return None if price is None else parse_price(price)
 
 

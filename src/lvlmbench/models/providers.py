@@ -27,7 +27,7 @@ from lvlmbench.models._http import (
     redact,
     redact_json,
 )
-from lvlmbench.models._options import DIFFUSERS_OPTIONS, OPENAI_IMAGE_OPTIONS
+from lvlmbench.models._options import DIFFUSERS_OPTIONS, OPENAI_IMAGE_OPTIONS, parse_image_price
 from lvlmbench.models._secrets import read_secret
 
 __all__ = [
@@ -45,6 +45,7 @@ __all__ = [
     "classify_response",
     "error_payload",
     "hosted_key",
+    "parse_image_price",
     "parse_retry_after",
     "post_json",
     "probe",
