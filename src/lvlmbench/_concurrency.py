@@ -85,11 +85,21 @@ class Coalescer(Generic[T, R]):
         self._limit = limit
         self._items: list[T] = []
         self._futures: list[asyncio.Future[R]] = []
+        self._thens: list[Callable[[], None]] = []
         self._timer: asyncio.Handle | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
 
     async def submit(self, item: T) -> R:
         """``run``'s result for ``item``, once its batch has run."""
+        return await self.enqueue(item)
+
+    def enqueue(self, item: T, then: Callable[[], None] | None = None) -> asyncio.Future[R]:
+        """Queue ``item`` for its batch and return the future of its result.
+
+        ``then`` is called as soon as the batch has run (succeeded or failed), before any
+        submitter is woken, even one whose wait was cancelled: what it wakes (a task waiting
+        for a lock it releases, say) runs before the submitters resume.
+        """
         loop = asyncio.get_running_loop()
         if self._loop is not loop:
             # Items left by a loop that ended before its timer fired (a model reused under a
@@ -99,33 +109,47 @@ class Coalescer(Generic[T, R]):
         future: asyncio.Future[R] = loop.create_future()
         self._items.append(item)
         self._futures.append(future)
+        if then is not None:
+            self._thens.append(then)
         if len(self._items) >= self._limit:
             self.flush()
         elif self._timer is None and self._window > 0:
             self._timer = loop.call_later(self._window, self.flush)
         elif self._timer is None:  # cheaper than a zero-delay timer: no heap entry
             self._timer = loop.call_soon(self.flush)
-        return await future
+        return future
 
     def flush(self) -> None:
         """Run whatever is pending now."""
         if self._timer is not None:
             self._timer.cancel()
             self._timer = None
-        items, futures = self._items, self._futures
-        self._items, self._futures = [], []
+        items, futures, thens = self._items, self._futures, self._thens
+        self._items, self._futures, self._thens = [], [], []
         if not items:
             return
+        outcome: list[R] | Exception
         try:
-            results = self._run(items)
+            outcome = self._run(items)
         except Exception as exc:
-            for future in futures:
-                if _waiting(future):
-                    future.set_exception(exc)
-            return
-        for future, result in zip(futures, results, strict=True):
+            outcome = exc
+        try:
+            for then in thens:  # before any submitter is woken: what these wake runs first
+                then()
+        finally:
+            _deliver(futures, outcome)
+
+
+def _deliver(futures: list[asyncio.Future[R]], outcome: list[R] | Exception) -> None:
+    """Each waiting submitter's result, or the batch's exception."""
+    if isinstance(outcome, Exception):
+        for future in futures:
             if _waiting(future):
-                future.set_result(result)
+                future.set_exception(outcome)
+        return
+    for future, result in zip(futures, outcome, strict=True):
+        if _waiting(future):
+            future.set_result(result)
 
 
 def _waiting(future: asyncio.Future[R]) -> bool:

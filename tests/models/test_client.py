@@ -161,3 +161,33 @@ async def test_concurrent_calls_share_lookups_and_commits_and_return_once_stored
     assert store.count(tables.cache) == 40
     # The 40 checks above are one SELECT each; the client's own lookups came in a few batches.
     assert len(inserts) <= 3 and len(lookups) - 40 <= 3
+
+
+async def test_a_freed_slot_goes_to_the_waiting_call_before_the_previous_caller_resumes(store):
+    """One slot, two calls: the second is sent once the first one's cache row is committed
+    (a run aborting on it keeps the first answer) but before the first call's caller resumes:
+    a caller's bookkeeping never holds back the next request."""
+    model = ScriptedModel()
+    client = ModelClient(model, store, concurrency=1)
+    first_key = client.call_key([Message.user("first")])
+    events: list[str] = []
+
+    def answer(messages: list[Message]) -> ModelOutput:
+        text = messages[-1].text()
+        stored = store.get_row(tables.cache, first_key) is not None
+        events.append(f"sent {text} ({'first stored' if stored else 'first not stored'})")
+        return ModelOutput(text="ok")
+
+    model.steps = [answer, answer]
+
+    async def ask(text: str) -> None:
+        await client.generate([Message.user(text)])
+        events.append(f"{text} returned")
+
+    await asyncio.gather(ask("first"), ask("second"))
+    assert events == [
+        "sent first (first not stored)",
+        "sent second (first stored)",
+        "first returned",
+        "second returned",
+    ]

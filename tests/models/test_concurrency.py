@@ -94,3 +94,38 @@ async def test_coalescer_handles_the_item_of_a_cancelled_caller() -> None:
     assert handled == ["paid call"]
     batcher.flush()  # nothing left: no second write
     assert handled == ["paid call"]
+
+
+async def test_coalescer_calls_then_after_its_batch_and_before_any_submitter_wakes() -> None:
+    """``then`` (the call client frees its endpoint slot there) runs right after the batch,
+    whether it failed or not, so what it wakes runs before the submitters resume."""
+    events: list[str] = []
+
+    def run(items: list[int]) -> list[int]:
+        events.append(f"ran {items}")
+        if 0 in items:
+            raise ValueError("zero")
+        return items
+
+    batcher: Coalescer[int, int] = Coalescer(run)
+
+    async def submit(i: int) -> None:
+        try:
+            await batcher.enqueue(i, then=lambda: events.append(f"then {i}"))
+        except ValueError:
+            events.append(f"failed {i}")
+        else:
+            events.append(f"woke {i}")
+
+    await asyncio.gather(submit(1), submit(2))
+    await submit(0)
+    assert events == [
+        "ran [1, 2]",
+        "then 1",
+        "then 2",
+        "woke 1",
+        "woke 2",
+        "ran [0]",
+        "then 0",
+        "failed 0",
+    ]

@@ -309,3 +309,29 @@ async def test_abort_with_many_workers_is_the_error_itself(store: Store) -> None
     saved: dict[str, Response] = _responses(store)
     assert "q5" in model.asked and f"{BENCH}-5" not in saved
     assert 0 < len(saved) < 12 and all(r.status is not Status.ERROR for r in saved.values())
+
+
+async def test_the_next_item_is_asked_before_the_previous_answer_is_recorded(store: Store) -> None:
+    """One call in flight at a time: item 2's request goes out as soon as item 1's answer is
+    cached, before item 1's response is scored and recorded (that bookkeeping is done while
+    the next request is out, not in its way). Every answer is still stored."""
+    items = _items(store, 3)
+    events: list[str] = []
+
+    class Recording(Examinee):
+        async def generate(self, messages: list[Message], config: GenerationConfig) -> ModelOutput:
+            events.append("asked " + messages[-1].text().split("]")[0].lstrip("["))
+            return await super().generate(messages, config)
+
+    def progress(done: int, _total: int) -> None:
+        events.append(f"recorded {done}")
+
+    model = Recording(default_text="A")
+    client = ModelClient(model, store, concurrency=1)
+    await run_examinee(store, BENCH, client, on_progress=progress)
+    assert events[:3] == ["asked q0", "asked q1", "recorded 1"]
+    assert sorted(events) == [
+        *(f"asked q{i}" for i in range(3)),
+        *(f"recorded {n}" for n in (1, 2, 3)),
+    ]
+    assert set(_responses(store)) == {i.id for i in items}

@@ -9,6 +9,8 @@ call returned never loses that paid call.
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Callable
 from typing import Any
 
 from lvlmbench._concurrency import Coalescer
@@ -35,9 +37,13 @@ class CallCache:
         """The cached output under ``key``, or None."""
         return await self._lookups.submit(key)
 
-    async def put(self, row: dict[str, Any]) -> None:
-        """Store one cache row; returns once it is committed. A key already present is kept."""
-        await self._writes.submit(row)
+    def put(
+        self, row: dict[str, Any], then: Callable[[], None] | None = None
+    ) -> asyncio.Future[None]:
+        """Queue one cache row for the next group commit; the future is done once the row is
+        committed. ``then`` is called right after the commit (or its failure), before any
+        writer resumes. A key already present is kept."""
+        return self._writes.enqueue(row, then)
 
     def flush(self) -> None:
         """Commit writes still waiting for their batch (their callers were cancelled)."""

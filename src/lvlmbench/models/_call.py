@@ -200,11 +200,16 @@ class CallClient(ABC, Generic[ModelT, OutputT]):
             return None
         return output.model_copy(update={"cached": True, "attempts": 0})
 
-    async def _remember(self, key: str, output: OutputT) -> None:
+    def _remember(
+        self, key: str, output: OutputT, then: Callable[[], None]
+    ) -> asyncio.Future[None] | None:
+        """Queue ``output``'s cache row for the group commit and call ``then`` right after it;
+        the future is done once the row is committed. None (``then`` not called): nothing to
+        keep."""
         if self._cache is None or output.status not in (Status.OK, Status.REFUSED):
-            return
+            return None
         input_tokens, output_tokens = self._tokens(output)
-        await self._cache.put(
+        return self._cache.put(
             {
                 "key": key,
                 "kind": self.kind,
@@ -213,7 +218,8 @@ class CallClient(ABC, Generic[ModelT, OutputT]):
                 "input_tokens": input_tokens,
                 "output_tokens": output_tokens,
                 "created_at": time.time(),
-            }
+            },
+            then,
         )
 
     async def _through(self, key: str, call: Callable[[], Awaitable[OutputT]]) -> OutputT:
@@ -247,29 +253,60 @@ class CallClient(ABC, Generic[ModelT, OutputT]):
         return output
 
     async def _call(self, key: str, call: Callable[[], Awaitable[OutputT]]) -> OutputT:
-        async with EndpointLimiter.get(self.model.endpoint, self.concurrency):
-            if self.breaker.tripped_by is not None:  # tripped while this call waited its turn
-                raise RunAborted(redact_text(self.breaker.message(self.model.spec)))
-            try:
-                output, attempts = await call_with_retries(
-                    call, self.retry, self.stats, self._rng, on_retry=self._retried
-                )
-            except ProviderError as exc:
-                self.stats.failures += 1
-                if aborts_run(exc):
-                    raise RunAborted(redact_text(str(exc))) from None
-                if self.breaker.record_failure(exc):
-                    raise RunAborted(redact_text(self.breaker.message(self.model.spec))) from None
-                return self._failed(redact_text(str(exc)))
-            self.breaker.record_success()
-            # Masked before anything keeps it: the cache row, the response, the report.
-            output = self._finished(output, attempts)
-            self._account(output)
-            count_usage(*self._tokens(output), self._images(output))
-            # Still holding the endpoint slot: the next call starts only once this one's cache
-            # row is committed, so a run that aborts on that next call keeps this answer.
-            await self._remember(key, output)
+        slot = EndpointLimiter.get(self.model.endpoint, self.concurrency)
+        await slot.acquire()
+        try:
+            output = await self._attempt(call)
+            # The slot is held until this answer's cache row is committed, so a run that aborts
+            # on the next call keeps this answer; the commit itself frees it, before this caller
+            # resumes. Freed after the caller's bookkeeping (as an ``async with`` did), a burst
+            # of answers (C arriving together from a steady server) kept every slot idle until
+            # all of them were stored and handled, and only then did the next requests go out:
+            # measured 1.4-1.6x the ideal at C=64, L=50 ms.
+            committed = self._remember(key, output, then=slot.release)
+        except BaseException:
+            slot.release()
+            raise
+        if committed is None:
+            slot.release()
+        else:
+            await committed  # returns once stored: a kill after this loses no paid call
         return output
+
+    async def _attempt(self, call: Callable[[], Awaitable[OutputT]]) -> OutputT:
+        """``call`` with retries, holding an endpoint slot; its masked output, or the failure's.
+        Raises RunAborted for failures every later call would hit too."""
+        if self.breaker.tripped_by is not None:  # tripped while this call waited its turn
+            raise RunAborted(redact_text(self.breaker.message(self.model.spec)))
+        try:
+            output, attempts = await call_with_retries(
+                call, self.retry, self.stats, self._rng, on_retry=self._retried
+            )
+        except ProviderError as exc:
+            return await self._failure(exc)
+        self.breaker.record_success()
+        # Masked before anything keeps it: the cache row, the response, the report.
+        output = self._finished(output, attempts)
+        self._account(output)
+        count_usage(*self._tokens(output), self._images(output))
+        return output
+
+    async def _failure(self, exc: ProviderError) -> OutputT:
+        """The output of a call that failed after its retries; raises RunAborted instead when
+        every later call would fail too."""
+        self.stats.failures += 1
+        if aborts_run(exc):
+            message = str(exc)
+        elif self.breaker.record_failure(exc):
+            message = self.breaker.message(self.model.spec)
+        else:
+            return self._failed(redact_text(str(exc)))
+        # One turn of the event loop before the abort cancels the other callers: a call that
+        # finished just before this one freed its slot at its commit, before its caller
+        # resumed; that caller now stores its answer first, as the run promises for what
+        # finished.
+        await asyncio.sleep(0)
+        raise RunAborted(redact_text(message)) from None
 
     async def aclose(self) -> None:
         """Commit cache rows still waiting for their batch, and close the wrapped model."""

@@ -8,6 +8,7 @@ work (an unflushed response is rebuilt from the cache on the next run without a 
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass
@@ -178,7 +179,6 @@ async def run_examinee(
             on_progress(summary.skipped + finished, summary.total)
 
     async def answer(job: Job) -> None:
-        nonlocal finished
         item, epoch = job
         try:
             messages = builder(item)
@@ -187,6 +187,19 @@ async def run_examinee(
         else:
             sample = base.model_copy(update={"epoch": epoch}) if epoch else base
             output, key = await client.generate_keyed(messages, sample)
+        try:
+            if not output.cached:
+                # One turn of the event loop before the bookkeeping: the requests that took the
+                # endpoint slots freed meanwhile go out first (aiohttp writes a request from a
+                # task of its own on Python 3.11), so scoring and storing answers never delays
+                # them.
+                await asyncio.sleep(0)
+        finally:  # even when the run is stopping: this answer came back and is kept
+            record(job, output, key)
+
+    def record(job: Job, output: ModelOutput, key: str | None) -> None:
+        nonlocal finished
+        item, epoch = job
         # A replayed answer keeps the cost of the call that first produced it (usage is cached).
         cost = client.cost_of(output.usage) if key is not None else None
         response = score_output(
