@@ -10,11 +10,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from quiz_store import write_quiz
 from typer.testing import CliRunner
 
 from lvlmbench.cli import app
-from lvlmbench.store import Store, put_benchmark, put_items
-from lvlmbench.types import BenchmarkItem
 
 runner = CliRunner()
 BENCH = "quiz"
@@ -31,31 +30,7 @@ def _no_store_env(monkeypatch: pytest.MonkeyPatch) -> None:
 @pytest.fixture
 def db(tmp_path: Path) -> Path:
     """A store holding ITEMS text-only multiple-choice items over 2 aspects × 3 levels."""
-    path = tmp_path / "s.db"
-    store = Store.open(str(path))
-    put_benchmark(store, BENCH, "autobench", {})
-    levels = ("easy", "medium", "hard")
-    put_items(
-        store,
-        [
-            BenchmarkItem(
-                id=f"q{i:04d}",
-                benchmark=BENCH,
-                question=f"Question {i}: which colour is meant?",
-                kind="mc",
-                options={"A": "red", "B": "green", "C": "blue", "D": "grey"},
-                answer="ABCD"[i % 4],
-                meta={
-                    "capability": "colour",
-                    "general_aspect": ("hue", "shade")[i % 2],
-                    "difficulty": levels[i % 3],
-                },
-            )
-            for i in range(ITEMS)
-        ],
-    )
-    store.close()
-    return path
+    return write_quiz(tmp_path / "s.db", BENCH, ITEMS)
 
 
 def _run(db: Path, *args: str) -> dict[str, Any]:

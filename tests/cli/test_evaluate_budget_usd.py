@@ -14,11 +14,10 @@ from typing import Any
 
 import pytest
 from fake_openai_server import FakeOpenAIServer
+from quiz_store import write_quiz
 from typer.testing import CliRunner
 
 from lvlmbench.cli import app
-from lvlmbench.store import Store, put_benchmark, put_items
-from lvlmbench.types import BenchmarkItem
 
 runner = CliRunner()
 BENCH = "quiz"
@@ -44,31 +43,7 @@ def server() -> Iterator[FakeOpenAIServer]:
 @pytest.fixture
 def db(tmp_path: Path) -> Path:
     """A store holding ITEMS text-only multiple-choice items over 2 aspects × 3 levels."""
-    path = tmp_path / "s.db"
-    store = Store.open(str(path))
-    put_benchmark(store, BENCH, "autobench", {})
-    levels = ("easy", "medium", "hard")
-    put_items(
-        store,
-        [
-            BenchmarkItem(
-                id=f"q{i:04d}",
-                benchmark=BENCH,
-                question=f"Question {i}: which colour is meant?",
-                kind="mc",
-                options={"A": "red", "B": "green", "C": "blue", "D": "grey"},
-                answer="ABCD"[i % 4],
-                meta={
-                    "capability": "colour",
-                    "general_aspect": ("hue", "shade")[i % 2],
-                    "difficulty": levels[i % 3],
-                },
-            )
-            for i in range(ITEMS)
-        ],
-    )
-    store.close()
-    return path
+    return write_quiz(tmp_path / "s.db", BENCH, ITEMS)
 
 
 def _spec(server: FakeOpenAIServer, name: str, price: str | None = PRICE) -> str:
