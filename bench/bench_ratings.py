@@ -21,6 +21,7 @@ import numpy as np
 from figures import emit
 
 from lvlmbench.ratings import bradley_terry_bootstrap, elo_ratings, kendall_tau
+from lvlmbench.ratings.simulate import draw_matches
 
 TARGET_S = 10.0
 
@@ -35,15 +36,7 @@ def simulate(
     a = rng.integers(0, models, matches)
     b = (a + rng.integers(1, models, matches)) % models
     p = 1.0 / (1.0 + np.exp(theta[b] - theta[a]))
-    # P(tie) = c * 2 min(p, 1 - p) and P(win) = p - P(tie) / 2 keep the expected score at p.
-    closeness = 2.0 * np.minimum(p, 1.0 - p)
-    tie = min(1.0, ties / float(closeness.mean())) * closeness
-    u = rng.random(matches)
-    outcome = np.where(u < p - tie / 2, 1.0, np.where(u < p + tie / 2, 0.5, 0.0))
-    played = [
-        (names[i], names[j], o)
-        for i, j, o in zip(a.tolist(), b.tolist(), outcome.tolist(), strict=True)
-    ]
+    played = draw_matches(rng, names, a, b, p, ties)
     elo_theta = 1000.0 + 400.0 / math.log(10) * (theta - theta.mean())
     return dict(zip(names, elo_theta.tolist(), strict=True)), played
 

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["StyleBattles", "simulate_style_battles"]
+__all__ = ["StyleBattles", "draw_matches", "simulate_style_battles"]
 
 IntArray = npt.NDArray[np.int64]
 
@@ -70,14 +70,7 @@ def simulate_style_battles(
     features_b = np.column_stack([length_b, rng.poisson(rates[b])]).astype(np.int64)
     diff = (length_a - length_b) / (length_a + length_b)
     p = 1.0 / (1.0 + np.exp(-(theta[a] - theta[b] + length_bias * diff)))
-    closeness = 2.0 * np.minimum(p, 1.0 - p)
-    tie = min(1.0, ties / float(closeness.mean())) * closeness
-    u = rng.random(matches)
-    outcome = np.where(u < p - tie / 2, 1.0, np.where(u < p + tie / 2, 0.5, 0.0))
-    played = [
-        (names[i], names[j], o)
-        for i, j, o in zip(a.tolist(), b.tolist(), outcome.tolist(), strict=True)
-    ]
+    played = draw_matches(rng, names, a, b, p, ties)
     centre = float(np.mean([strengths[m] for m in names]))
     return StyleBattles(
         matches=played,
@@ -86,3 +79,26 @@ def simulate_style_battles(
         true_ratings={m: strengths[m] - centre + 1000.0 for m in names},
         length_bias=length_bias,
     )
+
+
+def draw_matches(
+    rng: np.random.Generator,
+    names: list[str],
+    a: npt.NDArray[np.int64],
+    b: npt.NDArray[np.int64],
+    p: npt.NDArray[np.float64],
+    ties: float,
+) -> list[tuple[str, str, float]]:
+    """Match results of ``names[a]`` vs ``names[b]`` where ``a`` wins with probability ``p``,
+    with about a ``ties`` share of ties, drawn where the players are closest.
+
+    P(tie) = c · 2 min(p, 1 − p) and P(win) = p − P(tie) / 2 keep the expected score at ``p``.
+    """
+    closeness = 2.0 * np.minimum(p, 1.0 - p)
+    tie = min(1.0, ties / float(closeness.mean())) * closeness
+    u = rng.random(len(p))
+    outcome = np.where(u < p - tie / 2, 1.0, np.where(u < p + tie / 2, 0.5, 0.0))
+    return [
+        (names[i], names[j], o)
+        for i, j, o in zip(a.tolist(), b.tolist(), outcome.tolist(), strict=True)
+    ]
