@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import math
 import random
+import selectors
+import time
 import urllib.request
 
 from fake_openai_server import FakeOpenAIServer, latency_draws
@@ -54,3 +56,24 @@ def test_fixed_latency_leaves_the_sequence_untouched() -> None:
         _ask(server.base_url, 0)
         state = server._latency_rng.getstate()
     assert state == random.Random(2).getstate()
+
+
+def test_precise_timers_answer_from_a_select_loop_never_early() -> None:
+    # The benchmarks' server process waits in select() (microsecond timeouts) rather than
+    # epoll (millisecond ones); it must still answer every request, and never before its
+    # latency is up.
+    with FakeOpenAIServer(latency_s=0.03, concurrency=2, precise_timers=True) as server:
+        selector = getattr(server._loop, "_selector", None)
+        assert isinstance(selector, selectors.SelectSelector)
+        started = time.perf_counter()
+        answers = [_ask(server.base_url, i) for i in range(3)]
+        elapsed = time.perf_counter() - started
+    assert all(a.startswith("Answer: ") for a in answers)
+    assert elapsed >= 3 * 0.03
+
+
+def test_default_timers_keep_the_platform_loop() -> None:
+    with FakeOpenAIServer(latency_s=0.0) as server:
+        selector = getattr(server._loop, "_selector", None)
+        assert not isinstance(selector, selectors.SelectSelector)
+        assert _ask(server.base_url, 0).startswith("Answer: ")
