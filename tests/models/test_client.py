@@ -75,6 +75,20 @@ async def test_fatal_account_errors_abort_the_run(store):
         await ModelClient(model, store, retry=FAST).generate([Message.user("q")])
 
 
+async def test_a_call_waiting_for_the_slot_of_a_fatal_call_is_never_sent(store):
+    # One slot: the second call waits behind the first, whose key turns out revoked. When the
+    # first frees its slot the run is aborting, so the second must stop before its request.
+    revoked = ProviderError("HTTP 401: invalid key", ErrorKind.FATAL, status_code=401)
+    model = ScriptedModel(steps=[revoked], delay=0.01)
+    client = ModelClient(model, store, retry=FAST, concurrency=1)
+    first = asyncio.ensure_future(client.generate([Message.user("q0")]))
+    second = asyncio.ensure_future(client.generate([Message.user("q1")]))
+    outcomes = await asyncio.gather(first, second, return_exceptions=True)
+    assert all(isinstance(o, RunAborted) and "invalid key" in str(o) for o in outcomes)
+    assert [m[-1].text() for m in model.calls] == ["q0"]
+    assert client.stats.requests == 1
+
+
 async def test_concurrency_limit_holds_per_endpoint(store):
     model = ScriptedModel(delay=0.02)
     client = ModelClient(model, store, concurrency=3)
@@ -191,3 +205,53 @@ async def test_a_freed_slot_goes_to_the_waiting_call_before_the_previous_caller_
         "first returned",
         "second returned",
     ]
+
+
+def _cache_lookups(store: Store) -> list[str]:
+    """Every SELECT on the call cache from now on (the list grows as statements run)."""
+    seen: list[str] = []
+
+    def record(*args: object) -> None:
+        statement = str(args[2])
+        if statement.lstrip().upper().startswith("SELECT") and "FROM cache" in statement:
+            seen.append(statement)
+
+    event.listen(store.engine, "before_cursor_execute", record)
+    return seen
+
+
+async def test_prefetched_calls_make_no_lookup_of_their_own(store):
+    client = ModelClient(ScriptedModel(), store)
+    await client.generate([Message.user("old")])  # cached before the batch
+    calls = [client.prepare_call([Message.user(q)]) for q in ("old", "new1", "new2")]
+    lookups = _cache_lookups(store)
+    client.prefetch([c.key for c in calls])
+    assert len(lookups) == 1
+    outputs = [await client.generate_prepared(c) for c in calls]
+    assert len(lookups) == 1  # each call used the prefetched answer or absence
+    assert [o.cached for o, _ in outputs] == [True, False, False]
+    assert [k for _, k in outputs] == [c.key for c in calls]
+    # Used once: the same call again is looked up (and now found) as usual.
+    again, _ = await client.generate_prepared(calls[1])
+    assert again.cached and len(lookups) == 2
+
+
+async def test_a_prefetched_absence_gives_way_to_the_row_written_since(store):
+    # Two identical calls in one prefetched batch: the first pays and stores its answer, the
+    # second must find that row rather than trust the absence seen before either ran.
+    model = ScriptedModel()
+    client = ModelClient(model, store)
+    first, second = (client.prepare_call([Message.user("same")]) for _ in range(2))
+    client.prefetch([first.key, second.key])
+    await client.generate_prepared(first)
+    output, _ = await client.generate_prepared(second)
+    assert output.cached and len(model.calls) == 1
+
+
+def test_prepared_call_applies_the_spec_settings_like_generate(store):
+    client = ModelClient(ScriptedModel(), store)
+    client.settings = client.settings.from_options({"temperature": "0.3", "system": "Be terse."})
+    call = client.prepare_call([Message.user("q")], GenerationConfig(max_tokens=9))
+    assert call.key == client.call_key([Message.user("q")], GenerationConfig(max_tokens=9))
+    assert call.config.temperature == 0.3 and call.config.max_tokens == 9
+    assert call.messages[0].role == "system" and call.messages[-1].text() == "q"

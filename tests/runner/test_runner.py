@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from fakes import ScriptedModel
 from PIL import Image
-from sqlalchemy import delete
+from sqlalchemy import delete, event
 
 from lvlmbench.models import ErrorKind, ModelClient, ProviderError, RunAborted
 from lvlmbench.runner import item_messages, run_examinee
@@ -335,3 +335,26 @@ async def test_the_next_item_is_asked_before_the_previous_answer_is_recorded(sto
         *(f"recorded {n}" for n in (1, 2, 3)),
     ]
     assert set(_responses(store)) == {i.id for i in items}
+
+
+async def test_cache_rows_are_looked_up_once_per_claimed_batch_not_per_item(store: Store) -> None:
+    # 4 calls in flight: items are claimed 8 at a time (two workers per call), and each batch's
+    # cache rows are read in one query, so 40 items cost 5 lookups, not 40.
+    _items(store, 40)
+    lookups: list[str] = []
+
+    def record(*args: object) -> None:
+        statement = str(args[2]).lstrip().upper()
+        if statement.startswith("SELECT") and "FROM CACHE" in statement:
+            lookups.append(statement)
+
+    event.listen(store.engine, "before_cursor_execute", record)
+    model = Examinee(default_text="A", delay=0.001)
+    summary = await run_examinee(store, BENCH, ModelClient(model, store, concurrency=4))
+    assert summary.requests == 40 and len(_responses(store)) == 40
+    assert len(lookups) == 5
+    # Replayed: the same 40 from the cache, in as few queries, nothing asked.
+    with store.engine.begin() as conn:
+        conn.execute(delete(tables.responses))
+    again = await run_examinee(store, BENCH, ModelClient(Examinee(), store, concurrency=4))
+    assert again.cache_hits == 40 and again.requests == 0 and len(lookups) == 10

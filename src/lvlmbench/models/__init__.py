@@ -7,7 +7,13 @@ specialises too): cache, per-endpoint concurrency, retries, costs. Provider modu
 
 from lvlmbench.models._api import ChatModel, ErrorKind, ProviderError
 from lvlmbench.models._call import CallClient, CalledModel, CallOutput
-from lvlmbench.models._client import ModelClient, RunAborted, Structured, preflight
+from lvlmbench.models._client import (
+    ModelClient,
+    PreparedCall,
+    RunAborted,
+    Structured,
+    preflight,
+)
 from lvlmbench.models._display import display_name, display_names
 from lvlmbench.models._generation import (
     EXAMINEE_MAX_TOKENS,
@@ -67,6 +73,7 @@ __all__ = [
     "GenerationSettings",
     "ModelClient",
     "ModelSpec",
+    "PreparedCall",
     "Provider",
     "ProviderError",
     "ProviderTable",

@@ -10,7 +10,7 @@ call returned never loses that paid call.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from typing import Any
 
 from lvlmbench._concurrency import Coalescer
@@ -23,6 +23,9 @@ __all__ = ["CallCache"]
 # client is busy the turns grow longer and the batches bigger by themselves. Measured at 64
 # calls in flight: ~14 rows a transaction, ~14 keys a lookup.
 _MAX_BATCH = 256
+# Prefetched lookups not yet used: a bound, so a caller that prefetches and never calls (a run
+# aborted mid-batch) cannot grow it; past it the oldest answers are dropped (looked up again).
+_MAX_KNOWN = 4096
 
 
 class CallCache:
@@ -32,9 +35,25 @@ class CallCache:
         self._store = store
         self._lookups: Coalescer[str, str | None] = Coalescer(self._fetch, limit=_MAX_BATCH)
         self._writes: Coalescer[dict[str, Any], None] = Coalescer(self._commit, limit=_MAX_BATCH)
+        # Lookups made ahead by prefetch, each used once by the get that follows; a row this
+        # cache writes meanwhile replaces its key's prefetched absence (see put).
+        self._known: dict[str, str | None] = {}
+
+    def prefetch(self, keys: Collection[str]) -> None:
+        """Look ``keys`` up now in one query, for the :meth:`get` calls about to come."""
+        wanted = [key for key in keys if key not in self._known]
+        if not wanted:
+            return
+        found = cached_outputs(self._store, wanted)
+        for key in wanted:
+            self._known[key] = found.get(key)
+        while len(self._known) > _MAX_KNOWN:
+            del self._known[next(iter(self._known))]
 
     async def get(self, key: str) -> str | None:
         """The cached output under ``key``, or None."""
+        if key in self._known:
+            return self._known.pop(key)
         return await self._lookups.submit(key)
 
     def put(
@@ -43,6 +62,9 @@ class CallCache:
         """Queue one cache row for the next group commit; the future is done once the row is
         committed. ``then`` is called right after the commit (or its failure), before any
         writer resumes. A key already present is kept."""
+        # A prefetched absence is out of date now: an identical call later in the batch must
+        # find this row, not pay again.
+        self._known.pop(row["key"], None)
         return self._writes.enqueue(row, then)
 
     def flush(self) -> None:

@@ -14,7 +14,7 @@ import logging
 import random
 import time
 from abc import ABC, abstractmethod
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Collection, Mapping
 from typing import Any, ClassVar, Generic, Protocol, Self, TypeVar
 
 from lvlmbench.models._api import ProviderError
@@ -144,6 +144,8 @@ class CallClient(ABC, Generic[ModelT, OutputT]):
         self._cache = CallCache(store) if use_cache and store is not None else None
         # Identical calls already in flight: a second caller awaits the first instead of paying.
         self._inflight: dict[str, asyncio.Future[OutputT]] = {}
+        # Why the run was aborted (a fatal error every later call would hit too), once it was.
+        self._aborted_by: str | None = None
 
     # What a specialisation says -------------------------------------------------------------
 
@@ -190,6 +192,14 @@ class CallClient(ABC, Generic[ModelT, OutputT]):
         log_retry(self.model.spec, event)
         if self.on_retry is not None:
             self.on_retry(event)
+
+    def prefetch(self, keys: Collection[str]) -> None:
+        """Look the cache rows of calls about to be made up now, all in one query, so that each
+        call then finds its answer (or its absence) without a query of its own. The runner does
+        it for each batch of items it claims: one lookup per item was ~9 % of the client's CPU
+        at 64 calls in flight."""
+        if self._cache is not None:
+            self._cache.prefetch(keys)
 
     async def _cached(self, key: str) -> OutputT | None:
         if self._cache is None:
@@ -276,6 +286,8 @@ class CallClient(ABC, Generic[ModelT, OutputT]):
     async def _attempt(self, call: Callable[[], Awaitable[OutputT]]) -> OutputT:
         """``call`` with retries, holding an endpoint slot; its masked output, or the failure's.
         Raises RunAborted for failures every later call would hit too."""
+        if self._aborted_by is not None:  # a call that waited its turn behind the abort
+            raise RunAborted(self._aborted_by)
         if self.breaker.tripped_by is not None:  # tripped while this call waited its turn
             raise RunAborted(redact_text(self.breaker.message(self.model.spec)))
         try:
@@ -301,12 +313,15 @@ class CallClient(ABC, Generic[ModelT, OutputT]):
             message = self.breaker.message(self.model.spec)
         else:
             return self._failed(redact_text(str(exc)))
+        # Every later call of this client stops before its request: a caller already past the
+        # cache with the slot this call frees must not send what is known to fail.
+        self._aborted_by = redact_text(message)
         # One turn of the event loop before the abort cancels the other callers: a call that
         # finished just before this one freed its slot at its commit, before its caller
         # resumed; that caller now stores its answer first, as the run promises for what
         # finished.
         await asyncio.sleep(0)
-        raise RunAborted(redact_text(message)) from None
+        raise RunAborted(self._aborted_by) from None
 
     async def aclose(self) -> None:
         """Commit cache rows still waiting for their batch, and close the wrapped model."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Generic, TypeVar
+from typing import Generic, NamedTuple, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
@@ -27,6 +27,7 @@ from lvlmbench.types import GenerationConfig, Message, ModelOutput, Status, Usag
 
 __all__ = [
     "ModelClient",
+    "PreparedCall",
     "RunAborted",
     "Structured",
     "log_retry",
@@ -48,6 +49,17 @@ def redact_output(output: ModelOutput) -> ModelOutput:
     if all(update[name] is getattr(output, name) for name in update):
         return output
     return output.model_copy(update=update)
+
+
+class PreparedCall(NamedTuple):
+    """One chat call with the client's generation settings applied and its cache key computed
+    (:meth:`ModelClient.prepare_call`), ready for :meth:`ModelClient.generate_prepared`."""
+
+    messages: list[Message]
+    """What is sent (the settings' system prompt, if any, included)."""
+    config: GenerationConfig
+    key: str
+    """The cache key the answer is stored under."""
 
 
 @dataclass(frozen=True)
@@ -123,11 +135,19 @@ class ModelClient(CallClient[ChatModel, ModelOutput]):
             output = output.model_copy(update={"attempts": attempts})
         return output
 
+    def prepare_call(
+        self, messages: list[Message], config: GenerationConfig | None = None
+    ) -> PreparedCall:
+        """The call :meth:`generate` makes for ``messages`` (``config`` None: the default), the
+        client's generation settings applied, with the key it is cached under."""
+        applied = self.settings.apply(config or _DEFAULT_CONFIG)
+        sent = self.settings.messages(messages)
+        return PreparedCall(sent, applied, self.cache_key(sent, applied))
+
     def call_key(self, messages: list[Message], config: GenerationConfig | None = None) -> str:
         """The key :meth:`generate` caches this call under (``config`` None: the default), the
         client's generation settings applied exactly as :meth:`generate` applies them."""
-        applied = self.settings.apply(config or _DEFAULT_CONFIG)
-        return self.cache_key(self.settings.messages(messages), applied)
+        return self.prepare_call(messages, config).key
 
     def cost_of(self, usage: Usage) -> float | None:
         """What ``usage`` costs at this client's price, in USD (None: no price set)."""
@@ -160,9 +180,12 @@ class ModelClient(CallClient[ChatModel, ModelOutput]):
         """:meth:`generate` and the key its answer is cached under (:meth:`call_key`), which
         the runner stores with each response: computed once, not again after the call (the
         canonical JSON behind a key was ~6 % of the client's CPU a request)."""
-        key = self.call_key(messages, config)
-        applied = self.settings.apply(config or _DEFAULT_CONFIG)
-        sent = self.settings.messages(messages)
+        return await self.generate_prepared(self.prepare_call(messages, config))
+
+    async def generate_prepared(self, call: PreparedCall) -> tuple[ModelOutput, str]:
+        """:meth:`generate_keyed` for a call prepared ahead (:meth:`prepare_call`), e.g. one
+        whose cache row was looked up with others in one query (:meth:`prefetch`)."""
+        sent, applied, key = call
         output = await self._through(key, lambda: self.model.generate(sent, applied))
         return output, key
 

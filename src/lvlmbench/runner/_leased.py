@@ -28,6 +28,7 @@ async def drain_leased(
     workers: int,
     on_done_elsewhere: Callable[[T], None] | None = None,
     flush: Callable[[], None] | None = None,
+    on_claimed: Callable[[list[T]], None] | None = None,
 ) -> None:
     """``await handle(job)`` for every job whose unit this run claims, ``workers`` at a time.
 
@@ -38,7 +39,8 @@ async def drain_leased(
     expired). Leases are renewed while this runs; the caller releases them once it has
     stored the results (released earlier, another run could take a finished unit again).
     ``flush`` stores (and releases) what this run finished before it waits: the run it waits
-    for may be waiting for those very units.
+    for may be waiting for those very units. ``on_claimed`` sees each batch of jobs this run
+    claimed before any of them is handled (the runner looks their cache rows up in one query).
     """
     batch = max(1, workers)
     waiting: list[T] = []
@@ -50,14 +52,18 @@ async def drain_leased(
     def claimed(source: Iterable[T]) -> Iterator[T]:
         for chunk in _batched(source, batch):
             claim = leases.claim([unit(job) for job in chunk])
+            mine = []
             for job in chunk:
                 key = unit(job)
                 if key in claim.mine:
-                    yield job
+                    mine.append(job)
                 elif key in claim.done:
                     skip(job)
                 else:
                     waiting.append(job)
+            if on_claimed is not None and mine:
+                on_claimed(mine)
+            yield from mine
 
     renewing = asyncio.create_task(_renew(leases))
     try:

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from lvlmbench._concurrency import BatchWriter
 from lvlmbench.choice import extract_choice
-from lvlmbench.models import CallStats, ModelClient, RunSummary, is_truncated
+from lvlmbench.models import CallStats, ModelClient, PreparedCall, RunSummary, is_truncated
 from lvlmbench.runner._leased import drain_leased
 from lvlmbench.runner._messages import ItemUnavailable, MessageBuilder, item_messages
 from lvlmbench.store import (
@@ -178,15 +178,30 @@ async def run_examinee(
         if on_progress is not None:
             on_progress(summary.skipped + finished, summary.total)
 
-    async def answer(job: Job) -> None:
+    # Each claimed batch's calls, prepared together so that their cache rows are looked up in
+    # one query; a job's entry is taken when a worker reaches it.
+    prepared: dict[str, PreparedCall | ItemUnavailable] = {}
+
+    def prepare_job(job: Job) -> PreparedCall | ItemUnavailable:
         item, epoch = job
         try:
             messages = builder(item)
         except ItemUnavailable as exc:  # e.g. an imported image URL never fetched
-            output, key = ModelOutput(status=Status.ERROR, reason=str(exc)), None
+            return exc
+        sample = base.model_copy(update={"epoch": epoch}) if epoch else base
+        return client.prepare_call(messages, sample)
+
+    def prepare_batch(jobs: list[Job]) -> None:
+        calls = {unit(job): prepare_job(job) for job in jobs}
+        prepared.update(calls)
+        client.prefetch([c.key for c in calls.values() if isinstance(c, PreparedCall)])
+
+    async def answer(job: Job) -> None:
+        call = prepared.pop(unit(job), None) or prepare_job(job)
+        if isinstance(call, ItemUnavailable):
+            output, key = ModelOutput(status=Status.ERROR, reason=str(call)), None
         else:
-            sample = base.model_copy(update={"epoch": epoch}) if epoch else base
-            output, key = await client.generate_keyed(messages, sample)
+            output, key = await client.generate_prepared(call)
         try:
             if not output.cached:
                 # One turn of the event loop before the bookkeeping: the requests that took the
@@ -218,7 +233,14 @@ async def run_examinee(
         workers = LOOKAHEAD * client.concurrency
         pending = _pending(store, benchmark, done, summary, only)
         await drain_leased(
-            leases, pending, unit, answer, workers, done_elsewhere, flush=writer.flush
+            leases,
+            pending,
+            unit,
+            answer,
+            workers,
+            done_elsewhere,
+            flush=writer.flush,
+            on_claimed=prepare_batch,
         )
     finally:
         writer.flush()
