@@ -8,13 +8,48 @@ the same way on a fatal error and lose at most one small batch when killed.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import gc
 import time
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable, Iterator
 from typing import Generic, TypeVar
 
-__all__ = ["BatchWriter", "Coalescer", "drain"]
+__all__ = ["BatchWriter", "Coalescer", "collect_rarely", "drain"]
 
 T = TypeVar("T")
+
+# Young objects are collected after this many net allocations during a run (Python's default
+# is 700): a call allocates hundreds of short-lived objects, most freed by reference counting.
+_RUN_THRESHOLDS = (50_000, 20, 100)
+_relaxed_runs = 0
+_saved_thresholds: tuple[int, int, int] = gc.get_threshold()
+
+
+@contextlib.contextmanager
+def collect_rarely() -> Iterator[None]:
+    """Keep the cycle collector out of a long run's way, and restore it afterwards.
+
+    Every call stalls behind a collection the event loop makes: measured at 64 calls in
+    flight, L = 50 ms, a full collection scanning what the process held before the run (the
+    imports, the store, the items' ids) paused the loop 45-55 ms twice a run, and young ones
+    ran ~300 times; requests waiting on the loop made the run 1.5 % slower. Objects made before
+    the run are frozen (gc.freeze: never scanned again while it lasts) and young ones are
+    collected every 50,000 allocations. Runs in one process may overlap (several models on one
+    loop): the first to start relaxes, the last to end restores.
+    """
+    global _relaxed_runs, _saved_thresholds
+    if _relaxed_runs == 0:
+        _saved_thresholds = gc.get_threshold()
+        gc.freeze()
+        gc.set_threshold(*_RUN_THRESHOLDS)
+    _relaxed_runs += 1
+    try:
+        yield
+    finally:
+        _relaxed_runs -= 1
+        if _relaxed_runs == 0:
+            gc.set_threshold(*_saved_thresholds)
+            gc.unfreeze()
 
 
 async def drain(jobs: Iterable[T], handle: Callable[[T], Awaitable[None]], workers: int) -> None:
@@ -30,9 +65,10 @@ async def drain(jobs: Iterable[T], handle: Callable[[T], Awaitable[None]], worke
             await handle(job)
 
     try:
-        async with asyncio.TaskGroup() as group:
-            for _ in range(max(1, workers)):
-                group.create_task(worker())
+        with collect_rarely():
+            async with asyncio.TaskGroup() as group:
+                for _ in range(max(1, workers)):
+                    group.create_task(worker())
     except BaseExceptionGroup as failures:
         raise failures.exceptions[0] from None
 

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import gc
 
 import pytest
 
-from lvlmbench._concurrency import BatchWriter, Coalescer, drain
+from lvlmbench._concurrency import BatchWriter, Coalescer, collect_rarely, drain
 
 
 async def test_every_job_runs_once_with_at_most_n_at_a_time() -> None:
@@ -129,3 +130,34 @@ async def test_coalescer_calls_then_after_its_batch_and_before_any_submitter_wak
         "then 0",
         "failed 0",
     ]
+
+
+async def test_a_run_keeps_the_collector_out_of_its_way_and_restores_it() -> None:
+    before = gc.get_threshold()
+    seen: dict[str, object] = {}
+
+    async def first(job: int) -> None:
+        await asyncio.sleep(0.01)
+        seen["threshold"] = gc.get_threshold()
+        seen["frozen"] = gc.get_freeze_count()
+
+    async def second(job: int) -> None:
+        await asyncio.sleep(0.03)  # outlives the first run
+
+    await asyncio.gather(drain([1], first, 1), drain([1], second, 1))
+    assert seen["threshold"] == (50_000, 20, 100)
+    assert isinstance(seen["frozen"], int) and seen["frozen"] > 0  # what existed is frozen
+    assert gc.get_threshold() == before and gc.get_freeze_count() == 0
+
+
+async def test_a_failed_run_restores_the_collector_too() -> None:
+    before = gc.get_threshold()
+
+    async def boom(job: int) -> None:
+        raise ValueError("no")
+
+    with pytest.raises(ValueError):
+        await drain([1, 2], boom, 2)
+    with pytest.raises(KeyError), collect_rarely():
+        raise KeyError("also")
+    assert gc.get_threshold() == before and gc.get_freeze_count() == 0
