@@ -43,6 +43,7 @@ from lvlmbench.store._files import (
     writable,
 )
 from lvlmbench.store._migrations import MIGRATIONS
+from lvlmbench.store._wal import WalCheckpointer
 
 __all__ = ["DEFAULT_SERVER_IMAGES", "DEFAULT_STORE_URL", "Store", "StoreError", "normalise_url"]
 
@@ -89,6 +90,8 @@ class Store:
         self.url = url
         self.read_only = read_only
         """Opened only to read (the file or its directory is not writable): writes raise."""
+        self.checkpointer: WalCheckpointer | None = None
+        """A SQLite file store's log checkpoints, made in the background (see ``_wal``)."""
 
     @classmethod
     def open(cls, url: str | None = None, images_dir: str | Path | None = None) -> Store:
@@ -129,6 +132,9 @@ class Store:
         if is_sqlite and not read_only:
             event.listen(engine, "connect", _sqlite_pragmas)
         store = cls(engine, _images_dir(images_dir, is_sqlite, database), url, read_only)
+        if db_path is not None and not read_only:
+            store.checkpointer = WalCheckpointer(db_path)
+            store.checkpointer.attach(engine)
         store._prepare_schema()
         return store
 
@@ -217,6 +223,8 @@ class Store:
 
     def close(self) -> None:
         """Release database connections."""
+        if self.checkpointer is not None:
+            self.checkpointer.wait()
         self.engine.dispose()
 
     # -- generic upserts -------------------------------------------------------------------
