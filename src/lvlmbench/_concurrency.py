@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import gc
+import threading
 import time
 from collections.abc import Awaitable, Callable, Iterable, Iterator
 from typing import Generic, TypeVar
@@ -23,6 +24,7 @@ T = TypeVar("T")
 _RUN_THRESHOLDS = (50_000, 20, 100)
 _relaxed_runs = 0
 _saved_thresholds: tuple[int, int, int] = gc.get_threshold()
+_relaxed_lock = threading.Lock()  # runs may start and end on several threads (the web app's)
 
 
 @contextlib.contextmanager
@@ -38,18 +40,20 @@ def collect_rarely() -> Iterator[None]:
     loop): the first to start relaxes, the last to end restores.
     """
     global _relaxed_runs, _saved_thresholds
-    if _relaxed_runs == 0:
-        _saved_thresholds = gc.get_threshold()
-        gc.freeze()
-        gc.set_threshold(*_RUN_THRESHOLDS)
-    _relaxed_runs += 1
+    with _relaxed_lock:
+        if _relaxed_runs == 0:
+            _saved_thresholds = gc.get_threshold()
+            gc.freeze()
+            gc.set_threshold(*_RUN_THRESHOLDS)
+        _relaxed_runs += 1
     try:
         yield
     finally:
-        _relaxed_runs -= 1
-        if _relaxed_runs == 0:
-            gc.set_threshold(*_saved_thresholds)
-            gc.unfreeze()
+        with _relaxed_lock:
+            _relaxed_runs -= 1
+            if _relaxed_runs == 0:
+                gc.set_threshold(*_saved_thresholds)
+                gc.unfreeze()
 
 
 async def drain(jobs: Iterable[T], handle: Callable[[T], Awaitable[None]], workers: int) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import threading
 
 import pytest
 
@@ -160,4 +161,26 @@ async def test_a_failed_run_restores_the_collector_too() -> None:
         await drain([1, 2], boom, 2)
     with pytest.raises(KeyError), collect_rarely():
         raise KeyError("also")
+    assert gc.get_threshold() == before and gc.get_freeze_count() == 0
+
+
+def test_runs_on_two_threads_restore_the_collector_once_both_ended() -> None:
+    before = gc.get_threshold()
+    both_started = threading.Barrier(2)
+    during: list[tuple[int, int, int]] = []
+    threads: list[threading.Thread] = []
+
+    async def hold(job: int) -> None:
+        await asyncio.to_thread(both_started.wait, 5)
+        if job == 2:  # the other thread's run has ended: this one still runs relaxed
+            await asyncio.to_thread(threads[0].join, 5)
+            during.append(gc.get_threshold())
+
+    for job in (1, 2):
+        threads.append(threading.Thread(target=asyncio.run, args=(drain([job], hold, 1),)))
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=10)
+    assert not threads[0].is_alive() and during == [(50_000, 20, 100)]
     assert gc.get_threshold() == before and gc.get_freeze_count() == 0
