@@ -9,8 +9,9 @@ A prompt answered more than once is an answer paid twice (target: 0).
 
 Replicas: two fake servers behind one model spec (``base_url=A,B&deployment=...``: requests
 go to the replica with the fewest in flight), so two replicas saturate at 2·C/L. Stores: SQLite
-always; PostgreSQL when ``LVLMBENCH_BENCH_PG_URL`` names an empty database
-(``postgresql+psycopg://...``), otherwise its rows print "skipped".
+always; PostgreSQL on the database ``LVLMBENCH_BENCH_PG_URL`` names (``postgresql+psycopg://...``),
+else on a throwaway server started as the tests start theirs (Debian's ``initdb``/``pg_ctl`` in a
+temp dir) when PostgreSQL and psycopg are installed, else its rows print "skipped".
 
 Run: ``python bench/bench_scaleout.py [--items N] [--latency-ms L] [--server-concurrency C]
 [--worker-concurrency K]``.
@@ -31,6 +32,7 @@ from pathlib import Path
 from bench_leases import ROOT
 from fake_openai_server import FakeOpenAIServer, _answer  # on sys.path via bench_leases
 from figures import emit
+from pg_server import postgres_missing, start_postgres
 from text_items import fill_text_items
 
 from lvlmbench.store import Store, iter_benchmark_responses
@@ -215,12 +217,15 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         curve("SQLite", str(Path(tmp) / "store.db"), args)
     pg = os.environ.get(PG_ENV)
-    if pg:
-        # Not run on this branch (it has no PostgreSQL store yet): the same code path, with
-        # each run on its own benchmark name so one database holds them all.
+    if pg:  # each run on its own benchmark name, so one database holds them all
         curve("PostgreSQL", pg, args)
         return
-    reason = f"skipped: set {PG_ENV} to a PostgreSQL store URL (postgresql+psycopg://...)"
+    reason = postgres_missing()
+    if reason is None:  # a throwaway server, as the tests start one
+        with contextlib.closing(start_postgres()) as servers:
+            curve("PostgreSQL", next(servers).new_database(), args)
+        return
+    reason = f"skipped: {reason}, or set {PG_ENV} to a PostgreSQL store URL"
     missing("PostgreSQL", 1, reason)
     missing("PostgreSQL", 2, reason)
 

@@ -40,21 +40,28 @@ def _free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def require_postgres() -> Path:
-    """The directory of initdb/pg_ctl, or skip (fail in CI) when PostgreSQL is missing."""
+def postgres_missing() -> str | None:
+    """What is missing to start a throwaway PostgreSQL server here, or None."""
     import importlib.util
 
     problems = []
-    binaries = _binaries()
-    if binaries is None:
+    if _binaries() is None:
         problems.append("PostgreSQL server binaries (apt-get install postgresql)")
     if importlib.util.find_spec("psycopg") is None:
         problems.append("psycopg (pip install 'lvlmbench[postgres]')")
     if problems:
-        message = f"missing {' and '.join(problems)}; `make test` installs them"
+        return f"missing {' and '.join(problems)}; `make test` installs them"
+    return None
+
+
+def require_postgres() -> Path:
+    """The directory of initdb/pg_ctl, or skip (fail in CI) when PostgreSQL is missing."""
+    message = postgres_missing()
+    if message is not None:
         if os.environ.get("CI"):
             pytest.fail(message)
         pytest.skip(message)
+    binaries = _binaries()
     assert binaries is not None
     return binaries
 
