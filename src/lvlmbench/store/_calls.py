@@ -48,5 +48,27 @@ def cached_call(store: Store, key: str) -> CachedCall | None:
 
 def put_cached_calls(store: Store, rows: Sequence[Mapping[str, Any]]) -> None:
     """Store cache rows (key, kind, spec, output, input_tokens, output_tokens, created_at) in
-    one transaction; a key already present keeps its row."""
-    store.put_rows(s.cache, rows, batch=max(1, len(rows)))
+    one transaction; a key already present keeps its row.
+
+    On SQLite the rows go straight through the driver: this is the commit every answered call
+    waits for, a few rows at a time, and SQLAlchemy's statement machinery around it cost as much
+    as SQLite's own work (~8 % of the client's CPU at 64 calls in flight). The cache bumps no
+    store revision, so nothing of the generic upsert is skipped."""
+    if store.engine.dialect.name != "sqlite" or not rows:
+        store.put_rows(s.cache, rows, batch=max(1, len(rows)))
+        return
+    store.require_writable()
+    values = [tuple(row[c] for c in _COLUMNS) for row in rows]
+    connection = store.engine.raw_connection()
+    try:
+        connection.cursor().executemany(_INSERT_SQLITE, values)
+        connection.commit()
+    finally:
+        connection.close()
+
+
+_COLUMNS = ("key", "kind", "spec", "output", "input_tokens", "output_tokens", "created_at")
+_INSERT_SQLITE = (
+    f"INSERT INTO cache ({', '.join(_COLUMNS)}) VALUES ({', '.join('?' * len(_COLUMNS))}) "
+    "ON CONFLICT (key) DO NOTHING"
+)

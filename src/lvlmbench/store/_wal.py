@@ -27,7 +27,7 @@ __all__ = ["WalCheckpointer"]
 WAL_GROWTH = 4 * 1024 * 1024
 """Log growth (bytes) between two checkpoints: what SQLite's default of 1,000 pages makes."""
 CHECK_EVERY = 32
-"""Commits between two looks at the log's size (a stat of its file)."""
+"""Connection uses between two looks at the log's size (a stat of its file)."""
 
 _executor: ThreadPoolExecutor | None = None
 _executor_lock = threading.Lock()
@@ -65,12 +65,13 @@ class WalCheckpointer:
 
     def attach(self, engine: Engine) -> None:
         """Take checkpointing over from ``engine``'s connections (call before its first
-        connection): they never checkpoint, and every :data:`CHECK_EVERY` commits of theirs
-        the log's growth is looked at."""
+        connection): they never checkpoint, and every :data:`CHECK_EVERY` times one of them is
+        given back to the pool the log's growth is looked at (a check-in follows every write,
+        the driver-level ones of the call cache included)."""
         event.listen(engine, "connect", _no_autocheckpoint)
-        event.listen(engine, "commit", self._committed)
+        event.listen(engine, "checkin", self._checked_in)
 
-    def _committed(self, _connection: Any) -> None:
+    def _checked_in(self, _connection: Any, _record: Any) -> None:
         self._commits += 1
         if self._commits % CHECK_EVERY:
             return
