@@ -369,3 +369,25 @@ def test_ranking_tau_compares_judge_and_human_system_rankings() -> None:
     ]
     # judge x 1, y 0.5, z 0; people x 1, y 0, z 0.5: 2 concordant, 1 discordant pair of systems
     assert _ranking_tau(pairs) == pytest.approx(1 / 3)
+
+
+async def test_the_next_judge_call_goes_out_before_the_previous_judgment_is_stored(
+    tmp_path: Path,
+) -> None:
+    # One call in flight: the second prompt is already built and waiting for the slot, so it
+    # is sent as soon as the first answer is cached, before that judgment is tallied and stored.
+    store = _world(tmp_path, n=2)
+    events: list[str] = []
+
+    def judged(messages: list[Message]) -> ModelOutput:
+        events.append("asked")
+        return fair_judge(messages)
+
+    def progress(done: int, _total: int) -> None:
+        events.append(f"stored {done}")
+
+    client = ModelClient(_client(store, judged, "fake/judge"), store, concurrency=1)
+    summary = await run_pairwise(store, BENCH, list(MODELS), client, on_progress=progress)
+    assert events[:3] == ["asked", "asked", "stored 1"]
+    assert events.count("asked") == 4 and summary.ok == 4
+    assert len(list(iter_judgments(store, protocol=PAIRWISE))) == 4

@@ -14,7 +14,7 @@ from typing import TypeVar
 
 from lvlmbench._concurrency import BatchWriter, drain
 from lvlmbench.models import ModelClient, RunSummary
-from lvlmbench.runner import drain_leased
+from lvlmbench.runner import LOOKAHEAD, drain_leased
 from lvlmbench.store import Leases, Store, final_judgment_ids, judgment_id, put_judgments
 from lvlmbench.types import Judgment
 
@@ -56,7 +56,7 @@ async def run_jobs(
     on_progress: ProgressHook | None = None,
     unit: Callable[[J], str] | None = None,
 ) -> JudgeRunSummary:
-    """Judge every job with ``client.concurrency`` workers, storing each judgment as it comes.
+    """Judge every job, ``client.concurrency`` calls in flight, storing each judgment as it comes.
 
     ``summary.total`` and ``summary.skipped`` must already count the planned and finished units.
     Raises RunAborted (after saving what finished) when the judge cannot serve any call.
@@ -89,13 +89,14 @@ async def run_jobs(
         if on_progress is not None:
             on_progress(summary.skipped + finished, summary.total)
 
+    # Two workers per slot, as the examinee runner has: with one, a freed slot waited for its
+    # worker to store the judgment and build the next prompt before its next request went out.
+    workers = LOOKAHEAD * client.concurrency
     try:
         if unit is None:
-            await drain(jobs, judge, client.concurrency)
+            await drain(jobs, judge, workers)
         else:
-            await drain_leased(
-                leases, jobs, unit, judge, client.concurrency, done_elsewhere, writer.flush
-            )
+            await drain_leased(leases, jobs, unit, judge, workers, done_elsewhere, writer.flush)
     finally:
         writer.flush()
         if unit is not None:

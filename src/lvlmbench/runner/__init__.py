@@ -9,10 +9,17 @@ from lvlmbench.runner._messages import (
     item_messages,
     item_prompt,
 )
-from lvlmbench.runner._runner import EvalSummary, ProgressHook, run_examinee, score_output
+from lvlmbench.runner._runner import (
+    LOOKAHEAD,
+    EvalSummary,
+    ProgressHook,
+    run_examinee,
+    score_output,
+)
 from lvlmbench.runner._subset import item_stratum, stratified_subset
 
 __all__ = [
+    "LOOKAHEAD",
     "VARIANTS",
     "EvalSummary",
     "ItemUnavailable",

@@ -30,10 +30,12 @@ from lvlmbench.store import (
 )
 from lvlmbench.types import BenchmarkItem, GenerationConfig, ModelOutput, Response, Status
 
-__all__ = ["EvalSummary", "ProgressHook", "run_examinee", "score_output"]
+__all__ = ["LOOKAHEAD", "EvalSummary", "ProgressHook", "run_examinee", "score_output"]
 
 LOOKAHEAD = 2
-"""Runner workers per call the endpoint allows in flight (see :func:`run_examinee`)."""
+"""Workers per call the endpoint allows in flight, in the runner and the judges: while a call
+holds an endpoint slot, another worker has its next call built and looked up, ready to take the
+slot the moment it frees (see :func:`run_examinee`)."""
 
 ProgressHook = Callable[[int, int], None]
 """Called with (items finished so far, items in this run) after each item."""
