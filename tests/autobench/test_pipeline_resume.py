@@ -9,7 +9,6 @@ import contextlib
 import json
 import os
 import signal
-import sqlite3
 import subprocess
 import sys
 import time
@@ -20,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from cli_runs import clean_env, units_stored
 from examiner_fakes import ScriptedExaminer
 from sqlalchemy import delete
 
@@ -62,37 +62,19 @@ def _cli(db: Path, *extra: str) -> list[str]:
     return [sys.executable, "-m", "lvlmbench", *CLI_ARGS, "--store", str(db), *extra]
 
 
-def _env() -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("LVLMBENCH_")}
-    env["PYTHONUNBUFFERED"] = "1"
-    return env
-
-
-def _units_stored(db: Path) -> int:
-    """Finished units in the store, read without disturbing the writer (0 until it exists)."""
-    if not db.exists():
-        return 0
-    try:
-        with contextlib.closing(sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=1)) as c:
-            row = c.execute("SELECT count(*) FROM artifacts WHERE stage = 'units'").fetchone()
-    except sqlite3.OperationalError:  # not created yet, or busy: ask again
-        return 0
-    return int(row[0])
-
-
 def _kill_after_some_units(db: Path, cwd: Path) -> None:
     """Start the CLI and SIGKILL it (and its worker processes) once a unit is stored."""
     proc = subprocess.Popen(
         _cli(db, "--concurrency", "1"),  # one unit at a time: a wide window for the kill
         cwd=cwd,
-        env=_env(),
+        env=clean_env(),
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         start_new_session=True,  # its own process group: the kill takes its workers too
     )
     try:
         deadline = time.monotonic() + 120
-        while _units_stored(db) == 0:
+        while units_stored(db) == 0:
             if proc.poll() is not None:
                 output = proc.stdout.read().decode() if proc.stdout else ""
                 pytest.fail(f"generate exited ({proc.returncode}) before any unit:\n{output}")
@@ -139,7 +121,7 @@ def test_cli_killed_mid_run_resumes_to_the_uninterrupted_benchmark(tmp_path: Pat
 
         # Resumed with the default concurrency: how fast is not part of what is built.
         resumed = subprocess.run(
-            _cli(db), cwd=tmp_path, env=_env(), capture_output=True, text=True, timeout=300
+            _cli(db), cwd=tmp_path, env=clean_env(), capture_output=True, text=True, timeout=300
         )
         assert resumed.returncode == 0, resumed.stderr + resumed.stdout
         report = json.loads(resumed.stdout)

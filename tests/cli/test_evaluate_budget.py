@@ -4,12 +4,10 @@ keeps to --budget, and refuses bad options before writing anything."""
 
 from __future__ import annotations
 
-import json
-import sqlite3
 from pathlib import Path
-from typing import Any
 
 import pytest
+from cli_runs import count_rows, evaluate_json
 from quiz_store import write_quiz
 from typer.testing import CliRunner
 
@@ -33,22 +31,9 @@ def db(tmp_path: Path) -> Path:
     return write_quiz(tmp_path / "s.db", BENCH, ITEMS)
 
 
-def _run(db: Path, *args: str) -> dict[str, Any]:
-    result = runner.invoke(app, ["evaluate", BENCH, *args, "--store", str(db), "--json"])
-    assert result.exit_code == 0, result.output
-    report: dict[str, Any] = json.loads(result.stdout)
-    return report
-
-
-def _responses(db: Path) -> int:
-    with sqlite3.connect(db) as conn:
-        count: int = conn.execute("SELECT COUNT(*) FROM responses").fetchone()[0]
-    return count
-
-
 def test_compare_decides_early_and_a_rerun_pays_nothing(db: Path) -> None:
     args = ["-m", ORACLE, "-m", RANDOM, "--until", f"compare:{RANDOM},{ORACLE}"]
-    first = _run(db, *args, "--first-round", "10")
+    first = evaluate_json(db, BENCH, *args, "--first-round", "10")
     budget = first["budget"]
     assert budget["answered"] and budget["order"] == [ORACLE, RANDOM]
     assert f"{ORACLE} is better than {RANDOM}" in budget["decision"]
@@ -56,11 +41,11 @@ def test_compare_decides_early_and_a_rerun_pays_nothing(db: Path) -> None:
     used = budget["items_used"]
     assert 10 <= used < ITEMS // 4 and budget["items_full"] == ITEMS
     assert budget["calls"] == 2 * used and budget["calls_saved"] == 2 * (ITEMS - used)
-    assert _responses(db) == 2 * used  # only the items used were asked
+    assert count_rows(db, "responses") == 2 * used  # only the items used were asked
     # The accuracy table covers the items used, not the whole benchmark.
     assert all(row["answered"] == used for row in first["overall"])
-    again = _run(db, *args, "--first-round", "10")
-    assert again["budget"]["requests"] == 0 and _responses(db) == 2 * used
+    again = evaluate_json(db, BENCH, *args, "--first-round", "10")
+    assert again["budget"]["requests"] == 0 and count_rows(db, "responses") == 2 * used
     assert {k: v for k, v in again["budget"].items() if k != "requests"} == {
         k: v for k, v in budget.items() if k != "requests"
     }
@@ -68,13 +53,13 @@ def test_compare_decides_early_and_a_rerun_pays_nothing(db: Path) -> None:
 
 
 def test_rank_keeps_to_the_budget(db: Path) -> None:
-    report = _run(
-        db, "-m", ORACLE, "-m", RANDOM, "-m", RANDOM3, "--until", "rank", "--budget", "150"
+    report = evaluate_json(
+        db, BENCH, "-m", ORACLE, "-m", RANDOM, "-m", RANDOM3, "--until", "rank", "--budget", "150"
     )
     budget = report["budget"]
     assert budget["items_used"] <= 50 and budget["calls"] <= 150 and budget["budget"] == 150
     assert budget["order"][0] == ORACLE
-    assert _responses(db) == budget["calls"]
+    assert count_rows(db, "responses") == budget["calls"]
     if not budget["answered"]:
         assert "cannot separate" in budget["decision"]
 
@@ -92,7 +77,9 @@ def test_human_output_names_items_calls_and_decision(db: Path) -> None:
 
 
 def test_limit_bounds_the_pool(db: Path) -> None:
-    report = _run(db, "-m", ORACLE, "-m", RANDOM, "--until", "rank", "--limit", "60")
+    report = evaluate_json(
+        db, BENCH, "-m", ORACLE, "-m", RANDOM, "--until", "rank", "--limit", "60"
+    )
     assert report["budget"]["items_full"] == 60 and report["budget"]["items_used"] <= 60
 
 
@@ -113,4 +100,4 @@ def test_bad_options_exit_2_and_store_nothing(db: Path, args: list[str], needle:
     result = runner.invoke(app, ["evaluate", BENCH, *args, "--store", str(db)])
     assert result.exit_code == 2, result.output
     assert needle in " ".join(result.output.split())
-    assert _responses(db) == 0
+    assert count_rows(db, "responses") == 0

@@ -6,13 +6,11 @@ and stops at the same place, and a spec without a price is refused before anythi
 
 from __future__ import annotations
 
-import json
-import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
+from cli_runs import count_rows, evaluate_json
 from fake_openai_server import FakeOpenAIServer
 from quiz_store import write_quiz
 from typer.testing import CliRunner
@@ -55,19 +53,6 @@ def _pair(server: FakeOpenAIServer) -> list[str]:
     return ["-m", a, "-m", b, "--until", "compare"]
 
 
-def _run(db: Path, *args: str) -> dict[str, Any]:
-    result = runner.invoke(app, ["evaluate", BENCH, *args, "--store", str(db), "--json"])
-    assert result.exit_code == 0, result.output
-    report: dict[str, Any] = json.loads(result.stdout)
-    return report
-
-
-def _responses(db: Path) -> int:
-    with sqlite3.connect(db) as conn:
-        count: int = conn.execute("SELECT COUNT(*) FROM responses").fetchone()[0]
-    return count
-
-
 def test_a_priced_run_prints_what_it_paid(db: Path, server: FakeOpenAIServer) -> None:
     priced, plain = _spec(server, "a"), _spec(server, "b", price=None)
     args = ["evaluate", BENCH, "-m", priced, "-m", plain, "--limit", "10", "--store", str(db)]
@@ -78,11 +63,11 @@ def test_a_priced_run_prints_what_it_paid(db: Path, server: FakeOpenAIServer) ->
     line_b = text[text.index(f"openai/b?base_url={server.base_url}: 10 ok") :]
     assert "s, $0.2600 paid (200 in + 30 out tokens)" in line_a[:180]
     assert "paid" not in line_b
-    again = _run(db, "-m", priced, "-m", plain, "--limit", "10")
+    again = evaluate_json(db, BENCH, "-m", priced, "-m", plain, "--limit", "10")
     first_a = again["runs"][0]
     assert first_a["cost_usd"] == 0 and first_a["requests"] == 0  # stored answers are free
     assert again["runs"][1]["cost_usd"] is None  # no price: no cost, not a cost of 0
-    fresh = _run(db, "-m", priced, "--limit", "20")["runs"][0]
+    fresh = evaluate_json(db, BENCH, "-m", priced, "--limit", "20")["runs"][0]
     assert fresh["requests"] == 10 and fresh["input_tokens"] == 200
     assert fresh["cost_usd"] == pytest.approx(10 * ANSWER_USD)
 
@@ -91,7 +76,7 @@ def test_budget_usd_stops_before_the_cap_and_a_rerun_pays_nothing(
     db: Path, server: FakeOpenAIServer
 ) -> None:
     before = server.stats.requests
-    report = _run(db, *_pair(server), "--budget-usd", "1")
+    report = evaluate_json(db, BENCH, *_pair(server), "--budget-usd", "1")
     budget, money = report["budget"], report["budget"]["money"]
     # A probe item, then rounds of 1, 2, 4, 8 (0.832 spent) and the 3 items 0.168 affords.
     assert budget["items_used"] == 19 < ITEMS and budget["rounds"] == 6
@@ -100,10 +85,10 @@ def test_budget_usd_stops_before_the_cap_and_a_rerun_pays_nothing(
     assert money["full_estimate_usd"] == pytest.approx(ITEMS * ITEM_USD)
     assert money["item_mean_usd"] == pytest.approx(ITEM_USD)
     assert "within budget (the budget is spent)" in budget["decision"]
-    assert server.stats.requests - before == 2 * 19 == _responses(db)
+    assert server.stats.requests - before == 2 * 19 == count_rows(db, "responses")
     assert sum(run["cost_usd"] for run in report["runs"]) == pytest.approx(19 * ITEM_USD)
 
-    again = _run(db, *_pair(server), "--budget-usd", "1")
+    again = evaluate_json(db, BENCH, *_pair(server), "--budget-usd", "1")
     assert server.stats.requests - before == 2 * 19  # nothing asked again
     assert again["budget"]["money"]["paid_usd"] == 0
     same = ("items_used", "decision", "order", "rounds")
@@ -132,25 +117,29 @@ def test_the_human_report_states_money_cap_and_estimate(db: Path, server: FakeOp
 def test_the_first_cap_reached_stops(
     db: Path, server: FakeOpenAIServer, calls: str, usd: str, items: int
 ) -> None:
-    budget = _run(db, *_pair(server), "--budget", calls, "--budget-usd", usd)["budget"]
+    budget = evaluate_json(db, BENCH, *_pair(server), "--budget", calls, "--budget-usd", usd)[
+        "budget"
+    ]
     assert budget["items_used"] == items and budget["calls"] <= int(calls)
     used = budget["money"]["used_usd"]
     assert used == pytest.approx(items * ITEM_USD) and used <= float(usd)
 
 
 def test_epochs_count_every_answer(db: Path, server: FakeOpenAIServer) -> None:
-    budget = _run(db, *_pair(server), "--epochs", "2", "--budget-usd", "1")["budget"]
+    budget = evaluate_json(db, BENCH, *_pair(server), "--epochs", "2", "--budget-usd", "1")[
+        "budget"
+    ]
     # $0.104 an item: 1 + 1 + 2 + 4 items ($0.832), then 1 more.
     assert budget["items_used"] == 9
     assert budget["money"]["used_usd"] == pytest.approx(9 * 2 * ITEM_USD)
-    assert _responses(db) == 9 * 2 * 2
+    assert count_rows(db, "responses") == 9 * 2 * 2
 
 
 def test_a_cap_below_one_item_is_passed_by_the_probe_alone(
     db: Path, server: FakeOpenAIServer
 ) -> None:
     """The documented exception: an item's cost is learned by asking it."""
-    budget = _run(db, *_pair(server), "--budget-usd", "0.01")["budget"]
+    budget = evaluate_json(db, BENCH, *_pair(server), "--budget-usd", "0.01")["budget"]
     assert budget["items_used"] == 1 and budget["rounds"] == 1
     assert budget["money"]["used_usd"] == pytest.approx(ITEM_USD)
     assert "the budget is spent" in budget["decision"]
@@ -168,7 +157,9 @@ def test_a_model_without_a_price_is_refused_before_anything_is_written(
         text = " ".join(result.output.split())
         assert f"--model '{plain}' has no price" in text and "price=IN,OUT" in text
     assert not (tmp_path / "new.db").exists()
-    assert _responses(db) == 0 and server.stats.requests + server.stats.probes == before
+    assert (
+        count_rows(db, "responses") == 0 and server.stats.requests + server.stats.probes == before
+    )
 
 
 @pytest.mark.parametrize(
@@ -187,4 +178,4 @@ def test_bad_budget_usd_exits_2(
     result = runner.invoke(app, ["evaluate", BENCH, *models, *args, "--store", str(db)])
     assert result.exit_code == 2, result.output
     assert needle in " ".join(result.output.split())
-    assert _responses(db) == 0
+    assert count_rows(db, "responses") == 0

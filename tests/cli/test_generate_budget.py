@@ -9,7 +9,6 @@ import contextlib
 import json
 import os
 import signal
-import sqlite3
 import subprocess
 import sys
 import time
@@ -17,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from cli_runs import clean_env, count_rows, units_stored
 from typer.testing import CliRunner
 
 from lvlmbench.cli import app
@@ -44,16 +44,6 @@ def _run(db: Path, *args: str) -> dict[str, Any]:
     return report
 
 
-def _count(db: Path, sql: str) -> int:
-    with contextlib.closing(sqlite3.connect(db)) as conn:
-        count: int = conn.execute(sql).fetchone()[0]
-    return count
-
-
-def _responses(db: Path) -> int:
-    return _count(db, "SELECT COUNT(*) FROM responses")
-
-
 def test_budget_is_kept_and_reported(tmp_path: Path) -> None:
     db = tmp_path / "s.db"
     report = _run(db, "--budget", "20", "--first-round", "5", "--concurrency", "2")
@@ -64,8 +54,8 @@ def test_budget_is_kept_and_reported(tmp_path: Path) -> None:
     assert 20 <= budget["calls"] <= 20 + 2 * 3 and budget["budget"] == 20
     assert budget["stopped_by_budget"] and 0 < built < PLANNED
     assert budget["units_planned"] == PLANNED and budget["examinee_calls"] == 0
-    assert _count(db, "SELECT COUNT(*) FROM artifacts WHERE stage = 'units'") == built
-    assert report["items"] == _count(db, "SELECT COUNT(*) FROM items")
+    assert count_rows(db, "artifacts", "stage = 'units'") == built
+    assert report["items"] == count_rows(db, "items")
     assert budget["strata_share_gap"] <= 1 / built + 1e-9
     assert budget["calls_saved_estimate"] == budget["calls_full_estimate"] - budget["calls"] > 0
 
@@ -91,10 +81,10 @@ def test_compare_stops_early_right_and_a_rerun_pays_nothing(tmp_path: Path) -> N
     assert budget["p_value"] <= 0.05
     used = budget["items_used"]
     assert budget["units_built"] < PLANNED // 2 and used == first["items"]
-    assert budget["examinee_calls"] == 2 * used == _responses(db)
+    assert budget["examinee_calls"] == 2 * used == count_rows(db, "responses")
     assert budget["requests"] == budget["calls"]  # fresh: every call counted was sent
     again = _run(db, *COMPARE, "--first-round", "8")
-    assert again["budget"]["requests"] == 0 and _responses(db) == 2 * used
+    assert again["budget"]["requests"] == 0 and count_rows(db, "responses") == 2 * used
     assert {k: v for k, v in again["budget"].items() if k != "requests"} == {
         k: v for k, v in budget.items() if k != "requests"
     }
@@ -109,7 +99,7 @@ def test_rank_keeps_to_a_budget_counting_examinee_calls(tmp_path: Path) -> None:
     used = budget["items_used"]
     # Each unit is one render here and each item three examinee calls; one unit in flight.
     assert budget["calls"] == budget["generation_calls"] + 3 * used
-    assert budget["calls"] <= 40 + 3 + 3 and _responses(db) == 3 * used
+    assert budget["calls"] <= 40 + 3 + 3 and count_rows(db, "responses") == 3 * used
     assert budget["order"][0] == ORACLE
     if not budget["answered"]:
         assert "cannot separate" in budget["decision"]
@@ -139,35 +129,18 @@ def _cli(db: Path, *extra: str) -> list[str]:
     return [*args, "--first-round", "8", "--store", str(db), "--json", *extra]
 
 
-def _env() -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("LVLMBENCH_")}
-    env["PYTHONUNBUFFERED"] = "1"
-    return env
-
-
-def _units_stored(db: Path) -> int:
-    if not db.exists():
-        return 0
-    try:
-        with contextlib.closing(sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=1)) as c:
-            row = c.execute("SELECT count(*) FROM artifacts WHERE stage = 'units'").fetchone()
-    except sqlite3.OperationalError:
-        return 0
-    return int(row[0])
-
-
 def _kill_once_units_are_stored(db: Path, cwd: Path, units: int) -> None:
     proc = subprocess.Popen(
         _cli(db, "--concurrency", "1"),
         cwd=cwd,
-        env=_env(),
+        env=clean_env(),
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         start_new_session=True,  # its own process group: the kill takes its workers too
     )
     try:
         deadline = time.monotonic() + 120
-        while _units_stored(db) < units:
+        while units_stored(db) < units:
             if proc.poll() is not None:
                 output = proc.stdout.read().decode() if proc.stdout else ""
                 pytest.fail(f"generate exited ({proc.returncode}) before the kill:\n{output}")
@@ -196,9 +169,11 @@ def test_killed_run_resumes_to_the_same_decision_paying_nothing_twice(tmp_path: 
     db = tmp_path / "killed.db"
     _kill_once_units_are_stored(db, tmp_path, 10)  # in round two: round one was answered
     # What the killed run had sent and kept: renders (cached) and answers (stored).
-    kept = _count(db, "SELECT COUNT(*) FROM cache WHERE kind = 'image'") + _responses(db)
-    assert _responses(db) > 0
-    resumed = subprocess.run(_cli(db), cwd=tmp_path, env=_env(), capture_output=True, text=True)
+    kept = count_rows(db, "cache", "kind = 'image'") + count_rows(db, "responses")
+    assert count_rows(db, "responses") > 0
+    resumed = subprocess.run(
+        _cli(db), cwd=tmp_path, env=clean_env(), capture_output=True, text=True
+    )
     assert resumed.returncode == 0, resumed.stderr + resumed.stdout
     budget = json.loads(resumed.stdout)["budget"]
     for key in ("decision", "order", "items_used", "units_built", "calls", "p_value"):

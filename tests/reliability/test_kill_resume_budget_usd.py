@@ -14,10 +14,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from cli_runs import count_rows
 from fake_openai_server import FakeOpenAIServer
 
 from lvlmbench.store import Store, put_benchmark, put_items
-from lvlmbench.store import _schema as tables
 from lvlmbench.types import BenchmarkItem
 
 BENCH = "killable"
@@ -62,14 +62,6 @@ def _finish(proc: subprocess.Popen[bytes]) -> dict[str, Any]:
     return budget
 
 
-def _cached(db: Path) -> int:
-    store = Store.open(str(db))
-    try:
-        return store.count(tables.cache)
-    finally:
-        store.close()
-
-
 @pytest.mark.timeout(180)
 def test_a_killed_money_capped_run_resumes_to_the_same_end(tmp_path: Path) -> None:
     clean, killed = tmp_path / "clean.db", tmp_path / "killed.db"
@@ -84,12 +76,12 @@ def test_a_killed_money_capped_run_resumes_to_the_same_end(tmp_path: Path) -> No
 
         proc = _evaluate(killed, server.base_url)
         deadline = time.monotonic() + 60
-        while _cached(killed) < 24 and proc.poll() is None:
+        while count_rows(killed, "cache") < 24 and proc.poll() is None:
             assert time.monotonic() < deadline, "the evaluation made no progress"
             time.sleep(0.01)
         proc.send_signal(signal.SIGKILL)
         proc.communicate()
-        cached = _cached(killed)
+        cached = count_rows(killed, "cache")
         assert 24 <= cached < 2 * used  # the kill really interrupted it
         before = server.stats.requests
         resumed = _finish(_evaluate(killed, server.base_url))

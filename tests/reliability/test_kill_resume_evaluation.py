@@ -12,11 +12,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from cli_runs import count_rows
 from fake_openai_server import FakeOpenAIServer
 
 from lvlmbench.ids import content_id
 from lvlmbench.store import Store, iter_responses, put_benchmark, put_items
-from lvlmbench.store import _schema as tables
 from lvlmbench.types import BenchmarkItem
 
 ITEMS = 150
@@ -51,14 +51,6 @@ def _evaluate(db: Path, url: str) -> subprocess.Popen[bytes]:
     return subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
 
 
-def _cached(db: Path) -> int:
-    store = Store.open(str(db))
-    try:
-        return store.count(tables.cache)
-    finally:
-        store.close()
-
-
 def _final(db: Path) -> dict[str, Any]:
     store = Store.open(str(db))
     try:
@@ -84,13 +76,13 @@ def test_killed_evaluations_resume_to_the_same_store(tmp_path: Path) -> None:
         for moment in moments:
             proc = _evaluate(killed, server.base_url)
             deadline = time.monotonic() + 60
-            while _cached(killed) < moment and proc.poll() is None:
+            while count_rows(killed, "cache") < moment and proc.poll() is None:
                 assert time.monotonic() < deadline, "the evaluation made no progress"
                 time.sleep(0.02)
             proc.send_signal(signal.SIGKILL)
             proc.wait()
         before_last = server.stats.requests
-        cached = _cached(killed)
+        cached = count_rows(killed, "cache")
         assert cached < ITEMS  # the last kill really interrupted it
         proc = _evaluate(killed, server.base_url)
         assert proc.wait(timeout=120) == 0, proc.stderr.read() if proc.stderr else ""
