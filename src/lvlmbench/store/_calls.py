@@ -67,8 +67,8 @@ def put_cached_calls(store: Store, rows: Sequence[Mapping[str, Any]]) -> None:
         connection.close()
 
 
-_COLUMNS = ("key", "kind", "spec", "output", "input_tokens", "output_tokens", "created_at")
+_COLUMNS = tuple(column.name for column in s.cache.columns)  # from the schema: never drifts
 _INSERT_SQLITE = (
-    f"INSERT INTO cache ({', '.join(_COLUMNS)}) VALUES ({', '.join('?' * len(_COLUMNS))}) "
-    "ON CONFLICT (key) DO NOTHING"
+    f"INSERT INTO {s.cache.name} ({', '.join(_COLUMNS)}) "
+    f"VALUES ({', '.join('?' * len(_COLUMNS))}) ON CONFLICT (key) DO NOTHING"
 )
