@@ -248,10 +248,15 @@ async def test_a_prefetched_absence_gives_way_to_the_row_written_since(store):
     assert output.cached and len(model.calls) == 1
 
 
-def test_prepared_call_applies_the_spec_settings_like_generate(store):
-    client = ModelClient(ScriptedModel(), store)
+async def test_prepared_call_applies_the_spec_settings_like_generate(store):
+    model = ScriptedModel()
+    client = ModelClient(model, store)
     client.settings = client.settings.from_options({"temperature": "0.3", "system": "Be terse."})
     call = client.prepare_call([Message.user("q")], GenerationConfig(max_tokens=9))
-    assert call.key == client.call_key([Message.user("q")], GenerationConfig(max_tokens=9))
     assert call.config.temperature == 0.3 and call.config.max_tokens == 9
     assert call.messages[0].role == "system" and call.messages[-1].text() == "q"
+    _, key = await client.generate_prepared(call)
+    # The same call through generate is the same cache entry: replayed, not paid again.
+    again = await client.generate([Message.user("q")], GenerationConfig(max_tokens=9))
+    assert key == call.key and again.cached and len(model.calls) == 1
+    assert model.calls[0] == call.messages
