@@ -125,3 +125,43 @@ leases = Table(
     Column("expires_at", Float, nullable=False),
     Index("ix_leases_owner", "owner"),
 )
+
+# People invited to vote on a shared web server (`lvlmbench annotators invite NAME`): one invite
+# token each, of which only its sha256 is kept. Inviting again replaces the token; revoking
+# ends it, and with it every sign-in cookie issued for it.
+annotators = Table(
+    "annotators",
+    metadata,
+    Column("name", String(64), primary_key=True),
+    Column("token_hash", String(64), nullable=False),
+    Column("created_at", Float, nullable=False),
+    Column("revoked_at", Float),
+    Index("ix_annotators_token", "token_hash", unique=True),
+)
+
+# Annotators whose votes the owner left out of every human figure; their votes stay stored and
+# count again once the row says ``excluded`` 0. Writes bump the revision (figures change).
+exclusions = Table(
+    "exclusions",
+    metadata,
+    Column("annotator", String(512), primary_key=True),
+    Column("excluded", Integer, nullable=False),
+    Column("reason", Text, nullable=False),
+    Column("changed_at", Float, nullable=False),
+)
+
+# How each vote cast in the web app was cast, keyed by its judgment's id: which answer was shown
+# first (the judgment stores the players sorted), the choice as clicked, when the ballot was
+# issued and the vote cast, and a keyed tag of the client's address (never the address).
+web_votes = Table(
+    "web_votes",
+    metadata,
+    Column("id", String(64), primary_key=True),
+    Column("annotator", String(512), nullable=False),
+    Column("shown", String(2), nullable=False),
+    Column("choice", String(8), nullable=False),
+    Column("issued_at", Float, nullable=False),
+    Column("cast_at", Float, nullable=False),
+    Column("client", String(32), nullable=False),
+    Index("ix_web_votes_annotator", "annotator"),
+)

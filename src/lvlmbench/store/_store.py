@@ -55,9 +55,10 @@ DEFAULT_SERVER_IMAGES = "lvlmbench-images"
 # and migrating the schema on PostgreSQL, where concurrent CREATE TABLEs would collide.
 _SCHEMA_LOCK = 0x6C766C6D
 _IMAGE_HASH = re.compile(r"[0-9a-f]{64}")
-# Tables whose writes bump the store's revision (leases, the call cache and image rows change
-# no figure, and bumping for them would make every call of a run contend for one row).
-_REVISED = frozenset({"benchmarks", "items", "responses", "judgments", "artifacts"})
+# Tables whose writes bump the store's revision (an exclusion changes the human figures; leases,
+# the call cache, image rows and the web app's annotators change no figure, and bumping for
+# them would make every call of a run contend for one row).
+_REVISED = frozenset({"benchmarks", "items", "responses", "judgments", "artifacts", "exclusions"})
 _BUMP = s.revision.update().where(s.revision.c.id == 1).values(value=s.revision.c.value + 1)
 _NOT_COUNTED = frozenset({"meta", "revision"})  # bookkeeping, not records (``info``)
 
