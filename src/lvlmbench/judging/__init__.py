@@ -2,7 +2,19 @@
 score and hallucination judges, caption-assisted references, and summaries of their verdicts."""
 
 from lvlmbench.judging._pool import JudgeRunSummary, ProgressHook
+from lvlmbench.judging.annotators import (
+    ALL_TIES,
+    DISAGREE_GAP,
+    FAST_S,
+    MIN_VOTES,
+    ONE_SIDE,
+    AnnotatorReport,
+    AnnotatorRow,
+    Sides,
+    annotator_report,
+)
 from lvlmbench.judging.builtin_protocols import METRIC
+from lvlmbench.judging.counted_votes import annotator_of, counted_votes
 from lvlmbench.judging.hallucination import (
     HALLUCINATION,
     HallucinationScore,
@@ -85,10 +97,15 @@ from lvlmbench.judging.verdict import (
 from lvlmbench.judging.vote_summary import JudgeAgreement, VoteSummary, vote_summary
 
 __all__ = [
+    "ALL_TIES",
+    "DISAGREE_GAP",
     "FAMILIES",
+    "FAST_S",
     "HALLUCINATION",
     "HUMAN",
     "METRIC",
+    "MIN_VOTES",
+    "ONE_SIDE",
     "PAIRWISE",
     "PAIRWISE_REF",
     "RATING_ROUNDS",
@@ -96,6 +113,8 @@ __all__ = [
     "REFERENCE",
     "REFERENCE_PREFIX",
     "SCORE",
+    "AnnotatorReport",
+    "AnnotatorRow",
     "Column",
     "HallucinationScore",
     "HumanAgreement",
@@ -112,12 +131,16 @@ __all__ = [
     "ProgressHook",
     "RunProtocol",
     "ScoreGroup",
+    "Sides",
     "VoteAgreement",
     "VoteSummary",
     "annotator_agreement",
+    "annotator_of",
+    "annotator_report",
     "answer_texts",
     "column_digits",
     "combine_orders",
+    "counted_votes",
     "hallucination_judgment",
     "hallucination_messages",
     "hallucination_report",

@@ -3,15 +3,16 @@ description test its aspect, is the key right? (The paper's Table 4: alignment r
 with and without the description guidelines.) Stored as judgments with protocol
 ``human-check`` (judge ``human:<annotator>``, ``model_a`` the question asked, verdict
 yes/no/unsure), so they travel with the store and a second answer by the same person to the
-same question replaces the first.
+same question replaces the first. An excluded annotator's answers count nowhere.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from lvlmbench.judging.counted_votes import counted_votes
 from lvlmbench.ratings import Interval, wilson_interval
-from lvlmbench.store import Store, benchmark_item_ids, iter_items, iter_judgments
+from lvlmbench.store import Store, benchmark_item_ids, iter_items
 from lvlmbench.types import Judgment
 
 __all__ = [
@@ -72,7 +73,7 @@ def check_summaries(store: Store, benchmark: str) -> list[CheckSummary]:
     ids = set(benchmark_item_ids(store, benchmark))  # ids only: no item is parsed
     counts: dict[str, dict[str, int]] = {}
     items: dict[str, set[str]] = {}
-    for judgment in iter_judgments(store, protocol=HUMAN_CHECK):
+    for judgment in counted_votes(store, HUMAN_CHECK):
         if judgment.item_id not in ids or judgment.verdict not in CHECK_ANSWERS:
             continue
         tally = counts.setdefault(judgment.model_a, dict.fromkeys(CHECK_ANSWERS, 0))
@@ -110,7 +111,7 @@ class AlignmentRate:
 def alignment_rates(store: Store, benchmark: str) -> list[AlignmentRate]:
     """Per check and difficulty level (``"-"`` for items without one), every person's answers
     on ``benchmark``'s items: the paper's alignment rate, counted per answer."""
-    answers = list(iter_judgments(store, protocol=HUMAN_CHECK))
+    answers = list(counted_votes(store, HUMAN_CHECK))
     if not answers:  # the usual case: no item needs parsing for its level
         return []
     levels = {

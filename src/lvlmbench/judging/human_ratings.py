@@ -13,14 +13,17 @@ from VisIT-Bench's preference CSV and typed into our wide format rate identicall
 :func:`vote_agreement` is FastChat's agreement (``compute_agreement.py``): the judge's verdict
 on a pair against every single human vote on it, with ties counted as a verdict, and again with
 every tie (the judge's or the person's) left out. :func:`annotator_agreement` is its
-human-vs-human counterpart (``agreement BENCH -j human``).
+human-vs-human counterpart (``agreement BENCH -j human``). Votes of annotators the owner
+excluded count in none of them (see :mod:`~lvlmbench.judging.counted_votes`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from itertools import combinations
 
+from lvlmbench.judging.counted_votes import annotator_of, counted_votes
 from lvlmbench.judging.reference import REFERENCE, answer_texts
 from lvlmbench.judging.style_control import style_control
 from lvlmbench.judging.summaries import (
@@ -32,7 +35,7 @@ from lvlmbench.judging.summaries import (
     rate_matches,
 )
 from lvlmbench.judging.verdict import ParsedVerdict
-from lvlmbench.store import Store, iter_items, iter_judgments
+from lvlmbench.store import Store, excluded_annotators, iter_items, iter_judgments
 from lvlmbench.types import Judgment, Status
 
 __all__ = ["VoteAgreement", "annotator_agreement", "human_report", "vote_agreement"]
@@ -77,7 +80,7 @@ def human_report(
     report = PairwiseReport(judge=judge, protocol=HUMAN)
     votes: list[tuple[str, str, str, float]] = []
     pairs: dict[tuple[str, str, str], bool] = {}
-    for j in iter_judgments(store, protocol=HUMAN):
+    for j in _votes_of(store, judge, report):
         if j.item_id not in categories or j.model_b is None or not _wanted(judge, j.judge):
             continue
         report.statuses[j.status.value] = report.statuses.get(j.status.value, 0) + 1
@@ -98,6 +101,19 @@ def human_report(
             texts = answer_texts(store, items, {p for _, a, b, _ in votes for p in (a, b)})
             report.style = style_control(votes, texts, rounds=rounds, seed=seed)
     return report
+
+
+def _votes_of(store: Store, judge: str, report: PairwiseReport) -> Iterator[Judgment]:
+    """The pooled votes leave out excluded annotators; one annotator asked for by name is
+    rated as asked (the owner looking into them), with a warning when they are excluded."""
+    if judge == HUMAN:
+        return counted_votes(store)
+    if annotator_of(judge) in excluded_annotators(store):
+        report.warnings.append(
+            f"{judge}'s votes are excluded from the pooled human figures "
+            f"(`lvlmbench annotators include {annotator_of(judge)}` counts them again)"
+        )
+    return iter_judgments(store, protocol=HUMAN)
 
 
 @dataclass(frozen=True)
@@ -128,7 +144,7 @@ def annotator_agreement(store: Store, benchmark: str) -> VoteAgreement:
     ceiling a judge's agreement with single votes can be read against."""
     items = {item.id for item in iter_items(store, benchmark)}
     by_pair: dict[tuple[str, str, str], list[str]] = {}
-    for j in iter_judgments(store, protocol=HUMAN):
+    for j in counted_votes(store):
         vote = _sorted_vote(j) if j.item_id in items else None
         if vote is not None:
             by_pair.setdefault((j.item_id, vote[0], vote[1]), []).append(vote[2])
@@ -148,7 +164,7 @@ def vote_agreement(store: Store, benchmark: str, judge: str, *, protocol: str) -
     items = {item.id for item in iter_items(store, benchmark)}
     verdicts = judge_verdicts(store, benchmark, items, judge, protocol)
     counts = [0, 0, 0, 0]
-    for j in iter_judgments(store, protocol=HUMAN):
+    for j in counted_votes(store):
         vote = _sorted_vote(j) if j.item_id in items else None
         if vote is None:
             continue

@@ -25,6 +25,7 @@ from lvlmbench.store import Store
 from lvlmbench.types import BenchmarkItem, Judgment
 
 __all__ = [
+    "HUMAN",
     "Column",
     "JudgeProtocol",
     "ModelSummary",
@@ -41,6 +42,9 @@ __all__ = [
     "table_columns",
     "unregister",
 ]
+
+HUMAN = "human"
+"""Protocol of human pairwise votes (judge ``human:<annotator>``, verdict a/b/tie)."""
 
 ProtocolKind = Literal["pairwise", "score", "rating", "metric", "human"]
 """What a row holds: a verdict on two answers (pairwise, human), two scores (score), one

@@ -15,8 +15,9 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
+from lvlmbench.judging.counted_votes import counted_votes
 from lvlmbench.judging.pairwise import PAIRWISE, combine_orders, model_family
-from lvlmbench.judging.protocol import metric_name
+from lvlmbench.judging.protocol import HUMAN, metric_name
 from lvlmbench.judging.reference import REFERENCE, answer_texts
 from lvlmbench.judging.style_control import StyleControl, style_control
 from lvlmbench.judging.verdict import ParsedRating, ParsedVerdict
@@ -56,8 +57,6 @@ __all__ = [
     "rate_matches",
 ]
 
-HUMAN = "human"
-"""Protocol of human pairwise votes (judge ``human:<annotator>``, verdict a/b/tie)."""
 RATING_ROUNDS = 200
 """Bootstrap rounds of the Bradley-Terry intervals by default: `lvlmbench rate`'s, the report's
 and the web app's, so the three show the same numbers."""
@@ -336,7 +335,7 @@ def _human_votes(
 ) -> tuple[dict[tuple[str, str, str], list[str]], int]:
     votes: dict[tuple[str, str, str], list[str]] = {}
     ties = 0
-    for j in iter_judgments(store, protocol=HUMAN):
+    for j in counted_votes(store):
         if j.item_id not in items or j.model_b is None or j.status is not Status.OK:
             continue
         verdict = ParsedVerdict.of(j).verdict

@@ -1,15 +1,22 @@
 """What people's votes on a benchmark add up to besides the ratings: how many, by whom, and how
 well each judge (model judges and text metrics) agrees with them — the numbers `lvlmbench
 agreement` prints, from the same function. The report's human-votes section and the web
-leaderboard both show it."""
+leaderboard both show it. Votes of annotators the owner excluded are counted apart."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from lvlmbench.judging.counted_votes import annotator_of
 from lvlmbench.judging.protocol import is_human_judge, metric_name, pairwise_protocols
 from lvlmbench.judging.summaries import HUMAN, human_agreement, judges_for
-from lvlmbench.store import Store, benchmark_item_ids, iter_judgments, judgment_protocols
+from lvlmbench.store import (
+    Store,
+    benchmark_item_ids,
+    excluded_annotators,
+    iter_judgments,
+    judgment_protocols,
+)
 
 __all__ = ["JudgeAgreement", "VoteSummary", "vote_summary"]
 
@@ -31,8 +38,13 @@ class JudgeAgreement:
 @dataclass
 class VoteSummary:
     votes: int = 0
+    """Votes counted (those of excluded annotators are not)."""
     annotators: list[str] = field(default_factory=list)
     judges: list[JudgeAgreement] = field(default_factory=list)
+    excluded_votes: int = 0
+    """Votes on the benchmark by annotators the owner excluded (stored, counted nowhere)."""
+    excluded: list[str] = field(default_factory=list)
+    """Those annotators."""
 
 
 def _judges(store: Store) -> list[tuple[str, str]]:
@@ -48,8 +60,12 @@ def vote_summary(store: Store, benchmark: str) -> VoteSummary:
     """Votes on ``benchmark`` and every judge's agreement with them (judges with no overlap
     with the votes are left out)."""
     ids = set(benchmark_item_ids(store, benchmark))  # ids only: no item is parsed
-    votes = [j for j in iter_judgments(store, protocol=HUMAN) if j.item_id in ids]
-    summary = VoteSummary(len(votes), sorted({v.judge.removeprefix("human:") for v in votes}))
+    left_out = excluded_annotators(store)
+    every = [j for j in iter_judgments(store, protocol=HUMAN) if j.item_id in ids]
+    votes = [j for j in every if annotator_of(j.judge) not in left_out]
+    summary = VoteSummary(len(votes), sorted({annotator_of(v.judge) for v in votes}))
+    summary.excluded_votes = len(every) - len(votes)
+    summary.excluded = sorted({annotator_of(j.judge) for j in every} & left_out)
     if not votes:
         return summary
     for judge, protocol in _judges(store):

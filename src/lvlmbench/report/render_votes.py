@@ -29,6 +29,11 @@ def _intro(entry: dict[str, Any], benchmark: str) -> str:
         "the Elo scale (400 points = 10:1 odds, mean rating 1000) with a 95% bootstrap interval "
         f"over {entry['rounds']} rounds, seed {entry['seed']}: the numbers "
     )
+    if entry.get("excluded"):
+        text = (
+            f"Not counted: {_votes(entry['excluded_votes'])} by "
+            f"{', '.join(entry['excluded'])}, excluded by the owner. " + text
+        )
     command = f"lvlmbench rate {benchmark} -j human --style-control"
     return (
         f'<p class="note" data-human-votes="{entry["votes"]}">{escape(text)}'

@@ -24,12 +24,14 @@ __all__ = ["human_votes"]
 
 
 def human_votes(store: Store, benchmark: str) -> list[dict[str, Any]]:
-    """[] without votes on ``benchmark``, else one entry for every annotator pooled: ``votes``
-    and ``annotators``, the ``rounds`` and ``seed`` of the bootstraps, ``ratings`` (the
-    :class:`~lvlmbench.judging.PairwiseReport` dict `rate -j human --style-control --json`
-    prints) and ``agreement`` (one row per judge that judged voted pairs)."""
+    """[] without votes on ``benchmark`` (excluded ones included), else one entry for every
+    annotator pooled: ``votes`` and ``annotators`` counted, the ``rounds`` and ``seed`` of the
+    bootstraps, ``ratings`` (the :class:`~lvlmbench.judging.PairwiseReport` dict `rate -j human
+    --style-control --json` prints), ``agreement`` (one row per judge that judged voted pairs),
+    and the annotators the owner ``excluded`` with their ``excluded_votes`` (counted in none of
+    the figures)."""
     votes = vote_summary(store, benchmark)
-    if not votes.votes:
+    if not votes.votes and not votes.excluded_votes:
         return []
     report = human_report(
         store,
@@ -49,5 +51,7 @@ def human_votes(store: Store, benchmark: str) -> list[dict[str, Any]]:
             "seed": RATING_SEED,
             "ratings": report.as_dict(),
             "agreement": [asdict(judge) for judge in votes.judges],
+            "excluded": votes.excluded,
+            "excluded_votes": votes.excluded_votes,
         }
     ]
