@@ -1,5 +1,6 @@
 """Blind pairwise votes and alignment checks: what a person does in the browser ends up as the
-human judgments `lvlmbench agreement` reads, and nothing else can write them."""
+human judgments `lvlmbench agreement` reads, and nothing else can write them. These run in local
+mode (no token): the one trusted user votes as the server's owner."""
 
 from __future__ import annotations
 
@@ -9,11 +10,12 @@ from html import unescape
 
 from fastapi.testclient import TestClient
 from typer.testing import CliRunner
-from web.conftest import CHOICE, MODELS, OPEN, Fixture
+from web.conftest import CHOICE, LOCAL, MODELS, OPEN, Fixture
 
 from lvlmbench.cli import app
 from lvlmbench.judging.human_checks import HUMAN_CHECK
 from lvlmbench.store import iter_judgments
+from lvlmbench.web import Rate, WebSettings, create_app
 
 
 def _field(html: str, name: str) -> str:
@@ -29,9 +31,9 @@ def _ballot(client: TestClient) -> tuple[str, str, str]:
     return _field(page.text, "ballot"), _field(page.text, "csrf"), page.text
 
 
-def _vote(client: TestClient, choice: str, annotator: str = "alice") -> str:
+def _vote(client: TestClient, choice: str) -> str:
     ballot, csrf, _ = _ballot(client)
-    form = {"ballot": ballot, "choice": choice, "annotator": annotator, "csrf": csrf}
+    form = {"ballot": ballot, "choice": choice, "csrf": csrf}
     reply = client.post(f"/b/{OPEN}/vote", data=form)
     assert reply.status_code == 200, reply.text
     return reply.text
@@ -54,7 +56,7 @@ def test_vote_is_stored_with_sorted_players_and_revealed(
     votes = list(iter_judgments(web_store.store, protocol="human"))
     assert len(votes) == 1
     vote = votes[0]
-    assert vote.judge == "human:alice"
+    assert vote.judge == "human:owner"
     assert (vote.model_a, vote.model_b) == tuple(sorted((left, right)))
     winner = vote.model_a if vote.verdict == "a" else vote.model_b
     assert winner == left
@@ -62,17 +64,19 @@ def test_vote_is_stored_with_sorted_players_and_revealed(
 
 def test_a_ballot_counts_once(client: TestClient, web_store: Fixture) -> None:
     ballot, csrf, _ = _ballot(client)
-    form = {"ballot": ballot, "choice": "tie", "annotator": "bob", "csrf": csrf}
+    form = {"ballot": ballot, "choice": "tie", "csrf": csrf}
     assert client.post(f"/b/{OPEN}/vote", data=form).status_code == 200
     assert client.post(f"/b/{OPEN}/vote", data=form).status_code == 409
     assert len(list(iter_judgments(web_store.store, protocol="human"))) == 1
 
 
-def test_an_annotator_is_not_asked_the_same_pair_twice(client: TestClient) -> None:
+def test_an_annotator_is_not_asked_the_same_pair_twice(web_store: Fixture) -> None:
     pairs = 6 * 3  # six items, three models → three pairs each
-    for _ in range(pairs):
-        _vote(client, "right", "carol")
-    page = client.get(f"/b/{OPEN}/vote")
+    unlimited = WebSettings(vote_limit=Rate(0, 1), ip_vote_limit=Rate(0, 1))
+    with TestClient(create_app(web_store.store, unlimited), base_url=LOCAL) as client:
+        for _ in range(pairs):
+            _vote(client, "right")
+        page = client.get(f"/b/{OPEN}/vote")
     assert 'id="no-ballot"' in page.text
 
 
@@ -80,7 +84,7 @@ def test_votes_without_csrf_or_from_another_site_are_refused(
     client: TestClient, web_store: Fixture
 ) -> None:
     ballot, csrf, _ = _ballot(client)
-    form = {"ballot": ballot, "choice": "left", "annotator": "eve"}
+    form = {"ballot": ballot, "choice": "left"}
     assert client.post(f"/b/{OPEN}/vote", data=form).status_code == 403
     assert client.post(f"/b/{OPEN}/vote", data={**form, "csrf": "x" * 43}).status_code == 403
     foreign = client.post(
@@ -92,15 +96,25 @@ def test_votes_without_csrf_or_from_another_site_are_refused(
     assert list(iter_judgments(web_store.store, protocol="human")) == []
 
 
-def test_bad_annotator_name_and_choice_store_nothing(
+def test_a_bad_choice_stores_nothing_and_keeps_the_ballot(
     client: TestClient, web_store: Fixture
 ) -> None:
     ballot, csrf, _ = _ballot(client)
-    bad_name = {"ballot": ballot, "choice": "left", "annotator": "<b>x</b>", "csrf": csrf}
-    assert client.post(f"/b/{OPEN}/vote", data=bad_name).status_code == 422
-    bad_choice = {"ballot": ballot, "choice": "both", "annotator": "dan", "csrf": csrf}
+    bad_choice = {"ballot": ballot, "choice": "both", "csrf": csrf}
     assert client.post(f"/b/{OPEN}/vote", data=bad_choice).status_code == 422
     assert list(iter_judgments(web_store.store, protocol="human")) == []
+    good = client.post(f"/b/{OPEN}/vote", data={**bad_choice, "choice": "tie"})
+    assert good.status_code == 200
+
+
+def test_a_name_in_the_form_is_not_who_votes(client: TestClient, web_store: Fixture) -> None:
+    """The form may claim any name (or a hostile one): the vote is the server's owner's."""
+    ballot, csrf, page = _ballot(client)
+    assert 'name="annotator"' not in page
+    claimed = {"ballot": ballot, "choice": "left", "csrf": csrf, "annotator": "<b>x</b>"}
+    assert client.post(f"/b/{OPEN}/vote", data=claimed).status_code == 200
+    judges = {j.judge for j in iter_judgments(web_store.store, protocol="human")}
+    assert judges == {"human:owner"}
 
 
 def _rank(text: str) -> int:
@@ -116,7 +130,7 @@ def test_agreement_command_reads_the_web_votes(client: TestClient, web_store: Fi
         texts = re.findall(r'<h3>Answer [12]</h3><p class="text">([^<]*)<', page)
         assert len(texts) == 2
         choice = "left" if _rank(unescape(texts[0])) > _rank(unescape(texts[1])) else "right"
-        form = {"ballot": ballot, "choice": choice, "annotator": "ann", "csrf": csrf}
+        form = {"ballot": ballot, "choice": choice, "csrf": csrf}
         assert client.post(f"/b/{OPEN}/vote", data=form).status_code == 200
     result = CliRunner().invoke(
         app,
@@ -140,7 +154,6 @@ def test_alignment_checks_are_stored_and_summarised(client: TestClient, web_stor
     form = {
         "item": item_id,
         "csrf": csrf,
-        "annotator": "fay",
         "image-matches-description": "yes",
         "key-is-right": "no",
     }

@@ -1,5 +1,5 @@
 """The write token for non-loopback servers, the upload limit and the serve command's refusal
-to expose an unprotected server."""
+to expose an unprotected server. (Invites, identities and limits: test_votes_identity.py.)"""
 
 from __future__ import annotations
 
@@ -10,26 +10,23 @@ import pytest
 from fastapi.testclient import TestClient
 from typer.testing import CliRunner
 from web.conftest import CHOICE, LOCAL, OPEN, Fixture
+from web.signin import OWNER_TOKEN as TOKEN
+from web.signin import PUBLIC, ManualClock, cast_vote, shared_app, sign_in
 
 from lvlmbench.cli import app
 from lvlmbench.store import iter_judgments, iter_responses
 from lvlmbench.web import WebSettings, create_app, is_loopback
 
-TOKEN = "s3cret-token-for-tests"
+
+@pytest.fixture()
+def clock() -> ManualClock:
+    return ManualClock()
 
 
 @pytest.fixture()
-def public(web_store: Fixture) -> Iterator[TestClient]:
-    settings = WebSettings(host="0.0.0.0", token=TOKEN, allowed_hosts=("bench.example",))
-    app = create_app(web_store.store, settings)
-    with TestClient(app, base_url="http://bench.example") as test_client:
+def public(web_store: Fixture, clock: ManualClock) -> Iterator[TestClient]:
+    with TestClient(shared_app(web_store.store, clock), base_url=PUBLIC) as test_client:
         yield test_client
-
-
-def _vote_form(client: TestClient) -> dict[str, str]:
-    page = client.get(f"/b/{OPEN}/vote")
-    fields = dict(re.findall(r'name="(ballot|csrf)" value="([^"]+)"', page.text))
-    return {**fields, "choice": "left", "annotator": "zed"}
 
 
 def test_loopback_addresses() -> None:
@@ -48,29 +45,37 @@ def test_non_loopback_without_token_is_refused(web_store: Fixture) -> None:
 
 
 def test_public_server_reads_freely_but_writes_need_the_token(
-    public: TestClient, web_store: Fixture
+    public: TestClient, web_store: Fixture, clock: ManualClock
 ) -> None:
     assert public.get(f"/b/{CHOICE}").status_code == 200
-    refused = public.post(f"/b/{OPEN}/vote", data=_vote_form(public))
-    assert refused.status_code == 403
+    page = public.get(f"/b/{OPEN}/vote")
+    assert 'id="sign-in-first"' in page.text and 'name="ballot"' not in page.text
+    csrf = re.search(r'name="csrf" value="([^"]+)"', public.get("/login").text)
+    assert csrf is not None
+    forged = {"ballot": "x" * 22, "choice": "left", "csrf": csrf.group(1)}
+    assert public.post(f"/b/{OPEN}/vote", data=forged).status_code == 403
     assert list(iter_judgments(web_store.store, protocol="human")) == []
-    wrong = public.post("/login", data={"token": "guess"}, follow_redirects=False)
+    wrong = sign_in(public, "guess")
     assert wrong.status_code == 403 and TOKEN not in wrong.text
-    right = public.post("/login", data={"token": TOKEN}, follow_redirects=False)
+    clock.advance(1)  # a failed sign-in makes the next one wait a second
+    right = sign_in(public, TOKEN)
     assert right.status_code == 303
     assert "httponly" in right.headers["set-cookie"].lower()
-    accepted = public.post(f"/b/{OPEN}/vote", data=_vote_form(public))
-    assert accepted.status_code == 200
-    assert len(list(iter_judgments(web_store.store, protocol="human"))) == 1
+    assert TOKEN not in right.headers["set-cookie"]  # the cookie names who, never the token
+    assert cast_vote(public, OPEN).status_code == 200
+    assert [j.judge for j in iter_judgments(web_store.store, protocol="human")] == ["human:owner"]
 
 
-def test_public_api_needs_the_bearer_token(public: TestClient, web_store: Fixture) -> None:
+def test_public_api_needs_the_bearer_token(
+    public: TestClient, web_store: Fixture, clock: ManualClock
+) -> None:
     url = f"/api/b/{CHOICE}/submissions?model=api"
     body = b'{"item_id": "mc00", "text": "A"}'
     headers = {"Content-Type": "application/jsonl"}
     assert public.post(url, content=body, headers=headers).status_code == 403
     bad = {**headers, "Authorization": "Bearer nope"}
     assert public.post(url, content=body, headers=bad).status_code == 403
+    clock.advance(1)  # a wrong bearer token backs off like a failed sign-in
     good = {**headers, "Authorization": f"Bearer {TOKEN}"}
     assert public.post(url, content=body, headers=good).status_code == 202
     assert len(list(iter_responses(web_store.store, model="submission/api"))) == 1
@@ -105,6 +110,6 @@ def test_uploads_over_the_limit_get_413_and_store_nothing(web_store: Fixture) ->
 
 
 def test_the_token_never_appears_in_pages(public: TestClient) -> None:
-    public.post("/login", data={"token": TOKEN})
+    assert sign_in(public, TOKEN).status_code == 303
     for url in ("/", f"/b/{CHOICE}", f"/b/{OPEN}/vote", f"/b/{CHOICE}/submit", "/login"):
         assert TOKEN not in public.get(url).text, url

@@ -11,11 +11,15 @@ from fastapi.responses import HTMLResponse
 from fastapi.templating import Jinja2Templates
 
 from lvlmbench.store import Store, get_benchmark
+from lvlmbench.web.identity import identify
+from lvlmbench.web.limits import Rate
 from lvlmbench.web.revision_cache import RevisionCache
 from lvlmbench.web.security import csrf_value
 
 __all__ = [
-    "ANNOTATOR_COOKIE",
+    "IP_VOTE_LIMIT",
+    "LOGIN_LIMIT",
+    "VOTE_LIMIT",
     "WebSettings",
     "figures_of",
     "render",
@@ -24,7 +28,10 @@ __all__ = [
     "templates",
 ]
 
-ANNOTATOR_COOKIE = "lvlmbench_annotator"
+
+VOTE_LIMIT = Rate(per_minute=20, burst=10)
+IP_VOTE_LIMIT = Rate(per_minute=120, burst=60)
+LOGIN_LIMIT = Rate(per_minute=10, burst=5)
 
 
 @dataclass(frozen=True)
@@ -39,6 +46,15 @@ class WebSettings:
     allowed_hosts: tuple[str, ...] = ()
     """Host names answered besides the bound address's own (``*``: any); see
     :func:`lvlmbench.web.security.allowed_host_names`."""
+    owner: str = "owner"
+    """Annotator name of the owner: the local user without a token, or whoever signs in with
+    the write token (see :mod:`lvlmbench.web.identity`)."""
+    vote_limit: Rate = VOTE_LIMIT
+    """Votes and check forms per annotator."""
+    ip_vote_limit: Rate = IP_VOTE_LIMIT
+    """Votes and check forms per client address, whoever is signed in."""
+    login_limit: Rate = LOGIN_LIMIT
+    """Sign-in attempts per client address (failures also back off, doubling)."""
 
 
 # Autoescape is on for every .html template (Jinja2Templates' default): model and dataset text
@@ -66,10 +82,10 @@ def require_benchmark(request: Request, name: str) -> dict[str, Any]:
 
 
 def render(request: Request, template: str, status_code: int = 200, **context: Any) -> HTMLResponse:
-    """A page with what every template needs: the CSRF value, the annotator, the settings."""
+    """A page with what every template needs: the CSRF value, who is signed in, the mode."""
     context.update(
         csrf=csrf_value(request),
-        annotator=request.cookies.get(ANNOTATOR_COOKIE, ""),
+        identity=identify(request),
         needs_token=request.app.state.settings.token is not None,
     )
     return templates.TemplateResponse(request, template, context, status_code=status_code)

@@ -2,17 +2,19 @@
 
 A ballot shows two answers as "Answer 1" and "Answer 2" in a random order. Which model wrote
 which stays on the server (in :class:`BallotBox`, keyed by a random id), so not even the page
-source reveals the models before the vote. A vote is stored as a ``human`` judgment with the two
-players sorted, so voting again on the same pair replaces the earlier vote instead of adding a
-second one, and ``lvlmbench agreement`` reads it like an imported vote.
+source reveals the models before the vote. A ballot is issued to one annotator and only they can
+cast it. A vote is stored as a ``human`` judgment with the two players sorted, so voting again on
+the same pair replaces the earlier vote instead of adding a second one, and ``lvlmbench
+agreement`` reads it like an imported vote; beside it a :class:`~lvlmbench.store.WebVote` keeps
+which answer was shown first and how long the vote took, for the annotators' flags.
 """
 
 from __future__ import annotations
 
 import random
-import re
 import secrets
 import threading
+import time
 from collections import OrderedDict
 from dataclasses import dataclass
 from itertools import combinations
@@ -21,15 +23,17 @@ from lvlmbench.judging.human_checks import CHECKS, HUMAN_CHECK, check_judgment
 from lvlmbench.judging.summaries import HUMAN
 from lvlmbench.store import (
     Store,
+    WebVote,
     iter_benchmark_responses,
     iter_items,
     iter_judgments,
+    judgment_id,
     put_judgments,
+    put_web_vote,
 )
 from lvlmbench.types import BenchmarkItem, Judgment, Status
 
 __all__ = [
-    "ANNOTATOR_PATTERN",
     "Ballot",
     "BallotBox",
     "check_candidates",
@@ -37,17 +41,7 @@ __all__ = [
     "pick_check_item",
     "record_checks",
     "record_vote",
-    "valid_annotator",
 ]
-
-ANNOTATOR_PATTERN = re.compile(r"^[A-Za-z0-9_.-]{1,40}$")
-
-
-def valid_annotator(name: str) -> str:
-    """The annotator name, or ValueError saying what a name may contain."""
-    if not ANNOTATOR_PATTERN.match(name):
-        raise ValueError("annotator name: 1-40 letters, digits, '.', '_' or '-'")
-    return name
 
 
 @dataclass(frozen=True)
@@ -61,27 +55,51 @@ class Ballot:
     right: str
     left_text: str
     right_text: str
+    annotator: str
+    """Who it was issued to: the only one who may cast it."""
+    issued_at: float
 
 
 class BallotBox:
-    """Open ballots by id (bounded: the oldest are forgotten first; a forgotten ballot asks
-    the voter to take a new one)."""
+    """Open ballots by id, bounded twice: ``per_annotator`` open ballots each (their oldest is
+    dropped for a new one, so reloading the vote page cannot crowd the box) and ``capacity``
+    in all (the oldest are forgotten first); a dropped ballot asks its voter to take a new one.
+    """
 
-    def __init__(self, capacity: int = 10_000) -> None:
+    def __init__(self, capacity: int = 10_000, per_annotator: int = 20) -> None:
         self._open: OrderedDict[str, Ballot] = OrderedDict()
+        self._mine: dict[str, OrderedDict[str, None]] = {}
         self._capacity = capacity
+        self._per_annotator = per_annotator
         self._lock = threading.Lock()
+
+    def _drop(self, ballot_id: str) -> Ballot | None:
+        ballot = self._open.pop(ballot_id, None)
+        if ballot is not None:
+            mine = self._mine[ballot.annotator]
+            mine.pop(ballot_id, None)
+            if not mine:
+                del self._mine[ballot.annotator]
+        return ballot
 
     def add(self, ballot: Ballot) -> None:
         with self._lock:
             self._open[ballot.id] = ballot
+            mine = self._mine.setdefault(ballot.annotator, OrderedDict())
+            mine[ballot.id] = None
+            while len(mine) > self._per_annotator:
+                self._drop(next(iter(mine)))
             while len(self._open) > self._capacity:
-                self._open.popitem(last=False)
+                self._drop(next(iter(self._open)))
 
-    def take(self, ballot_id: str) -> Ballot | None:
-        """The ballot, removed so that it counts once; None when unknown or already used."""
+    def take(self, ballot_id: str, annotator: str) -> Ballot | None:
+        """The ballot, removed so that it counts once; None when unknown, already used or
+        issued to someone else (then it stays open for them)."""
         with self._lock:
-            return self._open.pop(ballot_id, None)
+            ballot = self._open.get(ballot_id)
+            if ballot is None or ballot.annotator != annotator:
+                return None
+            return self._drop(ballot_id)
 
 
 def _answers(
@@ -121,14 +139,24 @@ def new_ballot(store: Store, benchmark: str, annotator: str, rng: random.Random)
     left, right = (a, b) if rng.random() < 0.5 else (b, a)
     texts = answers[item_id]
     return Ballot(
-        secrets.token_urlsafe(16), benchmark, items[item_id], left, right, texts[left], texts[right]
+        id=secrets.token_urlsafe(16),
+        benchmark=benchmark,
+        item=items[item_id],
+        left=left,
+        right=right,
+        left_text=texts[left],
+        right_text=texts[right],
+        annotator=annotator,
+        issued_at=time.time(),
     )
 
 
-def record_vote(store: Store, ballot: Ballot, choice: str, annotator: str) -> Judgment:
-    """Store the vote (``choice``: left, right or tie) as a human judgment; return it."""
+def record_vote(store: Store, ballot: Ballot, choice: str, client: str = "") -> Judgment:
+    """Store the vote (``choice``: left, right or tie) as a human judgment of the ballot's
+    annotator, with how it was cast (``client``: a tag of the sender's address); return it."""
     if choice not in ("left", "right", "tie"):
         raise ValueError("choice must be left, right or tie")
+    annotator = ballot.annotator
     first, second = sorted((ballot.left, ballot.right))
     winner = {"left": ballot.left, "right": ballot.right}.get(choice)
     verdict = "tie" if winner is None else "a" if winner == first else "b"
@@ -140,6 +168,17 @@ def record_vote(store: Store, ballot: Ballot, choice: str, annotator: str) -> Ju
         model_b=second,
         verdict=verdict,
     )
+    cast = WebVote(
+        id=judgment_id(judgment),
+        annotator=annotator,
+        shown="ab" if ballot.left == first else "ba",
+        choice=choice,
+        issued_at=ballot.issued_at,
+        cast_at=time.time(),
+        client=client,
+    )
+    # The record first: a vote whose record a crash lost would read as an imported one.
+    put_web_vote(store, cast)
     put_judgments(store, [judgment])
     return judgment
 

@@ -15,7 +15,7 @@ from starlette.concurrency import run_in_threadpool
 
 from lvlmbench.web._render import render, require_benchmark, store_of
 from lvlmbench.web.background import judge_submission
-from lvlmbench.web.security import check_origin, check_write
+from lvlmbench.web.security import check_origin, check_write, require_owner
 from lvlmbench.web.submissions import Submission, SubmissionError, store_submission
 
 __all__ = ["router"]
@@ -39,7 +39,7 @@ async def submit_form(
     answers: UploadFile,
     csrf: Annotated[str, Form(max_length=100)] = "",
 ) -> Response:
-    check_write(request, csrf)
+    require_owner(check_write(request, csrf), "submitting answers")
     require_benchmark(request, name)
     data = await answers.read()
     store = store_of(request)
@@ -63,7 +63,8 @@ async def submit_api(
     (which this server never grants), so no other site can post here through a visitor."""
     check_origin(request)
     if request.app.state.settings.token is not None:
-        check_write(request, None)  # a Bearer token passes; a browser cookie alone does not
+        # A Bearer token passes; a browser cookie alone does not (no CSRF value comes with it).
+        require_owner(check_write(request, None), "submitting answers")
     media = request.headers.get("content-type", "").partition(";")[0].strip().lower()
     if media not in _JSONL_TYPES:
         raise HTTPException(415, f"send the JSONL with Content-Type one of {_JSONL_TYPES}")

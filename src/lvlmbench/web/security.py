@@ -1,9 +1,12 @@
 """What keeps the web app safe to run: the write token, cross-site form protection, upload
 limits and response headers.
 
-* Bound to loopback (the default) anyone who can reach the port is on this machine, so writes
-  need no token. Bound to any other address every write needs the token, given once on
-  ``/login`` (stored in an HttpOnly, SameSite=Strict cookie) or as ``Authorization: Bearer``.
+* Bound to loopback without a token (the default) anyone who can reach the port is on this
+  machine: one trusted user, the owner, and writes need no sign-in. With a write token (always
+  when bound to any other address) every write needs an identity: a signed cookie from
+  ``/login`` (the write token signs in the owner, an invite token its annotator; see
+  :mod:`lvlmbench.web.identity`) or the token as ``Authorization: Bearer``. Failed sign-ins
+  back off per client (:mod:`lvlmbench.web.limits`).
 * Form posts carry a per-browser random value that must equal the ``lvlmbench_csrf`` cookie
   (double submit): another site can make a browser post a form here but cannot read the
   cookie, so it cannot fill the field. A request whose ``Origin`` is another host is refused
@@ -27,21 +30,23 @@ from urllib.parse import urlsplit
 
 from fastapi import HTTPException, Request
 
+from lvlmbench.web.identity import Identity, authenticate, identify
+
 __all__ = [
     "CSRF_COOKIE",
-    "TOKEN_COOKIE",
     "BodyLimit",
     "HostAllowList",
     "allowed_host_names",
+    "check_csrf",
     "check_origin",
     "check_write",
     "csrf_value",
     "is_loopback",
+    "require_owner",
     "security_headers",
 ]
 
 CSRF_COOKIE = "lvlmbench_csrf"
-TOKEN_COOKIE = "lvlmbench_token"
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -144,24 +149,36 @@ def _bearer(request: Request) -> str | None:
     return value.strip() if scheme.lower() == "bearer" and value.strip() else None
 
 
-def check_write(request: Request, form_csrf: str | None) -> None:
-    """Every write endpoint calls this first: origin, token (when required), then CSRF.
+def check_write(request: Request, form_csrf: str | None) -> Identity:
+    """Every write endpoint calls this first: origin, identity, then CSRF; returns who writes.
 
-    A valid ``Authorization: Bearer`` request is an API client, not a browser form, so it needs
-    no CSRF value (browsers never attach that header on their own).
+    A request with ``Authorization: Bearer`` (token mode) is an API client, not a browser
+    form, so it needs no CSRF value (browsers never attach that header on their own).
     """
     check_origin(request)
-    token: str | None = request.app.state.settings.token
     bearer = _bearer(request)
-    if token is not None:
-        given = bearer or request.cookies.get(TOKEN_COOKIE)
-        if given is None or not hmac.compare_digest(given.encode(), token.encode()):
-            raise HTTPException(403, "this server needs its write token: sign in at /login")
-        if bearer is not None:
-            return
+    if request.app.state.settings.token is not None and bearer is not None:
+        return authenticate(request, bearer, form=False)
+    identity = identify(request)
+    if identity is None:
+        raise HTTPException(
+            403, "this server needs you signed in: sign in at /login with your invite token"
+        )
+    check_csrf(request, form_csrf)
+    return identity
+
+
+def check_csrf(request: Request, form_csrf: str | None) -> None:
+    """403 unless the form's CSRF value equals the browser's CSRF cookie."""
     cookie = request.cookies.get(CSRF_COOKIE)
     if not cookie or not form_csrf or not hmac.compare_digest(cookie, form_csrf):
         raise HTTPException(403, "form expired or sent from another site: reload the page")
+
+
+def require_owner(identity: Identity, what: str) -> None:
+    """403 unless ``identity`` is the owner (``what``: the thing only the owner may do)."""
+    if not identity.is_owner:
+        raise HTTPException(403, f"{what} is for the server's owner: sign in with the write token")
 
 
 async def security_headers(request: Request, call_next: Callable[[Request], Awaitable[Any]]) -> Any:
