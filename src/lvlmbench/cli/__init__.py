@@ -11,6 +11,7 @@ import typer
 from lvlmbench import __version__
 from lvlmbench._workers import workers_setting_error
 from lvlmbench.cli._common import fail
+from lvlmbench.cli.annotators import annotators_app
 from lvlmbench.cli.demo import demo
 from lvlmbench.cli.evaluate import evaluate
 from lvlmbench.cli.experiment import experiment_app
@@ -51,6 +52,7 @@ app.add_typer(experiment_app, name="experiment")
 app.add_typer(models_app, name="models")
 app.add_typer(scenes_app, name="scenes")
 app.add_typer(store_app, name="store")
+app.add_typer(annotators_app, name="annotators")
 
 
 def _version(value: bool) -> None:

@@ -10,7 +10,7 @@ from typing import Annotated
 import typer
 
 from lvlmbench.cli._common import BadInput, StoreOption, console, friendly_errors, open_store
-from lvlmbench.models import load_chat_model
+from lvlmbench.models import load_chat_model, register_secret
 
 __all__ = ["TOKEN_ENV", "serve"]
 
@@ -67,24 +67,51 @@ def serve(
     max_upload_mb: Annotated[
         int, typer.Option(min=1, max=2048, help="Largest upload accepted, MiB.")
     ] = 20,
+    annotator: Annotated[
+        str,
+        typer.Option(
+            help="Name your own votes are stored under (human:NAME): the local user's without "
+            "a token, whoever signs in with the write token's with one."
+        ),
+    ] = "owner",
+    vote_limit: Annotated[
+        int,
+        typer.Option(
+            min=0, help="Votes (and check forms) per minute per annotator, bursts of half; 0: none."
+        ),
+    ] = 20,
+    ip_vote_limit: Annotated[
+        int,
+        typer.Option(
+            min=0, help="Votes per minute from one client address, whoever votes; 0: none."
+        ),
+    ] = 120,
     store: StoreOption = None,
 ) -> None:
     """Serve the store in a browser: leaderboards with the report's charts, the item browser
     with filters, blind pairwise voting and alignment checks (stored as human judgments that
-    `lvlmbench agreement` reads), and JSONL leaderboard submissions judged in the background."""
+    `lvlmbench agreement` reads), and JSONL leaderboard submissions judged in the background.
+    Without a token one trusted local user votes as --annotator; with one, people sign in with
+    the invite tokens `lvlmbench annotators invite NAME` makes."""
     try:
         import uvicorn
 
-        from lvlmbench.web import WebSettings, create_app, is_loopback
+        from lvlmbench.web import Rate, WebSettings, create_app, is_loopback
     except ImportError as exc:
         raise BadInput(
             f"the web app needs the web extra ({exc.name} is missing): pip install 'lvlmbench[web]'"
         ) from None
+    write_token = _write_token(token_file, token)
+    register_secret(write_token)  # masked in any message or log line that might quote it
     settings = WebSettings(
         host=host,
-        token=_write_token(token_file, token),
+        token=write_token,
         max_upload_bytes=max_upload_mb * 1024 * 1024,
         allowed_hosts=tuple(allow_host or ()),
+        owner=annotator,
+        # Bursts of up to half a minute's worth: a person reading fast, never a script's flood.
+        vote_limit=Rate(per_minute=vote_limit, burst=max(1, vote_limit // 2)),
+        ip_vote_limit=Rate(per_minute=ip_vote_limit, burst=max(1, ip_vote_limit // 2)),
     )
     judge_factory = None
     if judge is not None:
@@ -95,6 +122,13 @@ def serve(
         app = create_app(open_store(store), settings, judge_factory)
     except ValueError as exc:
         raise BadInput(str(exc)) from None
+    mode = (
+        f"one trusted local user, votes stored as human:{annotator}"
+        if write_token is None
+        else "shared: people sign in with the write token (you, the owner) or an invite token "
+        "(`lvlmbench annotators invite NAME`)"
+    )
+    console.print(f"mode: {mode}", markup=False, highlight=False)
     console.print(f"lvlmbench web app on http://{host}:{port}/ (Ctrl-C stops it)")
     if not is_loopback(host) and not allow_host:
         console.print(
