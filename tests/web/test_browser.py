@@ -9,19 +9,17 @@ from __future__ import annotations
 
 import json
 import os
-import socket
-import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-import uvicorn
 from web.conftest import CHOICE, OPEN, Fixture, build_store
+from web_server import running
 
 from lvlmbench.runner import item_messages
-from lvlmbench.store import iter_judgments
-from lvlmbench.web import create_app
+from lvlmbench.store import invite_annotator, iter_judgments
+from lvlmbench.web import WebSettings, create_app
 
 pytestmark = pytest.mark.integration
 
@@ -34,30 +32,11 @@ if not CHROMIUM.exists():
 sync_api = pytest.importorskip("playwright.sync_api")
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
-
-
 @pytest.fixture(scope="module")
 def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Fixture]]:
     built = build_store(tmp_path_factory.mktemp("browser"))
-    port = _free_port()
-    config = uvicorn.Config(
-        create_app(built.store), host="127.0.0.1", port=port, log_level="warning"
-    )
-    server = uvicorn.Server(config)
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 20
-    while not server.started and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert server.started, "uvicorn did not start"
-    yield f"http://127.0.0.1:{port}", built
-    server.should_exit = True
-    thread.join(timeout=10)
+    with running(create_app(built.store)) as base:
+        yield base, built
     built.store.close()
 
 
@@ -121,13 +100,11 @@ def test_casting_a_vote_stores_a_human_judgment(
     page.goto(f"{base}/b/{OPEN}/vote")
     page.screenshot(path=str(shots / "vote.png"), full_page=True)
     assert "m/good" not in page.content()
-    page.fill('input[name="annotator"]', "browser-voter")
+    assert page.locator("#voter").inner_text() == "owner"  # local mode: the one trusted user
     page.click("#vote-2")
     reveal = page.locator("#reveal").inner_text()
     assert "Answer 1 was" in reveal and "You chose: Answer 2" in reveal
-    votes = [
-        j for j in iter_judgments(built.store, protocol="human") if j.judge == "human:browser-voter"
-    ]
+    votes = [j for j in iter_judgments(built.store, protocol="human") if j.judge == "human:owner"]
     assert len(votes) == 1
     shown_second = reveal.split("Answer 2 was ")[1].split(".")[0].strip()
     winner = votes[0].model_a if votes[0].verdict == "a" else votes[0].model_b
@@ -215,3 +192,71 @@ def test_transcript_shows_the_messages_as_sent(  # type: ignore[no-untyped-def]
     page.wait_for_url("**/items?model=m%2Fgood")
     assert page.locator("#count").inner_text().startswith("12 item(s)")
     page.screenshot(path=str(shots / "items-from-cell.png"), full_page=True)
+
+
+OWNER_TOKEN = "owner-token-for-the-browser"
+
+
+@pytest.fixture(scope="module")
+def shared_served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Fixture, str]]:
+    """A shared server (write token) with one invited annotator, alice; yields her token."""
+    built = build_store(tmp_path_factory.mktemp("shared"))
+    token = invite_annotator(built.store, "alice")
+    settings = WebSettings(host="0.0.0.0", token=OWNER_TOKEN)
+    with running(create_app(built.store, settings)) as base:
+        yield base, built, token
+    built.store.close()
+
+
+def _sign_in(page, base: str, token: str) -> None:  # type: ignore[no-untyped-def]
+    page.goto(f"{base}/login")
+    page.fill('input[name="token"]', token)
+    page.click("#sign-in")
+
+
+def test_identity_cookie_in_a_real_browser(  # type: ignore[no-untyped-def]
+    shared_served: tuple[str, Fixture, str], page, browser, shots: Path
+) -> None:
+    """alice signs in with her invite token, gets an HttpOnly signed cookie that scripts cannot
+    read and that holds neither her token nor anything she could rename, votes as alice, signs
+    out; a wrong token afterwards is refused and the next try, even the right one, waits."""
+    base, built, token = shared_served
+    page.goto(f"{base}/b/{OPEN}/vote")
+    assert page.locator("#sign-in-first").count() == 1
+    _sign_in(page, base, token)
+    page.wait_for_url(f"{base}/")
+    (cookie,) = [c for c in page.context.cookies() if c["name"] == "lvlmbench_id"]
+    assert cookie["httpOnly"] and cookie["sameSite"] == "Strict"
+    assert token not in cookie["value"]
+    assert "lvlmbench_id" not in page.evaluate("document.cookie")
+    page.goto(f"{base}/b/{OPEN}/vote")
+    assert page.locator("#voter").inner_text() == "alice"
+    assert page.locator('input[name="annotator"]').count() == 0
+    page.screenshot(path=str(shots / "vote-signed-in.png"), full_page=True)
+    page.click("#vote-1")
+    assert "You chose: Answer 1" in page.locator("#reveal").inner_text()
+    judges = [j.judge for j in iter_judgments(built.store, protocol="human")]
+    assert judges == ["human:alice"]
+    page.click("#sign-out")
+    page.wait_for_url(f"{base}/")
+    assert page.locator("#nav-sign-in").count() == 1
+    _sign_in(page, base, "not-a-token")
+    assert page.locator("#login-failed").count() == 1
+    _sign_in(page, base, token)
+    assert "too many sign-in attempts" in page.locator("#error").inner_text()
+    page.screenshot(path=str(shots / "sign-in-throttled.png"), full_page=True)
+
+    owner = browser.new_context().new_page()
+    _sign_in(owner, base, OWNER_TOKEN)
+    owner.wait_for_url(f"{base}/")
+    owner.goto(f"{base}/annotators?benchmark={OPEN}")
+    row = owner.locator('tr[data-annotator="alice"]')
+    assert row.locator("td.votes").inner_text() == "1"
+    row.locator('input[name="reason"]').fill("testing")
+    row.locator('button[value="exclude"]').click()
+    owner.wait_for_url(f"{base}/annotators?benchmark={OPEN}")
+    assert "excluded" in (owner.locator('tr[data-annotator="alice"]').get_attribute("class") or "")
+    owner.screenshot(path=str(shots / "annotators.png"), full_page=True)
+    owner.goto(f"{base}/b/{OPEN}")
+    assert "excluded by the owner" in owner.locator("#people").inner_text()
+    owner.context.close()
