@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 from web.conftest import CHOICE, OPEN, Fixture, build_store
+from web.signin import ManualClock
 from web_server import running
 
 from lvlmbench.runner import item_messages
@@ -199,11 +200,12 @@ OWNER_TOKEN = "owner-token-for-the-browser"
 
 @pytest.fixture(scope="module")
 def shared_served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Fixture, str]]:
-    """A shared server (write token) with one invited annotator, alice; yields her token."""
+    """A shared server (write token) with one invited annotator, alice; yields her token. Its
+    limits run on a clock that stands still, so a back-off lasts however slow the test is."""
     built = build_store(tmp_path_factory.mktemp("shared"))
     token = invite_annotator(built.store, "alice")
     settings = WebSettings(host="0.0.0.0", token=OWNER_TOKEN)
-    with running(create_app(built.store, settings)) as base:
+    with running(create_app(built.store, settings, clock=ManualClock())) as base:
         yield base, built, token
     built.store.close()
 
@@ -218,8 +220,9 @@ def test_identity_cookie_in_a_real_browser(  # type: ignore[no-untyped-def]
     shared_served: tuple[str, Fixture, str], page, browser, shots: Path
 ) -> None:
     """alice signs in with her invite token, gets an HttpOnly signed cookie that scripts cannot
-    read and that holds neither her token nor anything she could rename, votes as alice, signs
-    out; a wrong token afterwards is refused and the next try, even the right one, waits."""
+    read and that holds neither her token nor anything she could rename, and votes as alice; the
+    owner excludes her vote on the annotators page; alice signs out, a wrong token is refused
+    and the next try from this address, even with the right token, waits."""
     base, built, token = shared_served
     page.goto(f"{base}/b/{OPEN}/vote")
     assert page.locator("#sign-in-first").count() == 1
@@ -237,15 +240,6 @@ def test_identity_cookie_in_a_real_browser(  # type: ignore[no-untyped-def]
     assert "You chose: Answer 1" in page.locator("#reveal").inner_text()
     judges = [j.judge for j in iter_judgments(built.store, protocol="human")]
     assert judges == ["human:alice"]
-    page.click("#sign-out")
-    page.wait_for_url(f"{base}/")
-    assert page.locator("#nav-sign-in").count() == 1
-    _sign_in(page, base, "not-a-token")
-    assert page.locator("#login-failed").count() == 1
-    _sign_in(page, base, token)
-    assert "too many sign-in attempts" in page.locator("#error").inner_text()
-    page.screenshot(path=str(shots / "sign-in-throttled.png"), full_page=True)
-
     owner = browser.new_context().new_page()
     _sign_in(owner, base, OWNER_TOKEN)
     owner.wait_for_url(f"{base}/")
@@ -260,3 +254,12 @@ def test_identity_cookie_in_a_real_browser(  # type: ignore[no-untyped-def]
     owner.goto(f"{base}/b/{OPEN}")
     assert "excluded by the owner" in owner.locator("#people").inner_text()
     owner.context.close()
+
+    page.click("#sign-out")
+    page.wait_for_url(f"{base}/")
+    assert page.locator("#nav-sign-in").count() == 1
+    _sign_in(page, base, "not-a-token")
+    assert page.locator("#login-failed").count() == 1
+    _sign_in(page, base, token)
+    assert "too many sign-in attempts" in page.locator("#error").inner_text()
+    page.screenshot(path=str(shots / "sign-in-throttled.png"), full_page=True)
