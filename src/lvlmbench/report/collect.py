@@ -74,6 +74,8 @@ def _rows(
                 "accuracy": pct(row.accuracy),
                 "ci_low": pct(low),
                 "ci_high": pct(high),
+                "items": row.items,
+                "epochs": row.epochs,
                 "correct": row.correct,
                 "answered": row.answered,
                 "unparseable": row.unparseable,

@@ -87,6 +87,8 @@ def _overall(bench: BenchmarkSummary, link: CellLink | None) -> str:
         [
             td(shown[r["model"]]),
             _acc_cell(r, "all", "overall", link),
+            td(str(r["items"])),
+            td(f"{r['epochs']:g}"),
             td(str(r["correct"])),
             td(str(r["answered"])),
             td(str(r["unparseable"])),
@@ -94,7 +96,8 @@ def _overall(bench: BenchmarkSummary, link: CellLink | None) -> str:
         ]
         for r in sorted(bench["overall"], key=lambda r: -r["accuracy"])
     ]
-    head = ["model", "accuracy %", "95% CI", "correct", "answered", "unparseable", "failed"]
+    head = ["model", "accuracy %", "95% CI", "items", "epochs", "correct", "answered"]
+    head += ["unparseable", "failed"]
     return "<h3>Leaderboard</h3>" + table(head, rows, "acc") if rows else ""
 
 
@@ -120,7 +123,7 @@ def _heatmap(bench: BenchmarkSummary) -> str:
         return ""
     aspects = sorted({r["fine_aspect"] for r in rows})
     values = {(r["fine_aspect"], r["model"]): float(r["accuracy"]) for r in rows}
-    counts = {(r["fine_aspect"], r["model"]): int(r["answered"]) for r in rows}
+    counts = {(r["fine_aspect"], r["model"]): int(r["items"]) for r in rows}
     near = {(r["fine_aspect"], r["model"]) for r in rows if includes_chance(r)}
     note = (
         '<p class="note">Each cell: accuracy % and n, the answered items; hatched grey cells '
