@@ -106,11 +106,13 @@ def test_mme_acc_plus_and_score(tmp_path: Path) -> None:
     [mme] = report["mme"]
     cats = {c["category"]: c for c in mme["categories"]}
     # color: a.jpg both right, b.jpg second wrong -> acc 3/4 = 75, acc+ 1/2 = 50, score 125.
-    # OCR: c.jpg first wrong -> acc 1/2 = 50, acc+ 0/1 = 0, score 50. Perception = 175.
+    # OCR: c.jpg first wrong -> acc 1/2 = 50, acc+ 0/1 = 0, score 50. Two of the ten
+    # perception categories: no perception total (175 would be no MME score).
     assert (cats["color"]["acc"], cats["color"]["acc_plus"]) == (75.0, 50.0)
     assert cats["color"]["score"] == 125.0
     assert (cats["OCR"]["acc"], cats["OCR"]["acc_plus"], cats["OCR"]["score"]) == (50, 0, 50)
-    assert mme["perception"] == 175.0 and mme["reasoning"] is None
+    assert mme["perception"] is None and mme["reasoning"] is None
+    assert mme["totals"]["perception"]["text"] == "2 of 10 categories"
     assert "circular" not in report
 
 

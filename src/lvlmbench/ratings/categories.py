@@ -47,8 +47,10 @@ class Coverage:
         return f"{len(self.present)} of {len(self.expected)} {self.noun}"
 
     def as_dict(self) -> dict[str, Any]:
-        """JSON: how many present of how many, and which are missing."""
+        """JSON: how many present of how many ("text": "5 of 10 categories"), and which are
+        missing."""
         return {
+            "text": self.text(),
             "present": len(self.present),
             "expected": len(self.expected),
             "complete": self.complete,

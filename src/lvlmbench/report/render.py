@@ -83,10 +83,17 @@ def _accuracy_section(
 
 def _overall(bench: BenchmarkSummary, link: CellLink | None) -> str:
     shown = display_names(r["model"] for r in bench["overall"])
+    # A model whose items miss a capability or level has an overall over the rest only.
+    partial = any(r.get("covers") for r in bench["overall"])
     rows = [
         [
             td(shown[r["model"]]),
             _acc_cell(r, "all", "overall", link),
+            *(
+                [td("; ".join(r["covers"]) or "all", model=r["model"], covers="overall")]
+                if partial
+                else []
+            ),
             td(str(r["items"])),
             td(f"{r['epochs']:g}"),
             td(str(r["correct"])),
@@ -96,9 +103,13 @@ def _overall(bench: BenchmarkSummary, link: CellLink | None) -> str:
         ]
         for r in sorted(bench["overall"], key=lambda r: -r["accuracy"])
     ]
-    head = ["model", "accuracy %", "95% CI", "items", "epochs", "correct", "answered"]
-    head += ["unparseable", "failed"]
-    return "<h3>Leaderboard</h3>" + table(head, rows, "acc") if rows else ""
+    head = ["model", "accuracy %", "95% CI", *(["covers"] if partial else []), "items"]
+    head += ["epochs", "correct", "answered", "unparseable", "failed"]
+    note = (
+        '<p class="note">Accuracy over items: each item\'s answers (several with --epochs) '
+        "average to its score, and the 95% Wilson interval's n is the items.</p>"
+    )
+    return "<h3>Leaderboard</h3>" + note + table(head, rows, "acc") if rows else ""
 
 
 def _difficulty_lines(bench: BenchmarkSummary) -> str:
