@@ -108,19 +108,11 @@ def test_one_pass_gives_every_table(store_url, tmp_path):
         _row("m", ("hard",), (0.0, 1, 1), answered=1, failed=1, truncated=1, truncated_unread=1),
     ]
     # A metadata column beyond the standard facets (an imported file's split).
+    x_counts = dict(correct=2, answered=3, failed=1, truncated=1, truncated_unread=1)
     by_split = answers.table(["split"], models=["m"])
     assert by_split == [
         _row("m", ("-",), no_key=1),
-        _row(
-            "m",
-            ("x",),
-            (1.0, 2, 3),
-            correct=2,
-            answered=3,
-            failed=1,
-            truncated=1,
-            truncated_unread=1,
-        ),  # fmt: skip
+        _row("m", ("x",), (1.0, 2, 3), **x_counts),
         _row("m", ("y",), (0.0, 1, 1), answered=1, llm_read=1),
     ]
     for by in ((), ["difficulty"], ["split"]):
