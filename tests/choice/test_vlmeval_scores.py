@@ -336,3 +336,57 @@ def test_mme_epochs_average_within_the_question(tmp_path: Path) -> None:
     assert (cats["color"]["acc"], cats["color"]["acc_plus"]) == (75.0, 75.0)
     assert (cats["color"]["score"], cats["OCR"]["score"]) == (150.0, 200.0)
     assert cats["color"]["epochs"] == 2
+
+
+def test_overall_over_part_of_the_categories_says_so(tmp_path: Path) -> None:
+    # "Half" predicted only the perception rows (1, 1000001, 2000001), all right: its overall
+    # is 3/3 over items of one of the two l2-categories, and says so; MyVLM covers both.
+    db = _mmbench(tmp_path)
+    perception = [r for r in mmbench_prediction_rows() if r[0] in (1, 1000001, 2000001)]
+    preds = write_xlsx(tmp_path / "Half_MMBench_DEV_EN.xlsx", MMB_PREDICTION_HEADER, perception)
+    result = _cli(db, "import", str(preds), "-f", "predictions", "--name", "MMBench_DEV_EN")
+    assert result.exit_code == 0, result.output
+    args = ("MMBench_DEV_EN", "--model", "MyVLM", "--model", "Half", "--by", "l2-category")
+    overall = {r["model"]: r for r in _evaluate_json(db, *args)["overall"]}
+    half = overall["Half"]
+    assert (half["accuracy"], half["items"]) == (1.0, 3)
+    assert half["coverage"] == {
+        "text": "1 of 2 l2-category groups",
+        "present": 1,
+        "expected": 2,
+        "complete": False,
+        "missing": ["reasoning"],
+    }
+    assert overall["MyVLM"]["coverage"]["complete"]
+    shown = _cli(db, "evaluate", *args)
+    assert shown.exit_code == 0, shown.output
+    lines = shown.output.splitlines()
+    line = next(i for i, text in enumerate(lines) if "│ Half" in text)  # the accuracy table
+    assert "1 of 2 l2-category groups" in lines[line + 1]
+
+
+def test_circular_eval_averages_epochs_within_the_item(tmp_path: Path) -> None:
+    # A second epoch of MyVLM's predictions with copy 1000001 now wrong (B, key C).
+    # Per row, each copy's epochs averaged: 1, 1000001 (1 of 2 = 0.5), 2000001, 2, 3 right,
+    # 1000002 wrong, 1000003 failed twice (no score): (1 + 0.5 + 1 + 1 + 0 + 1) / 6 = 0.75.
+    # Circular: question 1 right in epoch 0 only, 2 and 3 in neither: 1 of 3 × 2 = 1/6;
+    # question 3's failed copy leaves it incomplete in both epochs.
+    db = _mmbench(tmp_path)
+    store = Store.open(str(db))
+    try:
+        items = {i.id: int(i.meta["index"]) for i in iter_items(store, "MMBench_DEV_EN")}
+        again = [
+            r.model_copy(update={"epoch": 1, "extracted": "B" if items[r.item_id] == 1000001
+                                 else r.extracted})
+            for r in iter_responses(store, model="MyVLM")
+        ]  # fmt: skip
+        put_responses(store, again)
+    finally:
+        store.close()
+    report = _evaluate_json(db, "MMBench_DEV_EN", "--model", "MyVLM", "--by", "")
+    [circular] = report["circular"]
+    assert circular["row_accuracy"] == pytest.approx(0.75) and circular["copies"] == 6
+    assert circular["circular_accuracy"] == pytest.approx(1 / 6)
+    assert (circular["questions_correct"], circular["epochs"], circular["incomplete"]) == (1, 2, 2)
+    [overall] = report["overall"]  # the accuracy table's rule: the same per-row figure
+    assert overall["accuracy"] == pytest.approx(0.75) and overall["items"] == 6
