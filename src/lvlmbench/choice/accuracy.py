@@ -135,9 +135,10 @@ def _tally(status: str, has_key: bool, right: bool, llm: bool, truncated: bool) 
 class ScoredAnswers:
     """Every answer to a benchmark's scored items, read and scored once, so several accuracy
     tables (overall, per level, per capability...) cost one pass over the responses instead of
-    one each. The answers are counted per distinct outcome and facet combination (a few
-    hundred counts for 100k answers); a table adds those up. The items are parsed only when a
-    table needs them."""
+    one each. With one answer per item the answers are counted per distinct outcome and facet
+    combination (a few hundred counts for 100k answers) and a table adds those up; with several
+    (``--epochs``) each item's answers are added up first, so that every item scores the mean
+    of its answers and counts once. The items are parsed only when a table needs them."""
 
     def __init__(
         self,
