@@ -54,6 +54,29 @@ MME_ROWS = [
 ]
 MME_PREDICTIONS = {1: "Yes", 2: "No", 3: "Yes", 4: "Yes", 5: "No", 6: "No"}
 
+# MME's categories as VLMEvalKit's MME_rating sums them (``super_cates`` in yorn.py).
+MME_PERCEPTION_CATEGORIES = (
+    *("OCR", "artwork", "celebrity", "color", "count", "existence"),
+    *("landmark", "position", "posters", "scene"),
+)
+MME_REASONING_CATEGORIES = (
+    *("code_reasoning", "commonsense_reasoning", "numerical_calculation", "text_translation"),
+)
+
+
+def mme_category_rows(categories: Sequence[str]) -> list[tuple[int, str, str, str, str, str]]:
+    """MME_ROWS-style rows for ``categories``: two pictures each, two questions per picture
+    (a "Yes" one, then a "No" one), indexes from 1 in that order."""
+    rows = []
+    for category in categories:
+        for picture in (1, 2):
+            for answer, colour in (("Yes", "red"), ("No", "blue")):
+                question = f"Is {category} picture {picture} {colour}? Please answer yes or no."
+                image_path = f"{category}/{picture:04d}.png"
+                rows.append((len(rows) + 1, category, image_path, question, answer, "red"))
+    return rows
+
+
 _COLOURS = {"red": (250, 0, 0), "blue": (0, 0, 250), "green": (0, 250, 0)}
 
 
@@ -89,14 +112,19 @@ def write_mmbench(path: Path) -> Path:
     return write_tsv(path, MMB_HEADER, mmbench_rows())
 
 
-def write_mme(path: Path, with_image_path: bool = False) -> Path:
-    """MME as VLMEvalKit ships it. ``with_image_path`` adds the ``image_path`` column (a name
-    for dumped images, not a file); off by default while the VLMEvalKit importer still reads
-    that column as a path (the dataset-import work makes it a name)."""
+def write_mme(
+    path: Path,
+    with_image_path: bool = False,
+    rows_in: Sequence[tuple[int, str, str, str, str, str]] = MME_ROWS,
+) -> Path:
+    """MME as VLMEvalKit ships it (``rows_in``: MME_ROWS, or :func:`mme_category_rows`).
+    ``with_image_path`` adds the ``image_path`` column (a name for dumped images, not a
+    file); off by default while the VLMEvalKit importer still reads that column as a path (the
+    dataset-import work makes it a name)."""
     header = ["index", "category", "image_path", "question", "answer", "image"]
     first: dict[str, int] = {}
     rows = []
-    for index, category, image_path, question, answer, colour in MME_ROWS:
+    for index, category, image_path, question, answer, colour in rows_in:
         shared = first.setdefault(image_path, index)
         image = b64_image(colour) if shared == index else str(shared)
         rows.append([index, category, image_path, question, answer, image])

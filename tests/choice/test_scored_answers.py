@@ -5,7 +5,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from lvlmbench.choice.accuracy import AccuracyRow, accuracy_table, scored_answers
+from lvlmbench.ratings import ItemMean
 from lvlmbench.store import Store, iter_answer_fields, put_items, put_responses
 from lvlmbench.types import BenchmarkItem, Response, Status
 
@@ -61,9 +64,13 @@ def _store(url: str, tmp_path: Path) -> Store:
     return store
 
 
-def _row(model: str, group: tuple[str, ...], **counts: int) -> AccuracyRow:
-    defaults = dict(correct=0, answered=0, unparseable=0, failed=0, items=0)
-    return AccuracyRow(model, "default", group, **{**defaults, **counts})
+def _row(
+    model: str, group: tuple[str, ...], score: tuple[float, int, int] = (0.0, 0, 0), **counts: int
+) -> AccuracyRow:
+    """A row with these answer counts and ``score``: (sum of the items' scores, items,
+    answers scored)."""
+    defaults = dict(correct=0, answered=0, unparseable=0, failed=0)
+    return AccuracyRow(model, "default", group, **{**defaults, **counts}, score=ItemMean(*score))
 
 
 def test_answer_fields_read_the_record_fields(store_url, tmp_path):
@@ -86,24 +93,27 @@ def test_one_pass_gives_every_table(store_url, tmp_path):
     store = _store(store_url, tmp_path)
     answers = scored_answers(store, BENCH)
     m_all = dict(correct=2, answered=4, failed=1, llm_read=1, no_key=1, truncated=1)
+    # The item is the unit: i1's two right answers make one item scoring 1, i2 and i3 score 0,
+    # so m's accuracy is 1/3 over 3 items (not 2/4 over answers); i3's failed call is no answer.
     assert answers.table() == [
-        _row("m", (), **m_all, truncated_unread=1, items=3),
-        _row("n", (), correct=1, answered=2, unparseable=1, truncated=1, items=2),
+        _row("m", (), (1.0, 3, 4), **m_all, truncated_unread=1),
+        _row("n", (), (1.0, 2, 2), correct=1, answered=2, unparseable=1, truncated=1),
     ]
+    assert answers.table()[0].accuracy == pytest.approx(1 / 3)
+    assert answers.table()[0].epochs == pytest.approx(4 / 3)
     by_level = answers.table(["difficulty"], models=["m"])
     assert by_level == [
         _row("m", ("-",), no_key=1),
-        _row("m", ("easy",), correct=2, answered=3, llm_read=1, items=2),
-        _row("m", ("hard",), answered=1, failed=1, truncated=1, truncated_unread=1, items=1),
+        _row("m", ("easy",), (1.0, 2, 3), correct=2, answered=3, llm_read=1),
+        _row("m", ("hard",), (0.0, 1, 1), answered=1, failed=1, truncated=1, truncated_unread=1),
     ]
     # A metadata column beyond the standard facets (an imported file's split).
+    x_counts = dict(correct=2, answered=3, failed=1, truncated=1, truncated_unread=1)
     by_split = answers.table(["split"], models=["m"])
     assert by_split == [
         _row("m", ("-",), no_key=1),
-        _row(
-            "m", ("x",), correct=2, answered=3, failed=1, truncated=1, truncated_unread=1, items=2
-        ),
-        _row("m", ("y",), answered=1, llm_read=1, items=1),
+        _row("m", ("x",), (1.0, 2, 3), **x_counts),
+        _row("m", ("y",), (0.0, 1, 1), answered=1, llm_read=1),
     ]
     for by in ((), ["difficulty"], ["split"]):
         assert accuracy_table(store, BENCH, by) == answers.table(by)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import csv
 import json
+from collections.abc import Collection, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -13,8 +14,11 @@ import openpyxl
 import pytest
 from prediction_fixtures import (
     MMB_PREDICTION_HEADER,
+    MME_PERCEPTION_CATEGORIES,
     MME_PREDICTIONS,
+    MME_REASONING_CATEGORIES,
     mmbench_prediction_rows,
+    mme_category_rows,
     write_mmbench,
     write_mme,
     write_tsv,
@@ -27,7 +31,14 @@ from lvlmbench.choice.vlmeval_scores import circular_table, mme_table
 from lvlmbench.cli import app
 from lvlmbench.datasets.predictions import import_predictions
 from lvlmbench.datasets.vlmeval_export import export_vlmeval
-from lvlmbench.store import Store, iter_items, iter_responses, put_benchmark, put_items
+from lvlmbench.store import (
+    Store,
+    iter_items,
+    iter_responses,
+    put_benchmark,
+    put_items,
+    put_responses,
+)
 
 runner = CliRunner()
 
@@ -106,11 +117,13 @@ def test_mme_acc_plus_and_score(tmp_path: Path) -> None:
     [mme] = report["mme"]
     cats = {c["category"]: c for c in mme["categories"]}
     # color: a.jpg both right, b.jpg second wrong -> acc 3/4 = 75, acc+ 1/2 = 50, score 125.
-    # OCR: c.jpg first wrong -> acc 1/2 = 50, acc+ 0/1 = 0, score 50. Perception = 175.
+    # OCR: c.jpg first wrong -> acc 1/2 = 50, acc+ 0/1 = 0, score 50. Two of the ten
+    # perception categories: no perception total (175 would be no MME score).
     assert (cats["color"]["acc"], cats["color"]["acc_plus"]) == (75.0, 50.0)
     assert cats["color"]["score"] == 125.0
     assert (cats["OCR"]["acc"], cats["OCR"]["acc_plus"], cats["OCR"]["score"]) == (50, 0, 50)
-    assert mme["perception"] == 175.0 and mme["reasoning"] is None
+    assert mme["perception"] is None and mme["reasoning"] is None
+    assert mme["totals"]["perception"]["text"] == "2 of 10 categories"
     assert "circular" not in report
 
 
@@ -227,3 +240,153 @@ def test_accuracy_table_counts_unkeyed_answers(tmp_path: Path) -> None:
         store.close()
     # DEV: 5 of 6 answered right; TEST: 6 answers without a key, not scored.
     assert (row.correct, row.answered, row.no_key, row.failed) == (5, 6, 6, 2)
+
+
+def _mme_store(tmp_path: Path, categories: Sequence[str], wrong: Collection[int]) -> Path:
+    """MME in VLMEvalKit's layout over ``categories`` (:func:`mme_category_rows`) and a
+    prediction file of "Bot" right on every question but those indexed in ``wrong``."""
+    db = tmp_path / "s.db"
+    rows = mme_category_rows(categories)
+    dataset = write_mme(tmp_path / "MME.tsv", with_image_path=True, rows_in=rows)
+    assert _cli(db, "import", str(dataset), "-f", "vlmeval").exit_code == 0
+    flip = {"Yes": "No", "No": "Yes"}
+    predicted = [
+        [index, category, path, question, answer, flip[answer] if index in wrong else answer]
+        for index, category, path, question, answer, _ in rows
+    ]
+    header = ["index", "category", "image_path", "question", "answer", "prediction"]
+    preds = write_tsv(tmp_path / "Bot_MME.tsv", header, predicted)
+    assert _cli(db, "import", str(preds), "-f", "predictions", "--name", "MME").exit_code == 0
+    return db
+
+
+def _index_of(categories: Sequence[str], category: str, picture: int, answer: str) -> int:
+    """The index mme_category_rows gives a question (pictures 1-2, "Yes" before "No")."""
+    return 4 * categories.index(category) + 2 * (picture - 1) + (answer == "No") + 1
+
+
+def test_mme_partial_set_prints_no_total(tmp_path: Path) -> None:
+    # Five of the ten perception categories, as in real LLaVA-1.5-7B outputs covering half of
+    # them: every question right but color's second picture's "No" question. Each category
+    # scores 200 (acc 100 + acc+ 100) but color 125 (acc 3/4 = 75, acc+ 1/2 = 50): a sum
+    # would print perception 925.0, which is no MME perception score (ten categories).
+    categories = ["existence", "count", "position", "color", "OCR"]
+    db = _mme_store(tmp_path, categories, {_index_of(categories, "color", 2, "No")})
+    [mme] = _evaluate_json(db, "MME", "--model", "Bot")["mme"]
+    assert {c["category"]: c["score"] for c in mme["categories"]} == {
+        "OCR": 200.0, "color": 125.0, "count": 200.0, "existence": 200.0, "position": 200.0,
+    }  # fmt: skip
+    assert mme["perception"] is None and mme["reasoning"] is None
+    perception = mme["totals"]["perception"]
+    assert (perception["present"], perception["expected"], perception["complete"]) == (5, 10, False)
+    assert perception["text"] == "5 of 10 categories"
+    assert perception["missing"] == ["artwork", "celebrity", "landmark", "posters", "scene"]
+    assert mme["totals"]["reasoning"]["text"] == "0 of 4 categories"
+    shown = _cli(db, "evaluate", "MME", "--model", "Bot")
+    assert shown.exit_code == 0, shown.output
+    assert "925" not in shown.output
+    # The cells wrap ("5 of 10" / "categories"): no number in the perception column.
+    assert "5 of 10" in shown.output and "0 of 4" in shown.output, shown.output
+
+
+def test_mme_complete_set_equals_vlmevalkit(tmp_path: Path) -> None:
+    # All 14 categories. Wrong: color's second "No" question (color: acc 75 + acc+ 50 = 125),
+    # both questions of OCR's first picture (acc 2/4 = 50 + acc+ 1/2 = 50 = 100) and
+    # code_reasoning's first "Yes" question (125); every other category 200. VLMEvalKit's
+    # MME_rating on the same file: perception = 8·200 + 125 + 100 = 1825,
+    # reasoning = 3·200 + 125 = 725.
+    categories = [*MME_PERCEPTION_CATEGORIES, *MME_REASONING_CATEGORIES]
+    wrong = {
+        _index_of(categories, "color", 2, "No"),
+        _index_of(categories, "OCR", 1, "Yes"),
+        _index_of(categories, "OCR", 1, "No"),
+        _index_of(categories, "code_reasoning", 1, "Yes"),
+    }
+    db = _mme_store(tmp_path, categories, wrong)
+    [mme] = _evaluate_json(db, "MME", "--model", "Bot")["mme"]
+    scores = {c["category"]: c["score"] for c in mme["categories"]}
+    assert (scores["color"], scores["OCR"], scores["code_reasoning"]) == (125.0, 100.0, 125.0)
+    assert mme["perception"] == 1825.0 and mme["reasoning"] == 725.0
+    assert mme["totals"]["perception"]["complete"] and mme["totals"]["reasoning"]["complete"]
+
+
+def test_mme_epochs_average_within_the_question(tmp_path: Path) -> None:
+    # Two epochs of Bot on color + OCR: epoch 0 right everywhere, epoch 1 wrong on both
+    # questions of color's first picture. color: acc (4 + 2) / 8 = 75, acc+ (2 + 1) / 4 = 75,
+    # score 150; OCR 200 in both epochs. Keeping one epoch would give 200 or 100.
+    categories = ["color", "OCR"]
+    db = _mme_store(tmp_path, categories, set())
+    store = Store.open(str(db))
+    try:
+        first = {r.item_id: r for r in iter_responses(store, model="Bot")}
+        items = {i.id: i for i in iter_items(store, "MME")}
+        flipped = {_index_of(categories, "color", 1, a) for a in ("Yes", "No")}
+        again = []
+        for item_id, response in first.items():
+            item = items[item_id]
+            said = response.extracted
+            if int(item.meta["index"]) in flipped:
+                said = "no" if str(item.answer).lower() == "yes" else "yes"
+            again.append(response.model_copy(update={"epoch": 1, "extracted": said}))
+        put_responses(store, again)
+    finally:
+        store.close()
+    [mme] = _evaluate_json(db, "MME", "--model", "Bot")["mme"]
+    cats = {c["category"]: c for c in mme["categories"]}
+    assert (cats["color"]["acc"], cats["color"]["acc_plus"]) == (75.0, 75.0)
+    assert (cats["color"]["score"], cats["OCR"]["score"]) == (150.0, 200.0)
+    assert cats["color"]["epochs"] == 2
+
+
+def test_overall_over_part_of_the_categories_says_so(tmp_path: Path) -> None:
+    # "Half" predicted only the perception rows (1, 1000001, 2000001), all right: its overall
+    # is 3/3 over items of one of the two l2-categories, and says so; MyVLM covers both.
+    db = _mmbench(tmp_path)
+    perception = [r for r in mmbench_prediction_rows() if r[0] in (1, 1000001, 2000001)]
+    preds = write_xlsx(tmp_path / "Half_MMBench_DEV_EN.xlsx", MMB_PREDICTION_HEADER, perception)
+    result = _cli(db, "import", str(preds), "-f", "predictions", "--name", "MMBench_DEV_EN")
+    assert result.exit_code == 0, result.output
+    args = ("MMBench_DEV_EN", "--model", "MyVLM", "--model", "Half", "--by", "l2-category")
+    overall = {r["model"]: r for r in _evaluate_json(db, *args)["overall"]}
+    half = overall["Half"]
+    assert (half["accuracy"], half["items"]) == (1.0, 3)
+    assert half["coverage"] == {
+        "text": "1 of 2 l2-category groups",
+        "present": 1,
+        "expected": 2,
+        "complete": False,
+        "missing": ["reasoning"],
+    }
+    assert overall["MyVLM"]["coverage"]["complete"]
+    shown = _cli(db, "evaluate", *args)
+    assert shown.exit_code == 0, shown.output
+    lines = shown.output.splitlines()
+    line = next(i for i, text in enumerate(lines) if "│ Half" in text)  # the accuracy table
+    assert "1 of 2 l2-category groups" in lines[line + 1]
+
+
+def test_circular_eval_averages_epochs_within_the_item(tmp_path: Path) -> None:
+    # A second epoch of MyVLM's predictions with copy 1000001 now wrong (B, key C).
+    # Per row, each copy's epochs averaged: 1, 1000001 (1 of 2 = 0.5), 2000001, 2, 3 right,
+    # 1000002 wrong, 1000003 failed twice (no score): (1 + 0.5 + 1 + 1 + 0 + 1) / 6 = 0.75.
+    # Circular: question 1 right in epoch 0 only, 2 and 3 in neither: 1 of 3 × 2 = 1/6;
+    # question 3's failed copy leaves it incomplete in both epochs.
+    db = _mmbench(tmp_path)
+    store = Store.open(str(db))
+    try:
+        items = {i.id: int(i.meta["index"]) for i in iter_items(store, "MMBench_DEV_EN")}
+        again = [
+            r.model_copy(update={"epoch": 1, "extracted": "B" if items[r.item_id] == 1000001
+                                 else r.extracted})
+            for r in iter_responses(store, model="MyVLM")
+        ]  # fmt: skip
+        put_responses(store, again)
+    finally:
+        store.close()
+    report = _evaluate_json(db, "MMBench_DEV_EN", "--model", "MyVLM", "--by", "")
+    [circular] = report["circular"]
+    assert circular["row_accuracy"] == pytest.approx(0.75) and circular["copies"] == 6
+    assert circular["circular_accuracy"] == pytest.approx(1 / 6)
+    assert (circular["questions_correct"], circular["epochs"], circular["incomplete"]) == (1, 2, 2)
+    [overall] = report["overall"]  # the accuracy table's rule: the same per-row figure
+    assert overall["accuracy"] == pytest.approx(0.75) and overall["items"] == 6

@@ -128,10 +128,11 @@ def test_evaluate_prints_accuracy_and_oracle_is_perfect(
     args = ["evaluate", NAME, "--model", "baseline/oracle", "--model", "baseline/random"]
     result = runner.invoke(app, [*args, "--store", str(store_copy)])
     assert result.exit_code == 0, result.output
-    assert f"{NAME}: accuracy % (95% CI)" in result.output
+    assert f"{NAME}: accuracy % (95% CI over items)" in result.output
     oracle_line = next(line for line in result.output.splitlines() if "baseline/oracle │" in line)
-    # One cell per difficulty level and the overall column, all 100.0, and n = every item.
-    assert oracle_line.count("100.0") == 3 and f"│ {n_items} │" in oracle_line
+    # One cell per difficulty level and the overall column, all 100.0, and items = every item.
+    cells = [c.strip() for c in oracle_line.split("│")]
+    assert oracle_line.count("100.0") == 3 and str(n_items) in cells
     assert f"baseline/oracle: {n_items} ok, 0 unparseable, 0 refused, 0 failed" in result.output
 
     # Again with --json: nothing is asked twice and the numbers come back exactly.

@@ -64,6 +64,8 @@ REPLIES = {
 # Abilities: basic description 6.5 -> 650.0; visual recognition (items 1, 2) (4.0 + 7.5) / 2 =
 # 5.75 -> 575.0; visual comprehension (item 2) 7.5 -> 750.0; visual storytelling: none.
 # Sub-tasks: detailed description 650.0; celebrity recognition (items 1, 2) 575.0.
+# The overall 600.0 is a mean over the 3 scored items, which cover 3 of the benchmark's 4
+# abilities (visual storytelling has no scored item): it says so beside the score.
 
 
 def _image_b64(n: int) -> str:
@@ -147,6 +149,7 @@ def test_score_x100_by_hand_against_gpt4_ha_answer(tmp_path: Path, judge_calls: 
     assert row["tasks"] == pytest.approx(
         {"detailed description": 650.0, "celebrity recognition": 575.0}
     )
+    assert row["covers"] == "3 of 4 abilities"
     # The report reads the same figures, and its per-ability intervals use the same split.
     store = Store.open(store_path)
     bench = benchmark_summary(store, BENCH)
@@ -158,6 +161,10 @@ def test_score_x100_by_hand_against_gpt4_ha_answer(tmp_path: Path, judge_calls: 
     recognition = model["abilities"]["visual recognition"]
     assert recognition["score"] == pytest.approx(575.0) and recognition["items"] == 2
     assert (recognition["ci_low"], recognition["ci_high"]) == pytest.approx((400.0, 750.0))
+    assert model["covers"]["missing"] == ["visual storytelling"]
+    assert 'data-covers="abilities">3 of 4 abilities</td>' in touchstone_section(bench)
+    shown = runner.invoke(_app(), args)
+    assert shown.exit_code == 0 and "3 of 4" in shown.output, shown.output
 
 
 def test_regenerating_the_reference_is_explicit(tmp_path: Path, judge_calls: list[str]) -> None:

@@ -56,7 +56,12 @@ def test_circular_and_mme_sections(tmp_path: Path) -> None:
     finally:
         store.close()
     assert [r["questions_correct"] for r in mmb["circular"]] == [1] and mmb["mme"] == []
-    assert mme["circular"] == [] and mme["mme"][0]["perception"] == 175.0
+    # color and OCR are 2 of MME's 10 perception categories: no perception total (175 would
+    # be no MME score), the cell says how many categories there are.
+    [row] = mme["mme"]
+    assert mme["circular"] == [] and row["perception"] is None and row["reasoning"] is None
+    assert row["totals"]["perception"]["text"] == "2 of 10 categories"
+    assert _cell(render_benchmark(mme), "V", "total", "perception") == "2 of 10 categories"
     assert plain["mme"] == [] and plain["overall"]  # scored as accuracy only
     html = render_benchmark(mmb)
     assert _cell(html, "V", "facet", "circular") == "33.3"

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import statistics
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from lvlmbench.choice.accuracy import AccuracyRow, accuracy_table
-from lvlmbench.ratings.intervals import wilson_interval
+from lvlmbench.ratings import ItemMean
 from lvlmbench.store import Store
 
 __all__ = [
@@ -30,18 +30,29 @@ LEVEL_ORDER = ("easy", "medium", "hard")
 
 @dataclass(frozen=True)
 class LevelAccuracy:
-    """correct / answered with a Wilson 95% interval."""
+    """One model at one level: the accuracy row's answer counts and its item-level figure
+    (accuracy and Wilson 95% interval over items, as every accuracy table has them)."""
 
     correct: int
     answered: int
+    score: ItemMean = field(default_factory=ItemMean)
+
+    @classmethod
+    def of(cls, row: AccuracyRow) -> LevelAccuracy:
+        return cls(row.correct, row.answered, row.score)
 
     @property
     def accuracy(self) -> float:
-        return self.correct / self.answered if self.answered else 0.0
+        return self.score.mean
+
+    @property
+    def items(self) -> int:
+        """Items scored: the interval's n."""
+        return self.score.items
 
     @property
     def interval(self) -> tuple[float, float]:
-        ci = wilson_interval(self.correct, self.answered)
+        ci = self.score.interval
         return ci.low, ci.high
 
     def as_dict(self) -> dict[str, float | int]:
@@ -49,6 +60,8 @@ class LevelAccuracy:
         return {
             "correct": self.correct,
             "answered": self.answered,
+            "items": self.items,
+            "epochs": self.score.epochs,
             "accuracy": self.accuracy,
             "low": low,
             "high": high,
@@ -84,7 +97,7 @@ def _level_key(level: str) -> tuple[int, str]:
 def _by_level(rows: Sequence[AccuracyRow]) -> dict[str, dict[str, LevelAccuracy]]:
     out: dict[str, dict[str, LevelAccuracy]] = {}
     for row in rows:
-        out.setdefault(row.group[0], {})[row.model] = LevelAccuracy(row.correct, row.answered)
+        out.setdefault(row.group[0], {})[row.model] = LevelAccuracy.of(row)
     return {level: out[level] for level in sorted(out, key=_level_key)}
 
 

@@ -30,7 +30,8 @@ def leaderboard(
     models: Sequence[str],
     by: Sequence[str] = ("capability", "difficulty"),
 ) -> list[dict[str, Any]]:
-    """One row per model × group over all ``benchmarks`` (accuracy % and Wilson 95% CI)."""
+    """One row per model × group over all ``benchmarks`` (accuracy % and Wilson 95% CI over
+    items, with the answer counts behind them)."""
     rows: list[dict[str, Any]] = []
     for benchmark in benchmarks:
         for row in accuracy_table(store, benchmark, by, models=models):
@@ -43,6 +44,8 @@ def leaderboard(
                     "accuracy": round(100 * row.accuracy, 2),
                     "ci_low": round(100 * low, 2),
                     "ci_high": round(100 * high, 2),
+                    "items": row.items,
+                    "epochs": row.epochs,
                     "correct": row.correct,
                     "answered": row.answered,
                     "unparseable": row.unparseable,

@@ -21,16 +21,16 @@ from typing import Literal
 import numpy as np
 
 from lvlmbench.autobench.balance import ChoiceDraft, balance_positions
+from lvlmbench.choice.accuracy import scored_answers
 from lvlmbench.ids import check_benchmark_name, content_id
 from lvlmbench.store import (
     Store,
     get_benchmark,
-    iter_benchmark_responses,
     iter_items,
     put_benchmark,
     put_items,
 )
-from lvlmbench.types import BenchmarkItem, Response, Status
+from lvlmbench.types import BenchmarkItem
 
 __all__ = [
     "BOOTSTRAP_RESAMPLES",
@@ -124,31 +124,21 @@ class BiasFigure:
         return bias_rate(self.accuracy, self.even)
 
 
-def _correct(item: BenchmarkItem, response: Response) -> bool:
-    extracted = response.extracted
-    if response.status is not Status.OK or extracted is None:
-        return False
-    return extracted.strip().lower() == (item.answer or "").strip().lower()
-
-
 def _scores(store: Store, copy: str, models: Sequence[str]) -> dict[str, dict[str, float]]:
-    """{model: {source item id: share of its answers that are right}} on the copy's keyed
-    multiple-choice items; failed calls say nothing about the model and are left out."""
+    """{model: {source item id: its score (the mean over its scored answers)}} on the copy's
+    keyed multiple-choice items, as every accuracy table scores them; failed calls say nothing
+    about the model and are left out."""
     items = {
         item.id: item
         for item in iter_items(store, copy)
         if item.kind == "mc" and item.answer is not None
     }
-    tallies: dict[str, dict[str, list[int]]] = {m: {} for m in models}
-    for response in iter_benchmark_responses(store, copy, variant="default"):
-        item = items.get(response.item_id)
-        if item is None or response.model not in tallies or response.status is Status.ERROR:
-            continue
-        source = str(item.meta.get("rekeyed_from", item.id))
-        tally = tallies[response.model].setdefault(source, [0, 0])
-        tally[0] += _correct(item, response)
-        tally[1] += 1
-    return {m: {i: right / n for i, (right, n) in t.items()} for m, t in tallies.items()}
+    scored = scored_answers(store, copy, items=items.values()).item_scores(models)
+    out: dict[str, dict[str, float]] = {m: {} for m in models}
+    for (model, _variant), per_item in scored.items():
+        for item_id, score in per_item.items():
+            out[model][str(items[item_id].meta.get("rekeyed_from", item_id))] = score.mean
+    return out
 
 
 def bias_interval(

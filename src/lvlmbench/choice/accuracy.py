@@ -11,9 +11,10 @@ An item without a key (a VLMEvalKit TEST split) is not scored: its responses are
 A reply cut by the token limit (``truncated``) counts like any answer: right when its letter
 could still be read and is the key, wrong when none could be (status ``truncated``, shown
 apart from unparseable); ``truncated`` says how many were cut either way.
-With ``evaluate --epochs K`` every sample is one answer, so the accuracy is the mean over
-epochs; its interval treats the item, not the sample, as the unit (Wilson on the per-item mean
-score with n = items), because K samples of one item are not K independent items.
+With ``evaluate --epochs K`` the item, not the sample, is the unit: each item's scored answers
+average to its score, the accuracy is the mean of those over items and its interval has n =
+items (:class:`lvlmbench.ratings.ItemMean`, the one rule every accuracy follows); the counts
+(``correct``, ``answered``, ...) stay counts of answers, and ``epochs`` says how many per item.
 """
 
 from __future__ import annotations
@@ -21,9 +22,16 @@ from __future__ import annotations
 import functools
 from collections import Counter
 from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-from lvlmbench.ratings import wilson_interval
+from lvlmbench.choice._facets import (
+    GROUPINGS,
+    available_facets,
+    facet_name,
+    facet_value,
+    item_facets,
+)
+from lvlmbench.ratings import Coverage, ItemMean, coverage
 from lvlmbench.store import AnswerFields, Store, iter_answer_fields, iter_items
 from lvlmbench.types import BenchmarkItem, Response, Status
 
@@ -35,27 +43,26 @@ __all__ = [
     "available_facets",
     "facet_name",
     "facet_value",
+    "group_coverage",
     "item_facets",
     "overall_rows",
     "response_correct",
     "scored_answers",
 ]
 
-# Facets an accuracy table can be grouped by, all read from item metadata; any other metadata
-# column of the benchmark's items (an imported file's `l2-category`, `split`, ...) works too.
-GROUPINGS = ("capability", "general_aspect", "fine_aspect", "difficulty")
-
 
 @dataclass(frozen=True)
 class AccuracyRow:
-    """Accuracy of one model on one group of items."""
+    """Accuracy of one model on one group of items: answer counts, and the item-level
+    figure (``score``) its accuracy and interval come from."""
 
     model: str
     variant: str
     group: tuple[str, ...]
     correct: int
+    """Right answers (each epoch's answer counts once)."""
     answered: int
-    """ok + unparseable responses (the denominator)."""
+    """ok + unparseable + truncated answers (the answers scored)."""
     unparseable: int
     failed: int
     """Calls that failed and are not counted."""
@@ -68,68 +75,29 @@ class AccuracyRow:
     """Answers (within ``answered``) cut by the token limit, read or not."""
     truncated_unread: int = 0
     """Truncated answers no answer could be read from (status truncated; counted wrong)."""
-    items: int = 0
-    """Distinct items answered (``answered`` / epochs when every epoch is complete)."""
+    score: ItemMean = field(default_factory=ItemMean)
+    """The figure: each scored item's mean over its answers, n = items."""
+
+    @property
+    def items(self) -> int:
+        """Distinct items scored (the n of the interval)."""
+        return self.score.items
 
     @property
     def accuracy(self) -> float:
-        """correct / answered (0 when nothing was answered): the mean over epochs."""
-        return self.correct / self.answered if self.answered else 0.0
+        """The mean over items of each item's share of right answers (0 when none)."""
+        return self.score.mean
 
     @property
     def epochs(self) -> float:
-        """Samples per item (1 for a single run)."""
-        return self.answered / self.items if self.items else 1.0
+        """Scored answers per item (1 for a single run)."""
+        return self.score.epochs
 
     @property
     def interval(self) -> tuple[float, float]:
         """Wilson 95% interval of the accuracy, over items (see the module's note on epochs)."""
-        if 0 < self.items < self.answered:  # several epochs: n is the number of items
-            ci = wilson_interval(self.accuracy * self.items, self.items)
-        else:
-            ci = wilson_interval(self.correct, self.answered)
+        ci = self.score.interval
         return ci.low, ci.high
-
-
-def item_facets(item: BenchmarkItem) -> dict[str, str]:
-    """The grouping facets of an item (missing ones read as "-")."""
-    facets = {key: str(item.meta.get(key, "-")) for key in GROUPINGS}
-    if item.category and facets["capability"] == "-":
-        facets["capability"] = item.category
-    return facets
-
-
-def facet_name(name: str) -> str:
-    """The metadata key a facet is stored under: importers store ``l2-category`` as
-    ``l2_category``, so both spellings name it."""
-    return name.strip().replace("-", "_")
-
-
-def facet_value(item: BenchmarkItem, name: str) -> str:
-    """An item's value of facet ``name`` (a GROUPINGS facet, ``category`` or any metadata
-    key; "-" when the item has none)."""
-    if name in GROUPINGS:
-        return item_facets(item)[name]
-    key = facet_name(name)
-    value = item.meta.get(key, item.meta.get(name))
-    if value is None and key == "category":
-        value = item.category
-    return "-" if value is None or value == "" else str(value)
-
-
-def available_facets(items: Iterable[BenchmarkItem]) -> list[str]:
-    """The facets these items can be grouped by: GROUPINGS, ``category`` where items have one,
-    and every metadata key holding text or numbers."""
-    found: set[str] = set()
-    for item in items:
-        if item.category:
-            found.add("category")
-        found.update(
-            key
-            for key, value in item.meta.items()
-            if isinstance(value, str | int | float) and not isinstance(value, bool)
-        )
-    return [*GROUPINGS, *sorted(found - set(GROUPINGS))]
 
 
 _OK, _UNPARSEABLE = Status.OK.value, Status.UNPARSEABLE.value
@@ -167,9 +135,10 @@ def _tally(status: str, has_key: bool, right: bool, llm: bool, truncated: bool) 
 class ScoredAnswers:
     """Every answer to a benchmark's scored items, read and scored once, so several accuracy
     tables (overall, per level, per capability...) cost one pass over the responses instead of
-    one each. The answers are counted per distinct outcome and facet combination (a few
-    hundred counts for 100k answers); a table adds those up. The items are parsed only when a
-    table needs them."""
+    one each. With one answer per item the answers are counted per distinct outcome and facet
+    combination (a few hundred counts for 100k answers) and a table adds those up; with several
+    (``--epochs``) each item's answers are added up first, so that every item scores the mean
+    of its answers and counts once. The items are parsed only when a table needs them."""
 
     def __init__(
         self,
@@ -216,24 +185,37 @@ class ScoredAnswers:
             yield (a.model, a.variant, facets, flags), a
 
     @functools.cached_property
-    def _counts(self) -> tuple[Counter[_Outcome], Counter[tuple[str, str, tuple[str, ...]]]]:
-        """Answers per outcome, and distinct answered items per (model, variant, facets)."""
-        if not any(a.epoch for a in self._answers):
-            # One sample per item: every answered row is a distinct item.
-            counts = Counter(outcome for outcome, _ in self._outcomes())
-            items: Counter[tuple[str, str, tuple[str, ...]]] = Counter()
-            for (model, var, facets, (status, has_key, *_)), n in counts.items():
-                if status != _ERROR and has_key:
-                    items[(model, var, facets)] += n
-            return counts, items
-        counts = Counter()
-        answered: set[tuple[str, str, tuple[str, ...], str]] = set()
-        for outcome, answer in self._outcomes():
-            counts[outcome] += 1
-            status, has_key = outcome[3][:2]
-            if status != _ERROR and has_key:
-                answered.add((*outcome[:3], answer.item_id))
-        return counts, Counter((model, var, facets) for model, var, facets, _ in answered)
+    def _sampled(self) -> bool:
+        """Whether some item was answered more than once (``--epochs``)."""
+        return any(a.epoch for a in self._answers)
+
+    @functools.cached_property
+    def _by_outcome(self) -> Counter[_Outcome]:
+        """Answers per distinct outcome: enough for a table when each item has one answer."""
+        return Counter(outcome for outcome, _ in self._outcomes())
+
+    @functools.cached_property
+    def _by_item(self) -> dict[tuple[str, str, str], list[int]]:
+        """Each (model, variant, item)'s answers added up (a Tally): what a table needs when
+        items have several answers, or when it groups by metadata beyond GROUPINGS."""
+        tallies: dict[tuple[str, str, str], list[int]] = {}
+        for (model, var, _facets, flags), answer in self._outcomes():
+            total = tallies.setdefault((model, var, answer.item_id), [0] * 8)
+            for i, value in enumerate(_tally(*flags)):
+                total[i] += value
+        return tallies
+
+    def item_scores(
+        self, models: Iterable[str] | None = None
+    ) -> dict[tuple[str, str], dict[str, ItemMean]]:
+        """Per (model, variant), each scored item's :class:`ItemMean` (its answers' mean), by
+        item id: what paired tests and bootstraps over items start from."""
+        wanted = set(models) if models is not None else None
+        out: dict[tuple[str, str], dict[str, ItemMean]] = {}
+        for (model, var, item_id), total in self._by_item.items():
+            if total[1] and (wanted is None or model in wanted):
+                out.setdefault((model, var), {})[item_id] = ItemMean.of_item(total[0], total[1])
+        return out
 
     def table(
         self, by: Sequence[str] = (), models: Iterable[str] | None = None
@@ -241,44 +223,60 @@ class ScoredAnswers:
         """Accuracy rows for every (model, variant, group); see :func:`accuracy_table`."""
         if not self._answers and all(b in GROUPINGS for b in by):
             return []  # nothing answered (a variant never run): the items need not be read
-        if any(b not in GROUPINGS for b in by):
-            return self._table_by_metadata(by, models)
+        wanted = set(models) if models is not None else None
+        cells: dict[_Key, _Cell] = {}
+        if self._sampled or any(b not in GROUPINGS for b in by):
+            group = self._groups_of(by)
+            for (model, var, item_id), total in self._by_item.items():
+                if wanted is None or model in wanted:
+                    cell = cells.setdefault((model, var, group[item_id]), _Cell())
+                    cell.add(total, ItemMean.of_item(total[0], total[1]) if total[1] else None)
+            return _accuracy_rows(cells)
+        # One answer per item: every outcome's count is a count of items, so the few hundred
+        # distinct outcomes make the table without a pass per item.
         at = [GROUPINGS.index(b) for b in by]
-        wanted = set(models) if models is not None else None
-        counts, seen = self._counts
-        totals: dict[tuple[str, str, tuple[str, ...]], list[int]] = {}
-        items: Counter[tuple[str, str, tuple[str, ...]]] = Counter()
-        for (model, var, facets, flags), n in counts.items():
+        for (model, var, facets, flags), n in self._by_outcome.items():
             if wanted is None or model in wanted:
-                total = totals.setdefault((model, var, tuple(facets[i] for i in at)), [0] * 8)
-                for i, value in enumerate(_tally(*flags)):
-                    total[i] += n * value
-        for (model, var, facets), n in seen.items():
-            items[(model, var, tuple(facets[i] for i in at))] += n
-        return _accuracy_rows(totals, items)
+                tally = [n * value for value in _tally(*flags)]
+                scored = ItemMean.answered_once(tally[0], n) if tally[1] else None
+                cells.setdefault((model, var, tuple(facets[i] for i in at)), _Cell()).add(
+                    tally, scored
+                )
+        return _accuracy_rows(cells)
 
-    def _table_by_metadata(
-        self, by: Sequence[str], models: Iterable[str] | None
-    ) -> list[AccuracyRow]:
-        """A table grouped by metadata facets beyond GROUPINGS (an imported file's columns)."""
-        known = available_facets(self.items.values())
-        unknown = [b for b in by if b not in GROUPINGS and facet_name(b) not in known]
-        if unknown:
-            raise ValueError(f"cannot group by {unknown}; choose from {', '.join(known)}")
-        group = {key: tuple(facet_value(item, b) for b in by) for key, item in self.items.items()}
-        wanted = set(models) if models is not None else None
-        totals: dict[tuple[str, str, tuple[str, ...]], list[int]] = {}
-        answered: set[tuple[str, str, tuple[str, ...], str]] = set()
-        for (model, var, _facets, flags), a in self._outcomes():
-            if wanted is not None and model not in wanted:
-                continue
-            key = (model, var, group[a.item_id])
-            total = totals.setdefault(key, [0] * 8)
-            for i, value in enumerate(_tally(*flags)):
-                total[i] += value
-            if flags[0] != _ERROR and flags[1]:
-                answered.add((*key, a.item_id))
-        return _accuracy_rows(totals, Counter(key[:3] for key in answered))
+    def _groups_of(self, by: Sequence[str]) -> dict[str, tuple[str, ...]]:
+        """Each scored item's group under ``by``; ValueError naming the facets there are when
+        ``by`` names one the items do not have."""
+        if any(b not in GROUPINGS for b in by):
+            known = available_facets(self.items.values())
+            unknown = [b for b in by if b not in GROUPINGS and facet_name(b) not in known]
+            if unknown:
+                raise ValueError(f"cannot group by {unknown}; choose from {', '.join(known)}")
+        return {key: tuple(facet_value(item, b) for b in by) for key, item in self.items.items()}
+
+    def groups(self, by: Sequence[str]) -> list[tuple[str, ...]]:
+        """The groups under ``by`` of the keyed items, sorted: the whole set an overall
+        accuracy over ``by``'s groups is measured against (see :func:`group_coverage`)."""
+        group = self._groups_of(by)
+        return sorted({group[i] for i, item in self.items.items() if item.answer is not None})
+
+
+_Key = tuple[str, str, tuple[str, ...]]
+"""(model, variant, group) of an accuracy row."""
+
+
+@dataclass
+class _Cell:
+    """What one accuracy row adds up: its answers' Tally and its items' scores."""
+
+    tally: list[int] = field(default_factory=lambda: [0] * 8)
+    score: ItemMean = field(default_factory=ItemMean)
+
+    def add(self, tally: Sequence[int], score: ItemMean | None) -> None:
+        for i, value in enumerate(tally):
+            self.tally[i] += value
+        if score is not None:
+            self.score += score
 
 
 def _normal(answer: str | None) -> str | None:
@@ -286,26 +284,23 @@ def _normal(answer: str | None) -> str | None:
     return None if answer is None else answer.strip().lower()
 
 
-def _accuracy_rows(
-    totals: dict[tuple[str, str, tuple[str, ...]], list[int]],
-    items: Counter[tuple[str, str, tuple[str, ...]]],
-) -> list[AccuracyRow]:
+def _accuracy_rows(cells: dict[_Key, _Cell]) -> list[AccuracyRow]:
     return [
         AccuracyRow(
             model,
             var,
             key,
-            correct=total[0],
-            answered=total[1],
-            unparseable=total[2],
-            failed=total[3],
-            llm_read=total[4],
-            no_key=total[5],
-            truncated=total[6],
-            truncated_unread=total[7],
-            items=items.get((model, var, key), 0),
+            correct=cell.tally[0],
+            answered=cell.tally[1],
+            unparseable=cell.tally[2],
+            failed=cell.tally[3],
+            llm_read=cell.tally[4],
+            no_key=cell.tally[5],
+            truncated=cell.tally[6],
+            truncated_unread=cell.tally[7],
+            score=cell.score,
         )
-        for (model, var, key), total in sorted(totals.items())
+        for (model, var, key), cell in sorted(cells.items())
     ]
 
 
@@ -365,16 +360,35 @@ def accuracy_table(
 
 def overall_rows(rows: Iterable[AccuracyRow]) -> list[AccuracyRow]:
     """One row per (model, variant) pooling all its groups (``group == ()``): the overall
-    accuracy over every answered item, with its own Wilson interval (not a mean of groups,
-    which would weigh a small group like a large one)."""
-    pooled: dict[tuple[str, str], list[int]] = {}
+    accuracy over every scored item, with its own interval over items (not a mean of groups,
+    which would weigh a small group like a large one). The groups must not share items (the
+    groups of one table never do)."""
+    pooled: dict[_Key, _Cell] = {}
     for row in rows:
-        tally = pooled.setdefault((row.model, row.variant), [0, 0, 0, 0, 0, 0])
-        for i, value in enumerate(
-            (row.correct, row.answered, row.unparseable, row.failed, row.llm_read, row.no_key)
-        ):
-            tally[i] += value
-    return [
-        AccuracyRow(model, variant, (), *tally)
-        for (model, variant), tally in sorted(pooled.items())
-    ]
+        tally = (
+            row.correct,
+            row.answered,
+            row.unparseable,
+            row.failed,
+            row.llm_read,
+            row.no_key,
+            row.truncated,
+            row.truncated_unread,
+        )
+        pooled.setdefault((row.model, row.variant, ()), _Cell()).add(tally, row.score)
+    return _accuracy_rows(pooled)
+
+
+def group_coverage(
+    rows: Iterable[AccuracyRow], expected: Iterable[tuple[str, ...]], noun: str = "groups"
+) -> dict[tuple[str, str], Coverage]:
+    """Per (model, variant), which of the ``expected`` groups (:meth:`ScoredAnswers.groups`)
+    its rows score: an overall accuracy pooled over its groups covers only those, and says so
+    when they are not all (:mod:`lvlmbench.ratings.categories`)."""
+    names = [" / ".join(g) for g in expected]
+    scored: dict[tuple[str, str], list[str]] = {}
+    for row in rows:
+        found = scored.setdefault((row.model, row.variant), [])
+        if row.items:
+            found.append(" / ".join(row.group))
+    return {key: coverage(found, names, noun) for key, found in scored.items()}

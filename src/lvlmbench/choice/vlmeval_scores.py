@@ -12,6 +12,14 @@ questions right and acc+ the share of pictures whose questions (two each) are al
 category's score is ``100 * acc + 100 * acc+``; perception and reasoning are the sums of their
 categories' scores (at most 2000 and 800). A question without a usable answer counts wrong,
 as VLMEvalKit scores every row. Unparseable and refused answers are wrong everywhere.
+A sum is given only over all of its categories (ten for perception, four for reasoning): over
+part of them it is no perception score, so there is none and the table says "5 of 10
+categories" (VLMEvalKit stops with a KeyError; :mod:`lvlmbench.ratings.categories`).
+
+With ``evaluate --epochs K`` each epoch is scored as VLMEvalKit would score that epoch's
+prediction file, and the counts add up over the epochs: every accuracy is then the mean over
+items (copies, questions, pictures) of each one's mean over the epochs, as everywhere else
+(:class:`lvlmbench.ratings.ItemMean`).
 """
 
 from __future__ import annotations
@@ -21,6 +29,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from lvlmbench.choice.accuracy import response_correct
+from lvlmbench.ratings import CategoryTotal, ItemMean, category_sum
 from lvlmbench.store import Store, iter_benchmark_responses, iter_items
 from lvlmbench.types import BenchmarkItem, Response, Status
 
@@ -28,6 +38,7 @@ __all__ = [
     "CIRCULAR_STRIDE",
     "MME_PERCEPTION",
     "MME_REASONING",
+    "MME_TOTALS",
     "CircularRow",
     "MMECategory",
     "MMERow",
@@ -47,6 +58,8 @@ MME_PERCEPTION = frozenset(
 MME_REASONING = frozenset(
     ("code_reasoning", "commonsense_reasoning", "numerical_calculation", "text_translation")
 )
+MME_TOTALS = {"perception": MME_PERCEPTION, "reasoning": MME_REASONING}
+"""MME's two sums and the categories each adds up (VLMEvalKit's ``super_cates``)."""
 
 
 @dataclass(frozen=True)
@@ -56,21 +69,27 @@ class CircularRow:
     model: str
     variant: str
     rows: int
-    """Copies answered (ok, unparseable or refused): the per-row denominator."""
+    """Copies answered (ok, unparseable or refused), over all epochs."""
     rows_correct: int
     questions: int
-    """Questions (base rows with a key): the circular denominator."""
+    """Questions (base rows with a key): the circular denominator (per epoch)."""
     questions_correct: int
+    """Questions right in every copy, added up over the epochs."""
     incomplete: int
-    """Questions with a copy unanswered or failed: counted wrong."""
+    """Questions with a copy unanswered or failed (counted wrong), added up over the epochs."""
+    epochs: int = 1
+    row_score: ItemMean = field(default_factory=ItemMean)
+    """Per-row accuracy over the answered copies, each copy's epochs averaged first."""
 
     @property
     def row_accuracy(self) -> float:
-        return self.rows_correct / self.rows if self.rows else 0.0
+        return self.row_score.mean
 
     @property
     def circular_accuracy(self) -> float:
-        return self.questions_correct / self.questions if self.questions else 0.0
+        # The same number of epochs for every question: the mean of the questions' means.
+        total = self.questions * self.epochs
+        return self.questions_correct / total if total else 0.0
 
     def as_dict(self) -> dict[str, Any]:
         """A JSON-ready dict (accuracies as fractions)."""
@@ -80,16 +99,18 @@ class CircularRow:
             "row_accuracy": self.row_accuracy,
             "rows_correct": self.rows_correct,
             "rows": self.rows,
+            "copies": self.row_score.items,
             "circular_accuracy": self.circular_accuracy,
             "questions_correct": self.questions_correct,
             "questions": self.questions,
             "incomplete": self.incomplete,
+            "epochs": self.epochs,
         }
 
 
 @dataclass(frozen=True)
 class MMECategory:
-    """acc, acc+ and score of one MME category."""
+    """acc, acc+ and score of one MME category (counts added up over the epochs)."""
 
     category: str
     questions: int
@@ -98,14 +119,17 @@ class MMECategory:
     images_correct: int
     unanswered: int
     """Questions without a usable answer (counted wrong)."""
+    epochs: int = 1
 
     @property
     def acc(self) -> float:
-        return 100 * self.correct / self.questions if self.questions else 0.0
+        total = self.questions * self.epochs
+        return 100 * self.correct / total if total else 0.0
 
     @property
     def acc_plus(self) -> float:
-        return 100 * self.images_correct / self.images if self.images else 0.0
+        total = self.images * self.epochs
+        return 100 * self.images_correct / total if total else 0.0
 
     @property
     def score(self) -> float:
@@ -123,6 +147,7 @@ class MMECategory:
             "images": self.images,
             "images_correct": self.images_correct,
             "unanswered": self.unanswered,
+            "epochs": self.epochs,
         }
 
 
@@ -134,18 +159,21 @@ class MMERow:
     variant: str
     categories: list[MMECategory] = field(default_factory=list)
 
-    def total(self, names: frozenset[str]) -> float | None:
-        """Sum of the scores of the categories in ``names`` (None when none is present)."""
-        scores = [c.score for c in self.categories if c.category in names]
-        return sum(scores) if scores else None
+    def total(self, name: str) -> CategoryTotal:
+        """``perception`` or ``reasoning``: the sum of its categories' scores, with a value only
+        when every one of them is present."""
+        scores = {c.category: c.score for c in self.categories}
+        return category_sum(scores, MME_TOTALS[name])
 
     def as_dict(self) -> dict[str, Any]:
-        """A JSON-ready dict: perception and reasoning sums (None when absent), categories."""
+        """A JSON-ready dict: the perception and reasoning sums (None unless complete), how
+        many of their categories are present (``totals``), and the categories."""
+        totals = {name: self.total(name) for name in MME_TOTALS}
         return {
             "model": self.model,
             "variant": self.variant,
-            "perception": self.total(MME_PERCEPTION),
-            "reasoning": self.total(MME_REASONING),
+            **{name: total.value for name, total in totals.items()},
+            "totals": {name: total.as_dict() for name, total in totals.items()},
             "categories": [c.as_dict() for c in self.categories],
         }
 
@@ -175,19 +203,22 @@ def _answered(response: Response | None) -> bool:
 
 
 def _right(item: BenchmarkItem, response: Response | None) -> bool:
-    if response is None or response.status is not Status.OK or response.extracted is None:
-        return False
-    return item.answer is not None and response.extracted.strip().lower() == item.answer.lower()
+    return response is not None and response_correct(item, response) is True
+
+
+_Answers = dict[int, dict[str, Response]]
+"""One model's responses: epoch → item id → its response."""
 
 
 def _by_model(
     store: Store, benchmark: str, variant: str, models: Iterable[str] | None
-) -> dict[tuple[str, str], dict[str, Response]]:
+) -> dict[tuple[str, str], _Answers]:
     wanted = set(models) if models is not None else None
-    found: dict[tuple[str, str], dict[str, Response]] = defaultdict(dict)
+    found: dict[tuple[str, str], _Answers] = defaultdict(dict)
     for response in iter_benchmark_responses(store, benchmark, variant=variant):
         if wanted is None or response.model in wanted:
-            found[(response.model, response.variant)][response.item_id] = response
+            epochs = found[(response.model, response.variant)]
+            epochs.setdefault(response.epoch, {})[response.item_id] = response
     return found
 
 
@@ -205,18 +236,42 @@ def circular_table(
     keyed = [copies for copies in groups.values() if all(c.answer is not None for c in copies)]
     if not keyed:
         return []
-    rows = []
-    for (model, var), answers in sorted(_by_model(store, benchmark, variant, models).items()):
-        tally = [0, 0, 0, 0, 0]
+    return [
+        _circular_row(model, var, by_epoch, keyed)
+        for (model, var), by_epoch in sorted(_by_model(store, benchmark, variant, models).items())
+    ]
+
+
+def _circular_row(
+    model: str, variant: str, by_epoch: _Answers, keyed: list[list[BenchmarkItem]]
+) -> CircularRow:
+    tally = [0, 0, 0, 0]  # copies answered, copies right, questions right, incomplete
+    copies_seen: dict[str, list[int]] = {}  # copy id -> [right, answered] over the epochs
+    for answers in by_epoch.values():
         for copies in keyed:
             got = [answers.get(c.id) for c in copies]
+            right = [_right(c, r) for c, r in zip(copies, got, strict=True)]
             tally[0] += sum(_answered(r) for r in got)
-            tally[1] += sum(_right(c, r) for c, r in zip(copies, got, strict=True))
-            tally[2] += 1
-            tally[3] += all(_right(c, r) for c, r in zip(copies, got, strict=True))
-            tally[4] += not all(_answered(r) for r in got)
-        rows.append(CircularRow(model, var, *tally))
-    return rows
+            tally[1] += sum(right)
+            tally[2] += all(right)
+            tally[3] += not all(_answered(r) for r in got)
+            for copy, response, ok in zip(copies, got, right, strict=True):
+                if _answered(response):
+                    seen = copies_seen.setdefault(copy.id, [0, 0])
+                    seen[0] += ok
+                    seen[1] += 1
+    rows_score = ItemMean.pooled(ItemMean.of_item(r, n) for r, n in copies_seen.values())
+    return CircularRow(
+        model,
+        variant,
+        rows=tally[0],
+        rows_correct=tally[1],
+        questions=len(keyed),
+        questions_correct=tally[2],
+        incomplete=tally[3],
+        epochs=len(by_epoch),
+        row_score=rows_score,
+    )
 
 
 def _image_group(item: BenchmarkItem) -> str:
@@ -251,18 +306,23 @@ def mme_table(
     groups = mme_groups(iter_items(store, benchmark) if items is None else items)
     if not groups:
         return []
-    rows = []
-    for (model, var), answers in sorted(_by_model(store, benchmark, variant, models).items()):
-        categories = []
-        for category, pictures in groups.items():
-            tally = [0, 0, 0, 0, 0]
-            for questions in pictures.values():
-                right = [_right(q, answers.get(q.id)) for q in questions]
-                tally[0] += len(questions)
-                tally[1] += sum(right)
-                tally[2] += 1
-                tally[3] += all(right)
-                tally[4] += sum(not _answered(answers.get(q.id)) for q in questions)
-            categories.append(MMECategory(category, *tally))
-        rows.append(MMERow(model, var, categories))
-    return rows
+    return [
+        MMERow(model, var, [_mme_category(c, pictures, by_epoch) for c, pictures in groups.items()])
+        for (model, var), by_epoch in sorted(_by_model(store, benchmark, variant, models).items())
+    ]
+
+
+def _mme_category(
+    category: str, pictures: dict[str, list[BenchmarkItem]], by_epoch: _Answers
+) -> MMECategory:
+    questions = sum(len(qs) for qs in pictures.values())
+    tally = [0, 0, 0]  # right questions, right pictures, unanswered questions
+    for answers in by_epoch.values():
+        for qs in pictures.values():
+            right = [_right(q, answers.get(q.id)) for q in qs]
+            tally[0] += sum(right)
+            tally[1] += all(right)
+            tally[2] += sum(not _answered(answers.get(q.id)) for q in qs)
+    return MMECategory(
+        category, questions, tally[0], len(pictures), tally[1], tally[2], len(by_epoch)
+    )

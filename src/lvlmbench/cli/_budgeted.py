@@ -31,11 +31,11 @@ from lvlmbench.budget import (
     round_ends,
     stratified_order,
 )
-from lvlmbench.choice.accuracy import facet_value, response_correct
+from lvlmbench.choice.accuracy import facet_value, scored_answers
 from lvlmbench.cli._common import BadInput, console
 from lvlmbench.cli._money import Meter, money_line
 from lvlmbench.runner import EvalSummary
-from lvlmbench.store import Store, iter_benchmark_responses, iter_items
+from lvlmbench.store import Store, iter_items
 from lvlmbench.types import BenchmarkItem
 
 __all__ = [
@@ -196,22 +196,17 @@ def _scores(
     items: dict[str, BenchmarkItem],
     models: Sequence[str],
 ) -> dict[str, dict[str, float | None]]:
-    """Per item of ``items``, each model's mean score over its scored answers (None: none)."""
-    tallies: dict[str, dict[str, list[int]]] = {}
-    for response in iter_benchmark_responses(store, benchmark, variant=variant):
-        item = items.get(response.item_id)
-        if item is None or response.model not in models:
-            continue
-        correct = response_correct(item, response)
-        if correct is not None:
-            tally = tallies.setdefault(item.id, {}).setdefault(response.model, [0, 0])
-            tally[0] += correct
-            tally[1] += 1
-    scores: dict[str, dict[str, float | None]] = {}
-    for item_id in items:
-        seen = tallies.get(item_id, {})
-        scores[item_id] = {m: seen[m][0] / seen[m][1] if m in seen else None for m in models}
-    return scores
+    """Per item of ``items``, each model's score (the mean over its scored answers, as in
+    every accuracy table); None where it has none."""
+    answers = scored_answers(store, benchmark, variant=variant, items=items.values())
+    scored = {model: per_item for (model, _), per_item in answers.item_scores(models).items()}
+    return {
+        item_id: {
+            m: score.mean if (score := scored.get(m, {}).get(item_id)) is not None else None
+            for m in models
+        }
+        for item_id in items
+    }
 
 
 def _summed(rounds: list[list[EvalSummary]]) -> list[EvalSummary]:

@@ -6,10 +6,11 @@ from collections.abc import Sequence
 
 from rich.table import Table
 
-from lvlmbench.choice.accuracy import AccuracyRow, overall_rows
+from lvlmbench.choice.accuracy import AccuracyRow, group_coverage, overall_rows
 from lvlmbench.models import display_names
+from lvlmbench.ratings import Coverage
 
-__all__ = ["accuracy_pivot", "accuracy_rows_json"]
+__all__ = ["accuracy_pivot", "accuracy_rows_json", "overall_json"]
 
 
 _LEVEL_ORDER = {"easy": "0", "medium": "1", "hard": "2"}
@@ -27,21 +28,42 @@ def _cell(row: AccuracyRow) -> str:
     return f"{100 * row.accuracy:5.1f} [dim]({100 * low:.0f}–{100 * high:.0f})[/]"
 
 
-def accuracy_pivot(rows: Sequence[AccuracyRow], title: str) -> Table:
-    """Models as rows, groups as columns, accuracy % with its Wilson 95% interval per cell."""
-    groups = sorted({row.group for row in rows}, key=_group_order)
+def _overall_cell(row: AccuracyRow, covered: Coverage | None) -> str:
+    # An overall over part of the groups is not the benchmark's overall: say which part.
+    if covered is None or covered.complete:
+        return _cell(row)
+    return f"{_cell(row)}\n[yellow]{covered.text()}[/]"
+
+
+def accuracy_pivot(
+    rows: Sequence[AccuracyRow],
+    title: str,
+    groups: Sequence[tuple[str, ...]] | None = None,
+    noun: str = "groups",
+) -> Table:
+    """Models as rows, groups as columns, accuracy % with its Wilson 95% interval over items
+    per cell. ``groups``: every group of the benchmark's keyed items (default: those in
+    ``rows``); a model's overall over fewer of them says how many ("2 of 3 ``noun``")."""
+    expected = list(groups) if groups is not None else [row.group for row in rows]
+    shown_groups = sorted({*expected, *(row.group for row in rows)}, key=_group_order)
     models = sorted({(row.model, row.variant) for row in rows})
     cells = {(row.model, row.variant, row.group): row for row in rows}
     shown = display_names(model for model, _ in models)
     table = Table(title=title, title_justify="left")
     table.add_column("model")
-    for group in groups:
+    for group in shown_groups:
         table.add_column(" / ".join(group) or "accuracy %", justify="right")
     # With several groups, the pooled accuracy over all of them, so no one adds columns by eye.
-    overall = {(r.model, r.variant): r for r in overall_rows(rows)} if len(groups) > 1 else {}
+    several = len(shown_groups) > 1
+    overall = {(r.model, r.variant): r for r in overall_rows(rows)} if several else {}
+    covered = group_coverage(rows, expected, noun) if several else {}
     if overall:
         table.add_column("overall", justify="right", style="bold")
-    table.add_column("n", justify="right")
+    table.add_column("items", justify="right")
+    sampled = any(row.epochs > 1 for row in rows)
+    if sampled:  # --epochs K: each item's accuracy is the mean over its K answers
+        table.add_column("epochs", justify="right")
+        table.add_column("answers", justify="right")
     table.add_column("unparseable", justify="right")
     table.add_column("failed", justify="right")
     llm_read = any(row.llm_read for row in rows)
@@ -53,24 +75,25 @@ def accuracy_pivot(rows: Sequence[AccuracyRow], title: str) -> Table:
     truncated = any(row.truncated for row in rows)
     if truncated:  # cut by the token limit: "read" ones scored as usual, unread ones wrong
         table.add_column("truncated (unread)", justify="right")
-    sampled = any(row.epochs > 1 for row in rows)
-    if sampled:  # --epochs K: accuracy is the mean over K samples per item
-        table.add_column("epochs", justify="right")
     for model, variant in models:
-        mine = [cells.get((model, variant, g)) for g in groups]
+        mine = [cells.get((model, variant, g)) for g in shown_groups]
         present = [r for r in mine if r is not None]
         label = shown[model] if variant == "default" else f"{shown[model]} [{variant}]"
         table.add_row(
             label,
             *(_cell(r) if r else "-" for r in mine),
-            *([_cell(overall[model, variant])] if overall else []),
-            str(sum(r.answered for r in present)),
+            *(
+                [_overall_cell(overall[model, variant], covered.get((model, variant)))]
+                if overall
+                else []
+            ),
+            str(sum(r.items for r in present)),
+            *([_epochs_cell(present), str(sum(r.answered for r in present))] if sampled else []),
             str(sum(r.unparseable for r in present)),
             str(sum(r.failed for r in present)),
             *([str(sum(r.llm_read for r in present))] if llm_read else []),
             *([str(sum(r.no_key for r in present))] if unkeyed else []),
             *([_truncated_cell(present)] if truncated else []),
-            *([_epochs_cell(present)] if sampled else []),
         )
     return table
 
@@ -85,7 +108,8 @@ def _epochs_cell(rows: Sequence[AccuracyRow]) -> str:
 
 
 def accuracy_rows_json(rows: Sequence[AccuracyRow], by: Sequence[str]) -> list[dict[str, object]]:
-    """Rows as plain dicts for --json and summary files."""
+    """Rows as plain dicts for --json and summary files: the accuracy and its interval are
+    over items (``items`` of them, ``epochs`` answers each); the counts are of answers."""
     out: list[dict[str, object]] = []
     for row in rows:
         low, high = row.interval
@@ -97,6 +121,8 @@ def accuracy_rows_json(rows: Sequence[AccuracyRow], by: Sequence[str]) -> list[d
                 "accuracy": row.accuracy,
                 "ci_low": low,
                 "ci_high": high,
+                "items": row.items,
+                "epochs": row.epochs,
                 "correct": row.correct,
                 "answered": row.answered,
                 "unparseable": row.unparseable,
@@ -105,8 +131,21 @@ def accuracy_rows_json(rows: Sequence[AccuracyRow], by: Sequence[str]) -> list[d
                 "no_key": row.no_key,
                 "truncated": row.truncated,
                 "truncated_unread": row.truncated_unread,
-                "items": row.items,
-                "epochs": row.epochs,
             }
         )
     return out
+
+
+def overall_json(
+    rows: Sequence[AccuracyRow],
+    groups: Sequence[tuple[str, ...]],
+    noun: str = "groups",
+) -> list[dict[str, object]]:
+    """Each model's overall row for --json, with which of the benchmark's ``groups`` it
+    covers (``coverage``: present, expected, complete, missing)."""
+    covered = group_coverage(rows, groups, noun)
+    overall = overall_rows(rows)
+    return [
+        {**entry, "coverage": covered[row.model, row.variant].as_dict()}
+        for row, entry in zip(overall, accuracy_rows_json(overall, []), strict=True)
+    ]

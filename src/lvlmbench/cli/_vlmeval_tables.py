@@ -8,12 +8,8 @@ from typing import Any
 
 from rich.table import Table
 
-from lvlmbench.choice.vlmeval_scores import (
-    MME_PERCEPTION,
-    MME_REASONING,
-    CircularRow,
-    MMERow,
-)
+from lvlmbench.choice.vlmeval_scores import MME_TOTALS, CircularRow, MMERow
+from lvlmbench.ratings import CategoryTotal
 
 __all__ = ["circular_json", "circular_pivot", "mme_json", "mme_pivot"]
 
@@ -25,7 +21,9 @@ def _label(model: str, variant: str) -> str:
 def circular_pivot(rows: Sequence[CircularRow], title: str) -> Table:
     """One row per model: per-row accuracy, circular accuracy and the counts behind them."""
     table = Table(title=title, title_justify="left")
-    for name in ("model", "per-row %", "rows", "circular %", "questions", "incomplete"):
+    sampled = any(row.epochs > 1 for row in rows)
+    names = ["model", "per-row %", "rows", "circular %", "questions", "incomplete"]
+    for name in [*names, *(["epochs"] if sampled else [])]:
         table.add_column(name, justify="left" if name == "model" else "right")
     for row in rows:
         table.add_row(
@@ -33,8 +31,9 @@ def circular_pivot(rows: Sequence[CircularRow], title: str) -> Table:
             f"{100 * row.row_accuracy:.1f}",
             f"{row.rows_correct}/{row.rows}",
             f"{100 * row.circular_accuracy:.1f}",
-            f"{row.questions_correct}/{row.questions}",
+            f"{row.questions_correct}/{row.questions * row.epochs}",
             str(row.incomplete),
+            *([str(row.epochs)] if sampled else []),
         )
     return table
 
@@ -44,16 +43,19 @@ def circular_json(rows: Sequence[CircularRow]) -> list[dict[str, Any]]:
     return [row.as_dict() for row in rows]
 
 
-def _total(value: float | None) -> str:
-    return "-" if value is None else f"{value:.1f}"
+def _total(total: CategoryTotal) -> str:
+    # Over part of its categories a sum is no MME score: say how many there are instead.
+    return total.shown() if total.value is not None else f"[yellow]{total.shown()}[/]"
 
 
 def mme_pivot(rows: Sequence[MMERow], title: str) -> Table:
-    """Models as rows; per category "score (acc / acc+)"; perception and reasoning sums."""
+    """Models as rows; per category "score (acc / acc+)"; perception and reasoning sums where
+    all their categories are present ("5 of 10 categories" where not)."""
     categories = sorted({c.category for row in rows for c in row.categories})
+    sampled = any(c.epochs > 1 for row in rows for c in row.categories)
     table = Table(title=title, title_justify="left")
     table.add_column("model")
-    for name in ("perception", "reasoning", *categories, "unanswered"):
+    for name in (*MME_TOTALS, *categories, "unanswered", *(["epochs"] if sampled else [])):
         table.add_column(name, justify="right")
     for row in rows:
         by_name = {c.category: c for c in row.categories}
@@ -63,10 +65,10 @@ def mme_pivot(rows: Sequence[MMERow], title: str) -> Table:
         ]
         table.add_row(
             _label(row.model, row.variant),
-            _total(row.total(MME_PERCEPTION)),
-            _total(row.total(MME_REASONING)),
+            *(_total(row.total(name)) for name in MME_TOTALS),
             *cells,
             str(sum(c.unanswered for c in row.categories)),
+            *([str(max(c.epochs for c in row.categories))] if sampled else []),
         )
     return table
 

@@ -11,10 +11,9 @@ import typer
 
 from lvlmbench.choice.accuracy import (
     GROUPINGS,
-    accuracy_table,
     available_facets,
     facet_name,
-    overall_rows,
+    scored_answers,
 )
 from lvlmbench.choice.vlmeval_scores import circular_table, mme_table
 from lvlmbench.cli._budgeted import (
@@ -50,7 +49,7 @@ from lvlmbench.cli._settings import (
     apply_settings,
     generation_settings,
 )
-from lvlmbench.cli._tables import accuracy_pivot, accuracy_rows_json
+from lvlmbench.cli._tables import accuracy_pivot, accuracy_rows_json, overall_json
 from lvlmbench.cli._vlmeval_tables import circular_json, circular_pivot, mme_json, mme_pivot
 from lvlmbench.models import (
     CHAT_PROVIDERS,
@@ -388,9 +387,10 @@ def evaluate(
                 concurrency=concurrency,
             )
         )
-    rows = accuracy_table(
-        opened, benchmark, facets, variant=variant, models=identities, item_ids=only
-    )
+    answers = scored_answers(opened, benchmark, variant=variant, item_ids=only)
+    rows = answers.table(facets, identities)
+    # The groups an overall is over: a model's overall over fewer of them says so.
+    groups, noun = answers.groups(facets), f"{' / '.join(facets) or 'all'} groups"
     vlmeval = stored_benchmark["kind"] == "vlmeval"  # its CircularEval and MME scores
     circular = (
         circular_table(opened, benchmark, variant=variant, models=identities) if vlmeval else []
@@ -399,13 +399,14 @@ def evaluate(
     if as_json:
         report: dict[str, Any] = {"runs": [vars(s) for s in summaries]}
         report["accuracy"] = accuracy_rows_json(rows, facets)
-        report["overall"] = accuracy_rows_json(overall_rows(rows), [])
+        report["overall"] = overall_json(rows, groups, noun)
         report |= {"extraction": vars(extraction)} if extraction else {}
         report |= {"budget": budgeted.as_json()} if budgeted else {}
         report |= {"circular": circular_json(circular)} if circular else {}
         print_json(report | ({"mme": mme_json(mme)} if mme else {}))
     else:
-        console.print(accuracy_pivot(rows, f"{benchmark}: accuracy % (95% CI)"))
+        title = f"{benchmark}: accuracy % (95% CI over items)"
+        console.print(accuracy_pivot(rows, title, groups, noun))
         if circular:
             title = (
                 f"{benchmark}: CircularEval (a question counts only if all its copies are right)"

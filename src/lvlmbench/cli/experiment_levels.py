@@ -38,7 +38,7 @@ def _pct(score: LevelAccuracy | None) -> str:
     if score is None:
         return "-"
     low, high = score.interval
-    return f"{100 * score.accuracy:.1f} [{100 * low:.1f}, {100 * high:.1f}] n={score.answered}"
+    return f"{100 * score.accuracy:.1f} [{100 * low:.1f}, {100 * high:.1f}] n={score.items}"
 
 
 def leakage_levels(

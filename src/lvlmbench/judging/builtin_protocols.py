@@ -120,6 +120,7 @@ PROTOCOLS = (
                 Column("% of ref", "relative_pct"),
                 Column("abilities", "abilities", expand=True),
                 Column("n", "items", None),
+                Column("covers", "covers", None),
                 Column("unscored", "unscored", None),
             ),
             report_key="touchstone",

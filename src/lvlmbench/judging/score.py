@@ -53,6 +53,7 @@ from lvlmbench.judging.reference import answer_texts
 from lvlmbench.judging.verdict import ParsedScores, judged, parse_scores
 from lvlmbench.models import ModelClient
 from lvlmbench.prompts import render_prompt
+from lvlmbench.ratings import Coverage, coverage
 from lvlmbench.store import Store, iter_items
 from lvlmbench.types import BenchmarkItem, GenerationConfig, Judgment, Message, ModelOutput, Status
 
@@ -146,6 +147,9 @@ class ModelScore:
     tasks: dict[str, ScoreGroup] = field(default_factory=dict)
     unscored: int = 0
     """Items judged but not ok in both orders (unparseable, refused, failed, or one missing)."""
+    covers: Coverage | None = None
+    """Which of the benchmark's abilities the scored items cover: the overall score is a mean
+    over items, so over part of the abilities it says so (None: items name no ability)."""
 
     def row(self) -> dict[str, Any]:
         """The flat form ``judge score --json`` prints and its table shows."""
@@ -155,6 +159,7 @@ class ModelScore:
             "reference": self.overall.reference_x100,
             "relative_pct": self.overall.relative,
             "items": self.overall.items,
+            "covers": None if self.covers is None else self.covers.text(),
             "unscored": self.unscored,
             "abilities": {k: g.x100 for k, g in self.abilities.items()},
             "tasks": {k: g.x100 for k, g in self.tasks.items()},
@@ -199,6 +204,9 @@ def score_report(
             group.items += 1
             group.model_total += model_mean
             group.reference_total += ref_mean
+    abilities = {name for item in items.values() for name in item_abilities(item)}
+    for entry in report.values() if abilities else ():
+        entry.covers = coverage(entry.abilities, abilities, "abilities")
     return report
 
 

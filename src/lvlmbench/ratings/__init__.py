@@ -13,6 +13,13 @@ from lvlmbench.ratings.bradley_terry import (
     bradley_terry,
     bradley_terry_bootstrap,
 )
+from lvlmbench.ratings.categories import (
+    CategoryTotal,
+    Coverage,
+    category_mean,
+    category_sum,
+    coverage,
+)
 from lvlmbench.ratings.combine import (
     BOTH,
     COMBINE_RULES,
@@ -33,6 +40,7 @@ from lvlmbench.ratings.diagnostics import (
 )
 from lvlmbench.ratings.elo import elo_ratings
 from lvlmbench.ratings.intervals import Interval, wilson_interval
+from lvlmbench.ratings.item_mean import ItemMean
 from lvlmbench.ratings.matches import OUTCOMES, Match, validate_matches
 from lvlmbench.ratings.simulate import StyleBattles, simulate_style_battles
 from lvlmbench.ratings.style import (
@@ -59,8 +67,11 @@ __all__ = [
     "AgreementLevel",
     "AgreementReport",
     "BootstrapRatings",
+    "CategoryTotal",
     "CombineRule",
+    "Coverage",
     "Interval",
+    "ItemMean",
     "JudgeDiagnostics",
     "Match",
     "PositionConsistency",
@@ -74,9 +85,12 @@ __all__ = [
     "WinRate",
     "bradley_terry",
     "bradley_terry_bootstrap",
+    "category_mean",
+    "category_sum",
     "category_win_rates",
     "cohen_kappa",
     "combine_winners",
+    "coverage",
     "elo_ratings",
     "first_position_preference",
     "judge_diagnostics",

@@ -11,7 +11,13 @@ import statistics
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any, cast
 
-from lvlmbench.choice.accuracy import AccuracyRow, ScoredAnswers, facet_value, scored_answers
+from lvlmbench.choice.accuracy import (
+    AccuracyRow,
+    ScoredAnswers,
+    facet_value,
+    group_coverage,
+    scored_answers,
+)
 from lvlmbench.choice.vlmeval_scores import circular_table, mme_table
 from lvlmbench.judging import HUMAN, RATING_ROUNDS, metric_name
 from lvlmbench.judging.pairwise import PAIRWISE
@@ -74,6 +80,8 @@ def _rows(
                 "accuracy": pct(row.accuracy),
                 "ci_low": pct(low),
                 "ci_high": pct(high),
+                "items": row.items,
+                "epochs": row.epochs,
                 "correct": row.correct,
                 "answered": row.answered,
                 "unparseable": row.unparseable,
@@ -90,6 +98,22 @@ def _facet_rows(
     """Accuracy per ``facet`` group with each group's chance rate."""
     chance = chance_by_group(items, [facet])
     return _rows(answers.table([facet]), [facet], chance)
+
+
+_COVERED = (("capability", "capabilities"), ("difficulty", "difficulty levels"))
+"""The facets an overall accuracy is said to cover part of, when it does."""
+
+
+def _with_coverage(overall: list[dict[str, Any]], answers: ScoredAnswers) -> list[dict[str, Any]]:
+    """The overall rows, each with ``covers``: "1 of 3 difficulty levels" for every facet
+    whose groups the model's scored items do not all reach (empty: it covers them all)."""
+    partial: dict[str, list[str]] = {}
+    for facet, noun in _COVERED:
+        covered = group_coverage(answers.table([facet]), answers.groups([facet]), noun)
+        for (model, _variant), found in covered.items():
+            if not found.complete:
+                partial.setdefault(model, []).append(found.text())
+    return [{**row, "covers": partial.get(row["model"], [])} for row in overall]
 
 
 def _finite(value: float) -> float | None:
@@ -206,6 +230,7 @@ def benchmark_summary(
     # One pass over the responses for every accuracy table below.
     answers = scored_answers(store, name, items=items.values())
     overall = _rows(answers.table(), (), chance_by_group(items.values(), ()))
+    overall = _with_coverage(overall, answers)
     metrics = _metrics(store, name, item_ids)
     models = [r["model"] for r in overall] or sorted({m["model"] for m in metrics})
     by_level = answers.table(["difficulty"])

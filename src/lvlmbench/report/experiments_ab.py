@@ -28,7 +28,7 @@ def _score(score: Any) -> dict[str, Any]:
         "accuracy": pct(score.accuracy),
         "low": pct(low),
         "high": pct(high),
-        "n": score.answered,
+        "n": score.items,
     }
 
 

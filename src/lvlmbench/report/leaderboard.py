@@ -3,8 +3,10 @@
 One row per benchmark × model (wide, so ``pandas.read_csv`` gives a usable table at once).
 Every figure ``X`` with an interval comes as three columns ``X``, ``X_low``, ``X_high``:
 
-- ``accuracy`` (choice items, %, Wilson 95%) with ``correct``, ``answered``, ``unparseable``,
-  ``failed``; ``level:<difficulty>`` and ``capability:<name>`` likewise per group;
+- ``accuracy`` (choice items, %, Wilson 95% over items: each item's answers averaged first)
+  with ``items`` (the interval's n), ``epochs`` (answers per item) and the answer counts
+  ``correct``, ``answered``, ``unparseable``, ``failed``; ``level:<difficulty>`` and
+  ``capability:<name>`` likewise per group;
 - ``metric:<name>`` (text-metric mean, bootstrap 95%);
 - ``bt:<judge>`` (Bradley-Terry on the Elo scale, mean 1000, bootstrap 95%: the headline
   rating), ``bt_style:<judge>`` (the style-controlled Bradley-Terry, same scale, when it was
@@ -40,7 +42,7 @@ from lvlmbench.report.summary import AccuracyFacet, BenchmarkSummary, ReportData
 
 __all__ = ["leaderboard_markdown", "leaderboard_rows", "write_leaderboards"]
 
-_COUNTS = ("correct", "answered", "unparseable", "failed")
+_COUNTS = ("items", "epochs", "correct", "answered", "unparseable", "failed")
 
 
 def _with_ci(name: str, value: Any, low: Any, high: Any) -> dict[str, Any]:

@@ -83,10 +83,19 @@ def _accuracy_section(
 
 def _overall(bench: BenchmarkSummary, link: CellLink | None) -> str:
     shown = display_names(r["model"] for r in bench["overall"])
+    # A model whose items miss a capability or level has an overall over the rest only.
+    partial = any(r.get("covers") for r in bench["overall"])
     rows = [
         [
             td(shown[r["model"]]),
             _acc_cell(r, "all", "overall", link),
+            *(
+                [td("; ".join(r["covers"]) or "all", model=r["model"], covers="overall")]
+                if partial
+                else []
+            ),
+            td(str(r["items"])),
+            td(f"{r['epochs']:g}"),
             td(str(r["correct"])),
             td(str(r["answered"])),
             td(str(r["unparseable"])),
@@ -94,8 +103,13 @@ def _overall(bench: BenchmarkSummary, link: CellLink | None) -> str:
         ]
         for r in sorted(bench["overall"], key=lambda r: -r["accuracy"])
     ]
-    head = ["model", "accuracy %", "95% CI", "correct", "answered", "unparseable", "failed"]
-    return "<h3>Leaderboard</h3>" + table(head, rows, "acc") if rows else ""
+    head = ["model", "accuracy %", "95% CI", *(["covers"] if partial else []), "items"]
+    head += ["epochs", "correct", "answered", "unparseable", "failed"]
+    note = (
+        '<p class="note">Accuracy over items: each item\'s answers (several with --epochs) '
+        "average to its score, and the 95% Wilson interval's n is the items.</p>"
+    )
+    return "<h3>Leaderboard</h3>" + note + table(head, rows, "acc") if rows else ""
 
 
 def _difficulty_lines(bench: BenchmarkSummary) -> str:
@@ -120,7 +134,7 @@ def _heatmap(bench: BenchmarkSummary) -> str:
         return ""
     aspects = sorted({r["fine_aspect"] for r in rows})
     values = {(r["fine_aspect"], r["model"]): float(r["accuracy"]) for r in rows}
-    counts = {(r["fine_aspect"], r["model"]): int(r["answered"]) for r in rows}
+    counts = {(r["fine_aspect"], r["model"]): int(r["items"]) for r in rows}
     near = {(r["fine_aspect"], r["model"]) for r in rows if includes_chance(r)}
     note = (
         '<p class="note">Each cell: accuracy % and n, the answered items; hatched grey cells '

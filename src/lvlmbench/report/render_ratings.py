@@ -195,6 +195,12 @@ def metrics_section(bench: BenchmarkSummary) -> str:
     return "<h3>Metric scores (open-ended)</h3>" + probes + table(head, body, "metric") + charts
 
 
+def _covers(covers: dict[str, Any] | None) -> str:
+    """ "3 of 5 abilities" (the score is a mean over items: over part of the abilities where
+    not all are there)."""
+    return "-" if covers is None else str(covers["text"])
+
+
 def _touchstone_one(entry: dict[str, Any]) -> str:
     models = entry["models"]
     abilities = sorted({a for m in models for a in m["abilities"]})
@@ -208,6 +214,7 @@ def _touchstone_one(entry: dict[str, Any]) -> str:
             td(fmt(m["reference"])),
             td(fmt(m["relative"])),
             td(str(m["items"])),
+            td(_covers(m.get("covers")), model=name, covers="abilities"),
             td(str(m["unscored"])),
         ]
         for a in abilities:
@@ -216,7 +223,7 @@ def _touchstone_one(entry: dict[str, Any]) -> str:
             cells.append(td(ci(g["ci_low"], g["ci_high"]) if g else "-"))
         body.append(cells)
     head = ["model", "score ×100", "95% CI", "reference ×100", "% of reference", "items"]
-    head += ["unscored"] + [h for a in abilities for h in (a, "95% CI")]
+    head += ["covers", "unscored"] + [h for a in abilities for h in (a, "95% CI")]
     dots = [
         Dot(row, m["model"], g["score"], g["ci_low"], g["ci_high"])
         for row in ["overall", *abilities]
@@ -235,7 +242,9 @@ def _touchstone_one(entry: dict[str, Any]) -> str:
     note = (
         f'<p class="note">1–10 scores ×100 against {escape(against)}, both '
         "presentation orders averaged; an item not scored in both orders is unscored; an "
-        "item in several comma-separated abilities counts in each.</p>"
+        "item in several comma-separated abilities counts in each. The score is the mean over "
+        "the scored items; <i>covers</i> says how many of the benchmark's abilities they "
+        "span.</p>"
     )
     return f"<h3>{escape(title)}</h3>" + note + table(head, body, "score") + chart
 

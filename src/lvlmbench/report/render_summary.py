@@ -11,6 +11,7 @@ from html import escape
 from typing import Any
 
 from lvlmbench.models import display_names
+from lvlmbench.ratings import category_mean
 from lvlmbench.report._html import table
 from lvlmbench.report.summary import BenchmarkSummary
 from lvlmbench.report.svg import Dot, dot_interval_chart
@@ -68,12 +69,20 @@ def summary_section(benchmarks: list[BenchmarkSummary]) -> str:
         (b["name"], r["capability"], r["model"]): r for b in benchmarks for r in b["capability"]
     }
     models = list(dict.fromkeys(m for _, _, m in cells))
+    headings = [head for _, _, head in columns]
 
-    def mean_accuracy(model: str) -> float:
-        found = [r["accuracy"] for (_, _, m), r in cells.items() if m == model]
-        return float(sum(found)) / len(found)
+    def order(model: str) -> tuple[int, float, str]:
+        # Best mean over every column first; a model missing columns has no such mean (a
+        # mean over its easier half would rank it above better models): after, by coverage.
+        found = {
+            head: cells[b, c, model]["accuracy"] for b, c, head in columns if (b, c, model) in cells
+        }
+        mean = category_mean(found, headings)
+        if mean.value is not None:
+            return (0, -mean.value, model)
+        return (1, -len(mean.coverage.present), model)
 
-    models.sort(key=lambda m: (-mean_accuracy(m), m))
+    models.sort(key=order)
     shown = display_names(models)
     body = [
         [f"<td>{model_label(m, shown[m])}</td>"]

@@ -31,6 +31,14 @@ def _circular(rows: list[dict[str, Any]]) -> str:
     return "<h3>CircularEval</h3>" + note + table(head, body, "circular")
 
 
+def _total(row: dict[str, Any], name: str) -> str:
+    """A sum's cell: its value, or "5 of 10 categories" where it has none."""
+    value = row[name]
+    if value is not None:
+        return td(fmt(value), model=row["model"], total=name)
+    return td(row["totals"][name]["text"], model=row["model"], total=name)
+
+
 def _mme(rows: list[dict[str, Any]]) -> str:
     categories = sorted({c["category"] for r in rows for c in r["categories"]})
     head = ["model", "perception", "reasoning", *(f"{c} (acc / acc+)" for c in categories)]
@@ -45,10 +53,13 @@ def _mme(rows: list[dict[str, Any]]) -> str:
             )
             for name, c in ((name, by_name.get(name)) for name in categories)
         ]
-        body.append([td(r["model"]), td(fmt(r["perception"])), td(fmt(r["reasoning"])), *cells])
+        totals = [_total(r, name) for name in ("perception", "reasoning")]
+        body.append([td(r["model"]), *totals, *cells])
     note = (
         '<p class="meta">MME: per category, score = acc + acc+ (acc+: both questions of a '
-        "picture right); perception and reasoning sum their categories.</p>"
+        "picture right); perception and reasoning sum their categories, and only over all of "
+        "them (10 and 4): over part of them there is no total, and the cell says how many are "
+        "there.</p>"
     )
     return "<h3>MME</h3>" + note + table(head, body, "mme")
 

@@ -96,6 +96,7 @@ def _score_entry(
             {
                 "model": model,
                 **_group(score.overall, list(mine.values())),
+                "covers": None if score.covers is None else score.covers.as_dict(),
                 "unscored": score.unscored,
                 "abilities": abilities,
                 "tasks": {name: group.x100 for name, group in sorted(score.tasks.items())},
