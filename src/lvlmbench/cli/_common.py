@@ -53,6 +53,7 @@ __all__ = [
     "paid_text",
     "print_json",
     "print_reasons",
+    "print_warnings",
     "progress_bar",
     "usd",
 ]
@@ -253,6 +254,12 @@ def print_reasons(reasons: dict[str, int], title: str) -> None:
     err_console.print(f"{title}: {sum(reasons.values())} by reason", highlight=False)
     for reason, count in sorted(reasons.items(), key=lambda kv: (-kv[1], kv[0])):
         err_console.print(f"  {count:6d}  {redact_text(reason)}", markup=False, highlight=False)
+
+
+def print_warnings(warnings: list[str]) -> None:
+    """A run's warnings (what it found wrong without failing a unit), one line each, on stderr."""
+    for warning in warnings:
+        err_console.print(f"[yellow]warning:[/] {escape(redact_text(warning))}", highlight=False)
 
 
 class _RateColumn(ProgressColumn):
