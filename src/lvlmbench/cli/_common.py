@@ -35,6 +35,7 @@ from lvlmbench.models import (
     RetryEvent,
     RunAborted,
     RunSummary,
+    mask_url_credentials,
     redact_text,
 )
 from lvlmbench.store import Store, StoreError, discard_if_empty, sqlite_store_path
@@ -88,7 +89,7 @@ def fail(message: str, code: int = EXIT_BAD_INPUT) -> typer.Exit:
     """Print one error line to stderr and return the Exit to raise."""
     # Escaped: messages carry install hints like 'lvlmbench[hf]' that rich would eat as markup.
     err_console.print(
-        f"[bold red]error:[/] {escape(redact_text(message))}",
+        f"[bold red]error:[/] {escape(redact_text(mask_url_credentials(message)))}",
         markup=True,
         highlight=False,
         soft_wrap=True,
@@ -186,7 +187,8 @@ def progress_bar(
         TextColumn("[yellow]{task.fields[retry]}"),
     )
     with Progress(*columns, console=err_console, transient=False) as progress:
-        task = progress.add_task(label, total=None, retry="")
+        # A label that quotes a spec shows no password written into its base_url.
+        task = progress.add_task(redact_text(mask_url_credentials(label)), total=None, retry="")
         status = _RetryStatus()
         watched = client if client is not None and err_console.is_terminal else None
         previous = watched.on_retry if watched is not None else None
