@@ -104,3 +104,17 @@ def test_a_server_without_usage_cannot_be_checked_and_says_so(
     assert report["image_seen"] == "unknown (the server reports no prompt tokens)"
     assert report["input_tokens_without_image"] is None
     assert len(_contents(server)) == 1  # nothing to compare: no second request
+
+
+def test_a_failed_question_without_the_image_leaves_the_answer_unknown(
+    server: RecordingServer, picture: Path
+) -> None:
+    server.reply({"data": []})
+    server.reply(_reply(7))
+    server.reply({"error": {"message": "no"}}, 400)  # the question alone is refused
+    result = _check(server, picture, "--json")
+    assert result.exit_code == 0, result.output  # nothing shown wrong: nothing claimed
+    report = json.loads(result.stdout)
+    assert (
+        report["image_seen"] == "unknown (the question without the image got no token count back)"
+    )

@@ -25,7 +25,7 @@ from lvlmbench.models import (
     compare_image_tokens,
     load_chat_model,
 )
-from lvlmbench.types import GenerationConfig, ImagePart, Message
+from lvlmbench.types import GenerationConfig, ImagePart, Message, ModelOutput
 
 __all__ = ["models_app"]
 
@@ -76,16 +76,18 @@ async def _check(
     } | ({} if cost is None else {"cost_usd": cost})
     if image is not None:
         result["input_tokens_without_image"] = None if tokens is None else tokens.without_images
-        result["image_seen"] = _image_verdict(output.ok, tokens)
+        result["image_seen"] = _image_verdict(output, tokens)
     return result, tokens
 
 
-def _image_verdict(answered: bool, tokens: ImageTokens | None) -> str:
+def _image_verdict(output: ModelOutput, tokens: ImageTokens | None) -> str:
     """What the prompt tokens say about the image: ``yes``, ``no`` or why it is unknown."""
-    if not answered:
+    if not output.ok:
         return "unknown (the request failed)"
-    if tokens is None or not tokens.reported:
+    if output.usage.input_tokens <= 0:
         return "unknown (the server reports no prompt tokens)"
+    if tokens is None:
+        return "unknown (the question without the image got no token count back)"
     return "no" if tokens.images_ignored else "yes"
 
 
