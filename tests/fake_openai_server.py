@@ -7,7 +7,9 @@ misbehaves on purpose at configurable rates: 429 with Retry-After, 500, replies 
 client's timeout, malformed JSON, truncated bodies and dropped connections. ``GET .../models``
 (the client's preflight) is answered with a model list and counted apart (``stats.probes``).
 With ``echo_key=True`` every answer carries the request's Authorization header back, in the
-text and in a debug field, like a misconfigured gateway would.
+text and in a debug field, like a misconfigured gateway would. ``prompt_tokens`` computes the
+usage each answer reports from the request's messages (default: 20 for any request), so a
+server that drops images can be told from one that reads them.
 Faults are drawn from a seeded generator, and a prompt that already failed
 ``max_faults_per_prompt`` times is answered normally, so a client that retries always gets
 through eventually.
@@ -63,7 +65,7 @@ def _answer(prompt: str) -> str:
 
 
 @cache
-def _completion(text: str) -> bytes:
+def _completion(text: str, prompt_tokens: int = 20) -> bytes:
     body = {
         "id": "fake",
         "object": "chat.completion",
@@ -75,7 +77,11 @@ def _completion(text: str) -> bytes:
                 "finish_reason": "stop",
             }
         ],
-        "usage": {"prompt_tokens": 20, "completion_tokens": 3, "total_tokens": 23},
+        "usage": {
+            "prompt_tokens": prompt_tokens,
+            "completion_tokens": 3,
+            "total_tokens": prompt_tokens + 3,
+        },
     }
     return json.dumps(body).encode()
 
@@ -115,8 +121,10 @@ class FakeOpenAIServer:
         answer: Callable[[str], str] = _answer,
         latency_sigma: float = 0.0,
         precise_timers: bool = False,
+        prompt_tokens: Callable[[list[Any]], int] | None = None,
     ) -> None:
         self.latency_s = latency_s
+        self.prompt_tokens = prompt_tokens
         # sigma > 0: each answer's latency is lognormal with median ``latency_s`` (a heavy
         # tail, like a shared GPU endpoint). The draws come from their own generator seeded
         # with ``seed``, in the order answers start, so a benchmark can replay the same
@@ -137,6 +145,8 @@ class FakeOpenAIServer:
         self._connections: set[_Connection] = set()
         # Answers waiting for one of the ``concurrency`` slots, oldest first.
         self._queued: deque[tuple[_Connection, str, str]] = deque()
+        # Prompt tokens to report per prompt (only with ``prompt_tokens``).
+        self._tokens: dict[str, int] = {}
         self.port = 0
 
     @property
@@ -191,6 +201,8 @@ class FakeOpenAIServer:
         echo = request.headers.get("authorization", "") if self.echo_key else ""
         messages = body.get("messages", [])
         prompt = json.dumps(messages[-1] if messages else {}, sort_keys=True)
+        if self.prompt_tokens is not None:
+            self._tokens[prompt] = self.prompt_tokens(messages)
         self.stats.requests += 1
         self.stats.per_prompt[prompt] += 1
         fault = self._fault(prompt)
@@ -213,12 +225,13 @@ class FakeOpenAIServer:
     def _finish(self, connection: _Connection, prompt: str, echo: str) -> None:
         self.stats.in_flight -= 1
         self.stats.answered[prompt] += 1
+        tokens = self._tokens.get(prompt, 20)
         if echo:
-            body = json.loads(_completion(f"{self.answer(prompt)} (you sent {echo})"))
+            body = json.loads(_completion(f"{self.answer(prompt)} (you sent {echo})", tokens))
             body["debug"] = {"request_headers": {"authorization": echo}}
             connection.reply(_response(200, json.dumps(body).encode()))
         else:
-            connection.reply(_response(200, _completion(self.answer(prompt))))
+            connection.reply(_response(200, _completion(self.answer(prompt), tokens)))
         if self._queued:
             self._begin(*self._queued.popleft())
 

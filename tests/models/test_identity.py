@@ -184,4 +184,5 @@ def test_credentials_in_an_endpoint_never_reach_the_identity() -> None:
     assert model_identity(spec) == "openai/m?base_url=https://proxy.example:8443/v1"
     model = load_chat_model(spec)
     assert "s3cret" not in model.spec
-    assert model.base_url == "https://user:s3cret@proxy.example:8443/v1"  # still used to connect
+    # They connect as basic auth (tests/models/test_url_credentials.py), not in the URL.
+    assert model.base_url == "https://proxy.example:8443/v1"

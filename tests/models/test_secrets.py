@@ -12,6 +12,7 @@ from PIL import Image
 
 from lvlmbench.images import ImageClient, ImageRequest, load_image_model
 from lvlmbench.models import ModelClient, load_chat_model
+from lvlmbench.models import _secrets as secrets
 from lvlmbench.models._client import redact_output
 from lvlmbench.models._secrets import (
     read_secret,
@@ -40,13 +41,19 @@ def test_values_are_masked_in_text_and_nested_json() -> None:
     assert redact_data(clean) is clean  # untouched bodies are not copied
 
 
-def test_short_or_empty_values_are_not_registered() -> None:
+def test_empty_values_are_ignored_and_short_ones_masked_only_as_credentials(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    for name in ("_secrets", "_short", "_short_forms", "_short_words"):  # forgotten afterwards
+        monkeypatch.setattr(secrets, name, getattr(secrets, name))
     before = registered_secrets()
     register_secret("")
     register_secret(None)
-    register_secret("abc1234")  # 7 characters: would corrupt ordinary answers
     assert registered_secrets() == before
+    register_secret("abc1234")  # 7 characters: masked everywhere, it would corrupt answers
+    assert "abc1234" in registered_secrets()
     assert redact_text("abc1234") == "abc1234"
+    assert redact_text("sent Bearer abc1234") == "sent Bearer ***"
 
 
 def test_output_fields_are_masked() -> None:

@@ -107,6 +107,15 @@ def _client(db: Path) -> Iterator[TestClient]:
         store.close()
 
 
+def _item_calls(recorder: Recorder) -> list[dict[str, object]]:
+    """The items' messages the server received: the run's other call is its image-token check,
+    the first item's question once more without its image (text alone, a plain string)."""
+    calls = [m for m in recorder.seen if isinstance(m["content"], list)]
+    checks = [m for m in recorder.seen if isinstance(m["content"], str)]
+    assert len(checks) == 1 and "number 1" in str(checks[0]["content"])
+    return calls
+
+
 def _sent_parts(message: dict[str, object]) -> list[tuple[str, str]]:
     """(text, ...) / (image, sha256 of the decoded bytes) for each part the server received."""
     parts = []
@@ -141,10 +150,10 @@ def test_item_page_shows_exactly_the_messages_the_server_received(
     db, spec, recorder = evaluated
     model = model_identity(spec)
     received = {}
-    for message in recorder.seen:
+    for message in _item_calls(recorder):
         parts = _sent_parts(message)
         received["s1" if any("number 1" in p for _, p in parts) else "s2"] = parts
-    assert len(recorder.seen) == 2
+    assert len(_item_calls(recorder)) == 2
     # The placeholders put the blue picture first, mid-sentence: order matters, not just content.
     assert [kind for kind, _ in received["s2"]] == ["text", "image", "text", "image", "text"]
     for client in _client(db):
@@ -186,7 +195,7 @@ def test_a_rerun_from_the_cache_is_marked_as_replayed(db: Path) -> None:
         with sqlite3.connect(db) as conn:
             conn.execute("DELETE FROM responses")
         _evaluate(db, spec)
-    assert len(recorder.seen) == 2  # the second run asked nothing
+    assert len(recorder.seen) == 3  # the items and the image check; the second run asked nothing
     for client in _client(db):
         body = client.get(f"/api/b/{BENCH}/items/s1").json()
         page = client.get(f"/b/{BENCH}/items/s1").text

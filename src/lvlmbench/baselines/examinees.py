@@ -81,6 +81,9 @@ class Baseline(ABC):
     name = ""
     cacheable = False
     """Deterministic and instant: a cache row per answer would cost more than the answer."""
+    usage_counts_images = False
+    """Usage counts words only: no image is ever a token here, so a run's check that images
+    cost prompt tokens (:mod:`lvlmbench.runner._image_watch`) has nothing to measure."""
 
     def __init__(self, seed: int = 0) -> None:
         self.seed = seed

@@ -35,6 +35,7 @@ from lvlmbench.models import (
     RetryEvent,
     RunAborted,
     RunSummary,
+    mask_url_credentials,
     redact_text,
 )
 from lvlmbench.store import Store, StoreError, discard_if_empty, sqlite_store_path
@@ -53,6 +54,7 @@ __all__ = [
     "paid_text",
     "print_json",
     "print_reasons",
+    "print_warnings",
     "progress_bar",
     "usd",
 ]
@@ -87,7 +89,7 @@ def fail(message: str, code: int = EXIT_BAD_INPUT) -> typer.Exit:
     """Print one error line to stderr and return the Exit to raise."""
     # Escaped: messages carry install hints like 'lvlmbench[hf]' that rich would eat as markup.
     err_console.print(
-        f"[bold red]error:[/] {escape(redact_text(message))}",
+        f"[bold red]error:[/] {escape(redact_text(mask_url_credentials(message)))}",
         markup=True,
         highlight=False,
         soft_wrap=True,
@@ -185,7 +187,8 @@ def progress_bar(
         TextColumn("[yellow]{task.fields[retry]}"),
     )
     with Progress(*columns, console=err_console, transient=False) as progress:
-        task = progress.add_task(label, total=None, retry="")
+        # A label that quotes a spec shows no password written into its base_url.
+        task = progress.add_task(redact_text(mask_url_credentials(label)), total=None, retry="")
         status = _RetryStatus()
         watched = client if client is not None and err_console.is_terminal else None
         previous = watched.on_retry if watched is not None else None
@@ -253,6 +256,12 @@ def print_reasons(reasons: dict[str, int], title: str) -> None:
     err_console.print(f"{title}: {sum(reasons.values())} by reason", highlight=False)
     for reason, count in sorted(reasons.items(), key=lambda kv: (-kv[1], kv[0])):
         err_console.print(f"  {count:6d}  {redact_text(reason)}", markup=False, highlight=False)
+
+
+def print_warnings(warnings: list[str]) -> None:
+    """A run's warnings (what it found wrong without failing a unit), one line each, on stderr."""
+    for warning in warnings:
+        err_console.print(f"[yellow]warning:[/] {escape(redact_text(warning))}", highlight=False)
 
 
 class _RateColumn(ProgressColumn):

@@ -99,5 +99,7 @@ def combined(runs: list[dict[str, Any]], key: str) -> dict[str, Any]:
         for reason, count in run.get("reasons", {}).items():
             reasons[reason] = reasons.get(reason, 0) + int(count)
     merged["reasons"] = reasons
+    if "warnings" in merged:  # each worker may find the same thing: said once
+        merged["warnings"] = list(dict.fromkeys(w for run in runs for w in run["warnings"]))
     merged[key] = runs[0][key]
     return merged

@@ -34,6 +34,7 @@ from lvlmbench.cli._common import (
     paid_text,
     print_json,
     print_reasons,
+    print_warnings,
     progress_bar,
 )
 from lvlmbench.cli._extract import print_extraction, run_extractor
@@ -423,6 +424,7 @@ def evaluate(
                 f"{s.wall_s:.1f}s{paid_text(s)}"
             )
             print_reasons(s.reasons, f"{s.model}: not ok")
+            print_warnings(s.warnings)
         if extraction is not None:
             print_extraction(extraction)
         if budgeted is not None:

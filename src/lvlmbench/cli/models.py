@@ -9,9 +9,23 @@ from typing import Annotated, Any
 import typer
 from rich.table import Table
 
-from lvlmbench.cli._common import BadInput, console, friendly_errors, print_json
-from lvlmbench.models import CHAT_PROVIDERS, ModelClient, RetryPolicy, load_chat_model
-from lvlmbench.types import GenerationConfig, ImagePart, Message
+from lvlmbench.cli._common import (
+    EXIT_FAILURES,
+    BadInput,
+    console,
+    fail,
+    friendly_errors,
+    print_json,
+)
+from lvlmbench.models import (
+    CHAT_PROVIDERS,
+    ImageTokens,
+    ModelClient,
+    RetryPolicy,
+    compare_image_tokens,
+    load_chat_model,
+)
+from lvlmbench.types import GenerationConfig, ImagePart, Message, ModelOutput
 
 __all__ = ["models_app"]
 
@@ -31,23 +45,26 @@ def _image_part(path: Path) -> ImagePart:
 
 async def _check(
     spec: str, prompt: str, image: Path | None, options: dict[str, str], max_tokens: int
-) -> dict[str, Any]:
+) -> tuple[dict[str, Any], ImageTokens | None]:
     model = load_chat_model(spec, **options)
     # No cache and a short retry budget: a check must make a real request and answer fast.
     client = ModelClient(
         model, None, concurrency=1, retry=RetryPolicy(max_retries=1, base_delay=0.5)
     )
     parts: list[str | ImagePart] = [_image_part(image)] if image else []
+    messages = [Message.user(*parts, prompt)]
+    tokens = None
     try:
         await client.check()
-        output = await client.generate(
-            [Message.user(*parts, prompt)], GenerationConfig(max_tokens=max_tokens)
-        )
+        output = await client.generate(messages, GenerationConfig(max_tokens=max_tokens))
+        if image is not None and output.ok:  # the question without the image: did it count?
+            tokens = await compare_image_tokens(client, messages, output.usage.input_tokens)
     finally:
         await client.aclose()
     cost = client.cost_of(output.usage)  # None without a price=IN,OUT in the spec
-    return {
-        "model": spec,
+    result = {
+        # The identity, never the spec as typed: credentials in its base_url stay unshown.
+        "model": model.spec,
         "status": output.status.value,
         "reason": output.reason,
         "reply": output.text,
@@ -57,6 +74,21 @@ async def _check(
         "finish_reason": output.finish_reason,
         "attempts": output.attempts,
     } | ({} if cost is None else {"cost_usd": cost})
+    if image is not None:
+        result["input_tokens_without_image"] = None if tokens is None else tokens.without_images
+        result["image_seen"] = _image_verdict(output, tokens)
+    return result, tokens
+
+
+def _image_verdict(output: ModelOutput, tokens: ImageTokens | None) -> str:
+    """What the prompt tokens say about the image: ``yes``, ``no`` or why it is unknown."""
+    if not output.ok:
+        return "unknown (the request failed)"
+    if output.usage.input_tokens <= 0:
+        return "unknown (the server reports no prompt tokens)"
+    if tokens is None:
+        return "unknown (the question without the image got no token count back)"
+    return "no" if tokens.images_ignored else "yes"
 
 
 @models_app.command("check")
@@ -76,16 +108,25 @@ def check(
     if image is not None and not image.is_file():
         raise BadInput(f"--image {image}: no such file")
     options = {k: v for k, v in {"base_url": base_url, "api_key_env": api_key_env}.items() if v}
-    result = asyncio.run(_check(spec, prompt, image, options, max_tokens))
+    result, tokens = asyncio.run(_check(spec, prompt, image, options, max_tokens))
     if as_json:
         print_json(result)
     else:
-        table = Table(show_header=False, title=f"models check {spec}")
+        table = Table(show_header=False, title=f"models check {result['model']}")
         for key, value in result.items():
             table.add_row(key, "" if value is None else str(value))
         console.print(table)
     if result["status"] != "ok":
         raise typer.Exit(1)
+    if tokens is not None and tokens.images_ignored:
+        # The reply looks fine, but the model never saw the picture: an evaluation on this
+        # endpoint would store text-only answers as answers about images.
+        raise fail(
+            f"{result['model']}: the image added no prompt tokens ({tokens.describe()}): the "
+            "server dropped it. It serves a text-only model or chat format (llama.cpp needs the "
+            "model's multimodal projector, --mmproj, and a chat template that takes images)",
+            EXIT_FAILURES,
+        )
 
 
 @models_app.command("providers")

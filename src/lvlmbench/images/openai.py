@@ -36,8 +36,9 @@ from lvlmbench.models.providers import (
     hosted_key,
     post_json,
     probe,
-    redact_json,
+    redact_data,
     scrub_key,
+    split_credentials,
 )
 from lvlmbench.types import Status
 
@@ -113,7 +114,10 @@ class OpenAITextToImage:
     ) -> None:
         self.name = name
         self.spec = f"openai/{name}"
-        self.base_url = base_url.rstrip("/")
+        # Credentials in the URL are sent as basic auth and never shown, stored or keyed on.
+        endpoint = split_credentials(base_url.rstrip("/"))
+        self.base_url = endpoint.url
+        self._auth = endpoint.auth
         self.endpoint = self.base_url
         self.quality = quality
         self.style = style
@@ -143,7 +147,7 @@ class OpenAITextToImage:
         return identity
 
     def _headers(self) -> dict[str, str]:
-        return bearer_headers(self._api_key)
+        return bearer_headers(self._api_key, self._auth)
 
     def _payload(self, request: ImageRequest) -> dict[str, Any]:
         width, height = self.size or (request.width, request.height)
@@ -176,7 +180,9 @@ class OpenAITextToImage:
                 what=self.spec,
                 classify=classify_images,
             )
-            body = redact_json(body, [self._api_key])
+            # An echoed key masked where it can be: never inside the base64 image (a short key
+            # replaced there corrupted every image).
+            body = redact_data(body)
             image, revised = await self._first_image(body)
         except _Refused as exc:
             return ImageOutput(
@@ -226,7 +232,7 @@ class OpenAITextToImage:
 
     def _scrub(self, exc: ProviderError) -> ProviderError:
         """``exc`` without the key in its message, with hints that fit this provider."""
-        return scrub_key(exc, self._api_key, self._api_key_env)
+        return scrub_key(exc, self._api_key, self._api_key_env, url_credentials=bool(self._auth))
 
     async def check(self) -> None:
         """Preflight: GET {base_url}/models; a server without that route answers 404, which

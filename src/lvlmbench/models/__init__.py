@@ -21,6 +21,7 @@ from lvlmbench.models._generation import (
     is_truncated,
     spec_with_settings,
 )
+from lvlmbench.models._image_check import ImageTokens, compare_image_tokens, without_images
 from lvlmbench.models._meter import RequestMeter, metered
 from lvlmbench.models._options import PRICE, parse_param
 from lvlmbench.models._policy import (
@@ -52,6 +53,7 @@ from lvlmbench.models._registry import (
 from lvlmbench.models._secrets import (
     RedactingFilter,
     install_log_redaction,
+    mask_url_credentials,
     redact_text,
     register_secret,
 )
@@ -71,6 +73,7 @@ __all__ = [
     "CircuitBreaker",
     "ErrorKind",
     "GenerationSettings",
+    "ImageTokens",
     "ModelClient",
     "ModelSpec",
     "PreparedCall",
@@ -88,6 +91,7 @@ __all__ = [
     "Structured",
     "cache_key",
     "chat_cache_key",
+    "compare_image_tokens",
     "display_name",
     "display_names",
     "extract_json",
@@ -96,6 +100,7 @@ __all__ = [
     "is_truncated",
     "load_chat_model",
     "load_model",
+    "mask_url_credentials",
     "metered",
     "model_identity",
     "model_price",
@@ -108,4 +113,5 @@ __all__ = [
     "resolve_spec",
     "spec_option",
     "spec_with_settings",
+    "without_images",
 ]

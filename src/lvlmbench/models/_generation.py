@@ -17,6 +17,7 @@ from typing import Any
 from urllib.parse import parse_qsl, urlencode
 
 from lvlmbench.models._options import PARAM_PREFIX, parse_param
+from lvlmbench.models._secrets import mask_url_credentials
 from lvlmbench.types import GenerationConfig, Message, TextPart
 
 __all__ = [
@@ -132,8 +133,8 @@ def spec_with_settings(spec: str, settings: GenerationSettings) -> str:
     for name, value in added.items():
         if name in given and given[name] != value:
             raise ValueError(
-                f"model spec {spec!r} sets {name}={given[name]!r} but the command line says "
-                f"{value!r}; give it once"
+                f"model spec {mask_url_credentials(spec)!r} sets {name}={given[name]!r} but the "
+                f"command line says {value!r}; give it once"
             )
     merged = {**given, **added}
     return f"{base}?{urlencode(merged, safe=':/@')}"

@@ -17,6 +17,7 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import unquote
 
 import aiohttp
 from aiohttp.helpers import get_env_proxy_for_url
@@ -24,9 +25,11 @@ from yarl import URL
 
 from lvlmbench.ids import compact_json_writer
 from lvlmbench.models._api import ErrorKind, ProviderError
+from lvlmbench.models._secrets import basic_token, redact_server_text, register_url_credentials
 
 __all__ = [
     "Classifier",
+    "Endpoint",
     "HttpClient",
     "HttpConnectError",
     "HttpError",
@@ -37,8 +40,7 @@ __all__ = [
     "parse_retry_after",
     "post_json",
     "probe",
-    "redact",
-    "redact_json",
+    "split_credentials",
 ]
 
 
@@ -254,35 +256,51 @@ def parse_retry_after(value: str | None) -> float | None:
     return max(0.0, when.timestamp() - time.time())
 
 
-def redact(text: str, secrets: list[str]) -> str:
-    """``text`` with every non-empty secret replaced by ``***``."""
-    for secret in secrets:
-        if secret:
-            text = text.replace(secret, "***")
-    return text
-
-
-def redact_json(body: dict[str, Any], secrets: list[str]) -> dict[str, Any]:
-    """``body`` with every non-empty secret masked in its strings: a proxy that echoes request
-    headers must not put a key into ModelOutput.raw, which the store keeps."""
-    text = json.dumps(body)
-    if not any(secret and secret in text for secret in secrets):
-        return body
-    cleaned: dict[str, Any] = json.loads(redact(text, secrets))
-    return cleaned
-
-
 def _error_detail(response: HttpResponse) -> str:
+    """The server's words about a failed request, with any secret it echoed masked: the
+    only text of a server's that goes into an error message."""
+    return redact_server_text(_error_words(response))[:300]
+
+
+def _error_words(response: HttpResponse) -> str:
     try:
         body = response.json()
     except (json.JSONDecodeError, UnicodeDecodeError):
-        return response.text[:300]
+        return response.text[:600]
     if isinstance(body, dict):
         err = body.get("error", body)
         if isinstance(err, dict):
-            return str(err.get("message") or err.get("detail") or err)[:300]
-        return str(err)[:300]
-    return str(body)[:300]
+            return str(err.get("message") or err.get("detail") or err)[:600]
+        return str(err)[:600]
+    return str(body)[:600]
+
+
+@dataclass(frozen=True, slots=True)
+class Endpoint:
+    """A base URL as it may be shown, stored and keyed on, and the headers its credentials
+    make: ``http://user:password@host/v1`` is ``http://host/v1`` with HTTP basic auth."""
+
+    url: str
+    """The URL without a ``user:password@`` part."""
+    auth: Mapping[str, str]
+    """``{"authorization": "Basic ..."}`` when the URL carried credentials, else empty."""
+
+
+def split_credentials(url: str) -> Endpoint:
+    """``url`` without its credentials, which become the basic-auth header and are registered
+    as secrets. aiohttp refuses credentials in a URL beside an ``Authorization`` header (a
+    ValueError), and neither the identity nor an error message may show the password."""
+    # Split by hand, as the identity does: a password may hold '#' or '?' (a spec's options are
+    # percent-decoded once), which would end a parsed URL's host part early.
+    scheme, sep, rest = url.partition("://")
+    netloc, slash, path = rest.partition("/")
+    userinfo, at, host = netloc.rpartition("@")
+    if not sep or not at:
+        return Endpoint(url, {})
+    register_url_credentials(url)
+    user, _, password = userinfo.partition(":")
+    token = basic_token(unquote(user), unquote(password))
+    return Endpoint(f"{scheme}://{host}{slash}{path}", {"authorization": f"Basic {token}"})
 
 
 def _is_quota_error(status: int, detail: str) -> bool:

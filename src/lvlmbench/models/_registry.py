@@ -50,6 +50,7 @@ from lvlmbench.models._options import (
     param_option,
     parse_price,
 )
+from lvlmbench.models._secrets import mask_url_credentials, register_url_credentials
 
 if TYPE_CHECKING:
     from lvlmbench.models._api import ChatModel
@@ -78,7 +79,11 @@ ProviderFactory = Callable[[str, Mapping[str, str]], Any]
 
 class RegistryError(ValueError):
     """A spec that names no known provider, an option it does not take or a malformed value,
-    or a provider whose extra is not installed."""
+    or a provider whose extra is not installed. The message, which quotes the spec, shows no
+    password written into a URL of it."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(mask_url_credentials(message))
 
 
 @dataclass(frozen=True)
@@ -193,6 +198,9 @@ class ModelSpec:
 
 
 def _split_options(spec: str, query: str) -> dict[str, str]:
+    # Credentials written into a base_url are secrets from the moment the spec is read: every
+    # message, log line or progress label that quotes the spec masks them.
+    register_url_credentials(spec)
     try:
         pairs = parse_qsl(query, keep_blank_values=True, strict_parsing=True) if query else []
     except ValueError:
@@ -269,6 +277,8 @@ def _resolved(
     for name, option in provider.options.items():
         if name not in merged and option.env and os.environ.get(option.env):
             merged[name] = os.environ[option.env]
+    for value in merged.values():  # a keyword or $OPENAI_BASE_URL may carry credentials too
+        register_url_credentials(value)
     canonical: dict[str, str] = {}
     for name, value in merged.items():
         taken = provider.option(name)

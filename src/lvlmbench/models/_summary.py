@@ -42,6 +42,8 @@ class RunSummary:
     """What those requests cost at the model's ``price`` (None: the model has no price)."""
     reasons: dict[str, int] = field(default_factory=dict)
     """Failure reasons (first :data:`REASON_CHARS` characters) and how often each occurred."""
+    warnings: list[str] = field(default_factory=list)
+    """What the run found wrong without failing a unit (a server that drops images), each once."""
 
     def tally(self, status: Status, reason: str | None) -> None:
         """Count one finished unit by its status; a unit not ok counts its reason too."""
@@ -83,3 +85,4 @@ class RunSummary:
         self.wall_s += other.wall_s
         for reason, count in other.reasons.items():
             self.reasons[reason] = self.reasons.get(reason, 0) + count
+        self.warnings += [w for w in other.warnings if w not in self.warnings]

@@ -28,8 +28,9 @@ from lvlmbench.models.providers import (
     hosted_key,
     post_json,
     probe,
-    redact_json,
+    redact_data,
     scrub_key,
+    split_credentials,
     to_png,
 )
 from lvlmbench.types import (
@@ -139,7 +140,10 @@ class AnthropicChatModel:
     ) -> None:
         self.name = name
         self.spec = f"anthropic/{name}"
-        self.base_url = base_url.rstrip("/")
+        # Credentials in the URL are sent as basic auth and never shown, stored or keyed on.
+        endpoint = split_credentials(base_url.rstrip("/"))
+        self.base_url = endpoint.url
+        self._auth = endpoint.auth
         self.endpoint = self.base_url
         self._api_key = hosted_key(
             self.spec,
@@ -155,6 +159,7 @@ class AnthropicChatModel:
 
     def _headers(self) -> dict[str, str]:
         headers = {"content-type": "application/json", "anthropic-version": API_VERSION}
+        headers.update(self._auth)
         if self._api_key:
             headers["x-api-key"] = self._api_key
         return headers
@@ -200,14 +205,20 @@ class AnthropicChatModel:
             )
         except ProviderError as exc:
             raise self._scrub(exc) from None
-        body = redact_json(body, [self._api_key])
+        body = redact_data(body)  # an echoed key, masked where it can be (see redact_data)
         tool = JSON_TOOL if config.json_schema is not None else None
         return _parse_message(body, time.perf_counter() - started, self.spec, tool, wrapped)
 
     def _scrub(self, exc: ProviderError) -> ProviderError:
         """``exc`` without the key in its message, with hints that fit this provider."""
         hint = "check the model name and that base_url does not end in /v1"
-        return scrub_key(exc, self._api_key, self._api_key_env, not_found_hint=hint)
+        return scrub_key(
+            exc,
+            self._api_key,
+            self._api_key_env,
+            not_found_hint=hint,
+            url_credentials=bool(self._auth),
+        )
 
     async def check(self) -> None:
         """Preflight: GET {base_url}/v1/models (any HTTP answer shows the server is up)."""

@@ -32,9 +32,10 @@ from lvlmbench.models.providers import (
     post_json,
     probe,
     read_secret,
-    redact_json,
+    redact_data,
     require_key,
     scrub_key,
+    split_credentials,
     to_png,
 )
 from lvlmbench.types import GenerationConfig, ImagePart, Message, ModelOutput, Status, Usage
@@ -219,7 +220,10 @@ class GoogleChatModel:
             raise ValueError(f"json_mode must be one of {', '.join(JSON_MODES)}, got {json_mode!r}")
         self.name = name.removeprefix("models/")
         self.spec = f"google/{self.name}"
-        self.base_url = base_url.rstrip("/")
+        # Credentials in the URL are sent as basic auth and never shown, stored or keyed on.
+        endpoint = split_credentials(base_url.rstrip("/"))
+        self.base_url = endpoint.url
+        self._auth = endpoint.auth
         self.endpoint = self.base_url
         self.thinking_budget = thinking_budget
         self._api_key_env = api_key_env
@@ -246,7 +250,7 @@ class GoogleChatModel:
         return identity
 
     def _headers(self) -> dict[str, str]:
-        headers = {"content-type": "application/json"}
+        headers = {"content-type": "application/json", **self._auth}
         if self._api_key:
             headers["x-goog-api-key"] = self._api_key
         return headers
@@ -313,14 +317,19 @@ class GoogleChatModel:
             )
         except ProviderError as exc:
             raise self._scrub(exc) from None
-        body = redact_json(body, [self._api_key])
+        body = redact_data(body)  # an echoed key, masked where it can be (see redact_data)
         return _parse_reply(body, time.perf_counter() - started, self.spec)
 
     def _scrub(self, exc: ProviderError) -> ProviderError:
         """``exc`` without the key in its message, with hints that fit this provider."""
         hint = "check the model name and that base_url does not end in /v1beta"
         return scrub_key(
-            exc, self._api_key, self._api_key_env, auth_codes=(401, 403), not_found_hint=hint
+            exc,
+            self._api_key,
+            self._api_key_env,
+            auth_codes=(401, 403),
+            not_found_hint=hint,
+            url_credentials=bool(self._auth),
         )
 
     async def check(self) -> None:

@@ -22,9 +22,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from lvlmbench.models._api import ErrorKind, ProviderError
-from lvlmbench.models._http import HttpClient, post_json, probe, redact
+from lvlmbench.models._http import HttpClient, post_json, probe, split_credentials
 from lvlmbench.models._replicas import Replica, ReplicaSet, replica_failed
-from lvlmbench.models._secrets import read_secret
+from lvlmbench.models._secrets import read_secret, redact_text
 from lvlmbench.models.providers import EncodedImages, base64_text, bearer_headers
 from lvlmbench.types import (
     GenerationConfig,
@@ -128,7 +128,10 @@ class OpenAIChatModel:
             )
         self.name = name
         self.spec = f"openai/{name}"
-        urls = [url.strip().rstrip("/") for url in base_url.split(",")]
+        # Credentials in a URL are sent as basic auth and never shown, stored or keyed on.
+        endpoints = [split_credentials(url.strip().rstrip("/")) for url in base_url.split(",")]
+        urls = [endpoint.url for endpoint in endpoints]
+        self._auth = {endpoint.url: endpoint.auth for endpoint in endpoints}
         self.base_url = urls[0]
         self.deployment = deployment
         self.replicas = ReplicaSet(urls)
@@ -161,8 +164,8 @@ class OpenAIChatModel:
             identity["max_tokens_cap"] = self.max_tokens_cap
         return identity
 
-    def _headers(self) -> dict[str, str]:
-        return bearer_headers(self._api_key)
+    def _headers(self, url: str) -> dict[str, str]:
+        return bearer_headers(self._api_key, self._auth[url])
 
     def _payload(
         self, messages: list[Message], config: GenerationConfig, splices: dict[str, str]
@@ -232,7 +235,7 @@ class OpenAIChatModel:
                 self._client,
                 f"{replica.url}/chat/completions",
                 payload,
-                headers=self._headers(),
+                headers=self._headers(replica.url),
                 what=self.spec,
                 splices=splices,
                 unsupported=("response_format", "json_schema")
@@ -240,7 +243,9 @@ class OpenAIChatModel:
                 else (),
             )
         except ProviderError as exc:
-            exc.args = (redact(str(exc.args[0]), [self._api_key]),)
+            exc.args = (redact_text(str(exc.args[0])),)
+            if exc.status_code == 401 and self._auth[replica.url]:
+                exc.hint = "check the user and password written into base_url"
             raise
         finally:
             replica.in_flight -= 1
@@ -252,7 +257,7 @@ class OpenAIChatModel:
         answers 404, which still shows it is up. The run starts when one replica answers: the
         dead ones are named in a warning and taken out for their cool-down."""
         probes = [
-            probe(self._client, f"{r.url}/models", what=self.spec, headers=self._headers())
+            probe(self._client, f"{r.url}/models", what=self.spec, headers=self._headers(r.url))
             for r in self.replicas.replicas
         ]
         results = await asyncio.gather(*probes, return_exceptions=True)
@@ -267,7 +272,7 @@ class OpenAIChatModel:
         for replica, error in dead:
             self.replicas.failed(replica, str(error))
         if dead:
-            names = ", ".join(redact(r.url, [self._api_key]) for r, _ in dead)
+            names = ", ".join(r.url for r, _ in dead)
             log.warning(
                 "%s: %d of %d replicas unreachable, running on the others: %s",
                 self.spec,

@@ -11,12 +11,14 @@ from __future__ import annotations
 
 import io
 import json
+from collections.abc import Mapping
 from typing import Any
 
 from lvlmbench.models._api import ErrorKind, ProviderError
 from lvlmbench.models._encoded_images import EncodedImages, base64_text
 from lvlmbench.models._hf_batch import Batcher
 from lvlmbench.models._http import (
+    Endpoint,
     HttpClient,
     HttpError,
     HttpResponse,
@@ -24,17 +26,17 @@ from lvlmbench.models._http import (
     parse_retry_after,
     post_json,
     probe,
-    redact,
-    redact_json,
+    split_credentials,
 )
 from lvlmbench.models._options import DIFFUSERS_OPTIONS, OPENAI_IMAGE_OPTIONS, parse_image_price
-from lvlmbench.models._secrets import read_secret
+from lvlmbench.models._secrets import read_secret, redact_data, redact_text, register_secret
 
 __all__ = [
     "DIFFUSERS_OPTIONS",
     "OPENAI_IMAGE_OPTIONS",
     "Batcher",
     "EncodedImages",
+    "Endpoint",
     "ErrorKind",
     "HttpClient",
     "HttpError",
@@ -50,10 +52,10 @@ __all__ = [
     "post_json",
     "probe",
     "read_secret",
-    "redact",
-    "redact_json",
+    "redact_data",
     "require_key",
     "scrub_key",
+    "split_credentials",
     "to_png",
 ]
 
@@ -72,11 +74,15 @@ def hosted_key(spec: str, api_key_env: str, *, hosted: bool, hint: str) -> str:
     return key
 
 
-def bearer_headers(key: str) -> dict[str, str]:
+def bearer_headers(key: str, auth: Mapping[str, str] | None = None) -> dict[str, str]:
     """JSON request headers with ``Authorization: Bearer`` when there is a key (a local
-    OpenAI-compatible server may need none)."""
+    OpenAI-compatible server may need none). ``auth``: the basic-auth header of credentials
+    written into the base URL (:func:`split_credentials`), sent instead of the key: one
+    request carries one ``Authorization``, and the user named these for this endpoint."""
     headers = {"content-type": "application/json"}
-    if key:
+    if auth:
+        headers.update(auth)
+    elif key:
         headers["authorization"] = f"Bearer {key}"
     return headers
 
@@ -88,11 +94,18 @@ def scrub_key(
     *,
     auth_codes: tuple[int, ...] = (401,),
     not_found_hint: str | None = None,
+    url_credentials: bool = False,
 ) -> ProviderError:
-    """``exc`` without the key in its message, with a hint naming where the key comes from
-    (an ``auth_codes`` status) or what a 404 means for this provider."""
-    exc.args = (redact(str(exc.args[0]), [key]),)
-    if exc.status_code in auth_codes:
+    """``exc`` with ``key`` and every other secret masked in its message as
+    :func:`~lvlmbench.models.redact_text` masks them (a server's words in it were masked when it
+    was made, where a short key stands as a word), with a hint naming where the key comes from
+    (an ``auth_codes`` status) or what a 404 means for this provider. ``url_credentials``: the
+    base URL carries a user and password, which a 401 is then about."""
+    register_secret(key)  # read with read_secret, so already known; a key from elsewhere too
+    exc.args = (redact_text(str(exc.args[0])),)
+    if exc.status_code == 401 and url_credentials:
+        exc.hint = "check the user and password written into base_url"
+    elif exc.status_code in auth_codes:
         exc.hint = f"check the API key in {key_env}"
     elif not_found_hint is not None and exc.status_code == 404:
         exc.hint = not_found_hint

@@ -11,6 +11,7 @@ from contextlib import AbstractContextManager
 # models registry only declares them; see lvlmbench.baselines).
 import lvlmbench.baselines  # noqa: F401
 from lvlmbench.models import EXAMINEE_MAX_TOKENS, ModelClient, load_chat_model
+from lvlmbench.runner._image_watch import image_token_warning
 from lvlmbench.runner._runner import EvalSummary, ProgressHook, run_examinee
 from lvlmbench.store import Store
 from lvlmbench.types import GenerationConfig
@@ -40,7 +41,9 @@ async def run_examinees(
 ) -> list[EvalSummary]:
     """Run each examinee in turn, each with its own client and concurrency limit, after one
     cheap request to its endpoint (a dead one stops the run in seconds). Generation settings
-    travel in each spec; the reply budget is EXAMINEE_MAX_TOKENS unless a spec sets it."""
+    travel in each spec; the reply budget is EXAMINEE_MAX_TOKENS unless a spec sets it. A run
+    whose images added no prompt tokens (a server that drops them) ends with a warning in its
+    summary (:func:`~lvlmbench.runner._image_watch.image_token_warning`)."""
     config = config or GenerationConfig(max_tokens=EXAMINEE_MAX_TOKENS)
     summaries = []
     for spec in specs:
@@ -48,18 +51,22 @@ async def run_examinees(
         try:
             await client.check()
             with progress(spec, client) as hook:
-                summaries.append(
-                    await run_examinee(
-                        store,
-                        benchmark,
-                        client,
-                        variant=variant,
-                        config=config,
-                        on_progress=hook,
-                        epochs=epochs,
-                        only=only,
-                    )
+                summary = await run_examinee(
+                    store,
+                    benchmark,
+                    client,
+                    variant=variant,
+                    config=config,
+                    on_progress=hook,
+                    epochs=epochs,
+                    only=only,
                 )
+            # Once the answers are in: did the images count? (One cached one-token call.)
+            warning = await image_token_warning(
+                store, benchmark, client, variant=variant, config=config, only=only
+            )
+            summary.warnings += [warning] if warning else []
+            summaries.append(summary)
         finally:
             await client.aclose()
     return summaries
