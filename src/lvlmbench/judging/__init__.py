@@ -52,6 +52,13 @@ from lvlmbench.judging.reference import (
     reference_messages,
     reference_name,
 )
+from lvlmbench.judging.scale import (
+    ParsedRating,
+    ParsedScores,
+    RatingScale,
+    parse_rating,
+    parse_scores,
+)
 from lvlmbench.judging.score import (
     SCORE,
     ModelScore,
@@ -74,14 +81,7 @@ from lvlmbench.judging.summaries import (
     pair_records,
     pairwise_report,
 )
-from lvlmbench.judging.verdict import (
-    ParsedRating,
-    ParsedScores,
-    ParsedVerdict,
-    parse_rating,
-    parse_scores,
-    parse_verdict,
-)
+from lvlmbench.judging.verdict import ParsedVerdict, parse_verdict
 from lvlmbench.judging.vote_summary import JudgeAgreement, VoteSummary, vote_summary
 
 __all__ = [
@@ -110,6 +110,7 @@ __all__ = [
     "ParsedScores",
     "ParsedVerdict",
     "ProgressHook",
+    "RatingScale",
     "RunProtocol",
     "ScoreGroup",
     "VoteAgreement",

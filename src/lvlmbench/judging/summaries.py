@@ -18,8 +18,9 @@ from typing import Any
 from lvlmbench.judging.pairwise import PAIRWISE, combine_orders, model_family
 from lvlmbench.judging.protocol import metric_name
 from lvlmbench.judging.reference import REFERENCE, answer_texts
+from lvlmbench.judging.scale import ParsedRating
 from lvlmbench.judging.style_control import StyleControl, style_control
-from lvlmbench.judging.verdict import ParsedRating, ParsedVerdict
+from lvlmbench.judging.verdict import ParsedVerdict
 from lvlmbench.ratings import (
     MAJORITY,
     AgreementReport,

@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from lvlmbench.judging.metrics._base import METRICS, Metric, load_metric
-from lvlmbench.judging.verdict import ParsedRating
+from lvlmbench.judging.scale import ParsedRating
 from lvlmbench.ratings import Interval, bradley_terry_bootstrap, elo_ratings
 from lvlmbench.store import (
     Store,
