@@ -10,7 +10,10 @@
 - ``WIDE_VOTES``: the same votes typed into our wide votes format;
 - ``fastchat_records``: FastChat human judgments (expert/author judges, turns, a GPT-4 pair
   judge written as a list, a ``tie (bothbad)``), for a JSONL dataset keyed by question id;
-- ``battles``: VisIT-Bench leaderboard battles (with and without ``A_model_in_cot``).
+- ``battles``: VisIT-Bench leaderboard battles (with and without ``A_model_in_cot``);
+- ``arena_battles``: Chatbot Arena battles as FastChat's ``clean_battle_data.py`` writes them
+  (``model_a``, ``model_b``, ``winner`` with ``tie (bothbad)``, ``judge``, ``turn``,
+  ``anony``, ``language``, ``tstamp``, ``question_id``, conversations), in the order fought.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import random
 from pathlib import Path
 from typing import Any
 
@@ -95,6 +99,17 @@ _VISIT_VOTES: list[tuple[str, str, str, str, str]] = [
 ]
 """25 votes. By pair: cat llava-vs-ref 3 ref / 2 llava; cat blip-vs-llava 4 llava / 1 blip;
 sign llava-vs-ref 5 ref; chart blip-vs-ref 2 blip / 3 ref; chart llava-vs-blip 3 llava / 2 blip."""
+
+
+def visit_vote_matches() -> list[tuple[str, str, float]]:
+    """The 25 votes as rating matches (A's player, B's player, 1 when A was chosen), in the
+    file's order."""
+    players = {REF: "reference"}
+    return [
+        (players.get(a, a), players.get(b, b), 1.0 if chosen == "A" else 0.0)
+        for _, _, a, b, chosen in _VISIT_VOTES
+    ]
+
 
 WIDE_VOTES = """instance,A_model,B_model,v1,v2,v3,v4,v5
 row-3,instructblip,reference,B,B,A,A,B
@@ -242,3 +257,41 @@ def battles() -> list[dict[str, Any]]:
         battle(CHART, "chart", "llava-13b", "instructblip", ["llava-13b", "Tie"]),
         battle(SIGN_ENCODED, "sign", REF, "llava-13b", [REF, "I cannot decide"]),
     ]
+
+
+ARENA_MODELS = ("vicuna-13b", "koala-13b", "alpaca-13b", "llama-13b")
+"""The players of :func:`arena_battles`, strongest first."""
+
+
+def arena_battles(n: int = 60, seed: int = 11) -> list[dict[str, Any]]:
+    """``n`` Chatbot Arena battles on the two items of :func:`jsonl_dataset` (question ids
+    "101" and "102"), fought in file order (rising ``tstamp``): the stronger model usually
+    wins, about one in six is a tie (some ``tie (bothbad)``), sides and voters mixed."""
+    rng = random.Random(seed)
+    records = []
+    for number in range(n):
+        a, b = rng.sample(ARENA_MODELS, 2)
+        roll = rng.random()
+        stronger = "model_a" if ARENA_MODELS.index(a) < ARENA_MODELS.index(b) else "model_b"
+        weaker = "model_b" if stronger == "model_a" else "model_a"
+        winner = stronger if roll < 0.6 else weaker if roll < 0.83 else "tie"
+        if winner == "tie" and rng.random() < 0.4:
+            winner = "tie (bothbad)"
+        qid = rng.choice(("101", "102"))
+        question = "What is in the bowl?" if qid == "101" else "Read the sign."
+        records.append(
+            {
+                "question_id": qid,
+                "model_a": a,
+                "model_b": b,
+                "winner": winner,
+                "judge": f"arena_user_{rng.randrange(12)}",
+                "conversation_a": _conversation(question, f"{a} answers."),
+                "conversation_b": _conversation(question, f"{b} answers."),
+                "turn": 1,
+                "anony": True,
+                "language": "English",
+                "tstamp": 1682351591.0 + 37.5 * number,
+            }
+        )
+    return records

@@ -35,7 +35,7 @@ METRIC = "metric:"
 """Protocol family of the text metrics (``metric:<name>``, judge ``metric/<name>``)."""
 
 _MODEL = Column("model", "model", None)
-_PAIRWISE_COLUMNS = ("bt:", "win_rate:", "online_elo:", "combine:")
+_PAIRWISE_COLUMNS = ("bt:", "win_rate:", "online_elo_", "combine:")
 
 
 def _scores(rows: Iterable[Judgment], items: Mapping[str, BenchmarkItem]) -> dict[str, ModelScore]:

@@ -8,7 +8,9 @@ on a pair are five matches, as in VisIT-Bench's human Elo.
 
 The matches are sorted (item, players, outcome) before rating, so the numbers depend only on
 the votes, not on their file, its row order or the annotators' names: the same votes imported
-from VisIT-Bench's preference CSV and typed into our wide format rate identically.
+from VisIT-Bench's preference CSV and typed into our wide format rate identically. The one
+exception says so in its label: online Elo *in the order fought* replays the votes in the order
+of their files' rows (Chatbot Arena's online Elo), next to the mean over shuffled orders.
 
 :func:`vote_agreement` is FastChat's agreement (``compute_agreement.py``): the judge's verdict
 on a pair against every single human vote on it, with ties counted as a verdict, and again with
@@ -27,6 +29,7 @@ from lvlmbench.judging.summaries import (
     HUMAN,
     RATING_ROUNDS,
     RATING_SEED,
+    FoughtMatch,
     PairwiseReport,
     judge_verdicts,
     rate_matches,
@@ -74,8 +77,10 @@ def human_report(
     ``style``, also the style-controlled Bradley-Terry over the votes."""
     items = list(iter_items(store, benchmark))
     categories = {item.id: item.category for item in items}
+    position = {item.id: index for index, item in enumerate(items)}
     report = PairwiseReport(judge=judge, protocol=HUMAN)
     votes: list[tuple[str, str, str, float]] = []
+    fought: list[FoughtMatch] = []
     pairs: dict[tuple[str, str, str], bool] = {}
     for j in iter_judgments(store, protocol=HUMAN):
         if j.item_id not in categories or j.model_b is None or not _wanted(judge, j.judge):
@@ -86,11 +91,14 @@ def human_report(
         pairs[(j.item_id, p1, p2)] = pairs.get((j.item_id, p1, p2), False) or vote is not None
         if vote is not None:
             votes.append((j.item_id, vote[0], vote[1], _OUTCOME[vote[2]]))
+            fought.append(FoughtMatch(j.sequence, position[j.item_id], votes[-1][1:]))
     report.pairs = len(pairs)
     report.unscored_pairs = sum(not scored for scored in pairs.values())
     votes.sort()
     by_category = [(a, b, o, categories[item] or "(none)") for item, a, b, o in votes]
-    if rate_matches(report, by_category, reference=reference, rounds=rounds, seed=seed):
+    if rate_matches(
+        report, by_category, reference=reference, rounds=rounds, seed=seed, fought=fought
+    ):
         report.warnings.append(
             f"{len(votes)} human votes rated, one match per vote (a vote is one order)"
         )

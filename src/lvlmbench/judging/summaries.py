@@ -27,15 +27,16 @@ from lvlmbench.ratings import (
     BootstrapRatings,
     CombineRule,
     JudgeDiagnostics,
+    OnlineElo,
     TwoOrderVerdict,
     WinRate,
     bradley_terry_bootstrap,
     category_win_rates,
     cohen_kappa,
-    elo_ratings,
     judge_diagnostics,
     judge_human_agreement,
     kendall_tau,
+    online_elo,
     win_rates_vs_reference,
 )
 from lvlmbench.store import Store, iter_items, iter_judgments, judges_under
@@ -45,9 +46,11 @@ __all__ = [
     "HUMAN",
     "RATING_ROUNDS",
     "RATING_SEED",
+    "FoughtMatch",
     "HumanAgreement",
     "PairRecord",
     "PairwiseReport",
+    "fought_order",
     "human_agreement",
     "judge_verdicts",
     "judges_for",
@@ -63,8 +66,42 @@ RATING_ROUNDS = 200
 """Bootstrap rounds of the Bradley-Terry intervals by default: `lvlmbench rate`'s, the report's
 and the web app's, so the three show the same numbers."""
 RATING_SEED = 0
-"""Seed of those bootstraps (and of online Elo's shuffles) by default."""
+"""Seed of those bootstraps (and of the shuffled orders of online Elo) by default."""
 _SCORE = {"a": 1.0, "b": 0.0, "tie": 0.5}
+Rated = tuple[str, str, float]
+"""A match: first player, second, outcome for the first."""
+
+
+@dataclass(frozen=True)
+class FoughtMatch:
+    """A match with what places it in the order the battles were fought."""
+
+    sequence: int | None
+    """Its battle's place in the order fought (the earliest of its rows'), None: unknown."""
+    item: int
+    """Its item's place in the benchmark (the order a judge run asks in)."""
+    match: Rated
+
+
+def fought_order(matches: list[FoughtMatch]) -> tuple[list[Rated], str]:
+    """The matches in the order their battles were fought, and words saying what that order
+    is: by ``sequence`` where recorded, else (after those) in benchmark item order."""
+    unknown = sum(m.sequence is None for m in matches)
+    ordered = sorted(
+        matches, key=lambda m: (m.sequence is None, m.sequence or 0, m.item, m.match[:2])
+    )
+    if unknown == 0:
+        order = "the order fought"
+    elif unknown == len(matches):
+        order = "benchmark item order (no battle order recorded)"
+    else:
+        order = f"the order fought, then item order for {unknown} without one"
+    return [m.match for m in ordered], order
+
+
+def _sequence(*rows: Judgment | None) -> int | None:
+    recorded = [r.sequence for r in rows if r is not None and r.sequence is not None]
+    return min(recorded) if recorded else None
 
 
 @dataclass(frozen=True)
@@ -125,7 +162,9 @@ class PairwiseReport:
     unscored_pairs: int = 0
     statuses: dict[str, int] = field(default_factory=dict)
     """Rows by status (ok, unparseable, refused, error)."""
-    elo: dict[str, float] = field(default_factory=dict)
+    online_elo: OnlineElo | None = None
+    """Online Elo in the order the battles were fought and the mean over shuffled orders,
+    each with its label (None: nothing rated)."""
     bradley_terry: BootstrapRatings | None = None
     bt_note: str | None = None
     win_rates: dict[str, WinRate] = field(default_factory=dict)
@@ -149,7 +188,7 @@ class PairwiseReport:
             "pairs": self.pairs,
             "unscored_pairs": self.unscored_pairs,
             "statuses": self.statuses,
-            "elo": self.elo,
+            "online_elo": None if self.online_elo is None else self.online_elo.as_dict(),
             "bradley_terry": None
             if bt is None
             else {
@@ -212,13 +251,23 @@ def _upper(row: Judgment | None) -> Any:
     return "tie" if verdict.verdict == "tie" else verdict.verdict.upper()
 
 
+@dataclass
+class _Tallied:
+    matches: list[tuple[str, str, float, str]] = field(default_factory=list)
+    """Every scored match with its category."""
+    vs_reference: list[tuple[str, str, float, str]] = field(default_factory=list)
+    """Those against the reference on items that have a reference answer."""
+    fought: list[FoughtMatch] = field(default_factory=list)
+    """Every scored match with its place in the order fought."""
+
+
 def _tally(
-    report: PairwiseReport, pairs: list[PairRecord], with_reference: set[str]
-) -> tuple[list[tuple[str, str, float, str]], list[tuple[str, str, float, str]]]:
-    """All scored matches under ``report.combine`` with their category, and those against the
-    reference on items that have a reference answer."""
-    matches: list[tuple[str, str, float, str]] = []
-    vs_reference: list[tuple[str, str, float, str]] = []
+    report: PairwiseReport, pairs: list[PairRecord], with_reference: set[str], items: list[str]
+) -> _Tallied:
+    """The scored matches under ``report.combine`` (``items``: the benchmark's item ids in
+    order)."""
+    out = _Tallied()
+    position = {item: index for index, item in enumerate(items)}
     for r in pairs:
         for row in (r.ab, r.ba):
             if row is not None:
@@ -229,11 +278,12 @@ def _tally(
             report.unscored_pairs += 1
             continue
         a, b = r.players
-        match = (a, b, {"a": 1.0, "b": 0.0, "tie": 0.5}[result], r.category or "(none)")
-        matches.append(match)
+        match = (a, b, _SCORE[result], r.category or "(none)")
+        out.matches.append(match)
+        out.fought.append(FoughtMatch(_sequence(r.ab, r.ba), position[r.item_id], match[:3]))
         if report.reference in (a, b) and r.item_id in with_reference:
-            vs_reference.append(match)
-    return matches, vs_reference
+            out.vs_reference.append(match)
+    return out
 
 
 def rate_matches(
@@ -243,17 +293,21 @@ def rate_matches(
     reference: str,
     rounds: int,
     seed: int,
+    fought: list[FoughtMatch],
     vs_reference: list[tuple[str, str, float, str]] | None = None,
 ) -> bool:
     """Fill ``report``'s Elo, Bradley-Terry and win rates from matches (first player, second,
-    outcome for the first, category); False (with a warning) when there are none. Win rates vs
+    outcome for the first, category); False (with a warning) when there are none. Online Elo
+    is replayed in the order ``fought`` (the same matches with their places in the order the
+    battles were fought) and averaged over shuffles of ``by_category``'s order. Win rates vs
     ``reference`` come from ``vs_reference`` when given (a model judge's pairs leave out items
     without a verified reference), else from every match against it."""
     matches = [(a, b, outcome) for a, b, outcome, _ in by_category]
     if not matches:
         report.warnings.append("no scored pairs: nothing to rate")
         return False
-    report.elo = elo_ratings(matches, shuffles=100, seed=seed)
+    in_order, order = fought_order(fought)
+    report.online_elo = online_elo(in_order, order=order, shuffle_from=matches, seed=seed)
     try:
         report.bradley_terry = bradley_terry_bootstrap(matches, rounds=rounds, seed=seed)
     except ValueError:
@@ -280,7 +334,8 @@ def pairwise_report(
     seed: int = RATING_SEED,
     style: bool = False,
 ) -> PairwiseReport:
-    """Elo (shuffled online), Bradley-Terry with bootstrap CI, win rate vs ``reference``
+    """Online Elo (in the order fought and the mean of shuffled orders), Bradley-Terry with
+    bootstrap CI, win rate vs ``reference``
     (overall and per category) and judge diagnostics from stored pairwise rows, the two
     orders of each pair combined by ``combine``. Items where ``reference`` has no answer (no
     verified reference) are counted in ``items_without_reference`` and excluded from the win
@@ -292,14 +347,15 @@ def pairwise_report(
     with_reference = {item_id for item_id, answers in texts.items() if reference in answers}
     report.items = len(items)
     report.items_without_reference = len(items) - len(with_reference)
-    by_category, vs_reference = _tally(report, pairs, with_reference)
+    tallied = _tally(report, pairs, with_reference, [item.id for item in items])
     if not rate_matches(
         report,
-        by_category,
+        tallied.matches,
         reference=reference,
         rounds=rounds,
         seed=seed,
-        vs_reference=vs_reference,
+        fought=tallied.fought,
+        vs_reference=tallied.vs_reference,
     ):
         return report
     if style:

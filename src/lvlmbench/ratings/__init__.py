@@ -31,7 +31,7 @@ from lvlmbench.ratings.diagnostics import (
     position_consistency,
     self_preference,
 )
-from lvlmbench.ratings.elo import elo_ratings
+from lvlmbench.ratings.elo import ELO_SHUFFLES, OnlineElo, elo_ratings, online_elo
 from lvlmbench.ratings.intervals import Interval, wilson_interval
 from lvlmbench.ratings.matches import OUTCOMES, Match, validate_matches
 from lvlmbench.ratings.simulate import StyleBattles, simulate_style_battles
@@ -53,6 +53,7 @@ from lvlmbench.ratings.winrate import (
 __all__ = [
     "BOTH",
     "COMBINE_RULES",
+    "ELO_SHUFFLES",
     "MAJORITY",
     "OUTCOMES",
     "STYLE_FEATURES",
@@ -63,6 +64,7 @@ __all__ = [
     "Interval",
     "JudgeDiagnostics",
     "Match",
+    "OnlineElo",
     "PositionConsistency",
     "Preference",
     "StyleBattles",
@@ -83,6 +85,7 @@ __all__ = [
     "judge_human_agreement",
     "kendall_tau",
     "length_preference",
+    "online_elo",
     "position_consistency",
     "self_preference",
     "simulate_style_battles",

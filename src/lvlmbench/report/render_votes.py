@@ -71,7 +71,7 @@ def _human_one(entry: dict[str, Any], benchmark: str) -> list[str]:
     rep = entry["ratings"]
     title = f"Human votes ({_votes(entry['votes'])}, {rep['pairs']} pairs)"
     out = [f"<h3>{escape(title)}</h3>", _intro(entry, benchmark)]
-    if rep["elo"]:  # else no vote was usable: the notes below say so
+    if rep["online_elo"]:  # else no vote was usable: the notes below say so
         out.append(ratings_table(rep, judge="human"))
     out.append(style_block(rep, judge="human"))
     out.append("<h4>Judges' agreement with the votes</h4>")
