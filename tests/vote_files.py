@@ -11,6 +11,10 @@
 - ``fastchat_records``: FastChat human judgments (expert/author judges, turns, a GPT-4 pair
   judge written as a list, a ``tie (bothbad)``), for a JSONL dataset keyed by question id;
 - ``battles``: VisIT-Bench leaderboard battles (with and without ``A_model_in_cot``);
+- ``mt_bench_human`` / ``mt_bench_gpt4_pair``: the two splits of FastChat's
+  ``mt_bench_human_judgments`` (``human_judgments.json``: expert and author judges, one expert
+  voting twice on a pair, a ``tie (bothbad)``, model names in either order, turn-2 votes;
+  ``gpt4_pair_judgments.json``: GPT-4's pair judge as a list), for ``mt_bench_questions``;
 - ``arena_battles``: Chatbot Arena battles as FastChat's ``clean_battle_data.py`` writes them
   (``model_a``, ``model_b``, ``winner`` with ``tie (bothbad)``, ``judge``, ``turn``,
   ``anony``, ``language``, ``tstamp``, ``question_id``, conversations), in the order fought.
@@ -294,4 +298,83 @@ def arena_battles(n: int = 60, seed: int = 11) -> list[dict[str, Any]]:
                 "tstamp": 1682351591.0 + 37.5 * number,
             }
         )
+    return records
+
+
+MT_BENCH_QUESTIONS = {
+    81: ("writing", "Compose an engaging travel blog post about a recent trip to Hawaii."),
+    82: ("writing", "Draft a professional email seeking your supervisor's feedback."),
+    83: ("writing", "Imagine you are writing a blog post comparing two smartphone models."),
+}
+
+
+def mt_bench_questions(tmp_path: Path) -> Path:
+    """MT-bench's three first writing questions as JSONL items keyed by ``question_id``."""
+    path = tmp_path / "mt_bench_questions.jsonl"
+    lines = [
+        json.dumps({"question_id": qid, "category": category, "question": text})
+        for qid, (category, text) in MT_BENCH_QUESTIONS.items()
+    ]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def _mt_vote(qid: int, a: str, b: str, winner: str, judge: Any, turn: int = 1) -> dict[str, Any]:
+    """One record; each conversation holds both MT-bench turns, as in the file."""
+    question = MT_BENCH_QUESTIONS[qid][1]
+    return {
+        "question_id": qid,
+        "model_a": a,
+        "model_b": b,
+        "winner": winner,
+        "judge": judge,
+        "conversation_a": _conversation(question, f"{a} on {qid}.", f"{a} again."),
+        "conversation_b": _conversation(question, f"{b} on {qid}.", f"{b} again."),
+        "turn": turn,
+    }
+
+
+def mt_bench_human() -> list[dict[str, Any]]:
+    """The ``human`` split's records (turn 1 in sorted-model terms, worked by hand in
+    ``tests/judging/test_annotator_groups.py``):
+
+    - 81, alpaca-13b vs gpt-4: expert_0 gpt-4, expert_12 gpt-4, author_3 alpaca, expert_0
+      again tie; and expert_0's turn-2 vote;
+    - 82, claude-v1 vs vicuna-13b: author_1 claude, author_3 claude (written as vicuna vs
+      claude, model_b), expert_5 ``tie (bothbad)``;
+    - 83, gpt-3.5-turbo vs gpt-4: expert_5 gpt-3.5 (written gpt-4 first), expert_12 gpt-3.5,
+      author_2 gpt-4;
+    - 81, alpaca-13b vs vicuna-13b: author_2 alone, vicuna."""
+    return [
+        _mt_vote(81, "gpt-4", "alpaca-13b", "model_a", "expert_0"),
+        _mt_vote(81, "alpaca-13b", "gpt-4", "model_b", "expert_12"),
+        _mt_vote(81, "alpaca-13b", "gpt-4", "model_a", "author_3"),
+        _mt_vote(81, "alpaca-13b", "gpt-4", "tie", "expert_0"),
+        _mt_vote(81, "alpaca-13b", "gpt-4", "model_a", "expert_0", turn=2),
+        _mt_vote(82, "claude-v1", "vicuna-13b", "model_a", "author_1"),
+        _mt_vote(82, "vicuna-13b", "claude-v1", "model_b", "author_3"),
+        _mt_vote(82, "claude-v1", "vicuna-13b", "tie (bothbad)", "expert_5"),
+        _mt_vote(83, "gpt-4", "gpt-3.5-turbo", "model_b", "expert_5"),
+        _mt_vote(83, "gpt-3.5-turbo", "gpt-4", "model_a", "expert_12"),
+        _mt_vote(83, "gpt-3.5-turbo", "gpt-4", "model_b", "author_2"),
+        _mt_vote(81, "alpaca-13b", "vicuna-13b", "model_b", "author_2"),
+    ]
+
+
+MT_BENCH_JUDGE = {81: "gpt-4", 82: "claude-v1", 83: "tie"}
+"""GPT-4's pair verdict per question (turn 1): the winner, or a tie."""
+
+
+def mt_bench_gpt4_pair() -> list[dict[str, Any]]:
+    """The ``gpt4_pair`` split's records on the voted pairs (one per pair and turn)."""
+    pairs = {
+        81: ("alpaca-13b", "gpt-4"),
+        82: ("claude-v1", "vicuna-13b"),
+        83: ("gpt-4", "gpt-3.5-turbo"),
+    }
+    records = []
+    for qid, (a, b) in pairs.items():
+        said = MT_BENCH_JUDGE[qid]
+        winner = "tie" if said == "tie" else "model_a" if said == a else "model_b"
+        records.append(_mt_vote(qid, a, b, winner, ["gpt-4", "pair-v2"]))
     return records

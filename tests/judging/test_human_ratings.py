@@ -154,14 +154,24 @@ def test_agreement_on_fastchat_votes(tmp_path: Path, kind: str) -> None:
         path = write_fastchat(tmp_path, kind, fastchat_records())
         import_dataset(store, path, "fastchat-votes", "llava")
         put_judgments(store, _judge_rows(item_id("llava", "101"), item_id("llava", "102")))
+        pooled = vote_agreement(store, "llava", "x/judge", protocol="pairwise", annotators="all")
+        # bowl: judge gpt-4 vs votes gpt-4, gpt-4 (author_2), tie; sign: judge tie vs gpt-4,
+        # claude
+        assert (pooled.agree_with_ties, pooled.total_with_ties) == (2, 5)
+        assert (pooled.agree_without_ties, pooled.total_without_ties) == (2, 2)
         votes = vote_agreement(store, "llava", "x/judge", protocol="pairwise")
-        # bowl: judge gpt-4 vs votes gpt-4, gpt-4, tie; sign: judge tie vs gpt-4, claude
-        assert (votes.agree_with_ties, votes.total_with_ties) == (2, 5)
-        assert (votes.agree_without_ties, votes.total_without_ties) == (2, 2)
-        people = annotator_agreement(store, "llava")
+        # By default the experts only, as FastChat: the bowl's author_2 vote is left out.
+        assert votes.annotators is not None and votes.annotators.group == "expert"
+        assert (votes.agree_with_ties, votes.total_with_ties) == (1, 4)
+        assert (votes.agree_without_ties, votes.total_without_ties) == (1, 1)
+        people = annotator_agreement(store, "llava", annotators="all")
         # bowl: a, a, tie -> 1 of 3 vote pairs agree (1 of 1 without ties); sign: b vs a
         assert (people.agree_with_ties, people.total_with_ties) == (1, 4)
         assert (people.agree_without_ties, people.total_without_ties) == (1, 2)
+        experts = annotator_agreement(store, "llava")
+        # bowl: a, tie -> 0 of 1; sign: b vs a -> 0 of 1 (0 of 1 without ties)
+        assert (experts.agree_with_ties, experts.total_with_ties) == (0, 2)
+        assert (experts.agree_without_ties, experts.total_without_ties) == (0, 1)
         majority = human_agreement(store, "llava", "x/judge", protocol="pairwise")
         assert majority.pairs == 2 and majority.human_ties_dropped == 1
         rated = human_report(store, "llava")

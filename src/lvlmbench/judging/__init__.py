@@ -2,6 +2,12 @@
 score and hallucination judges, caption-assisted references, and summaries of their verdicts."""
 
 from lvlmbench.judging._pool import JudgeRunSummary, ProgressHook
+from lvlmbench.judging.annotators import (
+    ALL_ANNOTATORS,
+    Annotators,
+    annotator_group,
+    choose_annotators,
+)
 from lvlmbench.judging.builtin_protocols import METRIC
 from lvlmbench.judging.hallucination import (
     HALLUCINATION,
@@ -85,6 +91,7 @@ from lvlmbench.judging.verdict import ParsedVerdict, parse_verdict
 from lvlmbench.judging.vote_summary import JudgeAgreement, VoteSummary, vote_summary
 
 __all__ = [
+    "ALL_ANNOTATORS",
     "FAMILIES",
     "HALLUCINATION",
     "HUMAN",
@@ -96,6 +103,7 @@ __all__ = [
     "REFERENCE",
     "REFERENCE_PREFIX",
     "SCORE",
+    "Annotators",
     "Column",
     "HallucinationScore",
     "HumanAgreement",
@@ -116,7 +124,9 @@ __all__ = [
     "VoteAgreement",
     "VoteSummary",
     "annotator_agreement",
+    "annotator_group",
     "answer_texts",
+    "choose_annotators",
     "column_digits",
     "combine_orders",
     "hallucination_judgment",

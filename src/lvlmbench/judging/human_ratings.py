@@ -15,7 +15,9 @@ of their files' rows (Chatbot Arena's online Elo), next to the mean over shuffle
 :func:`vote_agreement` is FastChat's agreement (``compute_agreement.py``): the judge's verdict
 on a pair against every single human vote on it, with ties counted as a verdict, and again with
 every tie (the judge's or the person's) left out. :func:`annotator_agreement` is its
-human-vs-human counterpart (``agreement BENCH -j human``).
+human-vs-human counterpart (``agreement BENCH -j human``). Both count one annotator group's
+votes (:mod:`lvlmbench.judging.annotators`; by default FastChat's experts where there are
+some) and say which.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from itertools import combinations
 
+from lvlmbench.judging.annotators import Annotators, choose_annotators
 from lvlmbench.judging.reference import REFERENCE, answer_texts
 from lvlmbench.judging.style_control import style_control
 from lvlmbench.judging.summaries import (
@@ -116,6 +119,8 @@ class VoteAgreement:
     total_with_ties: int
     agree_without_ties: int
     total_without_ties: int
+    annotators: Annotators | None = None
+    """Whose votes were counted (None: every vote, the figures given directly)."""
 
     @property
     def with_ties(self) -> float | None:
@@ -130,14 +135,19 @@ class VoteAgreement:
         )
 
 
-def annotator_agreement(store: Store, benchmark: str) -> VoteAgreement:
+def annotator_agreement(
+    store: Store, benchmark: str, *, annotators: str | None = None
+) -> VoteAgreement:
     """FastChat's human-vs-human agreement: every two votes on the same pair of the same item
-    (by different people or not: crowd votes carry no id), with ties and without. It is the
+    (by different people or not: crowd votes carry no id, and FastChat pairs an expert's two
+    votes too), with ties and without, over the votes of ``annotators`` (a group such as
+    ``expert``, ``all``, or None for the default: see :func:`choose_annotators`). It is the
     ceiling a judge's agreement with single votes can be read against."""
+    chosen = choose_annotators(store, benchmark, annotators)
     items = {item.id for item in iter_items(store, benchmark)}
     by_pair: dict[tuple[str, str, str], list[str]] = {}
     for j in iter_judgments(store, protocol=HUMAN):
-        vote = _sorted_vote(j) if j.item_id in items else None
+        vote = _sorted_vote(j) if j.item_id in items and chosen.admits(j.judge) else None
         if vote is not None:
             by_pair.setdefault((j.item_id, vote[0], vote[1]), []).append(vote[2])
     counts = [0, 0, 0, 0]
@@ -148,16 +158,20 @@ def annotator_agreement(store: Store, benchmark: str) -> VoteAgreement:
             if "tie" not in (first, second):
                 counts[2] += first == second
                 counts[3] += 1
-    return VoteAgreement(*counts)
+    return VoteAgreement(counts[0], counts[1], counts[2], counts[3], chosen)
 
 
-def vote_agreement(store: Store, benchmark: str, judge: str, *, protocol: str) -> VoteAgreement:
-    """The judge's combined verdict on each pair against every human vote on that pair."""
+def vote_agreement(
+    store: Store, benchmark: str, judge: str, *, protocol: str, annotators: str | None = None
+) -> VoteAgreement:
+    """The judge's combined verdict on each pair against every human vote on that pair by
+    ``annotators`` (as in :func:`annotator_agreement`)."""
+    chosen = choose_annotators(store, benchmark, annotators)
     items = {item.id for item in iter_items(store, benchmark)}
     verdicts = judge_verdicts(store, benchmark, items, judge, protocol)
     counts = [0, 0, 0, 0]
     for j in iter_judgments(store, protocol=HUMAN):
-        vote = _sorted_vote(j) if j.item_id in items else None
+        vote = _sorted_vote(j) if j.item_id in items and chosen.admits(j.judge) else None
         if vote is None:
             continue
         verdict = verdicts.get((j.item_id, vote[0], vote[1]))
@@ -168,4 +182,4 @@ def vote_agreement(store: Store, benchmark: str, judge: str, *, protocol: str) -
         if "tie" not in (verdict, vote[2]):
             counts[2] += verdict == vote[2]
             counts[3] += 1
-    return VoteAgreement(*counts)
+    return VoteAgreement(counts[0], counts[1], counts[2], counts[3], chosen)

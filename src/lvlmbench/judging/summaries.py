@@ -15,6 +15,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
+from lvlmbench.judging.annotators import Annotators, choose_annotators
 from lvlmbench.judging.pairwise import PAIRWISE, combine_orders, model_family
 from lvlmbench.judging.protocol import metric_name
 from lvlmbench.judging.reference import REFERENCE, answer_texts
@@ -386,15 +387,19 @@ class HumanAgreement:
     ranking_tau: float | None = None
     """Kendall tau-b between the systems ranked by judge wins and by human-majority wins on
     the same pairs (None with fewer than two systems or no decided pair)."""
+    annotators: Annotators | None = None
+    """Whose votes formed the majorities."""
 
 
 def _human_votes(
-    store: Store, items: set[str]
+    store: Store, items: set[str], annotators: Annotators
 ) -> tuple[dict[tuple[str, str, str], list[str]], int]:
     votes: dict[tuple[str, str, str], list[str]] = {}
     ties = 0
     for j in iter_judgments(store, protocol=HUMAN):
         if j.item_id not in items or j.model_b is None or j.status is not Status.OK:
+            continue
+        if not annotators.admits(j.judge):
             continue
         verdict = ParsedVerdict.of(j).verdict
         if verdict not in ("a", "b"):
@@ -414,11 +419,15 @@ def human_agreement(
     protocol: str = PAIRWISE,
     seed: int = 0,
     combine: CombineRule = MAJORITY,
+    annotators: str | None = None,
 ) -> HumanAgreement:
     """Per-level agreement (5/5, 4/5, ...; ties as coin flips and excluded) and Cohen's kappa
-    between the judge's two-order verdict (combined by ``combine``) and the human majority."""
+    between the judge's two-order verdict (combined by ``combine``) and the majority of the
+    votes of ``annotators`` (a group, ``all``, or None for the default: see
+    :func:`~lvlmbench.judging.annotators.choose_annotators`)."""
+    chosen = choose_annotators(store, benchmark, annotators)
     items = {item.id for item in iter_items(store, benchmark)}
-    votes, ties = _human_votes(store, items)
+    votes, ties = _human_votes(store, items, chosen)
     verdicts = judge_verdicts(store, benchmark, items, judge, protocol, combine)
     compared: list[tuple[Any, list[str]]] = []
     decided: list[tuple[tuple[str, str, str], tuple[Any, list[str]]]] = []
@@ -428,7 +437,7 @@ def human_agreement(
             compared.append(({"a": "A", "b": "B"}.get(result or "", result), human))
             decided.append((key, compared[-1]))
     if not compared:
-        return HumanAgreement(None, None, 0, ties)
+        return HumanAgreement(None, None, 0, ties, annotators=chosen)
     report = judge_human_agreement(compared, seed=seed)
     judge_labels, human_labels = [], []
     for verdict, human in compared:
@@ -441,7 +450,7 @@ def human_agreement(
     if kappa is not None and math.isnan(kappa):
         kappa = None
     tau = _ranking_tau([(key[1:], verdict, human) for key, (verdict, human) in decided])
-    return HumanAgreement(report, kappa, len(compared), ties, tau)
+    return HumanAgreement(report, kappa, len(compared), ties, tau, chosen)
 
 
 def judge_verdicts(

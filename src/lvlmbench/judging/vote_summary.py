@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from lvlmbench.judging.annotators import Annotators, choose_annotators
 from lvlmbench.judging.protocol import is_human_judge, metric_name, pairwise_protocols
 from lvlmbench.judging.summaries import HUMAN, human_agreement, judges_for
 from lvlmbench.store import Store, benchmark_item_ids, iter_judgments, judgment_protocols
@@ -33,6 +34,8 @@ class VoteSummary:
     votes: int = 0
     annotators: list[str] = field(default_factory=list)
     judges: list[JudgeAgreement] = field(default_factory=list)
+    agreement_annotators: Annotators | None = None
+    """Whose votes the judges' agreement is over (`agreement`'s default group)."""
 
 
 def _judges(store: Store) -> list[tuple[str, str]]:
@@ -45,15 +48,18 @@ def _judges(store: Store) -> list[tuple[str, str]]:
 
 
 def vote_summary(store: Store, benchmark: str) -> VoteSummary:
-    """Votes on ``benchmark`` and every judge's agreement with them (judges with no overlap
-    with the votes are left out)."""
+    """Votes on ``benchmark`` and every judge's agreement with them, over the default group
+    of annotators (judges with no overlap with the votes are left out)."""
     ids = set(benchmark_item_ids(store, benchmark))  # ids only: no item is parsed
     votes = [j for j in iter_judgments(store, protocol=HUMAN) if j.item_id in ids]
     summary = VoteSummary(len(votes), sorted({v.judge.removeprefix("human:") for v in votes}))
     if not votes:
         return summary
+    chosen = summary.agreement_annotators = choose_annotators(store, benchmark)
     for judge, protocol in _judges(store):
-        result = human_agreement(store, benchmark, judge, protocol=protocol)
+        result = human_agreement(
+            store, benchmark, judge, protocol=protocol, annotators=chosen.group
+        )
         if result.report is None:
             continue
         summary.judges.append(

@@ -78,7 +78,12 @@ def _human_one(entry: dict[str, Any], benchmark: str) -> list[str]:
     rows = entry["agreement"]
     if rows:
         command = escape(f"lvlmbench agreement {benchmark} -j JUDGE")
-        note = f'<p class="note">{escape(_AGREEMENT_NOTE)}<code>{command}</code> prints.</p>'
+        group = escape(str((entry.get("agreement_annotators") or {}).get("group", "")))
+        said = escape(entry.get("agreement_annotators_said") or "")
+        note = (
+            f'<p class="note">{escape(_AGREEMENT_NOTE)}<code>{command}</code> prints. '
+            f'<span data-annotators="{group}">{said}.</span></p>'
+        )
         out.append(note + _agreement_table(rows, judge="human"))
     else:
         out.append('<p class="note">No judge has judged the voted pairs.</p>')

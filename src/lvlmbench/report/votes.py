@@ -49,5 +49,11 @@ def human_votes(store: Store, benchmark: str) -> list[dict[str, Any]]:
             "seed": RATING_SEED,
             "ratings": report.as_dict(),
             "agreement": [asdict(judge) for judge in votes.judges],
+            "agreement_annotators": None
+            if votes.agreement_annotators is None
+            else votes.agreement_annotators.as_dict(),
+            "agreement_annotators_said": None
+            if votes.agreement_annotators is None
+            else votes.agreement_annotators.describe(),
         }
     ]
