@@ -40,6 +40,8 @@ from lvlmbench.judging import (
     human_agreement,
     vote_agreement,
 )
+from lvlmbench.report import collect
+from lvlmbench.report.render import render_benchmark
 from lvlmbench.store import Store, iter_items, put_judgments
 from lvlmbench.types import Judgment
 
@@ -177,3 +179,18 @@ def test_annotator_groups_are_the_names_without_their_numbers() -> None:
     assert annotator_group("human:crowd-3") == "crowd"
     assert annotator_group("human:alice") == "alice"
     assert annotator_group("human:7") == "7"
+
+
+def test_the_report_says_whose_votes_the_judges_agreement_counts(db: str) -> None:
+    store = Store.open(db)
+    try:
+        bench = collect(store, [BENCH])["benchmarks"][0]
+    finally:
+        store.close()
+    [entry] = bench["human"]
+    assert entry["agreement_annotators"]["group"] == "expert"
+    [judge] = entry["agreement"]
+    assert judge["judge"] == "x/judge" and judge["pairs"] == 2  # the experts' majorities
+    html = render_benchmark(bench)
+    said = "annotators expert (the default: FastChat&#x27;s): 6 votes; left out: author 5."
+    assert f'<span data-annotators="expert">{said}</span>' in html
