@@ -1,6 +1,6 @@
 import pytest
 
-from lvlmbench.ratings import Match, elo_ratings, online_elo
+from lvlmbench.ratings import FoughtMatch, Match, elo_ratings, fought_order, online_elo
 
 
 def test_always_winner_ends_above_always_loser():
@@ -110,3 +110,15 @@ def test_online_elo_in_the_order_fought_is_that_order_replayed_exactly():
     assert one.as_dict()["in_order_label"] == "online Elo, in o"
     with pytest.raises(ValueError, match="same matches"):
         online_elo(BATTLES, order="o", shuffle_from=BATTLES[1:])
+
+
+def test_fought_order_replays_recorded_battles_first_and_says_so():
+    recorded = [FoughtMatch(7, 0, ("x", "y", 1.0)), FoughtMatch(2, 1, ("y", "z", 0.5))]
+    unknown = [FoughtMatch(None, 1, ("x", "z", 0.0)), FoughtMatch(None, 0, ("y", "z", 1.0))]
+    assert fought_order(recorded) == ([("y", "z", 0.5), ("x", "y", 1.0)], "the order fought")
+    matches, order = fought_order(unknown)
+    assert matches == [("y", "z", 1.0), ("x", "z", 0.0)]  # item order
+    assert order == "benchmark item order (no battle order recorded)"
+    matches, order = fought_order(unknown + recorded)
+    assert matches == [("y", "z", 0.5), ("x", "y", 1.0), ("y", "z", 1.0), ("x", "z", 0.0)]
+    assert order == "the order fought, then item order for 2 without one"

@@ -32,12 +32,12 @@ from lvlmbench.judging.summaries import (
     HUMAN,
     RATING_ROUNDS,
     RATING_SEED,
-    FoughtMatch,
     PairwiseReport,
     judge_verdicts,
     rate_matches,
 )
 from lvlmbench.judging.verdict import ParsedVerdict
+from lvlmbench.ratings import FoughtMatch
 from lvlmbench.store import Store, iter_items, iter_judgments
 from lvlmbench.types import Judgment, Status
 

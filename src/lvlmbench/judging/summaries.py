@@ -27,6 +27,7 @@ from lvlmbench.ratings import (
     AgreementReport,
     BootstrapRatings,
     CombineRule,
+    FoughtMatch,
     JudgeDiagnostics,
     OnlineElo,
     TwoOrderVerdict,
@@ -34,6 +35,7 @@ from lvlmbench.ratings import (
     bradley_terry_bootstrap,
     category_win_rates,
     cohen_kappa,
+    fought_order,
     judge_diagnostics,
     judge_human_agreement,
     kendall_tau,
@@ -47,11 +49,9 @@ __all__ = [
     "HUMAN",
     "RATING_ROUNDS",
     "RATING_SEED",
-    "FoughtMatch",
     "HumanAgreement",
     "PairRecord",
     "PairwiseReport",
-    "fought_order",
     "human_agreement",
     "judge_verdicts",
     "judges_for",
@@ -69,35 +69,6 @@ and the web app's, so the three show the same numbers."""
 RATING_SEED = 0
 """Seed of those bootstraps (and of the shuffled orders of online Elo) by default."""
 _SCORE = {"a": 1.0, "b": 0.0, "tie": 0.5}
-Rated = tuple[str, str, float]
-"""A match: first player, second, outcome for the first."""
-
-
-@dataclass(frozen=True)
-class FoughtMatch:
-    """A match with what places it in the order the battles were fought."""
-
-    sequence: int | None
-    """Its battle's place in the order fought (the earliest of its rows'), None: unknown."""
-    item: int
-    """Its item's place in the benchmark (the order a judge run asks in)."""
-    match: Rated
-
-
-def fought_order(matches: list[FoughtMatch]) -> tuple[list[Rated], str]:
-    """The matches in the order their battles were fought, and words saying what that order
-    is: by ``sequence`` where recorded, else (after those) in benchmark item order."""
-    unknown = sum(m.sequence is None for m in matches)
-    ordered = sorted(
-        matches, key=lambda m: (m.sequence is None, m.sequence or 0, m.item, m.match[:2])
-    )
-    if unknown == 0:
-        order = "the order fought"
-    elif unknown == len(matches):
-        order = "benchmark item order (no battle order recorded)"
-    else:
-        order = f"the order fought, then item order for {unknown} without one"
-    return [m.match for m in ordered], order
 
 
 def _sequence(*rows: Judgment | None) -> int | None:

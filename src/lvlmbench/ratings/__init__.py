@@ -31,7 +31,14 @@ from lvlmbench.ratings.diagnostics import (
     position_consistency,
     self_preference,
 )
-from lvlmbench.ratings.elo import ELO_SHUFFLES, OnlineElo, elo_ratings, online_elo
+from lvlmbench.ratings.elo import (
+    ELO_SHUFFLES,
+    FoughtMatch,
+    OnlineElo,
+    elo_ratings,
+    fought_order,
+    online_elo,
+)
 from lvlmbench.ratings.intervals import Interval, wilson_interval
 from lvlmbench.ratings.matches import OUTCOMES, Match, validate_matches
 from lvlmbench.ratings.simulate import StyleBattles, simulate_style_battles
@@ -61,6 +68,7 @@ __all__ = [
     "AgreementReport",
     "BootstrapRatings",
     "CombineRule",
+    "FoughtMatch",
     "Interval",
     "JudgeDiagnostics",
     "Match",
@@ -81,6 +89,7 @@ __all__ = [
     "combine_winners",
     "elo_ratings",
     "first_position_preference",
+    "fought_order",
     "judge_diagnostics",
     "judge_human_agreement",
     "kendall_tau",

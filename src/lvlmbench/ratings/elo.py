@@ -24,10 +24,38 @@ import numpy as np
 
 from lvlmbench.ratings.matches import encode_matches
 
-__all__ = ["ELO_SHUFFLES", "OnlineElo", "elo_ratings", "online_elo"]
+__all__ = ["ELO_SHUFFLES", "FoughtMatch", "OnlineElo", "elo_ratings", "fought_order", "online_elo"]
 
 ELO_SHUFFLES = 100
 """Seeded random orders the shuffled mean averages over by default."""
+
+
+@dataclass(frozen=True)
+class FoughtMatch:
+    """A match with what places it in the order the battles were fought."""
+
+    sequence: int | None
+    """Its battle's place in the order fought (the earliest of its rows'), None: unknown."""
+    item: int
+    """Its item's place in the benchmark (the order a judge run asks in)."""
+    match: tuple[str, str, float]
+    """First player, second, outcome for the first."""
+
+
+def fought_order(matches: list[FoughtMatch]) -> tuple[list[tuple[str, str, float]], str]:
+    """The matches in the order their battles were fought, and words saying what that order
+    is: by ``sequence`` where recorded, else (after those) in benchmark item order."""
+    unknown = sum(m.sequence is None for m in matches)
+    ordered = sorted(
+        matches, key=lambda m: (m.sequence is None, m.sequence or 0, m.item, m.match[:2])
+    )
+    if unknown == 0:
+        order = "the order fought"
+    elif unknown == len(matches):
+        order = "benchmark item order (no battle order recorded)"
+    else:
+        order = f"the order fought, then item order for {unknown} without one"
+    return [m.match for m in ordered], order
 
 
 @dataclass(frozen=True)
