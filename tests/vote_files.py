@@ -10,7 +10,14 @@
 - ``WIDE_VOTES``: the same votes typed into our wide votes format;
 - ``fastchat_records``: FastChat human judgments (expert/author judges, turns, a GPT-4 pair
   judge written as a list, a ``tie (bothbad)``), for a JSONL dataset keyed by question id;
-- ``battles``: VisIT-Bench leaderboard battles (with and without ``A_model_in_cot``).
+- ``battles``: VisIT-Bench leaderboard battles (with and without ``A_model_in_cot``);
+- ``mt_bench_human`` / ``mt_bench_gpt4_pair``: the two splits of FastChat's
+  ``mt_bench_human_judgments`` (``human_judgments.json``: expert and author judges, one expert
+  voting twice on a pair, a ``tie (bothbad)``, model names in either order, turn-2 votes;
+  ``gpt4_pair_judgments.json``: GPT-4's pair judge as a list), for ``mt_bench_questions``;
+- ``arena_battles``: Chatbot Arena battles as FastChat's ``clean_battle_data.py`` writes them
+  (``model_a``, ``model_b``, ``winner`` with ``tie (bothbad)``, ``judge``, ``turn``,
+  ``anony``, ``language``, ``tstamp``, ``question_id``, conversations), in the order fought.
 """
 
 from __future__ import annotations
@@ -18,6 +25,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import random
 from pathlib import Path
 from typing import Any
 
@@ -95,6 +103,17 @@ _VISIT_VOTES: list[tuple[str, str, str, str, str]] = [
 ]
 """25 votes. By pair: cat llava-vs-ref 3 ref / 2 llava; cat blip-vs-llava 4 llava / 1 blip;
 sign llava-vs-ref 5 ref; chart blip-vs-ref 2 blip / 3 ref; chart llava-vs-blip 3 llava / 2 blip."""
+
+
+def visit_vote_matches() -> list[tuple[str, str, float]]:
+    """The 25 votes as rating matches (A's player, B's player, 1 when A was chosen), in the
+    file's order."""
+    players = {REF: "reference"}
+    return [
+        (players.get(a, a), players.get(b, b), 1.0 if chosen == "A" else 0.0)
+        for _, _, a, b, chosen in _VISIT_VOTES
+    ]
+
 
 WIDE_VOTES = """instance,A_model,B_model,v1,v2,v3,v4,v5
 row-3,instructblip,reference,B,B,A,A,B
@@ -242,3 +261,120 @@ def battles() -> list[dict[str, Any]]:
         battle(CHART, "chart", "llava-13b", "instructblip", ["llava-13b", "Tie"]),
         battle(SIGN_ENCODED, "sign", REF, "llava-13b", [REF, "I cannot decide"]),
     ]
+
+
+ARENA_MODELS = ("vicuna-13b", "koala-13b", "alpaca-13b", "llama-13b")
+"""The players of :func:`arena_battles`, strongest first."""
+
+
+def arena_battles(n: int = 60, seed: int = 11) -> list[dict[str, Any]]:
+    """``n`` Chatbot Arena battles on the two items of :func:`jsonl_dataset` (question ids
+    "101" and "102"), fought in file order (rising ``tstamp``): the stronger model usually
+    wins, about one in six is a tie (some ``tie (bothbad)``), sides and voters mixed."""
+    rng = random.Random(seed)
+    records = []
+    for number in range(n):
+        a, b = rng.sample(ARENA_MODELS, 2)
+        roll = rng.random()
+        stronger = "model_a" if ARENA_MODELS.index(a) < ARENA_MODELS.index(b) else "model_b"
+        weaker = "model_b" if stronger == "model_a" else "model_a"
+        winner = stronger if roll < 0.6 else weaker if roll < 0.83 else "tie"
+        if winner == "tie" and rng.random() < 0.4:
+            winner = "tie (bothbad)"
+        qid = rng.choice(("101", "102"))
+        question = "What is in the bowl?" if qid == "101" else "Read the sign."
+        records.append(
+            {
+                "question_id": qid,
+                "model_a": a,
+                "model_b": b,
+                "winner": winner,
+                "judge": f"arena_user_{rng.randrange(12)}",
+                "conversation_a": _conversation(question, f"{a} answers."),
+                "conversation_b": _conversation(question, f"{b} answers."),
+                "turn": 1,
+                "anony": True,
+                "language": "English",
+                "tstamp": 1682351591.0 + 37.5 * number,
+            }
+        )
+    return records
+
+
+MT_BENCH_QUESTIONS = {
+    81: ("writing", "Compose an engaging travel blog post about a recent trip to Hawaii."),
+    82: ("writing", "Draft a professional email seeking your supervisor's feedback."),
+    83: ("writing", "Imagine you are writing a blog post comparing two smartphone models."),
+}
+
+
+def mt_bench_questions(tmp_path: Path) -> Path:
+    """MT-bench's three first writing questions as JSONL items keyed by ``question_id``."""
+    path = tmp_path / "mt_bench_questions.jsonl"
+    lines = [
+        json.dumps({"question_id": qid, "category": category, "question": text})
+        for qid, (category, text) in MT_BENCH_QUESTIONS.items()
+    ]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def _mt_vote(qid: int, a: str, b: str, winner: str, judge: Any, turn: int = 1) -> dict[str, Any]:
+    """One record; each conversation holds both MT-bench turns, as in the file."""
+    question = MT_BENCH_QUESTIONS[qid][1]
+    return {
+        "question_id": qid,
+        "model_a": a,
+        "model_b": b,
+        "winner": winner,
+        "judge": judge,
+        "conversation_a": _conversation(question, f"{a} on {qid}.", f"{a} again."),
+        "conversation_b": _conversation(question, f"{b} on {qid}.", f"{b} again."),
+        "turn": turn,
+    }
+
+
+def mt_bench_human() -> list[dict[str, Any]]:
+    """The ``human`` split's records (turn 1 in sorted-model terms, worked by hand in
+    ``tests/judging/test_annotator_groups.py``):
+
+    - 81, alpaca-13b vs gpt-4: expert_0 gpt-4, expert_12 gpt-4, author_3 alpaca, expert_0
+      again tie; and expert_0's turn-2 vote;
+    - 82, claude-v1 vs vicuna-13b: author_1 claude, author_3 claude (written as vicuna vs
+      claude, model_b), expert_5 ``tie (bothbad)``;
+    - 83, gpt-3.5-turbo vs gpt-4: expert_5 gpt-3.5 (written gpt-4 first), expert_12 gpt-3.5,
+      author_2 gpt-4;
+    - 81, alpaca-13b vs vicuna-13b: author_2 alone, vicuna."""
+    return [
+        _mt_vote(81, "gpt-4", "alpaca-13b", "model_a", "expert_0"),
+        _mt_vote(81, "alpaca-13b", "gpt-4", "model_b", "expert_12"),
+        _mt_vote(81, "alpaca-13b", "gpt-4", "model_a", "author_3"),
+        _mt_vote(81, "alpaca-13b", "gpt-4", "tie", "expert_0"),
+        _mt_vote(81, "alpaca-13b", "gpt-4", "model_a", "expert_0", turn=2),
+        _mt_vote(82, "claude-v1", "vicuna-13b", "model_a", "author_1"),
+        _mt_vote(82, "vicuna-13b", "claude-v1", "model_b", "author_3"),
+        _mt_vote(82, "claude-v1", "vicuna-13b", "tie (bothbad)", "expert_5"),
+        _mt_vote(83, "gpt-4", "gpt-3.5-turbo", "model_b", "expert_5"),
+        _mt_vote(83, "gpt-3.5-turbo", "gpt-4", "model_a", "expert_12"),
+        _mt_vote(83, "gpt-3.5-turbo", "gpt-4", "model_b", "author_2"),
+        _mt_vote(81, "alpaca-13b", "vicuna-13b", "model_b", "author_2"),
+    ]
+
+
+MT_BENCH_JUDGE = {81: "gpt-4", 82: "claude-v1", 83: "tie"}
+"""GPT-4's pair verdict per question (turn 1): the winner, or a tie."""
+
+
+def mt_bench_gpt4_pair() -> list[dict[str, Any]]:
+    """The ``gpt4_pair`` split's records on the voted pairs (one per pair and turn)."""
+    pairs = {
+        81: ("alpaca-13b", "gpt-4"),
+        82: ("claude-v1", "vicuna-13b"),
+        83: ("gpt-4", "gpt-3.5-turbo"),
+    }
+    records = []
+    for qid, (a, b) in pairs.items():
+        said = MT_BENCH_JUDGE[qid]
+        winner = "tie" if said == "tie" else "model_a" if said == a else "model_b"
+        records.append(_mt_vote(qid, a, b, winner, ["gpt-4", "pair-v2"]))
+    return records

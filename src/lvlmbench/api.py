@@ -31,11 +31,19 @@ from lvlmbench.autobench.backends import generate_with
 from lvlmbench.autobench.pipeline import LEVELS, GenerateSettings
 from lvlmbench.choice.accuracy import AccuracyRow, accuracy_table, overall_rows
 from lvlmbench.judging import (
+    HUMAN,
+    METRIC,
     RATING_ROUNDS,
     RATING_SEED,
     REFERENCE,
+    Annotators,
+    HumanAgreement,
     JudgeRunSummary,
     PairwiseReport,
+    VoteAgreement,
+    annotator_agreement,
+    choose_annotators,
+    human_agreement,
     is_human_judge,
     judges_for,
     pairwise_protocols,
@@ -44,6 +52,7 @@ from lvlmbench.judging import (
     protocols,
     run_pairwise,
     run_score,
+    vote_agreement,
 )
 from lvlmbench.models import (
     DEFAULT_CONCURRENCY,
@@ -69,9 +78,11 @@ from lvlmbench.store import (
 from lvlmbench.types import GenerationConfig
 
 __all__ = [
+    "AgreementResult",
     "EvaluationResult",
     "GenerationResult",
     "StoreLike",
+    "agreement",
     "evaluate",
     "generate",
     "judge",
@@ -334,6 +345,57 @@ def rate(
                 return found
     who = f"judge {judge!r}" if judge else "a single judge"
     raise ValueError(f"no pairwise judgments by {who} on benchmark {benchmark!r} to rate")
+
+
+@dataclass(frozen=True)
+class AgreementResult:
+    """What :func:`agreement` found: the judge against the people's votes, over the votes of
+    ``annotators`` (which group, and what it left out)."""
+
+    judge: str
+    protocol: str | None
+    """The judge's protocol (None for ``human``: people with each other)."""
+    annotators: Annotators
+    votes: VoteAgreement
+    """Against each single vote, with and without ties (FastChat's rule); for ``human``,
+    every two votes on a pair."""
+    majority: HumanAgreement | None
+    """Against the majority of the votes per pair, by level (None for ``human``)."""
+
+
+def agreement(
+    benchmark: str,
+    judge: str,
+    *,
+    store: StoreLike = None,
+    protocol: str | None = None,
+    annotators: str | None = None,
+    seed: int = 0,
+) -> AgreementResult:
+    """The agreement `lvlmbench agreement` prints: ``judge`` (a judge spec with pairwise rows,
+    ``metric/<name>``, or ``human`` for people with each other) against the votes of
+    ``annotators`` (a group as the vote file names it, e.g. ``expert`` or ``author``, or
+    ``all``; None: ``expert`` where there are expert votes, as FastChat's
+    ``compute_agreement.py``, else ``all``). Reads only; ValueError for an unknown judge or
+    group."""
+    with _opened(store) as opened:
+        require_benchmark(opened, benchmark)
+        chosen = choose_annotators(opened, benchmark, annotators)
+        if judge == HUMAN:
+            people = annotator_agreement(opened, benchmark, annotators=chosen.group)
+            return AgreementResult(HUMAN, None, chosen, people, None)
+        wanted = model_identity(judge)
+        candidates = [protocol] if protocol else pairwise_protocols()
+        if protocol is None and judge.startswith("metric/"):
+            candidates = [METRIC + judge.removeprefix("metric/").partition("@")[0]]
+        found = next((p for p in candidates if wanted in judges_for(opened, p)), None)
+        if found is None:
+            raise ValueError(f"judge {judge!r} has no rows under {', '.join(candidates)}")
+        majority = human_agreement(
+            opened, benchmark, wanted, protocol=found, seed=seed, annotators=chosen.group
+        )
+        votes = vote_agreement(opened, benchmark, wanted, protocol=found, annotators=chosen.group)
+        return AgreementResult(wanted, found, chosen, votes, majority)
 
 
 def report(

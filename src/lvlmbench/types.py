@@ -338,3 +338,7 @@ class Judgment(BaseModel):
     """Why the status is not ok."""
     rationale: str | None = None
     """The judge's raw text."""
+    sequence: int | None = None
+    """Where this verdict falls in the order the battles were fought: its row in an imported
+    vote or battle file, numbered after every earlier import's (None: no order recorded, such
+    as a judge run's own rows). Online Elo in the order fought replays them by it."""

@@ -134,6 +134,62 @@ def test_negated_hypothetical_or_hedged_option_text_is_no_answer(
     assert got.status is Status.UNPARSEABLE and got.answer is None, (text, got)
 
 
+INTROS = ["", "Let's look at the options:\n", "The options are:\n", "Choices:\n", "Options:\n\n"]
+LIST_FORMS = [
+    "{L}. {text}",
+    "({L}) {text}",
+    "{l}) {text}",
+    "{L}: {text}",
+    "- {L}. {text}",
+    "**{L}.** {text}",
+    "Option {L}: {text}",
+]
+
+
+def _restated(options: dict[str, str], intro: str, form: str) -> tuple[str, list[int]]:
+    """The options copied out as a list after ``intro``, and the offset just past each line's
+    letter."""
+    text, ends = intro, []
+    for letter, option in options.items():
+        line = form.format(L=letter, l=letter.lower(), text=option)
+        ends.append(len(text) + line.lower().index(letter.lower()) + 1)
+        text += line + "\n"
+    return text.rstrip("\n"), ends
+
+
+@given(option_sets(), st.sampled_from(INTROS), st.sampled_from(LIST_FORMS), st.data())
+def test_a_restated_options_list_cut_anywhere_is_never_an_answer(
+    options: dict[str, str], intro: str, form: str, data: st.DataObject
+):
+    full, letter_ends = _restated(options, intro, form)
+    cut = data.draw(st.integers(0, len(full)))
+    text = full[:cut]
+    # Cut by the token limit: no prefix of the list is an answer, whatever it ends on.
+    got = extract_choice(text, "mc", options, truncated=True)
+    assert got.status is Status.UNPARSEABLE and got.answer is None and got.reason, (text, got)
+    # Not flagged as cut: once a line announced the options, or a second option line began,
+    # the text is a list, not a choice ("A. red" alone is answer A).
+    if (intro and cut >= letter_ends[0]) or cut >= letter_ends[1]:
+        got = extract_choice(text, "mc", options)
+        assert got.status is Status.UNPARSEABLE and got.answer is None, (text, got)
+        assert "restates the options" in (got.reason or ""), (text, got)
+
+
+@given(option_sets(), st.sampled_from(INTROS), st.sampled_from(LIST_FORMS), st.data())
+def test_a_choice_after_a_restated_list_is_read(
+    options: dict[str, str], intro: str, form: str, data: st.DataObject
+):
+    full, _ = _restated(options, intro, form)
+    letter = data.draw(st.sampled_from(sorted(options)))
+    ending = data.draw(st.sampled_from(["\n\n{L}", "\nAnswer: {L}", "\n\nI choose ({L})."]))
+    text = full + ending.format(L=letter)
+    got = extract_choice(text, "mc", options)
+    assert (got.status, got.answer) == (Status.OK, letter), (text, got)
+    # An answer line after the list is no option line: being cut later does not void it.
+    if ending != "\n\n{L}":
+        assert extract_choice(text, "mc", options, truncated=True).answer == letter
+
+
 WORD = st.from_regex(r"[A-Za-z][a-z]{1,8}", fullmatch=True)
 # Marker words and punctuation, so generated text looks like answers: "Answer: the is so".
 NOISE = st.sampled_from(

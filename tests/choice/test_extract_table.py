@@ -257,6 +257,75 @@ def test_true_false(text: str, expected: str | None) -> None:
     _check(text, "tf", {}, expected)
 
 
+HEARTS = {
+    "A": "the purple heart",
+    "B": "the brown heart",
+    "C": "the red heart",
+    "D": "the pink heart",
+}
+XYZ = {"A": "x", "B": "y", "C": "z"}
+
+# Replies that copy the options out: a line continuing the list is a list, not a choice.
+RESTATED_CASES: list[tuple[str, dict[str, str], str | None]] = [
+    ("Let's look at the options:\nA. the purple heart\nB. the brown heart\nC.", HEARTS, None),
+    ("The options are:\nA. x\nB.", XYZ, None),
+    ("The options are:\nA. x", XYZ, None),
+    ("Choices:\n(A) x\n(B", XYZ, None),
+    ("A. red\nB. blue\nC. gre", COLOURS, None),
+    ("A\nB", XYZ, None),
+    ("- A. red\n- B. blue\n- C.", COLOURS, None),
+    # What follows the list is read as usual.
+    ("The options are:\nA. red\nB. blue\nC. green\nD. yellow\n\nC", COLOURS, "C"),
+    ("Options:\nA. red\nB. blue\nC. green\nD. yellow\nAnswer: B", COLOURS, "B"),
+    ("Options:\nA. red\nB. blue\nC. green\nD. yellow\nThe ball is green.", COLOURS, "C"),
+    # One option line is an answer; so is one after a line that answers, not announces.
+    ("A. red", COLOURS, "A"),
+    ("Looking at the options, the answer is:\nC. green", COLOURS, "C"),
+    ("B. blue\nD. yellow", COLOURS, None),  # two options, no order: listed, not chosen
+]
+
+
+@pytest.mark.parametrize(("text", "options", "expected"), RESTATED_CASES)
+def test_restated_option_lists(text: str, options: dict[str, str], expected: str | None) -> None:
+    _check(text, "mc", options, expected)
+
+
+def test_a_restated_list_says_why_it_is_no_answer() -> None:
+    got = extract_choice(
+        "Let's look at the options:\nA. the purple heart\nB. the brown heart\nC.", "mc", HEARTS
+    )
+    assert got.reason == "restates the options (A, B, C) without choosing one"
+
+
+# Replies cut by the token limit: an option alone (or with its text) on the last line is no
+# evidence; anything before it, or an answer marker on it, still is.
+CUT_CASES: list[tuple[str, str | None]] = [
+    ("Let me think about the colour.\nB", None),
+    ("Let me think about the colour.\n**(B)**", None),
+    ("Let me think.\nB. blu", None),
+    ("A. red\nOpt", None),
+    ("Answer: C", "C"),
+    ("The answer is C because the ball", "C"),
+    ("C. green\n\nExplanation: the ball", "C"),
+    ("The ball is green.\nC", "C"),  # the sentence before the cut says green
+]
+
+
+@pytest.mark.parametrize(("text", "expected"), CUT_CASES)
+def test_cut_replies(text: str, expected: str | None) -> None:
+    got = extract_choice(text, "mc", COLOURS, truncated=True)
+    if expected is None:
+        assert got.status is Status.UNPARSEABLE and got.answer is None, got
+        assert "token limit" in (got.reason or ""), got
+    else:
+        assert (got.status, got.answer) == (Status.OK, expected), got
+
+
+def test_a_lone_letter_counts_when_the_reply_was_not_cut() -> None:
+    assert extract_choice("Let me think about the colour.\nB", "mc", COLOURS).answer == "B"
+    assert extract_choice("A. red\nOpt", "mc", COLOURS).answer == "A"
+
+
 def test_table_is_large_enough() -> None:
     assert len(MC_CASES) + len(SCENE_CASES) + len(COUNT_CASES) + len(TF_CASES) >= 50
 

@@ -79,7 +79,7 @@ def test_import_judge_rate_and_agree(
     store.close()
 
     rated = json.loads(_ok(["rate", "visit", "--json", *db]))
-    assert set(rated["elo"]) == set(MODELS)
+    assert set(rated["online_elo"]["in_order"]) == set(MODELS)
     # The judge is named with its options, as the user typed it for `judge pairwise`.
     agreed = json.loads(_ok(["agreement", "visit", "-j", judge, "--json", *db]))
     assert agreed["judge"] == identity and agreed["pairs"] == 2

@@ -245,6 +245,39 @@ def test_truncated_replies_are_stored_and_shown_apart_from_unparseable(db: Path)
     assert "truncated" in shown.output and "3 (2)" in shown.output, shown.output
 
 
+def _restating_the_options(body: dict[str, Any], seen: int) -> tuple[str, str]:
+    # Small models copy the options out; items 0-2 never get to an answer (the key is A).
+    prompt = body["messages"][-1]["content"]
+    text = prompt if isinstance(prompt, str) else prompt[0]["text"]
+    if "(0)" in text:
+        return "Let's look at the options:\nA. alpha\nB. beta\nC.", "length"
+    if "(1)" in text:
+        return "The options are:\nA. alpha\nB.", "stop"
+    if "(2)" in text:
+        return "Let me work out which Greek letter comes first.\nA", "length"
+    return "Answer: A", "stop"
+
+
+def test_a_restated_options_list_is_never_scored_as_an_answer(db: Path) -> None:
+    with ChatRecorder(_restating_the_options) as server:
+        out = _evaluate(db, server)
+    store = Store.open(str(db))
+    try:
+        by_item = {r.item_id: r for r in iter_responses(store)}
+    finally:
+        store.close()
+    listed, stopped, lone = by_item["q00"], by_item["q01"], by_item["q02"]
+    assert (listed.status, listed.extracted, listed.truncated) == (Status.TRUNCATED, None, True)
+    assert "restates the options (A, B, C)" in (listed.reason or "")
+    assert (stopped.status, stopped.extracted) == (Status.UNPARSEABLE, None)
+    assert stopped.reason == "restates the options (A, B) without choosing one"
+    assert (lone.status, lone.extracted) == (Status.TRUNCATED, None)  # "A" after the cut
+    assert "token limit on a line naming option A" in (lone.reason or "")
+    [row] = out["accuracy"]
+    assert (row["correct"], row["answered"], row["unparseable"]) == (1, 4, 1)
+    assert (row["truncated"], row["truncated_unread"]) == (2, 2)
+
+
 STRATA = [("counting", "easy"), ("counting", "hard"), ("colour", "easy"), ("colour", "hard")]
 
 

@@ -82,10 +82,17 @@ def test_pairwise_rate_agreement(store_path: str) -> None:
     assert result.exit_code == 0, result.output
     data = json.loads(result.output)
     assert data["run"]["ok"] == 2 * 3 * 2 and data["run"]["unparseable"] == 0
-    assert set(data["ratings"]["elo"]) == {"m/good", "m/bad", "reference"}
+    elo = data["ratings"]["online_elo"]
+    assert set(elo["in_order"]) == set(elo["shuffled_mean"]) == {"m/good", "m/bad", "reference"}
+    # A judge run records no battle order: the in-order figure says it replays item order.
+    assert elo["in_order_label"] == "online Elo, in benchmark item order (no battle order recorded)"
+    assert elo["shuffled_label"] == "online Elo, mean of 100 shuffled orders"
     shown = runner.invoke(app, ["rate", BENCH, *base])
     assert shown.exit_code == 0, shown.output
-    assert "Elo" in shown.output and "m/good" in shown.output
+    words = " ".join(shown.output.split())
+    assert "m/good" in shown.output
+    assert f"{elo['in_order_label']}: the matches replayed once" in words
+    assert f"{elo['shuffled_label']} (seed 0): the same matches in random orders" in words
 
     store = Store.open(store_path)
     put_judgments(

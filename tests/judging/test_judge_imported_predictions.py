@@ -68,7 +68,7 @@ def test_pairwise_judge_and_rate_on_imported_predictions(
     assert asked == ["openai/judge-model"]  # only the judge was loaded
     # One item has both answers: judged in both orders.
     assert data["run"]["ok"] == 2
-    assert set(data["ratings"]["elo"]) == {"good-vlm", "weak vlm"}
+    assert set(data["ratings"]["online_elo"]["shuffled_mean"]) == {"good-vlm", "weak vlm"}
     rated = runner.invoke(app, ["rate", "visit", "--store", db])
     assert rated.exit_code == 0, rated.output
     assert "good-vlm" in rated.output and "weak vlm" in rated.output

@@ -195,7 +195,9 @@ async def test_reference_player_win_rates_and_categories(tmp_path: Path) -> None
     report = pairwise_report(store, BENCH, "fake/judge", rounds=50)
     assert report.win_rates["m/good"].rate == 0.0 and report.win_rates["m/good"].matches == 4
     assert set(report.category_win_rates) == {"recognition", "description"}
-    assert report.elo[REFERENCE] > report.elo["m/good"] > report.elo["m/bad"]
+    assert report.online_elo is not None
+    for elo in (report.online_elo.in_order, report.online_elo.shuffled):
+        assert elo[REFERENCE] > elo["m/good"] > elo["m/bad"]
     assert report.bradley_terry is not None
 
 

@@ -4,6 +4,7 @@ the number formats pick up."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -25,11 +26,11 @@ from lvlmbench.judging import (
     JudgeRunSummary,
     ParsedRating,
     ProgressHook,
+    RatingScale,
     column_digits,
     is_human_judge,
     metric_name,
     pairwise_protocols,
-    parse_rating,
     protocol_for,
     protocols,
     register,
@@ -153,7 +154,6 @@ async def _toy_run(
         client,
         protocol=TOY,
         messages=_toy_messages,
-        parse=parse_rating,
         on_progress=hook,
     )
 
@@ -163,7 +163,6 @@ TOY_PROTOCOL = JudgeProtocol(
     "rating",
     "brevity",
     prompts=("judge/hallucination.md",),
-    parse=parse_rating,
     result=ParsedRating.of,
     summarise=_summarise,
     digits=2,
@@ -176,7 +175,7 @@ TOY_PROTOCOL = JudgeProtocol(
     report_key="brevity",
     run=_toy_run,
     help="Rate how brief each answer is (1 rambling - 5 to the point).",
-    scale="1 rambling - 5 to the point",
+    scale=RatingScale(1, 5, "1 rambling - 5 to the point"),
 )
 
 
@@ -318,3 +317,50 @@ def test_toy_protocol_gets_a_judge_command(
     ]
     help_text = CliRunner().invoke(app, ["judge", TOY, "--help"]).output
     assert "Rate how brief each answer is" in help_text and "--workers" in help_text
+
+
+def _on_scales(messages: list[Message]) -> ModelOutput:
+    # The short answer's judge uses the toy's 1-5 scale; the long one's a 0-10 habit.
+    return ModelOutput(text="Brief.\n4/5" if "Short." in messages[-1].text() else "Rating: 4/10")
+
+
+def test_a_rating_protocol_reads_replies_on_its_own_scale(
+    toy: JudgeProtocol, tmp_path: Path
+) -> None:
+    """A 1-5 protocol's rows: "4/5" is 4, "Rating: 4/10" is unparseable naming both scales
+    (a 0-10 parser read it as a valid 4)."""
+    store = Store.open(str(tmp_path / "scales.db"))
+    put_benchmark(store, BENCH, "open", {})
+    put_items(store, [BenchmarkItem(id="s0", benchmark=BENCH, question="Q?")])
+    texts = {"m/short": "Short.", "m/long": "A long and winding answer."}
+    put_responses(store, [Response(item_id="s0", model=m, text=t) for m, t in texts.items()])
+    client = ModelClient(ScriptedModel(steps=[_on_scales] * 2, spec="x/judge"), store)
+    summary = asyncio.run(_toy_run(store, BENCH, list(texts), client, None))
+    assert (summary.ok, summary.unparseable) == (1, 1)
+    rows = {j.model_a: j for j in iter_judgments(store, protocol=TOY)}
+    assert (rows["m/short"].status, rows["m/short"].score_a) == (Status.OK, 4.0)
+    assert (rows["m/long"].status, rows["m/long"].score_a) == (Status.UNPARSEABLE, None)
+    assert rows["m/long"].reason == "rating 4/10 is on a scale out of 10, not the protocol's 1-5"
+    assert toy.parse is not None and toy.parse("Rating: 6").status is Status.UNPARSEABLE
+
+
+def test_a_rating_protocol_must_name_its_scale_and_parse_on_it() -> None:
+    with pytest.raises(ValueError, match="name its scale"):
+        JudgeProtocol("no-scale", "rating", "no scale")
+    with pytest.raises(ValueError, match="parses on its scale"):
+        JudgeProtocol(
+            "other-parse",
+            "rating",
+            "other parse",
+            scale=RatingScale(1, 5),
+            parse=RatingScale(0, 10).parse,
+        )
+    same = JudgeProtocol("own-parse", "rating", "own", scale=RatingScale(1, 5))
+    assert same.parse is not None and same.parse("Rating: 4/10").status is Status.UNPARSEABLE
+    assert same.parse("4/5").value == 4.0
+    given = JudgeProtocol(
+        "given-parse", "rating", "own", scale=RatingScale(1, 5), parse=RatingScale(1, 5).parse
+    )
+    assert given.parse is not None and given.parse("4/5").value == 4.0
+    with pytest.raises(ValueError, match="low < high"):
+        RatingScale(5, 1)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from lvlmbench.judging import parse_rating, parse_scores, parse_verdict
+from lvlmbench.judging import RatingScale, parse_rating, parse_scores, parse_verdict
 from lvlmbench.types import Status
 
 OK, REFUSED, UNPARSEABLE = Status.OK, Status.REFUSED, Status.UNPARSEABLE
@@ -120,3 +120,39 @@ RATINGS: list[tuple[str, float | None, Status]] = [
 def test_rating_table(text: str, value: float | None, status: Status) -> None:
     parsed = parse_rating(text)
     assert (parsed.value, parsed.status) == (value, status), parsed
+
+
+# The scale belongs to the protocol: (reply, low, high) -> rating or why not.
+ON_SCALES: list[tuple[str, float, float, float | str]] = [
+    ("Rating: 4/10", 1, 5, "rating 4/10 is on a scale out of 10, not the protocol's 1-5"),
+    ("4/5", 1, 5, 4),
+    ("Brevity is fine.\nRating: 4 out of 5", 1, 5, 4),
+    ("Rating: 4", 1, 5, 4),
+    ("Rating: 7", 1, 5, "rating 7 outside 1-5"),
+    ("4/5", 0, 10, "rating 4/5 is on a scale out of 5, not the protocol's 0-10"),
+    ("Rating: 2/10", 0, 10, 2),
+    ("Hallucination score: 3 / 10", 0, 10, 3),
+    ("Score: 80/100", 0, 100, 80),
+]
+
+
+@pytest.mark.parametrize(("text", "low", "high", "want"), ON_SCALES)
+def test_rating_on_the_protocols_scale(text: str, low: float, high: float, want: float | str):
+    parsed = RatingScale(low, high).parse(text)
+    assert parsed == parse_rating(text, low, high)
+    if isinstance(want, str):
+        assert (parsed.value, parsed.status, parsed.reason) == (None, UNPARSEABLE, want)
+    else:
+        assert (parsed.value, parsed.status) == (want, OK)
+
+
+def test_scores_on_another_scale_are_unparseable() -> None:
+    touchstone = RatingScale(1, 10)
+    assert touchstone.parse_pair("8/10 7/10") == parse_scores("8/10 7/10")
+    assert (touchstone.parse_pair("8/10 7/10").first, touchstone.parse_pair("8 7").second) == (8, 7)
+    off = touchstone.parse_pair("4/5 3/5")
+    assert (off.first, off.status) == (None, UNPARSEABLE)
+    assert off.reason == "scores (4.0, 3.0) on a scale out of 5, not the protocol's 1-10"
+    labelled = touchstone.parse_pair("Assistant 1: 4 out of 5\nAssistant 2: 3 out of 5")
+    assert labelled.status is UNPARSEABLE and "out of 5" in (labelled.reason or "")
+    assert RatingScale(1, 5).parse_pair("Assistant 1: 4/5\nAssistant 2: 3/5").first == 4

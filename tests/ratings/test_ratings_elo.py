@@ -1,6 +1,6 @@
 import pytest
 
-from lvlmbench.ratings import Match, elo_ratings
+from lvlmbench.ratings import FoughtMatch, Match, elo_ratings, fought_order, online_elo
 
 
 def test_always_winner_ends_above_always_loser():
@@ -75,3 +75,50 @@ def test_continues_from_existing_ratings_for_a_dynamic_leaderboard():
     assert after["old-a"] == pytest.approx(1100 - 32 * (1 - 0.3599350001971149))
     assert after["old-b"] == 950.0  # did not play, keeps its rating
     assert before == {"old-a": 1100.0, "old-b": 950.0}  # the input is not modified
+
+
+BATTLES = [("x", "y", 1.0), ("y", "z", 0.5), ("z", "x", 1.0), ("x", "y", 0.0), ("x", "z", 1.0)]
+
+
+def _replay_by_hand(battles: list[tuple[str, str, float]]) -> dict[str, float]:
+    """The online Elo update written out: K 4, base 10, scale 400, everyone from 1000."""
+    rating = {"x": 1000.0, "y": 1000.0, "z": 1000.0}
+    for a, b, score in battles:
+        expected = 1 / (1 + 10 ** ((rating[b] - rating[a]) / 400))
+        rating[a] += 4 * (score - expected)
+        rating[b] -= 4 * (score - expected)
+    return rating
+
+
+def test_online_elo_in_the_order_fought_is_that_order_replayed_exactly():
+    elo = online_elo(BATTLES, order="the order fought", seed=5)
+    assert elo.in_order == _replay_by_hand(BATTLES)  # exactly, not approximately
+    # The first battle by hand: both at 1000, expected 0.5, x gains 4 * 0.5.
+    assert online_elo(BATTLES[:1], order="the order fought").in_order == {"x": 1002.0, "y": 998.0}
+    assert elo.in_order_label == "online Elo, in the order fought"
+    assert elo.shuffled_label == "online Elo, mean of 100 shuffled orders"
+    assert elo.shuffled == elo_ratings(BATTLES, shuffles=100, seed=5)
+    assert elo.shuffled != elo.in_order  # two different numbers, never one for the other
+    backwards = online_elo(BATTLES[::-1], order="the order fought", seed=5)
+    assert backwards.in_order == _replay_by_hand(BATTLES[::-1]) != elo.in_order
+    # The mean over shuffles starts from a canonical order when given one: the same matches
+    # fought in another order have the same mean.
+    canonical = sorted(BATTLES)
+    one = online_elo(BATTLES, order="o", shuffle_from=canonical, seed=5)
+    other = online_elo(BATTLES[::-1], order="o", shuffle_from=canonical, seed=5)
+    assert one.shuffled == other.shuffled and one.in_order != other.in_order
+    assert one.as_dict()["in_order_label"] == "online Elo, in o"
+    with pytest.raises(ValueError, match="same matches"):
+        online_elo(BATTLES, order="o", shuffle_from=BATTLES[1:])
+
+
+def test_fought_order_replays_recorded_battles_first_and_says_so():
+    recorded = [FoughtMatch(7, 0, ("x", "y", 1.0)), FoughtMatch(2, 1, ("y", "z", 0.5))]
+    unknown = [FoughtMatch(None, 1, ("x", "z", 0.0)), FoughtMatch(None, 0, ("y", "z", 1.0))]
+    assert fought_order(recorded) == ([("y", "z", 0.5), ("x", "y", 1.0)], "the order fought")
+    matches, order = fought_order(unknown)
+    assert matches == [("y", "z", 1.0), ("x", "z", 0.0)]  # item order
+    assert order == "benchmark item order (no battle order recorded)"
+    matches, order = fought_order(unknown + recorded)
+    assert matches == [("y", "z", 0.5), ("x", "y", 1.0), ("y", "z", 1.0), ("x", "z", 0.0)]
+    assert order == "the order fought, then item order for 2 without one"

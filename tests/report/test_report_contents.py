@@ -123,7 +123,7 @@ def test_summary_json_matches_store_and_html(built: Built) -> None:
     assert oracle_bleu["mean"] == 100.0
     pair = benches[OPEN]["pairwise"][0]
     expected = pairwise_report(built.store, OPEN, "judge/fake", rounds=200).as_dict()
-    assert pair["elo"] == expected["elo"]
+    assert pair["online_elo"] == expected["online_elo"]
     assert pair["win_rate_vs_reference"]["baseline/oracle"]["rate"] == 1.0
     assert pair["win_rate_vs_reference"]["baseline/random"]["rate"] == 0.0
     win_cell = 'data-model="baseline/oracle" data-rating="winrate">100.0</td>'

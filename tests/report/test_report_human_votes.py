@@ -125,7 +125,9 @@ def test_html_section_shows_the_ratings_coefficients_and_their_intervals(
         assert cell(html, model=model, rating="bt", judge="human") == f"{raw['rating']:.0f}"
         marker = f'data-model="{model}" data-rating="bt" data-judge="human"'
         assert _next_cell(html, marker) == f"{raw['low']:.0f}–{raw['high']:.0f}"
-        assert cell(html, model=model, rating="elo", judge="human") == f"{rate['elo'][model]:.0f}"
+        for figure, key in (("elo-in-order", "in_order"), ("elo-shuffled", "shuffled_mean")):
+            shown = cell(html, model=model, rating=figure, judge="human")
+            assert shown == f"{rate['online_elo'][key][model]:.0f}"
     for model, fit in rate["style_control"]["ratings"].items():
         shown = cell(html, model=model, rating="bt-style", judge="human")
         assert shown == f"{fit['rating']:.0f}"

@@ -70,7 +70,12 @@ def test_rating_and_score_columns_equal_the_judging_functions(built: Built) -> N
     for model, rating in report.bradley_terry.ratings.items():
         row = _row(rows, OPEN, model)
         assert float(row["bt:judge/fake"]) == pytest.approx(rating, abs=1e-4)
-        assert float(row["online_elo:judge/fake"]) == pytest.approx(report.elo[model], abs=0.05)
+        assert report.online_elo is not None
+        in_order = float(row["online_elo_in_order:judge/fake"])
+        assert in_order == pytest.approx(report.online_elo.in_order[model], abs=0.05)
+        shuffled = float(row["online_elo_shuffled_mean:judge/fake"])
+        assert shuffled == pytest.approx(report.online_elo.shuffled[model], abs=0.05)
+        assert row["online_elo_order:judge/fake"] == report.online_elo.order
         assert row["combine:judge/fake"] == report.combine == "majority"
     oracle = _row(rows, OPEN, "baseline/oracle")
     assert float(oracle["win_rate:judge/fake"]) == 100.0

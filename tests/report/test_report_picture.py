@@ -72,11 +72,13 @@ def test_same_bradley_terry_headline_in_terminal_report_and_web(built: Built) ->
     # Oracle always beats the reference, random always loses: the order must follow.
     ratings = {p: int(v[0]) for p, v in terminal.items()}
     assert ratings["baseline/oracle"] > ratings["reference"] > ratings["baseline/random"]
-    # Online Elo is still there, last and labelled: never the headline.
+    # Online Elo is still there, last and labelled two ways: never the headline.
     header = next(ln for ln in output.splitlines() if "Bradley-Terry" in ln)
     assert header.index("Bradley-Terry") < header.index("online Elo")
     table = section(built.html, OPEN)
-    assert table.index("<th>Bradley-Terry</th>") < table.index("<th>online Elo")
+    in_order = "<th>online Elo, in benchmark item order (no battle order recorded)</th>"
+    shuffled = "<th>online Elo, mean of 100 shuffled orders</th>"
+    assert table.index("<th>Bradley-Terry</th>") < table.index(in_order) < table.index(shuffled)
 
 
 def test_summary_table_equals_accuracy_table(built: Built) -> None:
@@ -163,7 +165,7 @@ def test_probe_metrics_are_tagged_in_table_and_chart() -> None:
             "probe": probe,
             "scale": scale,
             "bradley_terry": 1000.0,
-            "elo": 1000.0,
+            "online_elo_shuffled_mean": 1000.0,
             "win_rate": 0.5,
         }
 

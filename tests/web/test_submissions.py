@@ -183,8 +183,9 @@ def test_open_submission_is_judged_pairwise_when_the_server_has_a_judge(
     # Two new pairs per item (vs m/good, vs m/bad), both orders; nothing judged twice.
     assert len(judge.calls) == 6 * 2 * 2
     report = pairwise_report(store, OPEN, "fake/judge", protocol=PAIRWISE_REF)
-    assert "submission/newcomer" in report.elo
-    assert report.elo["submission/newcomer"] < report.elo["m/good"]
+    assert report.online_elo is not None
+    elo = report.online_elo.shuffled
+    assert "submission/newcomer" in elo and elo["submission/newcomer"] < elo["m/good"]
 
 
 def test_pairwise_plan_without_earlier_judging_plays_the_reference(web_store: Fixture) -> None:

@@ -24,6 +24,7 @@ from lvlmbench.choice._evidence import (
     _Read,
     _with,
 )
+from lvlmbench.choice._lists import blank_lines, unread_lines
 from lvlmbench.choice._sentences import option_in_sentences
 from lvlmbench.types import Status
 
@@ -89,8 +90,18 @@ class _McExtractor:
             # Two options with the same normalised text cannot be told apart by text.
             self.by_text[key] = None if key in self.by_text else letter
 
-    def extract(self, raw: str) -> Extraction:
+    def extract(self, raw: str, *, truncated: bool = False) -> Extraction:
+        """The answer in ``raw``; ``truncated``: the reply was cut by the token limit."""
         text = _clean(raw)
+        unread = unread_lines(text, self.options, truncated=truncated)
+        if unread is None:
+            return self._read_all(raw, text)
+        found = self._read_all(blank_lines(raw, unread.lines), blank_lines(text, unread.lines))
+        if found.status is Status.UNPARSEABLE and found.reason == _NO_LETTER:
+            return Extraction(None, Status.UNPARSEABLE, unread.reason(), found.method)
+        return found
+
+    def _read_all(self, raw: str, text: str) -> Extraction:
         hits = _marker_hits(text, lambda p: self.read(p, strict=False))
         hits += self._verdict_hits(text)
         hits += [

@@ -17,6 +17,11 @@ has any:
 4. (mc) exactly one distinct bold or bracketed letter ("**B**", "(B)"), not ruled out, and no
    refusal.
 
+(mc) Before any tier, lines that are no evidence are set aside (:mod:`._lists`): a restated
+list of the options ("The options are:\nA. red\nB. blue\nC.": the "C." continues the list, it
+chooses nothing) and, in a reply cut by the token limit, a last line naming one option alone or
+with its text ("C", "C. gre"). A reply with nothing else is UNPARSEABLE, saying so.
+
 An answer that hedges ("A or B"), names a letter that is no option, pairs a letter with another
 option's text ("(C) blue" when blue is B), lists several options without choosing, refuses, or
 is empty is UNPARSEABLE with a reason: never mapped to a letter.
@@ -35,9 +40,13 @@ from lvlmbench.types import Status
 __all__ = ["Extraction", "extract_choice"]
 
 
-def extract_choice(text: str, kind: ChoiceKind, options: Mapping[str, str]) -> Extraction:
+def extract_choice(
+    text: str, kind: ChoiceKind, options: Mapping[str, str], *, truncated: bool = False
+) -> Extraction:
     """The answer in ``text`` for an mc item (a letter among ``options``' keys) or a tf item
-    ("true"/"false"); UNPARSEABLE with a reason when there is no single clear answer."""
+    ("true"/"false"); UNPARSEABLE with a reason when there is no single clear answer.
+    ``truncated``: the reply was cut by the token limit (``finish_reason=length``), so an
+    option named alone on its last line is no evidence."""
     if kind not in ("mc", "tf"):
         raise ValueError(f"extract_choice reads mc or tf answers, not {kind!r}")
     if not _clean(text).strip():  # nothing, or only markdown ("**", "```")
@@ -47,4 +56,4 @@ def extract_choice(text: str, kind: ChoiceKind, options: Mapping[str, str]) -> E
     keys = {k.strip().upper(): v for k, v in options.items()}
     if not keys:
         return Extraction(None, Status.UNPARSEABLE, "multiple-choice item without options")
-    return _McExtractor(keys).extract(text)
+    return _McExtractor(keys).extract(text, truncated=truncated)

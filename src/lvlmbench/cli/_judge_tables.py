@@ -56,19 +56,28 @@ def protocol_table(protocol: JudgeProtocol, rows: list[dict[str, Any]], title: s
 def _bt_first(report: PairwiseReport) -> list[str]:
     """Players best first by Bradley-Terry, the headline (online Elo where BT is absent)."""
     bt = report.bradley_terry.ratings if report.bradley_terry else {}
+    elo = report.online_elo.shuffled if report.online_elo else {}
 
     def key(p: str) -> tuple[float, float, str]:
-        return (-bt.get(p, float("-inf")), -report.elo.get(p, 0.0), p)
+        return (-bt.get(p, float("-inf")), -elo.get(p, 0.0), p)
 
-    return sorted(set(report.elo) | set(bt), key=key)
+    return sorted(set(elo) | set(bt), key=key)
+
+
+def _elo_cell(ratings: dict[str, float], player: str) -> str:
+    value = ratings.get(player)
+    return "-" if value is None else f"{value:.0f}"
 
 
 def print_pairwise_report(report: PairwiseReport) -> None:
     """Bradley-Terry with its 95% interval first (as the report and web app show it), online
-    Elo last and labelled as such."""
+    Elo last, in the order fought and the mean of shuffled orders, each labelled as such."""
     data = report.as_dict()
     table = Table(title=f"{report.protocol} judged by {report.judge}", title_justify="left")
-    heads = ("model", "Bradley-Terry (95% CI)", "win rate vs ref (95% CI)", "ties", "online Elo")
+    elo = report.online_elo
+    heads = ["model", "Bradley-Terry (95% CI)", "win rate vs ref (95% CI)", "ties"]
+    # Short headings (a table is narrow); the note below the table says what each one is.
+    heads += ["online Elo in order", f"online Elo, mean of {elo.shuffles} shuffles"] if elo else []
     for name in heads:
         table.add_column(name, justify="left" if name == "model" else "right")
     bt = data["bradley_terry"] or {}
@@ -76,13 +85,16 @@ def print_pairwise_report(report: PairwiseReport) -> None:
     for player in _bt_first(report):
         b = bt.get(player)
         w = report.win_rates.get(player)
-        elo = report.elo.get(player)
         table.add_row(
             shown[player],
             "-" if b is None else f"{b['rating']:.0f} ({b['low']:.0f}–{b['high']:.0f})",
             "-" if w is None else f"{pct(w.rate)} ({pct(w.interval.low)}–{pct(w.interval.high)})",
             "-" if w is None else str(w.ties),
-            "-" if elo is None else f"{elo:.0f}",
+            *(
+                []
+                if elo is None
+                else [_elo_cell(elo.in_order, player), _elo_cell(elo.shuffled, player)]
+            ),
         )
     console.print(table)
     console.print(
@@ -92,10 +104,17 @@ def print_pairwise_report(report: PairwiseReport) -> None:
     )
     console.print(f"two orders combined: {COMBINE_NOTES[report.combine]}", highlight=False)
     console.print(
-        "Bradley-Terry: all matches fitted at once, Elo scale (mean 1000), 95% bootstrap "
-        "interval; online Elo: matches replayed one by one, for comparison only",
+        "Bradley-Terry: all matches fitted at once, Elo scale (mean 1000), 95% bootstrap interval",
         highlight=False,
     )
+    if elo is not None:
+        console.print(
+            f"online Elo in order = {elo.in_order_label}: the matches replayed once, as "
+            f"Chatbot Arena's online Elo; {elo.shuffled_label} (seed {elo.seed}): the same "
+            "matches in random orders, averaged. Both for comparison only",
+            markup=False,
+            highlight=False,
+        )
     missing = report.items_without_reference
     if missing and (report.win_rates or missing == report.items):
         console.print(

@@ -20,12 +20,15 @@ from lvlmbench.cli._judge_tables import agreement_table, print_pairwise_report
 from lvlmbench.cli._style_tables import print_style_control
 from lvlmbench.cli.judge import AsJson, Bench, Combine, JudgeSpec, combine_rule
 from lvlmbench.judging import (
+    ALL_ANNOTATORS,
     HUMAN,
     METRIC,
     RATING_ROUNDS,
     REFERENCE,
+    Annotators,
     VoteAgreement,
     annotator_agreement,
+    choose_annotators,
     human_agreement,
     human_report,
     is_human_judge,
@@ -127,6 +130,17 @@ def rate(
         print_style_control(report)
 
 
+AnnotatorsOption = Annotated[
+    str | None,
+    typer.Option(
+        "--annotators",
+        help="Whose votes: a group of annotators as the vote file names them (expert, author, "
+        f"crowd, ...) or {ALL_ANNOTATORS}. Default: expert where there are expert votes "
+        f"(FastChat's compute_agreement.py), else {ALL_ANNOTATORS}.",
+    ),
+]
+
+
 @friendly_errors
 def agreement(
     benchmark: Bench,
@@ -135,22 +149,32 @@ def agreement(
         str | None, typer.Option(help="pairwise or pairwise-ref (default: the one judged).")
     ] = None,
     seed: Annotated[int, typer.Option(help="Seed of the coin flips for judge ties.")] = 0,
+    annotators: AnnotatorsOption = None,
     store: StoreOption = None,
     as_json: AsJson = False,
 ) -> None:
     """Agreement of the judge with the human majority (by level; ties as coin flips or
     excluded) and Cohen's kappa, on pairs people voted on (protocol 'human'), and with each
-    single vote (FastChat's rule, with and without ties). The judge may be a text metric
+    single vote (FastChat's rule, with and without ties), over one group of annotators
+    (``--annotators``; said in the output). The judge may be a text metric
     (``-j metric/rougeL``): the answer scoring higher wins the pair. ``-j human``: people with
     each other (every two votes on a pair)."""
     opened = open_store(store)
     require_benchmark(opened, benchmark)
+    try:
+        chosen = choose_annotators(opened, benchmark, annotators)
+    except ValueError as exc:
+        raise BadInput(str(exc)) from None
+    group = chosen.group
     if judge == HUMAN:
-        _print_annotator_agreement(annotator_agreement(opened, benchmark), as_json)
+        people = annotator_agreement(opened, benchmark, annotators=group)
+        _print_annotator_agreement(people, chosen, as_json)
         return
     judge, protocol = _pick_judge(opened, protocol, judge, metrics=True)
-    result = human_agreement(opened, benchmark, judge, protocol=protocol, seed=seed)
-    votes = vote_agreement(opened, benchmark, judge, protocol=protocol)
+    result = human_agreement(
+        opened, benchmark, judge, protocol=protocol, seed=seed, annotators=group
+    )
+    votes = vote_agreement(opened, benchmark, judge, protocol=protocol, annotators=group)
     if result.report is None and not votes.total_with_ties:
         raise BadInput(
             f"no pairs with human votes that {judge} judged under {protocol!r} on {benchmark!r}"
@@ -173,6 +197,7 @@ def agreement(
         print_json(
             {
                 "judge": judge,
+                "annotators": chosen.as_dict(),
                 "pairs": result.pairs,
                 "kappa": result.kappa,
                 "ranking_kendall_tau": result.ranking_tau,
@@ -189,6 +214,7 @@ def agreement(
         return
     title = f"{judge} vs human majority ({protocol})"
     console.print(agreement_table(rows, title))
+    console.print(chosen.describe(), markup=False, highlight=False)
     kappa = "-" if result.kappa is None else f"{result.kappa:.3f}"
     tau = "-" if result.ranking_tau is None else f"{result.ranking_tau:.3f}"
     console.print(
@@ -203,11 +229,12 @@ def agreement(
     )
 
 
-def _print_annotator_agreement(votes: VoteAgreement, as_json: bool) -> None:
+def _print_annotator_agreement(votes: VoteAgreement, chosen: Annotators, as_json: bool) -> None:
     if as_json:
         print_json(
             {
                 "judge": HUMAN,
+                "annotators": chosen.as_dict(),
                 "with_ties": votes.with_ties,
                 "vote_pairs_with_ties": votes.total_with_ties,
                 "without_ties": votes.without_ties,
@@ -220,6 +247,7 @@ def _print_annotator_agreement(votes: VoteAgreement, as_json: bool) -> None:
         f"{votes.total_with_ties} with ties, {_share(votes.without_ties)} of "
         f"{votes.total_without_ties} without ties"
     )
+    console.print(chosen.describe(), markup=False, highlight=False)
 
 
 def _share(rate: float | None) -> str:

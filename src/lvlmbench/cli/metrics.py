@@ -104,7 +104,7 @@ def open_ended_tables(result: dict[str, Any]) -> list[Table]:
             metric=metric,
             matches=data["matches"],
             bradley_terry=data["bradley_terry"],
-            elo=data["elo"],
+            elo_shuffled_mean=data["online_elo_shuffled_mean"],
             win_rate=data["win_rate"],
             bt_intervals={
                 m: Interval(low, high) for m, (low, high) in data.get("bt_intervals", {}).items()

@@ -2,6 +2,12 @@
 score and hallucination judges, caption-assisted references, and summaries of their verdicts."""
 
 from lvlmbench.judging._pool import JudgeRunSummary, ProgressHook
+from lvlmbench.judging.annotator_groups import (
+    ALL_ANNOTATORS,
+    Annotators,
+    annotator_group,
+    choose_annotators,
+)
 from lvlmbench.judging.annotators import (
     ALL_TIES,
     DISAGREE_GAP,
@@ -64,6 +70,13 @@ from lvlmbench.judging.reference import (
     reference_messages,
     reference_name,
 )
+from lvlmbench.judging.scale import (
+    ParsedRating,
+    ParsedScores,
+    RatingScale,
+    parse_rating,
+    parse_scores,
+)
 from lvlmbench.judging.score import (
     SCORE,
     ModelScore,
@@ -86,17 +99,11 @@ from lvlmbench.judging.summaries import (
     pair_records,
     pairwise_report,
 )
-from lvlmbench.judging.verdict import (
-    ParsedRating,
-    ParsedScores,
-    ParsedVerdict,
-    parse_rating,
-    parse_scores,
-    parse_verdict,
-)
+from lvlmbench.judging.verdict import ParsedVerdict, parse_verdict
 from lvlmbench.judging.vote_summary import JudgeAgreement, VoteSummary, vote_summary
 
 __all__ = [
+    "ALL_ANNOTATORS",
     "ALL_TIES",
     "DISAGREE_GAP",
     "FAMILIES",
@@ -115,6 +122,7 @@ __all__ = [
     "SCORE",
     "AnnotatorReport",
     "AnnotatorRow",
+    "Annotators",
     "Column",
     "HallucinationScore",
     "HumanAgreement",
@@ -129,15 +137,18 @@ __all__ = [
     "ParsedScores",
     "ParsedVerdict",
     "ProgressHook",
+    "RatingScale",
     "RunProtocol",
     "ScoreGroup",
     "Sides",
     "VoteAgreement",
     "VoteSummary",
     "annotator_agreement",
+    "annotator_group",
     "annotator_of",
     "annotator_report",
     "answer_texts",
+    "choose_annotators",
     "column_digits",
     "combine_orders",
     "counted_votes",

@@ -1,6 +1,7 @@
 """Running a judge that rates one answer at a time: the hallucination judge, and any protocol
 of that shape (a toy one in the tests). Each (item, model) is one unit, stored as one row with
-``model_a`` the model and the parsed rating in its fields; resumable like every judge run."""
+``model_a`` the model and the rating, parsed on the registered protocol's scale, in its fields;
+resumable like every judge run."""
 
 from __future__ import annotations
 
@@ -9,8 +10,10 @@ from dataclasses import dataclass
 
 from lvlmbench.judging._pool import JudgeRunSummary, ProgressHook, done_judgments, run_jobs, unit_id
 from lvlmbench.judging.pairwise import self_preference_warnings
+from lvlmbench.judging.protocol import protocol_for
 from lvlmbench.judging.reference import answer_texts
-from lvlmbench.judging.verdict import ParsedRating, judged
+from lvlmbench.judging.scale import RatingScale
+from lvlmbench.judging.verdict import judged
 from lvlmbench.models import ModelClient
 from lvlmbench.store import Store, iter_items
 from lvlmbench.types import BenchmarkItem, GenerationConfig, Judgment, Message
@@ -38,6 +41,13 @@ def _always(_item: BenchmarkItem) -> bool:
     return True
 
 
+def _scale(protocol: str) -> RatingScale:
+    registered = protocol_for(protocol)
+    if registered.kind != "rating" or registered.scale is None:
+        raise ValueError(f"judge protocol {protocol!r} is no rating protocol with a scale")
+    return registered.scale
+
+
 async def run_rated(
     store: Store,
     benchmark: str,
@@ -46,13 +56,14 @@ async def run_rated(
     *,
     protocol: str,
     messages: MessagesFor,
-    parse: Callable[[str], ParsedRating],
     ready: Callable[[BenchmarkItem], bool] = _always,
     config: GenerationConfig | None = None,
     on_progress: ProgressHook | None = None,
 ) -> JudgeRunSummary:
     """Rate every model's answer on every item of ``benchmark`` that is ``ready`` (the others
-    count as missing, as do absent answers), storing rows under ``protocol``."""
+    count as missing, as do absent answers), storing rows under ``protocol``: a registered
+    rating protocol, whose scale every reply is parsed on."""
+    scale = _scale(protocol)
     summary = JudgeRunSummary(judge=judge.spec, protocol=protocol, benchmark=benchmark)
     summary.warnings = self_preference_warnings(judge.spec, models)
     items = list(iter_items(store, benchmark))
@@ -75,6 +86,6 @@ async def run_rated(
     async def judge_one(job: _Job) -> Judgment:
         output = await judge.generate(messages(job.item, job.text), config)
         row = Judgment(item_id=job.item.id, judge=judge.spec, protocol=protocol, model_a=job.model)
-        return judged(row, output, parse)
+        return judged(row, output, scale.parse)
 
     return await run_jobs(store, judge, jobs, judge_one, summary, on_progress, _unit)

@@ -13,6 +13,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from lvlmbench.judging._pool import JudgeRunSummary, ProgressHook
 from lvlmbench.judging.hallucination import (
     HALLUCINATION,
+    HALLUCINATION_SCALE,
     HallucinationScore,
     hallucination_report,
     run_hallucination,
@@ -20,16 +21,10 @@ from lvlmbench.judging.hallucination import (
 from lvlmbench.judging.pairwise import PAIRWISE, PAIRWISE_REF
 from lvlmbench.judging.protocol import Column, JudgeProtocol, register
 from lvlmbench.judging.reference import REFERENCE
-from lvlmbench.judging.score import SCORE, ModelScore, score_report
+from lvlmbench.judging.scale import ParsedRating, ParsedScores
+from lvlmbench.judging.score import SCORE, SCORE_SCALE, ModelScore, score_report
 from lvlmbench.judging.summaries import HUMAN
-from lvlmbench.judging.verdict import (
-    ParsedRating,
-    ParsedScores,
-    ParsedVerdict,
-    parse_rating,
-    parse_scores,
-    parse_verdict,
-)
+from lvlmbench.judging.verdict import ParsedVerdict, parse_verdict
 from lvlmbench.models import ModelClient
 from lvlmbench.store import Store
 from lvlmbench.types import BenchmarkItem, Judgment
@@ -40,7 +35,7 @@ METRIC = "metric:"
 """Protocol family of the text metrics (``metric:<name>``, judge ``metric/<name>``)."""
 
 _MODEL = Column("model", "model", None)
-_PAIRWISE_COLUMNS = ("bt:", "win_rate:", "online_elo:", "combine:")
+_PAIRWISE_COLUMNS = ("bt:", "win_rate:", "online_elo_", "combine:")
 
 
 def _scores(rows: Iterable[Judgment], items: Mapping[str, BenchmarkItem]) -> dict[str, ModelScore]:
@@ -109,7 +104,7 @@ PROTOCOLS = (
             "score",
             "TouchStone score",
             prompts=("judge/score_system.md", "judge/score_user.md"),
-            parse=parse_scores,
+            scale=SCORE_SCALE,
             result=ParsedScores.of,
             summarise=_scores,
             columns=("touchstone:", "touchstone_rel:"),
@@ -132,15 +127,14 @@ PROTOCOLS = (
             "rating",
             "hallucination",
             prompts=("judge/hallucination.md",),
-            parse=parse_rating,
+            scale=HALLUCINATION_SCALE,
             result=ParsedRating.of,
             summarise=_ratings,
             digits=2,
             columns=("hallucination:",),
             run=_run_hallucination,
             help="Rate how much of each answer the caption does not support "
-            "(0 none - 10 all; TouchStone).",
-            scale="0 none - 10 all",
+            f"({HALLUCINATION_SCALE}; TouchStone).",
             cli_columns=(
                 _MODEL,
                 Column("mean", "mean", 2),

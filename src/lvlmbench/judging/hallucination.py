@@ -14,7 +14,8 @@ from typing import Any
 
 from lvlmbench.judging._pool import JudgeRunSummary, ProgressHook
 from lvlmbench.judging._rated import run_rated
-from lvlmbench.judging.verdict import ParsedRating, judged, parse_rating
+from lvlmbench.judging.scale import ParsedRating, RatingScale
+from lvlmbench.judging.verdict import judged
 from lvlmbench.models import ModelClient
 from lvlmbench.prompts import render_prompt
 from lvlmbench.store import Store
@@ -22,6 +23,7 @@ from lvlmbench.types import BenchmarkItem, GenerationConfig, Judgment, Message, 
 
 __all__ = [
     "HALLUCINATION",
+    "HALLUCINATION_SCALE",
     "HallucinationScore",
     "hallucination_judgment",
     "hallucination_messages",
@@ -31,6 +33,8 @@ __all__ = [
 
 HALLUCINATION = "hallucination"
 """Protocol name of the hallucination judge."""
+HALLUCINATION_SCALE = RatingScale(0, 10, "0 none - 10 all")
+"""What its prompt asks for: 0 (nothing invented) to 10 (almost everything)."""
 
 
 def hallucination_messages(item: BenchmarkItem, answer: str) -> list[Message]:
@@ -51,7 +55,7 @@ def hallucination_judgment(
         protocol=HALLUCINATION,
         model_a=model,
     )
-    return judged(row, output, parse_rating)
+    return judged(row, output, HALLUCINATION_SCALE.parse)
 
 
 @dataclass(frozen=True)
@@ -106,7 +110,6 @@ async def run_hallucination(
         judge,
         protocol=HALLUCINATION,
         messages=hallucination_messages,
-        parse=parse_rating,
         ready=_captioned,
         config=config,
         on_progress=on_progress,

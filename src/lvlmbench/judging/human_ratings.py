@@ -8,13 +8,17 @@ on a pair are five matches, as in VisIT-Bench's human Elo.
 
 The matches are sorted (item, players, outcome) before rating, so the numbers depend only on
 the votes, not on their file, its row order or the annotators' names: the same votes imported
-from VisIT-Bench's preference CSV and typed into our wide format rate identically.
+from VisIT-Bench's preference CSV and typed into our wide format rate identically. The one
+exception says so in its label: online Elo *in the order fought* replays the votes in the order
+of their files' rows (Chatbot Arena's online Elo), next to the mean over shuffled orders.
 
 :func:`vote_agreement` is FastChat's agreement (``compute_agreement.py``): the judge's verdict
 on a pair against every single human vote on it, with ties counted as a verdict, and again with
 every tie (the judge's or the person's) left out. :func:`annotator_agreement` is its
-human-vs-human counterpart (``agreement BENCH -j human``). Votes of annotators the owner
-excluded count in none of them (see :mod:`~lvlmbench.judging.counted_votes`).
+human-vs-human counterpart (``agreement BENCH -j human``). Both count one annotator group's
+votes (:mod:`lvlmbench.judging.annotator_groups`; by default FastChat's experts where there are
+some) and say which. Votes of annotators the owner excluded count in none of them (see
+:mod:`~lvlmbench.judging.counted_votes`).
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from itertools import combinations
 
+from lvlmbench.judging.annotator_groups import Annotators, choose_annotators
 from lvlmbench.judging.counted_votes import annotator_of, counted_votes
 from lvlmbench.judging.reference import REFERENCE, answer_texts
 from lvlmbench.judging.style_control import style_control
@@ -35,6 +40,7 @@ from lvlmbench.judging.summaries import (
     rate_matches,
 )
 from lvlmbench.judging.verdict import ParsedVerdict
+from lvlmbench.ratings import FoughtMatch
 from lvlmbench.store import Store, excluded_annotators, iter_items, iter_judgments
 from lvlmbench.types import Judgment, Status
 
@@ -77,8 +83,10 @@ def human_report(
     ``style``, also the style-controlled Bradley-Terry over the votes."""
     items = list(iter_items(store, benchmark))
     categories = {item.id: item.category for item in items}
+    position = {item.id: index for index, item in enumerate(items)}
     report = PairwiseReport(judge=judge, protocol=HUMAN)
     votes: list[tuple[str, str, str, float]] = []
+    fought: list[FoughtMatch] = []
     pairs: dict[tuple[str, str, str], bool] = {}
     for j in _votes_of(store, judge, report):
         if j.item_id not in categories or j.model_b is None or not _wanted(judge, j.judge):
@@ -89,11 +97,14 @@ def human_report(
         pairs[(j.item_id, p1, p2)] = pairs.get((j.item_id, p1, p2), False) or vote is not None
         if vote is not None:
             votes.append((j.item_id, vote[0], vote[1], _OUTCOME[vote[2]]))
+            fought.append(FoughtMatch(j.sequence, position[j.item_id], votes[-1][1:]))
     report.pairs = len(pairs)
     report.unscored_pairs = sum(not scored for scored in pairs.values())
     votes.sort()
     by_category = [(a, b, o, categories[item] or "(none)") for item, a, b, o in votes]
-    if rate_matches(report, by_category, reference=reference, rounds=rounds, seed=seed):
+    if rate_matches(
+        report, by_category, reference=reference, rounds=rounds, seed=seed, fought=fought
+    ):
         report.warnings.append(
             f"{len(votes)} human votes rated, one match per vote (a vote is one order)"
         )
@@ -124,6 +135,8 @@ class VoteAgreement:
     total_with_ties: int
     agree_without_ties: int
     total_without_ties: int
+    annotators: Annotators | None = None
+    """Whose votes were counted (None: every vote, the figures given directly)."""
 
     @property
     def with_ties(self) -> float | None:
@@ -138,14 +151,19 @@ class VoteAgreement:
         )
 
 
-def annotator_agreement(store: Store, benchmark: str) -> VoteAgreement:
+def annotator_agreement(
+    store: Store, benchmark: str, *, annotators: str | None = None
+) -> VoteAgreement:
     """FastChat's human-vs-human agreement: every two votes on the same pair of the same item
-    (by different people or not: crowd votes carry no id), with ties and without. It is the
+    (by different people or not: crowd votes carry no id, and FastChat pairs an expert's two
+    votes too), with ties and without, over the votes of ``annotators`` (a group such as
+    ``expert``, ``all``, or None for the default: see :func:`choose_annotators`). It is the
     ceiling a judge's agreement with single votes can be read against."""
+    chosen = choose_annotators(store, benchmark, annotators)
     items = {item.id for item in iter_items(store, benchmark)}
     by_pair: dict[tuple[str, str, str], list[str]] = {}
     for j in counted_votes(store):
-        vote = _sorted_vote(j) if j.item_id in items else None
+        vote = _sorted_vote(j) if j.item_id in items and chosen.admits(j.judge) else None
         if vote is not None:
             by_pair.setdefault((j.item_id, vote[0], vote[1]), []).append(vote[2])
     counts = [0, 0, 0, 0]
@@ -156,16 +174,20 @@ def annotator_agreement(store: Store, benchmark: str) -> VoteAgreement:
             if "tie" not in (first, second):
                 counts[2] += first == second
                 counts[3] += 1
-    return VoteAgreement(*counts)
+    return VoteAgreement(counts[0], counts[1], counts[2], counts[3], chosen)
 
 
-def vote_agreement(store: Store, benchmark: str, judge: str, *, protocol: str) -> VoteAgreement:
-    """The judge's combined verdict on each pair against every human vote on that pair."""
+def vote_agreement(
+    store: Store, benchmark: str, judge: str, *, protocol: str, annotators: str | None = None
+) -> VoteAgreement:
+    """The judge's combined verdict on each pair against every human vote on that pair by
+    ``annotators`` (as in :func:`annotator_agreement`)."""
+    chosen = choose_annotators(store, benchmark, annotators)
     items = {item.id for item in iter_items(store, benchmark)}
     verdicts = judge_verdicts(store, benchmark, items, judge, protocol)
     counts = [0, 0, 0, 0]
     for j in counted_votes(store):
-        vote = _sorted_vote(j) if j.item_id in items else None
+        vote = _sorted_vote(j) if j.item_id in items and chosen.admits(j.judge) else None
         if vote is None:
             continue
         verdict = verdicts.get((j.item_id, vote[0], vote[1]))
@@ -176,4 +198,4 @@ def vote_agreement(store: Store, benchmark: str, judge: str, *, protocol: str) -
         if "tie" not in (verdict, vote[2]):
             counts[2] += verdict == vote[2]
             counts[3] += 1
-    return VoteAgreement(*counts)
+    return VoteAgreement(counts[0], counts[1], counts[2], counts[3], chosen)

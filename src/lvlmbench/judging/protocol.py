@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
 from lvlmbench.judging._pool import JudgeRunSummary, ProgressHook
+from lvlmbench.judging.scale import RatingScale
 from lvlmbench.models import ModelClient
 from lvlmbench.store import Store
 from lvlmbench.types import BenchmarkItem, Judgment
@@ -106,10 +107,11 @@ class JudgeProtocol:
 
     ``name`` is the ``protocol`` column of its rows; with ``prefix`` it names a family
     (``metric:`` matches ``metric:rougeL``). ``parse`` turns a reply into a typed result whose
-    ``fields()`` fill the Judgment row; ``result`` reads it back from a stored row (None when
-    the row is not ok). ``digits`` formats its numbers wherever a leaderboard column starts
-    with one of ``columns``. ``report_key`` names its entry in the report data (None: no
-    report section); ``cli_columns`` its table."""
+    ``fields()`` fill the Judgment row (a rating or score protocol parses on its ``scale``);
+    ``result`` reads it back from a stored row (None when the row is not ok). ``digits``
+    formats its numbers wherever a leaderboard column starts with one of ``columns``.
+    ``report_key`` names its entry in the report data (None: no report section);
+    ``cli_columns`` its table."""
 
     name: str
     kind: ProtocolKind
@@ -131,8 +133,27 @@ class JudgeProtocol:
     then made for it); the built-in pairwise and score judges have commands of their own."""
     help: str = ""
     """The ``lvlmbench judge <name>`` command's help."""
-    scale: str = ""
-    """What its numbers mean, after its title in table headings ("0 none - 10 all")."""
+    scale: RatingScale | None = None
+    """The numbers its judge gives (required for rating and score protocols): every reply is
+    parsed on it, so a number outside it or given on another scale ("4/10" for a 1-5
+    protocol) is unparseable; table headings show it after the title ("0 none - 10 all")."""
+
+    def __post_init__(self) -> None:
+        if self.kind not in ("rating", "score"):
+            return
+        if self.scale is None:
+            raise ValueError(
+                f"judge protocol {self.name!r} gives numbers: name its scale "
+                "(scale=RatingScale(low, high))"
+            )
+        own = self.scale.parse if self.kind == "rating" else self.scale.parse_pair
+        if self.parse is None:
+            object.__setattr__(self, "parse", own)  # frozen: set once, here
+        elif not _same_method(self.parse, own):
+            raise ValueError(
+                f"judge protocol {self.name!r} parses on its scale ({self.scale}): leave out "
+                "parse, or pass the scale's own"
+            )
 
     def matches(self, protocol: str) -> bool:
         """Whether a stored ``protocol`` value is this protocol (or one of its family)."""
@@ -141,6 +162,13 @@ class JudgeProtocol:
     def fmt(self, value: Any) -> str:
         """A number in this protocol's format ("-" when absent)."""
         return Column(self.name, self.name, self.digits).cell(value)
+
+
+def _same_method(given: Callable[[str], Any], own: Callable[[str], Any]) -> bool:
+    """Whether ``given`` is ``own``: the same method of an equal scale."""
+    return getattr(given, "__func__", None) is getattr(own, "__func__", own) and getattr(
+        given, "__self__", None
+    ) == getattr(own, "__self__", None)
 
 
 def table_columns(

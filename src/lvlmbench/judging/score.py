@@ -17,7 +17,7 @@ commas, as ``eval.py`` splits them: the item counts in each (:func:`item_abiliti
 How this differs from TouchStone's released ``eval.py`` (OFA-Sys/TouchStone). ``eval.py`` asks
 with ``stop=["\\n"]``, so it only ever sees the reply's first line; it splits that line on
 single spaces and needs exactly two ``float()``-able fields, else the round is dropped.
-:func:`~lvlmbench.judging.verdict.parse_scores` reads a JSON pair, labelled scores or the first
+:func:`~lvlmbench.judging.scale.parse_scores` reads a JSON pair, labelled scores or the first
 line holding exactly two numbers, and keeps only scores within 1-10::
 
     judge's reply                         lvlmbench              eval.py
@@ -50,7 +50,8 @@ from typing import Any
 from lvlmbench.judging._pool import JudgeRunSummary, ProgressHook, done_judgments, run_jobs, unit_id
 from lvlmbench.judging.pairwise import self_preference_warnings
 from lvlmbench.judging.reference import answer_texts
-from lvlmbench.judging.verdict import ParsedScores, judged, parse_scores
+from lvlmbench.judging.scale import ParsedScores, RatingScale
+from lvlmbench.judging.verdict import judged
 from lvlmbench.models import ModelClient
 from lvlmbench.prompts import render_prompt
 from lvlmbench.ratings import Coverage, coverage
@@ -59,6 +60,7 @@ from lvlmbench.types import BenchmarkItem, GenerationConfig, Judgment, Message, 
 
 __all__ = [
     "SCORE",
+    "SCORE_SCALE",
     "ModelScore",
     "ScoreGroup",
     "item_abilities",
@@ -70,6 +72,8 @@ __all__ = [
 
 SCORE = "score"
 """Protocol name of the TouchStone score judge."""
+SCORE_SCALE = RatingScale(1, 10, "1-10")
+"""TouchStone's scale: each answer scored 1 to 10."""
 
 
 def item_abilities(item: BenchmarkItem) -> list[str]:
@@ -103,7 +107,7 @@ def score_judgment(
         model_b=shown[1],
         order=order,
     )
-    return judged(row, output, parse_scores)
+    return judged(row, output, SCORE_SCALE.parse_pair)
 
 
 @dataclass

@@ -15,27 +15,32 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
+from lvlmbench.judging.annotator_groups import Annotators, choose_annotators
 from lvlmbench.judging.counted_votes import counted_votes
 from lvlmbench.judging.pairwise import PAIRWISE, combine_orders, model_family
 from lvlmbench.judging.protocol import HUMAN, metric_name
 from lvlmbench.judging.reference import REFERENCE, answer_texts
+from lvlmbench.judging.scale import ParsedRating
 from lvlmbench.judging.style_control import StyleControl, style_control
-from lvlmbench.judging.verdict import ParsedRating, ParsedVerdict
+from lvlmbench.judging.verdict import ParsedVerdict
 from lvlmbench.ratings import (
     MAJORITY,
     AgreementReport,
     BootstrapRatings,
     CombineRule,
+    FoughtMatch,
     JudgeDiagnostics,
+    OnlineElo,
     TwoOrderVerdict,
     WinRate,
     bradley_terry_bootstrap,
     category_win_rates,
     cohen_kappa,
-    elo_ratings,
+    fought_order,
     judge_diagnostics,
     judge_human_agreement,
     kendall_tau,
+    online_elo,
     win_rates_vs_reference,
 )
 from lvlmbench.store import Store, iter_items, iter_judgments, judges_under
@@ -61,8 +66,13 @@ RATING_ROUNDS = 200
 """Bootstrap rounds of the Bradley-Terry intervals by default: `lvlmbench rate`'s, the report's
 and the web app's, so the three show the same numbers."""
 RATING_SEED = 0
-"""Seed of those bootstraps (and of online Elo's shuffles) by default."""
+"""Seed of those bootstraps (and of the shuffled orders of online Elo) by default."""
 _SCORE = {"a": 1.0, "b": 0.0, "tie": 0.5}
+
+
+def _sequence(*rows: Judgment | None) -> int | None:
+    recorded = [r.sequence for r in rows if r is not None and r.sequence is not None]
+    return min(recorded) if recorded else None
 
 
 @dataclass(frozen=True)
@@ -123,7 +133,9 @@ class PairwiseReport:
     unscored_pairs: int = 0
     statuses: dict[str, int] = field(default_factory=dict)
     """Rows by status (ok, unparseable, refused, error)."""
-    elo: dict[str, float] = field(default_factory=dict)
+    online_elo: OnlineElo | None = None
+    """Online Elo in the order the battles were fought and the mean over shuffled orders,
+    each with its label (None: nothing rated)."""
     bradley_terry: BootstrapRatings | None = None
     bt_note: str | None = None
     win_rates: dict[str, WinRate] = field(default_factory=dict)
@@ -147,7 +159,7 @@ class PairwiseReport:
             "pairs": self.pairs,
             "unscored_pairs": self.unscored_pairs,
             "statuses": self.statuses,
-            "elo": self.elo,
+            "online_elo": None if self.online_elo is None else self.online_elo.as_dict(),
             "bradley_terry": None
             if bt is None
             else {
@@ -210,13 +222,23 @@ def _upper(row: Judgment | None) -> Any:
     return "tie" if verdict.verdict == "tie" else verdict.verdict.upper()
 
 
+@dataclass
+class _Tallied:
+    matches: list[tuple[str, str, float, str]] = field(default_factory=list)
+    """Every scored match with its category."""
+    vs_reference: list[tuple[str, str, float, str]] = field(default_factory=list)
+    """Those against the reference on items that have a reference answer."""
+    fought: list[FoughtMatch] = field(default_factory=list)
+    """Every scored match with its place in the order fought."""
+
+
 def _tally(
-    report: PairwiseReport, pairs: list[PairRecord], with_reference: set[str]
-) -> tuple[list[tuple[str, str, float, str]], list[tuple[str, str, float, str]]]:
-    """All scored matches under ``report.combine`` with their category, and those against the
-    reference on items that have a reference answer."""
-    matches: list[tuple[str, str, float, str]] = []
-    vs_reference: list[tuple[str, str, float, str]] = []
+    report: PairwiseReport, pairs: list[PairRecord], with_reference: set[str], items: list[str]
+) -> _Tallied:
+    """The scored matches under ``report.combine`` (``items``: the benchmark's item ids in
+    order)."""
+    out = _Tallied()
+    position = {item: index for index, item in enumerate(items)}
     for r in pairs:
         for row in (r.ab, r.ba):
             if row is not None:
@@ -227,11 +249,12 @@ def _tally(
             report.unscored_pairs += 1
             continue
         a, b = r.players
-        match = (a, b, {"a": 1.0, "b": 0.0, "tie": 0.5}[result], r.category or "(none)")
-        matches.append(match)
+        match = (a, b, _SCORE[result], r.category or "(none)")
+        out.matches.append(match)
+        out.fought.append(FoughtMatch(_sequence(r.ab, r.ba), position[r.item_id], match[:3]))
         if report.reference in (a, b) and r.item_id in with_reference:
-            vs_reference.append(match)
-    return matches, vs_reference
+            out.vs_reference.append(match)
+    return out
 
 
 def rate_matches(
@@ -241,17 +264,21 @@ def rate_matches(
     reference: str,
     rounds: int,
     seed: int,
+    fought: list[FoughtMatch],
     vs_reference: list[tuple[str, str, float, str]] | None = None,
 ) -> bool:
     """Fill ``report``'s Elo, Bradley-Terry and win rates from matches (first player, second,
-    outcome for the first, category); False (with a warning) when there are none. Win rates vs
+    outcome for the first, category); False (with a warning) when there are none. Online Elo
+    is replayed in the order ``fought`` (the same matches with their places in the order the
+    battles were fought) and averaged over shuffles of ``by_category``'s order. Win rates vs
     ``reference`` come from ``vs_reference`` when given (a model judge's pairs leave out items
     without a verified reference), else from every match against it."""
     matches = [(a, b, outcome) for a, b, outcome, _ in by_category]
     if not matches:
         report.warnings.append("no scored pairs: nothing to rate")
         return False
-    report.elo = elo_ratings(matches, shuffles=100, seed=seed)
+    in_order, order = fought_order(fought)
+    report.online_elo = online_elo(in_order, order=order, shuffle_from=matches, seed=seed)
     try:
         report.bradley_terry = bradley_terry_bootstrap(matches, rounds=rounds, seed=seed)
     except ValueError:
@@ -278,7 +305,8 @@ def pairwise_report(
     seed: int = RATING_SEED,
     style: bool = False,
 ) -> PairwiseReport:
-    """Elo (shuffled online), Bradley-Terry with bootstrap CI, win rate vs ``reference``
+    """Online Elo (in the order fought and the mean of shuffled orders), Bradley-Terry with
+    bootstrap CI, win rate vs ``reference``
     (overall and per category) and judge diagnostics from stored pairwise rows, the two
     orders of each pair combined by ``combine``. Items where ``reference`` has no answer (no
     verified reference) are counted in ``items_without_reference`` and excluded from the win
@@ -290,14 +318,15 @@ def pairwise_report(
     with_reference = {item_id for item_id, answers in texts.items() if reference in answers}
     report.items = len(items)
     report.items_without_reference = len(items) - len(with_reference)
-    by_category, vs_reference = _tally(report, pairs, with_reference)
+    tallied = _tally(report, pairs, with_reference, [item.id for item in items])
     if not rate_matches(
         report,
-        by_category,
+        tallied.matches,
         reference=reference,
         rounds=rounds,
         seed=seed,
-        vs_reference=vs_reference,
+        fought=tallied.fought,
+        vs_reference=tallied.vs_reference,
     ):
         return report
     if style:
@@ -328,15 +357,19 @@ class HumanAgreement:
     ranking_tau: float | None = None
     """Kendall tau-b between the systems ranked by judge wins and by human-majority wins on
     the same pairs (None with fewer than two systems or no decided pair)."""
+    annotators: Annotators | None = None
+    """Whose votes formed the majorities."""
 
 
 def _human_votes(
-    store: Store, items: set[str]
+    store: Store, items: set[str], annotators: Annotators
 ) -> tuple[dict[tuple[str, str, str], list[str]], int]:
     votes: dict[tuple[str, str, str], list[str]] = {}
     ties = 0
     for j in counted_votes(store):
         if j.item_id not in items or j.model_b is None or j.status is not Status.OK:
+            continue
+        if not annotators.admits(j.judge):
             continue
         verdict = ParsedVerdict.of(j).verdict
         if verdict not in ("a", "b"):
@@ -356,11 +389,15 @@ def human_agreement(
     protocol: str = PAIRWISE,
     seed: int = 0,
     combine: CombineRule = MAJORITY,
+    annotators: str | None = None,
 ) -> HumanAgreement:
     """Per-level agreement (5/5, 4/5, ...; ties as coin flips and excluded) and Cohen's kappa
-    between the judge's two-order verdict (combined by ``combine``) and the human majority."""
+    between the judge's two-order verdict (combined by ``combine``) and the majority of the
+    votes of ``annotators`` (a group, ``all``, or None for the default: see
+    :func:`~lvlmbench.judging.annotator_groups.choose_annotators`)."""
+    chosen = choose_annotators(store, benchmark, annotators)
     items = {item.id for item in iter_items(store, benchmark)}
-    votes, ties = _human_votes(store, items)
+    votes, ties = _human_votes(store, items, chosen)
     verdicts = judge_verdicts(store, benchmark, items, judge, protocol, combine)
     compared: list[tuple[Any, list[str]]] = []
     decided: list[tuple[tuple[str, str, str], tuple[Any, list[str]]]] = []
@@ -370,7 +407,7 @@ def human_agreement(
             compared.append(({"a": "A", "b": "B"}.get(result or "", result), human))
             decided.append((key, compared[-1]))
     if not compared:
-        return HumanAgreement(None, None, 0, ties)
+        return HumanAgreement(None, None, 0, ties, annotators=chosen)
     report = judge_human_agreement(compared, seed=seed)
     judge_labels, human_labels = [], []
     for verdict, human in compared:
@@ -383,7 +420,7 @@ def human_agreement(
     if kappa is not None and math.isnan(kappa):
         kappa = None
     tau = _ranking_tau([(key[1:], verdict, human) for key, (verdict, human) in decided])
-    return HumanAgreement(report, kappa, len(compared), ties, tau)
+    return HumanAgreement(report, kappa, len(compared), ties, tau, chosen)
 
 
 def judge_verdicts(

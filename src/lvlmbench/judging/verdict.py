@@ -1,4 +1,4 @@
-"""Reading a judge's free text back: pairwise verdicts, two scores, one rating.
+"""Reading a judge's free text back: pairwise verdicts (numbers: :mod:`.scale`).
 
 Judges are asked to reason first and end with a marked verdict, but real models phrase it in
 many ways. Parsing never guesses; it looks for evidence in tiers and stops at the first with any:
@@ -17,7 +17,6 @@ judge/compare ..." is REFUSED, anything else UNPARSEABLE, both with a reason: ne
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -25,15 +24,7 @@ from typing import Any, Literal, Protocol
 
 from lvlmbench.types import Judgment, ModelOutput, Status
 
-__all__ = [
-    "ParsedRating",
-    "ParsedScores",
-    "ParsedVerdict",
-    "judged",
-    "parse_rating",
-    "parse_scores",
-    "parse_verdict",
-]
+__all__ = ["ParsedVerdict", "judged", "parse_verdict"]
 
 PairVerdict = Literal["a", "b", "tie"]
 _VERDICTS: dict[str, PairVerdict] = {"a": "a", "b": "b", "tie": "tie"}
@@ -112,48 +103,6 @@ class ParsedVerdict:
     def of(cls, row: Judgment) -> ParsedVerdict:
         """The verdict a stored row holds (its fields read back, as :meth:`fields` wrote them)."""
         return cls(_VERDICTS.get(row.verdict or ""), row.status, row.reason)
-
-
-@dataclass(frozen=True)
-class ParsedScores:
-    """Two scores (first shown, second shown) read from text, or why there are none."""
-
-    first: float | None
-    second: float | None
-    status: Status
-    reason: str | None = None
-
-    def fields(self) -> dict[str, Any]:
-        """What a stored Judgment takes from this parse."""
-        return {
-            "score_a": self.first,
-            "score_b": self.second,
-            "status": self.status,
-            "reason": self.reason,
-        }
-
-    @classmethod
-    def of(cls, row: Judgment) -> ParsedScores:
-        """The two scores a stored row holds (first shown, second shown)."""
-        return cls(row.score_a, row.score_b, row.status, row.reason)
-
-
-@dataclass(frozen=True)
-class ParsedRating:
-    """One rating read from text, or why there is none."""
-
-    value: float | None
-    status: Status
-    reason: str | None = None
-
-    def fields(self) -> dict[str, Any]:
-        """What a stored Judgment takes from this parse."""
-        return {"score_a": self.value, "status": self.status, "reason": self.reason}
-
-    @classmethod
-    def of(cls, row: Judgment) -> ParsedRating:
-        """The rating a stored row holds."""
-        return cls(row.score_a, row.status, row.reason)
 
 
 class _Parsed(Protocol):
@@ -270,105 +219,3 @@ def parse_verdict(text: str) -> ParsedVerdict:
     if _REFUSAL.search(text):
         return ParsedVerdict(None, Status.REFUSED, "the judge declined to give a verdict")
     return ParsedVerdict(None, Status.UNPARSEABLE, "no verdict (A, B or tie) found")
-
-
-_NUMBER = r"(\d+(?:\.\d+)?)"
-_SCORE_LABEL = re.compile(
-    rf"{_NOUN}\s*\(?\s*([ab12])\s*\)?\s*(?:'s\s+)?(?:score|rating)?\s*[:=\-]?\s*\**\s*"
-    rf"(?:score\s*(?:of|:)?\s*)?{_NUMBER}\s*(?:/\s*10|out\s+of\s+10)?",
-    re.IGNORECASE,
-)
-
-
-_SCORE_LINE = re.compile(
-    rf"(?:scores?\s*[:=\-]?\s*)?{_NUMBER}\s*(?:/\s*10)?\s*(?:,|;|\band\b|\s)\s*{_NUMBER}"
-    r"\s*(?:/\s*10)?\.?",
-    re.IGNORECASE,
-)
-
-
-def _json_pair(text: str) -> tuple[float, float] | None:
-    for m in re.finditer(r"\{[^{}]*\}", text):
-        try:
-            data = json.loads(m.group(0))
-        except ValueError:
-            continue
-        if not isinstance(data, dict):
-            continue
-        nums = [v for v in data.values() if isinstance(v, int | float) and not isinstance(v, bool)]
-        if len(nums) == 2:
-            return float(nums[0]), float(nums[1])
-    return None
-
-
-def parse_scores(text: str, low: float = 1.0, high: float = 10.0) -> ParsedScores:
-    """Two scores, first-shown answer's first: a JSON object with two numbers, labelled
-    "Response A: 7 ... Response B: 9" (the last of each), or a line holding exactly two numbers
-    ("8 7", "Scores: 8, 7") — the first such line. Out of range is unparseable."""
-    if not text.strip():
-        return ParsedScores(None, None, Status.UNPARSEABLE, "empty reply")
-    pair = _json_pair(text)
-    if pair is None:
-        labelled: dict[str, float] = {}
-        for m in _SCORE_LABEL.finditer(text):
-            labelled["a" if m.group(1).lower() in ("a", "1") else "b"] = float(m.group(2))
-        if len(labelled) == 2:
-            pair = labelled["a"], labelled["b"]
-    if pair is None:
-        for line in text.splitlines():
-            bare = _SCORE_LINE.fullmatch(line.strip(" \t*_`"))
-            if bare:
-                pair = float(bare.group(1)), float(bare.group(2))
-                break
-    if pair is None:
-        if _REFUSAL.search(text):
-            return ParsedScores(None, None, Status.REFUSED, "the judge declined to score")
-        return ParsedScores(None, None, Status.UNPARSEABLE, "no pair of scores found")
-    if not all(low <= v <= high for v in pair):
-        return ParsedScores(
-            None, None, Status.UNPARSEABLE, f"scores {pair} outside {low:g}-{high:g}"
-        )
-    return ParsedScores(pair[0], pair[1], Status.OK)
-
-
-_RATING_LABEL = re.compile(
-    rf"(?:hallucination\s*(?:score|rating|level)?|rating|score)\s*(?:is\s*)?[:=\-]?\s*\**\s*"
-    rf"{_NUMBER}\s*(?:/\s*10|out\s+of\s+10)?",
-    re.IGNORECASE,
-)
-
-
-def parse_rating(text: str, low: float = 0.0, high: float = 10.0) -> ParsedRating:
-    """One rating: the last "Rating: 3" / "Hallucination score: 3/10" / ``{"rating": 3}``, or
-    a last line that is just a number. Out of range is unparseable."""
-    if not text.strip():
-        return ParsedRating(None, Status.UNPARSEABLE, "empty reply")
-    value: float | None = None
-    for m in re.finditer(r"\{[^{}]*\}", text):
-        try:
-            data = json.loads(m.group(0))
-        except ValueError:
-            continue
-        nums = (
-            [v for v in data.values() if isinstance(v, int | float)]
-            if isinstance(data, dict)
-            else []
-        )
-        if len(nums) == 1:
-            value = float(nums[0])
-    if value is None:
-        labels = list(_RATING_LABEL.finditer(text))
-        if labels:
-            value = float(labels[-1].group(1))
-    if value is None:
-        lines = [ln.strip(" *_.`") for ln in text.strip().splitlines() if ln.strip()]
-        last = re.fullmatch(rf"{_NUMBER}\s*(?:/\s*10)?", lines[-1]) if lines else None
-        if last:
-            value = float(last.group(1))
-    if value is None:
-        if _REFUSAL.search(text):
-            return ParsedRating(None, Status.REFUSED, "the judge declined to rate")
-        return ParsedRating(None, Status.UNPARSEABLE, "no rating found")
-    if not low <= value <= high:
-        return ParsedRating(None, Status.UNPARSEABLE, f"rating {value:g} outside {low:g}-{high:g}")
-    return ParsedRating(value, Status.OK)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from lvlmbench.judging.annotator_groups import Annotators, choose_annotators
 from lvlmbench.judging.counted_votes import annotator_of
 from lvlmbench.judging.protocol import is_human_judge, metric_name, pairwise_protocols
 from lvlmbench.judging.summaries import HUMAN, human_agreement, judges_for
@@ -45,6 +46,8 @@ class VoteSummary:
     """Votes on the benchmark by annotators the owner excluded (stored, counted nowhere)."""
     excluded: list[str] = field(default_factory=list)
     """Those annotators."""
+    agreement_annotators: Annotators | None = None
+    """Whose votes the judges' agreement is over (`agreement`'s default group)."""
 
 
 def _judges(store: Store) -> list[tuple[str, str]]:
@@ -57,8 +60,8 @@ def _judges(store: Store) -> list[tuple[str, str]]:
 
 
 def vote_summary(store: Store, benchmark: str) -> VoteSummary:
-    """Votes on ``benchmark`` and every judge's agreement with them (judges with no overlap
-    with the votes are left out)."""
+    """Votes on ``benchmark`` and every judge's agreement with them, over the default group
+    of annotators (judges with no overlap with the votes are left out)."""
     ids = set(benchmark_item_ids(store, benchmark))  # ids only: no item is parsed
     left_out = excluded_annotators(store)
     every = [j for j in iter_judgments(store, protocol=HUMAN) if j.item_id in ids]
@@ -68,8 +71,11 @@ def vote_summary(store: Store, benchmark: str) -> VoteSummary:
     summary.excluded = sorted({annotator_of(j.judge) for j in every} & left_out)
     if not votes:
         return summary
+    chosen = summary.agreement_annotators = choose_annotators(store, benchmark)
     for judge, protocol in _judges(store):
-        result = human_agreement(store, benchmark, judge, protocol=protocol)
+        result = human_agreement(
+            store, benchmark, judge, protocol=protocol, annotators=chosen.group
+        )
         if result.report is None:
             continue
         summary.judges.append(

@@ -38,7 +38,14 @@ from lvlmbench.ratings.diagnostics import (
     position_consistency,
     self_preference,
 )
-from lvlmbench.ratings.elo import elo_ratings
+from lvlmbench.ratings.elo import (
+    ELO_SHUFFLES,
+    FoughtMatch,
+    OnlineElo,
+    elo_ratings,
+    fought_order,
+    online_elo,
+)
 from lvlmbench.ratings.intervals import Interval, wilson_interval
 from lvlmbench.ratings.item_mean import ItemMean
 from lvlmbench.ratings.matches import OUTCOMES, Match, validate_matches
@@ -61,6 +68,7 @@ from lvlmbench.ratings.winrate import (
 __all__ = [
     "BOTH",
     "COMBINE_RULES",
+    "ELO_SHUFFLES",
     "MAJORITY",
     "OUTCOMES",
     "STYLE_FEATURES",
@@ -70,10 +78,12 @@ __all__ = [
     "CategoryTotal",
     "CombineRule",
     "Coverage",
+    "FoughtMatch",
     "Interval",
     "ItemMean",
     "JudgeDiagnostics",
     "Match",
+    "OnlineElo",
     "PositionConsistency",
     "Preference",
     "StyleBattles",
@@ -93,10 +103,12 @@ __all__ = [
     "coverage",
     "elo_ratings",
     "first_position_preference",
+    "fought_order",
     "judge_diagnostics",
     "judge_human_agreement",
     "kendall_tau",
     "length_preference",
+    "online_elo",
     "position_consistency",
     "self_preference",
     "simulate_style_battles",

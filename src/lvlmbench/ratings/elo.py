@@ -1,22 +1,125 @@
 """Online Elo ratings over a sequence of pairwise matches (VisIT-Bench's relative metric).
 
 Online Elo depends on the order matches are played in: early matches move ratings from a flat
-start and later ones refine them. That order is meaningful for a live leaderboard (matches in the
-order they were judged) but arbitrary for a batch of judgments, so ``shuffles`` replays the
-matches in several seeded random orders and averages the results, which removes most of that
-arbitrariness while staying reproducible. For order-free ratings with intervals use
-:func:`lvlmbench.ratings.bradley_terry`.
+start and later ones refine them. Two figures are offered, and :class:`OnlineElo` keeps them
+apart with a label each:
+
+- **in the order fought**: the matches replayed once, in the order the battles happened (a vote
+  file's rows, as Chatbot Arena's ``compute_elo`` replays its battles file): the live
+  leaderboard's number, comparable with the peers';
+- **the mean over shuffled orders**: replayed in ``shuffles`` seeded random orders and averaged,
+  which removes most of the arbitrariness of an order that means nothing (a batch of judgments)
+  while staying reproducible. It is a different number, not a better estimate of the first.
+
+For order-free ratings with intervals use :func:`lvlmbench.ratings.bradley_terry`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
 from lvlmbench.ratings.matches import encode_matches
 
-__all__ = ["elo_ratings"]
+__all__ = ["ELO_SHUFFLES", "FoughtMatch", "OnlineElo", "elo_ratings", "fought_order", "online_elo"]
+
+ELO_SHUFFLES = 100
+"""Seeded random orders the shuffled mean averages over by default."""
+
+
+@dataclass(frozen=True)
+class FoughtMatch:
+    """A match with what places it in the order the battles were fought."""
+
+    sequence: int | None
+    """Its battle's place in the order fought (the earliest of its rows'), None: unknown."""
+    item: int
+    """Its item's place in the benchmark (the order a judge run asks in)."""
+    match: tuple[str, str, float]
+    """First player, second, outcome for the first."""
+
+
+def fought_order(matches: list[FoughtMatch]) -> tuple[list[tuple[str, str, float]], str]:
+    """The matches in the order their battles were fought, and words saying what that order
+    is: by ``sequence`` where recorded, else (after those) in benchmark item order."""
+    unknown = sum(m.sequence is None for m in matches)
+    ordered = sorted(
+        matches, key=lambda m: (m.sequence is None, m.sequence or 0, m.item, m.match[:2])
+    )
+    if unknown == 0:
+        order = "the order fought"
+    elif unknown == len(matches):
+        order = "benchmark item order (no battle order recorded)"
+    else:
+        order = f"the order fought, then item order for {unknown} without one"
+    return [m.match for m in ordered], order
+
+
+@dataclass(frozen=True)
+class OnlineElo:
+    """Online Elo two ways, each with the words that say which it is."""
+
+    in_order: dict[str, float]
+    """The matches replayed once, in ``order``."""
+    order: str
+    """What that order is ("the order fought", "benchmark item order", ...)."""
+    shuffled: dict[str, float]
+    """The mean over ``shuffles`` seeded random orders of the same matches."""
+    shuffles: int
+    seed: int
+
+    @property
+    def in_order_label(self) -> str:
+        """The heading of :attr:`in_order` ("online Elo, in the order fought")."""
+        return f"online Elo, in {self.order}"
+
+    @property
+    def shuffled_label(self) -> str:
+        """The heading of :attr:`shuffled` ("online Elo, mean of 100 shuffled orders")."""
+        return f"online Elo, mean of {self.shuffles} shuffled orders"
+
+    def as_dict(self) -> dict[str, Any]:
+        """Both figures with their labels, JSON-ready."""
+        return {
+            "in_order": self.in_order,
+            "in_order_label": self.in_order_label,
+            "order": self.order,
+            "shuffled_mean": self.shuffled,
+            "shuffled_label": self.shuffled_label,
+            "shuffles": self.shuffles,
+            "seed": self.seed,
+        }
+
+
+def online_elo(
+    fought: Iterable[tuple[str, str, float]],
+    *,
+    order: str,
+    shuffle_from: Iterable[tuple[str, str, float]] | None = None,
+    shuffles: int = ELO_SHUFFLES,
+    seed: int = 0,
+) -> OnlineElo:
+    """Online Elo (k 4, base 10, scale 400, from 1000: Chatbot Arena's ``compute_elo``) over
+    ``fought`` replayed in the given order (described by ``order``), and the mean over
+    ``shuffles`` seeded random orders. The shuffles start from ``shuffle_from`` (the same
+    matches in a canonical order, so that the mean depends only on the matches) when given,
+    else from ``fought``."""
+    if shuffles < 1:
+        raise ValueError(f"shuffles must be >= 1, got {shuffles}")
+    matches = list(fought)
+    base = matches if shuffle_from is None else list(shuffle_from)
+    if sorted(base) != sorted(matches):
+        raise ValueError("shuffle_from must hold the same matches as fought")
+    return OnlineElo(
+        in_order=elo_ratings(matches),
+        order=order,
+        shuffled=elo_ratings(base, shuffles=shuffles, seed=seed),
+        shuffles=shuffles,
+        seed=seed,
+    )
 
 
 def elo_ratings(

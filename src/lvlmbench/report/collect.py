@@ -159,7 +159,9 @@ def _metrics(store: Store, benchmark: str, item_ids: set[str]) -> list[dict[str,
                 "scale": METRICS[s.metric].scale if s.metric in METRICS else None,
                 "bradley_terry": None if rating is None else rating.bradley_terry.get(s.model),
                 "bt_interval": _bt_interval(rating, s.model),
-                "elo": None if rating is None else rating.elo.get(s.model),
+                "online_elo_shuffled_mean": None
+                if rating is None
+                else rating.elo_shuffled_mean.get(s.model),
                 "win_rate": None if rating is None else rating.win_rate.get(s.model),
             }
         )

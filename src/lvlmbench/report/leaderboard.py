@@ -10,12 +10,15 @@ Every figure ``X`` with an interval comes as three columns ``X``, ``X_low``, ``X
 - ``metric:<name>`` (text-metric mean, bootstrap 95%);
 - ``bt:<judge>`` (Bradley-Terry on the Elo scale, mean 1000, bootstrap 95%: the headline
   rating), ``bt_style:<judge>`` (the style-controlled Bradley-Terry, same scale, when it was
-  fitted), ``win_rate:<judge>`` (% vs the reference, Wilson 95%) and ``online_elo:<judge>``
-  (order-dependent online Elo, no interval, for comparison with VisIT-Bench) per pairwise
-  judge, with ``combine:<judge>`` naming how the two orders were combined (``majority`` or
-  ``both``); people's votes, where there are some, give the same columns for the judge
-  ``human`` (``bt:human``, ``bt_style:human``, ``win_rate:human``, ``online_elo:human``; no
-  ``combine:``, each vote being one match);
+  fitted), ``win_rate:<judge>`` (% vs the reference, Wilson 95%), and online Elo (no
+  interval, for comparison with VisIT-Bench and Chatbot Arena) two ways:
+  ``online_elo_in_order:<judge>`` (the matches replayed once in the order the battles were
+  fought, or benchmark item order where none was recorded; ``online_elo_order:<judge>`` says
+  which) and ``online_elo_shuffled_mean:<judge>`` (the mean over 100 seeded shuffled orders),
+  per pairwise judge, with ``combine:<judge>`` naming how the two orders were combined
+  (``majority`` or ``both``); people's votes, where there are some, give the same columns for
+  the judge ``human`` (``bt:human``, ``win_rate:human``, ``online_elo_in_order:human``, ...;
+  no ``combine:``, each vote being one match);
 - ``touchstone:<judge>`` (score ×100, bootstrap 95%), ``touchstone_rel:<judge>`` (% of the
   reference) and ``touchstone:<judge>:<ability>``;
 - ``hallucination:<judge>`` (mean 0-10, bootstrap 95%);
@@ -96,9 +99,18 @@ def _ratings(bench: BenchmarkSummary) -> Iterator[tuple[str, dict[str, Any]]]:
         for model, w in (rep.get("win_rate_vs_reference") or {}).items():
             scaled = (100 * w["rate"], 100 * w["low"], 100 * w["high"])
             yield model, _with_ci(f"win_rate:{judge}", *scaled)
-        for model, elo in rep["elo"].items():
+        elo = rep.get("online_elo") or {}
+        for model, in_order in (elo.get("in_order") or {}).items():
             combine = {} if rep["protocol"] == HUMAN else {f"combine:{judge}": rep.get("combine")}
-            yield model, {f"online_elo:{judge}": round(elo, 1), **combine}
+            yield (
+                model,
+                {
+                    f"online_elo_in_order:{judge}": round(in_order, 1),
+                    f"online_elo_order:{judge}": elo["order"],
+                    f"online_elo_shuffled_mean:{judge}": round(elo["shuffled_mean"][model], 1),
+                    **combine,
+                },
+            )
 
 
 def _judged(bench: BenchmarkSummary) -> Iterator[tuple[str, dict[str, Any]]]:

@@ -30,8 +30,10 @@ def _padded(lows: list[float], highs: list[float]) -> tuple[float, float]:
 _RATING_NOTE = (
     '<p class="note">Headline: Bradley-Terry, fitted on all matches at once, on the Elo scale '
     "(400 points = 10:1 odds, mean rating 1000), with a 95% bootstrap interval; the same "
-    "numbers <code>lvlmbench rate</code> prints. Online Elo replays the matches one by one "
-    "(100 seeded orders averaged) and is shown for comparison with VisIT-Bench only.</p>"
+    "numbers <code>lvlmbench rate</code> prints. Online Elo is shown for comparison with "
+    "VisIT-Bench and Chatbot Arena only, two ways: the matches replayed once in the order the "
+    "battles were fought (where no order was recorded, in benchmark item order; the heading "
+    "says which), and the mean over seeded shuffles of that order.</p>"
 )
 
 _COMBINE = {
@@ -57,7 +59,7 @@ def _combine_note(rep: dict[str, Any]) -> str:
 def _bt_order(rep: dict[str, Any]) -> list[str]:
     """Models best first by the headline Bradley-Terry rating (online Elo where BT is absent)."""
     bt = rep.get("bradley_terry") or {}
-    elo = rep.get("elo") or {}
+    elo = (rep.get("online_elo") or {}).get("shuffled_mean") or {}
 
     def key(m: str) -> tuple[float, float, str]:
         return (-(bt[m]["rating"] if m in bt else float("-inf")), -elo.get(m, 0.0), m)
@@ -71,6 +73,8 @@ def ratings_table(rep: dict[str, Any], **tags: str) -> str:
     ``data-*`` attributes of the number cells (which ratings they are, where a page has two)."""
     bt = rep.get("bradley_terry") or {}
     wins = rep.get("win_rate_vs_reference") or {}
+    elo = rep.get("online_elo") or {}
+    in_order, shuffled = elo.get("in_order") or {}, elo.get("shuffled_mean") or {}
     rows = []
     for m in _bt_order(rep):
         b, w = bt.get(m), wins.get(m)
@@ -81,11 +85,13 @@ def ratings_table(rep: dict[str, Any], **tags: str) -> str:
                 td(ci(b["low"], b["high"], 0) if b else "-"),
                 td(f"{100 * w['rate']:.1f}" if w else "-", model=m, rating="winrate", **tags),
                 td(ci(100 * w["low"], 100 * w["high"]) if w else "-"),
-                td(fmt(rep["elo"].get(m), 0), model=m, rating="elo", **tags),
+                td(fmt(in_order.get(m), 0), model=m, rating="elo-in-order", **tags),
+                td(fmt(shuffled.get(m), 0), model=m, rating="elo-shuffled", **tags),
             ]
         )
     head = ["model", "Bradley-Terry", "BT 95% CI", "win % vs reference", "win 95% CI"]
-    return table([*head, "online Elo (order-dependent)"], rows, "pair")
+    labels = [elo.get("in_order_label", "online Elo"), elo.get("shuffled_label", "online Elo")]
+    return table([*head, *labels], rows, "pair")
 
 
 def _pairwise_one(rep: dict[str, Any]) -> list[str]:

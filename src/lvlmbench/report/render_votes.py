@@ -76,14 +76,19 @@ def _human_one(entry: dict[str, Any], benchmark: str) -> list[str]:
     rep = entry["ratings"]
     title = f"Human votes ({_votes(entry['votes'])}, {rep['pairs']} pairs)"
     out = [f"<h3>{escape(title)}</h3>", _intro(entry, benchmark)]
-    if rep["elo"]:  # else no vote was usable: the notes below say so
+    if rep["online_elo"]:  # else no vote was usable: the notes below say so
         out.append(ratings_table(rep, judge="human"))
     out.append(style_block(rep, judge="human"))
     out.append("<h4>Judges' agreement with the votes</h4>")
     rows = entry["agreement"]
     if rows:
         command = escape(f"lvlmbench agreement {benchmark} -j JUDGE")
-        note = f'<p class="note">{escape(_AGREEMENT_NOTE)}<code>{command}</code> prints.</p>'
+        group = escape(str((entry.get("agreement_annotators") or {}).get("group", "")))
+        said = escape(entry.get("agreement_annotators_said") or "")
+        note = (
+            f'<p class="note">{escape(_AGREEMENT_NOTE)}<code>{command}</code> prints. '
+            f'<span data-annotators="{group}">{said}.</span></p>'
+        )
         out.append(note + _agreement_table(rows, judge="human"))
     else:
         out.append('<p class="note">No judge has judged the voted pairs.</p>')

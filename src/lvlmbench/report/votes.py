@@ -53,5 +53,11 @@ def human_votes(store: Store, benchmark: str) -> list[dict[str, Any]]:
             "agreement": [asdict(judge) for judge in votes.judges],
             "excluded": votes.excluded,
             "excluded_votes": votes.excluded_votes,
+            "agreement_annotators": None
+            if votes.agreement_annotators is None
+            else votes.agreement_annotators.as_dict(),
+            "agreement_annotators_said": None
+            if votes.agreement_annotators is None
+            else votes.agreement_annotators.describe(),
         }
     ]

@@ -67,20 +67,23 @@ def score_output(
     """A stored Response for an output: choice items get their answer extracted; a failed call
     or an unextractable answer keeps its status and reason, never a guessed answer. A reply cut
     by the token limit is flagged ``truncated``; when no answer can be read from it its status
-    is ``truncated``, not ``unparseable`` (the limit, not the model, lost the answer).
+    is ``truncated``, not ``unparseable`` (the limit, not the model, lost the answer). The
+    extraction is told of the cut: an option named alone on the cut reply's last line may be
+    the start of a list of options, so it is no answer.
 
     ``cache_key`` names the call that produced ``output`` (None: no call was made), so the item
     page can show its raw output and whether it was replayed from the cache."""
     extracted, status, reason = None, output.status, output.reason
     truncated = output.status is Status.OK and is_truncated(output.finish_reason)
     if output.status is Status.OK and item.kind != "open":
-        extraction = extract_choice(output.text, item.kind, item.options)
+        extraction = extract_choice(output.text, item.kind, item.options, truncated=truncated)
         extracted, status, reason = extraction.answer, extraction.status, extraction.reason
         if truncated and status is Status.UNPARSEABLE:
             status = Status.TRUNCATED
             reason = (
                 f"cut by the token limit after {output.usage.output_tokens or '?'} tokens "
-                f"(finish reason {output.finish_reason}) before an answer could be read"
+                f"(finish reason {output.finish_reason}) before an answer could be read "
+                f"({extraction.reason})"
             )
     # Built once with every field: a model_copy afterwards would cost a second construction.
     return Response(

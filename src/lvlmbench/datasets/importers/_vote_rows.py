@@ -132,6 +132,8 @@ class ParsedVote:
     text_b: str | None = None
     rationale: str | None = None
     reason: str | None = None
+    sequence: int | None = None
+    """Its place in the order the battles were fought (set by :func:`store_votes`)."""
 
     def judgment(self) -> Judgment:
         """The judgment row this vote is stored as."""
@@ -146,6 +148,7 @@ class ParsedVote:
             status=Status.OK if self.verdict is not None else Status.UNPARSEABLE,
             reason=self.reason,
             rationale=self.rationale,
+            sequence=self.sequence,
         )
 
 
@@ -207,14 +210,37 @@ def _answers(store: Store, votes: list[ParsedVote]) -> tuple[list[Response], lis
     return added, conflicts
 
 
+def known_judgments(store: Store, judgments: list[Judgment]) -> tuple[set[str], int]:
+    """Ids of ``judgments`` already stored, and the first free place in the order the battles
+    were fought under their protocols (one past the highest stored ``sequence``)."""
+    ids = {judgment_id(j) for j in judgments}
+    known: set[str] = set()
+    after = 0
+    for protocol in {j.protocol for j in judgments}:
+        for stored in iter_judgments(store, protocol=protocol):
+            if stored.sequence is not None:
+                after = max(after, stored.sequence + 1)
+            if judgment_id(stored) in ids:
+                known.add(judgment_id(stored))
+    return known, after
+
+
+def in_file_order(judgments: list[Judgment], after: int) -> list[Judgment]:
+    """The judgments (in file order) numbered from ``after`` in the order fought: a file
+    imported later comes after those imported before, and re-importing one puts its battles
+    last again, in its own order."""
+    return [j.model_copy(update={"sequence": after + n}) for n, j in enumerate(judgments)]
+
+
 def store_votes(
     store: Store,
     summary: ImportSummary,
     votes: list[ParsedVote],
     unmatched: list[str],
 ) -> ImportSummary:
-    """Write validated votes and the answers they carry; fill in ``summary``. Nothing is
-    written when no row matched an item (almost always the wrong ``--name``)."""
+    """Write validated votes (in file order, which is kept as the order fought) and the
+    answers they carry; fill in ``summary``. Nothing is written when no row matched an item
+    (almost always the wrong ``--name``)."""
     if not votes and unmatched:
         raise DatasetError(
             Path(summary.source),
@@ -225,13 +251,8 @@ def store_votes(
     votes = number_crowd(votes)
     judgments = [v.judgment() for v in votes]
     ids = {judgment_id(j) for j in judgments}
-    protocols = {j.protocol for j in judgments}
-    known = {
-        judgment_id(j)
-        for protocol in protocols
-        for j in iter_judgments(store, protocol=protocol)
-        if judgment_id(j) in ids
-    }
+    known, after = known_judgments(store, judgments)
+    judgments = in_file_order(judgments, after)
     responses, conflicts = _answers(store, votes)
     put_judgments(store, judgments)
     put_responses(store, responses, replace=False)

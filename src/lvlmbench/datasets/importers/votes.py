@@ -8,7 +8,8 @@ a judgment with judge ``human:<annotator column>``, verdict ``a``/``b``/``tie`` 
 ``instance`` names an item of the benchmark given by ``--name`` (which must have been imported
 first): its item id, its row key (the id/index column of the imported file), or a 0-based data
 row index of that file. Votes are keyed by item, annotator and models, so re-importing is
-idempotent and a corrected file replaces the earlier verdicts.
+idempotent and a corrected file replaces the earlier verdicts. The order of the votes (row by
+row, annotator columns left to right) is kept as the order the battles were fought.
 """
 
 from __future__ import annotations
@@ -16,12 +17,12 @@ from __future__ import annotations
 from pathlib import Path
 
 from lvlmbench.datasets.importers._common import DatasetError, Row, read_table, require_columns
+from lvlmbench.datasets.importers._vote_rows import in_file_order, known_judgments
 from lvlmbench.datasets.importers._write import ImportSummary, item_id
 from lvlmbench.store import (
     Store,
     get_benchmark,
     iter_items,
-    iter_judgments,
     judgment_id,
     put_judgments,
 )
@@ -107,9 +108,8 @@ def import_votes(store: Store, path: Path, benchmark: str) -> ImportSummary:
     """Validate the whole votes file, then store its judgments."""
     judgments, annotators, rows = parse_votes(path, store, benchmark)
     ids = {judgment_id(j) for j in judgments}
-    stored = iter_judgments(store, protocol="human")
-    known = {judgment_id(j) for j in stored if judgment_id(j) in ids}
-    put_judgments(store, judgments)
+    known, after = known_judgments(store, judgments)
+    put_judgments(store, in_file_order(judgments, after))
     return ImportSummary(
         benchmark=benchmark,
         format="votes",

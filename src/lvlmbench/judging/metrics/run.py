@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from lvlmbench.judging.metrics._base import METRICS, Metric, load_metric
-from lvlmbench.judging.verdict import ParsedRating
+from lvlmbench.judging.scale import ParsedRating
 from lvlmbench.ratings import Interval, bradley_terry_bootstrap, elo_ratings
 from lvlmbench.store import (
     Store,
@@ -98,6 +98,10 @@ class MetricScore:
         }
 
 
+METRIC_ELO_SHUFFLES = 20
+"""Seeded orders a metric's online Elo is averaged over."""
+
+
 @dataclass(frozen=True)
 class MetricRating:
     """Ratings from per-item pairwise matches under one metric (higher score wins)."""
@@ -105,7 +109,9 @@ class MetricRating:
     metric: str
     matches: int
     bradley_terry: dict[str, float]
-    elo: dict[str, float]
+    elo_shuffled_mean: dict[str, float]
+    """Online Elo, the mean over :data:`METRIC_ELO_SHUFFLES` seeded shuffled orders (a metric's
+    matches were never fought in any order, so none is replayed as such)."""
     win_rate: dict[str, float]
     """Mean match score per model (ties count half)."""
     bt_intervals: dict[str, Interval] = field(default_factory=dict)
@@ -117,7 +123,8 @@ class MetricRating:
             "matches": self.matches,
             "bradley_terry": self.bradley_terry,
             "bt_intervals": {m: [i.low, i.high] for m, i in self.bt_intervals.items()},
-            "elo": self.elo,
+            "online_elo_shuffled_mean": self.elo_shuffled_mean,
+            "online_elo_label": f"online Elo, mean of {METRIC_ELO_SHUFFLES} shuffled orders",
             "win_rate": self.win_rate,
         }
 
@@ -269,7 +276,7 @@ def summarise_metrics(
     """Per (metric, model) mean scores with bootstrap 95% intervals, and per metric the
     ratings derived from per-item matches (Bradley-Terry with a small L2 penalty, so a model
     that wins every match still gets a finite rating, and its bootstrap 95% interval over
-    ``rounds`` resamples; Elo averaged over 20 seeded orders)."""
+    ``rounds`` resamples; online Elo averaged over 20 seeded shuffled orders)."""
     plan_skipped = _plan(store, benchmark, models, variant).skipped
     rows: list[MetricScore] = []
     ratings: list[MetricRating] = []
@@ -302,7 +309,7 @@ def summarise_metrics(
                 metric=metric,
                 matches=len(matches),
                 bradley_terry=bt.ratings,
-                elo=elo_ratings(matches, shuffles=20, seed=seed),
+                elo_shuffled_mean=elo_ratings(matches, shuffles=METRIC_ELO_SHUFFLES, seed=seed),
                 win_rate={m: float(np.mean(v)) for m, v in sorted(wins.items())},
                 bt_intervals=bt.intervals,
             )
