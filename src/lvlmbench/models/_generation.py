@@ -16,7 +16,12 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import parse_qsl, urlencode
 
-from lvlmbench.models._options import PARAM_PREFIX, parse_param
+from lvlmbench.models._params import (
+    PARAM_PREFIX,
+    looks_like_credential,
+    masked_spec,
+    parse_param,
+)
 from lvlmbench.types import GenerationConfig, Message, TextPart
 
 __all__ = [
@@ -131,9 +136,12 @@ def spec_with_settings(spec: str, settings: GenerationSettings) -> str:
     given = dict(parse_qsl(query, keep_blank_values=True)) if query else {}
     for name, value in added.items():
         if name in given and given[name] != value:
+            hidden = looks_like_credential(name.removeprefix(PARAM_PREFIX))
+            ours, theirs = ("***", "***") if hidden else (repr(given[name]), repr(value))
             raise ValueError(
-                f"model spec {spec!r} sets {name}={given[name]!r} but the command line says "
-                f"{value!r}; give it once"
+                f"model spec {masked_spec(spec)!r} sets {name}={ours} but the command line "
+                f"says {theirs}; give it once"
             )
     merged = {**given, **added}
     return f"{base}?{urlencode(merged, safe=':/@')}"
+
