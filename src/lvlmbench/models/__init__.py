@@ -18,8 +18,10 @@ from lvlmbench.models._display import display_name, display_names
 from lvlmbench.models._generation import (
     EXAMINEE_MAX_TOKENS,
     GenerationSettings,
+    as_settings,
     is_truncated,
     spec_with_settings,
+    specs_with_settings,
 )
 from lvlmbench.models._meter import RequestMeter, metered
 from lvlmbench.models._options import PRICE, parse_param
@@ -86,6 +88,7 @@ __all__ = [
     "RunAborted",
     "RunSummary",
     "Structured",
+    "as_settings",
     "cache_key",
     "chat_cache_key",
     "display_name",
@@ -108,4 +111,5 @@ __all__ = [
     "resolve_spec",
     "spec_option",
     "spec_with_settings",
+    "specs_with_settings",
 ]
