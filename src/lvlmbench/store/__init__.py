@@ -8,6 +8,7 @@ from lvlmbench.store._calls import CachedCall, cached_call, cached_outputs, put_
 from lvlmbench.store._fresh import discard_if_empty, sqlite_store_path
 from lvlmbench.store._leases import DEFAULT_LEASE_S, Claim, Leases, new_owner
 from lvlmbench.store._migrations import MIGRATIONS, legacy_identities
+from lvlmbench.store._prompts import put_system_prompt, system_prompt
 from lvlmbench.store._queries import (
     AnswerFields,
     StoredItemText,
@@ -105,9 +106,11 @@ __all__ = [
     "put_items",
     "put_judgments",
     "put_responses",
+    "put_system_prompt",
     "require_benchmark",
     "response_id",
     "sqlite_store_path",
     "stored_item_texts",
+    "system_prompt",
     "update_items",
 ]

@@ -125,3 +125,15 @@ leases = Table(
     Column("expires_at", Float, nullable=False),
     Index("ix_leases_owner", "owner"),
 )
+
+# Each distinct system prompt a model was run with (``--system-prompt``), once, under the digest
+# its model identity carries (``system=sha256:…``), so a transcript can show what was sent.
+# Added after schema 2 without a version bump: create_all adds it to an older store when opened
+# to write, and readers of a store without it find no prompt rather than fail.
+system_prompts = Table(
+    "system_prompts",
+    metadata,
+    Column("digest", String(32), primary_key=True),
+    Column("text", Text, nullable=False),
+    Column("created_at", Float, nullable=False),
+)
