@@ -9,13 +9,13 @@ endpoints serving one model name keep two sets of answers.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import math
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
+from lvlmbench.ids import is_text_digest, text_digest
 from lvlmbench.models._params import PARAM_PREFIX, ParamRules, parse_param
 
 __all__ = [
@@ -230,16 +230,10 @@ def _any_text(value: str) -> str:
 
 
 def _text_digest(value: str) -> str:
-    """How a system prompt appears in an identity: short, and the same text gives the same.
-    A digest is kept as it is, so an identity typed back names the same rows."""
-    if is_text_digest(value):
-        return value
-    return "sha256:" + hashlib.sha256(value.encode("utf-8")).hexdigest()[:16]
-
-
-def is_text_digest(value: str) -> bool:
-    """Whether ``value`` is a system prompt's digest as identities show it (not a prompt)."""
-    return re.fullmatch(r"sha256:[0-9a-f]{16}", value) is not None
+    """How a system prompt appears in an identity: short, and the same text gives the same (the
+    key the store keeps the text under). A digest is kept as it is, so an identity typed back
+    names the same rows."""
+    return value if is_text_digest(value) else text_digest(value)
 
 
 def _param_value(value: str) -> str:
