@@ -184,7 +184,9 @@ def test_a_credential_is_not_shown_by_any_other_message_either() -> None:
         assert SECRET not in str(refused.value), refused.value
 
 
-@pytest.mark.parametrize("name", ["max_tokens", "top_k", "keywords", "tokenizer", "monkey"])
+@pytest.mark.parametrize(
+    "name", ["max_tokens", "max_token", "num_token", "top_k", "keywords", "tokenizer", "monkey"]
+)
 def test_names_that_only_resemble_credentials_are_not_refused_as_credentials(name: str) -> None:
     try:
         resolve_spec(f"anthropic/c?param.{name}=1")

@@ -58,6 +58,9 @@ _CREDENTIAL_PARTS = frozenset(
 )
 """Name parts that mark a credential. ``token`` but not ``tokens``: ``max_tokens`` is a budget."""
 
+_COUNT_PARTS = frozenset({"max", "min", "num", "count", "limit", "budget", "total"})
+"""Parts that make ``token`` a count of tokens, not one (``max_token``, ``num_token``)."""
+
 
 def _name_parts(name: str) -> list[str]:
     """``x-api-key`` -> x, api, key; ``accessToken`` -> access, token; ``APIKey`` -> api, key."""
@@ -69,7 +72,11 @@ def _name_parts(name: str) -> list[str]:
 def looks_like_credential(name: str) -> bool:
     """Whether a field or option name looks like it holds a credential (a part of it is key,
     token, secret, password, auth... as in ``api_key``, ``x-api-key``, ``access_token``)."""
-    return any(part in _CREDENTIAL_PARTS for part in _name_parts(name))
+    parts = _name_parts(name)
+    found = _CREDENTIAL_PARTS.intersection(parts)
+    if found == {"token"} and _COUNT_PARTS.intersection(parts):
+        return False
+    return bool(found)
 
 
 def masked_spec(spec: str) -> str:
