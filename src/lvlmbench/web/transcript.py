@@ -140,7 +140,7 @@ def _with_system_prompt(
     way the client puts it (read from the store by the digest in the identity), and the digest
     when the store does not hold that prompt (a run from before prompts were kept)."""
     digest = _system_digest(model)
-    if digest is None:
+    if digest is None or not messages:  # nothing sent: the page says why instead
         return messages, None
     if digest not in prompts:
         prompts[digest] = system_prompt(store, digest)
@@ -171,7 +171,7 @@ def transcripts(
         built, note = by_variant[response.variant]
         sent, missing = _with_system_prompt(store, response.model, built, prompts)
         messages = _as_sent(sent)
-        if missing is not None and messages:
+        if missing is not None:
             messages = [_missing_prompt_note(missing), *messages]
         call, call_note = _call_record(store, response.cache_key)
         out.append(Transcript(response, result, messages, note, call, call_note))
