@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import json
 import threading
-from collections import deque
+from collections import Counter, deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-__all__ = ["Recorded", "RecordingServer", "Reply"]
+__all__ = ["Answer", "ChatRecorder", "Recorded", "RecordingServer", "Reply", "chat_completion"]
 
 
 @dataclass(frozen=True)
@@ -137,3 +138,48 @@ class RecordingServer:
                 pass  # keep pytest output clean
 
         return Handler
+
+
+Answer = Callable[[dict[str, Any], int], tuple[str, str]]
+"""(request body, how often this prompt was asked before) -> (reply text, finish reason)."""
+
+
+class ChatRecorder(RecordingServer):
+    """An OpenAI-compatible chat server: a RecordingServer that answers every chat completion
+    from a function (and the preflight GET with a 404), so any number of requests needs no
+    script."""
+
+    def __init__(self, answer: Answer) -> None:
+        super().__init__()
+        self.answer = answer
+        self.asked: Counter[str] = Counter()
+        self._count_lock = threading.Lock()
+
+    def _answer(self, recorded: Recorded) -> Reply:
+        if recorded.method == "GET":
+            return Reply(404, {"error": {"message": "no such route"}})
+        body = recorded.json()
+        prompt = json.dumps(body["messages"], sort_keys=True)
+        with self._count_lock:
+            self.requests.append(recorded)
+            seen = self.asked[prompt]
+            self.asked[prompt] += 1
+        text, finish = self.answer(body, seen)
+        return Reply(200, chat_completion(text, finish))
+
+    @property
+    def chats(self) -> list[dict[str, Any]]:
+        """Bodies of the chat requests so far."""
+        return [r.json() for r in list(self.requests)]
+
+
+def chat_completion(text: str, finish: str = "stop") -> dict[str, Any]:
+    """An OpenAI chat completion body answering ``text``."""
+    return {
+        "id": "x",
+        "object": "chat.completion",
+        "choices": [
+            {"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": finish}
+        ],
+        "usage": {"prompt_tokens": 20, "completion_tokens": 7, "total_tokens": 27},
+    }

@@ -56,12 +56,15 @@ from lvlmbench.judging import (
 )
 from lvlmbench.models import (
     DEFAULT_CONCURRENCY,
+    GenerationSettings,
     ModelClient,
     RegistryError,
+    as_settings,
     load_chat_model,
     model_identity,
     parse_spec,
     resolve_spec,
+    specs_with_settings,
 )
 from lvlmbench.ratings import COMBINE_RULES
 from lvlmbench.report import ReportFiles, write_report
@@ -218,34 +221,35 @@ def evaluate(
     by: Sequence[str] = ("difficulty",),
     variant: str = "default",
     concurrency: int = DEFAULT_CONCURRENCY,
-    config: GenerationConfig | None = None,
+    config: GenerationConfig | GenerationSettings | None = None,
 ) -> EvaluationResult:
     """Ask every model every item of ``benchmark`` it has not answered yet, then score them
     all: accuracy per group of ``by`` and overall, with Wilson 95% intervals. A name with
-    stored responses but no provider (an imported prediction file) is scored, not run."""
+    stored responses but no provider (an imported prediction file) is scored, not run.
+
+    ``config``: generation settings for every model run, as ``lvlmbench evaluate``'s flags
+    (``GenerationConfig(temperature=0.5)`` is ``--temperature 0.5``; a field not given keeps
+    the command's default, e.g. a reply budget of EXAMINEE_MAX_TOKENS). They become part of
+    each model's name in the store, as the flags do, so answers under other settings are never
+    reused for each other; the result's rows are under those names."""
+    settings = as_settings(config)
     if variant not in VARIANTS:
         raise ValueError(f"variant {variant!r}: choose from {', '.join(VARIANTS)}")
     if concurrency < 1:
         raise ValueError(f"concurrency must be at least 1, got {concurrency}")
     with _opened(store) as opened:
         require_benchmark(opened, benchmark)
-        stored = _stored_only(opened, benchmark, models)
-        to_run = [spec for spec in models if spec not in stored]
+        specs = specs_with_settings(models, settings)
+        stored = _stored_only(opened, benchmark, specs)
+        to_run = [spec for spec in specs if spec not in stored]
         for spec in to_run:
             resolve_spec(spec)  # every spec checked before the first call
         if to_run:
             opened.require_writable()
         runs = _run(
-            run_examinees(
-                opened,
-                benchmark,
-                to_run,
-                variant=variant,
-                concurrency=concurrency,
-                config=config,
-            )
+            run_examinees(opened, benchmark, to_run, variant=variant, concurrency=concurrency)
         )
-        identities = [model_identity(spec) for spec in models]
+        identities = [model_identity(spec) for spec in specs]
         rows = accuracy_table(opened, benchmark, list(by), variant=variant, models=identities)
     return EvaluationResult(benchmark, runs, rows, overall_rows(rows))
 
@@ -259,13 +263,17 @@ def judge(
     store: StoreLike = None,
     reference_free: bool = False,
     concurrency: int = DEFAULT_CONCURRENCY,
+    config: GenerationConfig | GenerationSettings | None = None,
 ) -> JudgeRunSummary:
     """Judge the models' stored answers on an open-ended benchmark with the ``judge`` model:
     ``pairwise`` (VisIT-Bench: every pair in both orders, against the reference unless
     ``reference_free``), ``score`` (TouchStone, against the dataset's reference answers) or
     ``hallucination`` (TouchStone), or any registered protocol that judges by itself
     (:attr:`lvlmbench.judging.JudgeProtocol.run`). Models still missing answers are asked
-    first."""
+    first (with the command line's defaults). ``config``: the judge's generation settings, as
+    the judge commands' flags (part of the judge's name, so its verdicts under other settings
+    stay apart; a field not given keeps the protocol's own default)."""
+    judge = specs_with_settings([judge], as_settings(config))[0]
     runnable = ["pairwise", "score", *(p.name for p in protocols() if p.run is not None)]
     if protocol not in runnable:
         choices = ", ".join(runnable[:-1]) + f" or {runnable[-1]}"

@@ -15,6 +15,8 @@ __all__ = [
     "check_benchmark_name",
     "compact_json_writer",
     "content_id",
+    "is_text_digest",
+    "text_digest",
 ]
 
 BENCHMARK_NAME_RULE = (
@@ -73,6 +75,17 @@ def canonical_json(value: Any) -> str:
 def content_id(*parts: Any) -> str:
     """A 32-hex-digit id from the canonical JSON of ``parts``."""
     return hashlib.sha256(canonical_json(list(parts)).encode("utf-8")).hexdigest()[:32]
+
+
+def text_digest(text: str) -> str:
+    """``sha256:`` and the first 16 hex digits of ``text``'s SHA-256: how a system prompt is
+    named in a model's identity, and the key it is stored under."""
+    return "sha256:" + hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+
+
+def is_text_digest(value: str) -> bool:
+    """Whether ``value`` has the form :func:`text_digest` gives (not a prompt)."""
+    return re.fullmatch(r"sha256:[0-9a-f]{16}", value) is not None
 
 
 def check_benchmark_name(name: str) -> str:

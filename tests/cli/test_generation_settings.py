@@ -7,14 +7,12 @@ from __future__ import annotations
 
 import json
 import re
-import threading
 from collections import Counter
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
-from http_fixture import Recorded, RecordingServer, Reply
+from http_fixture import ChatRecorder
 from typer.testing import CliRunner
 
 from lvlmbench.cli import app
@@ -25,47 +23,6 @@ from lvlmbench.types import BenchmarkItem, Status
 runner = CliRunner()
 BENCH = "letters"
 OPTIONS = {"A": "alpha", "B": "beta", "C": "gamma", "D": "delta"}
-Answer = Callable[[dict[str, Any], int], tuple[str, str]]
-"""(request body, how often this prompt was asked before) -> (reply text, finish reason)."""
-
-
-class ChatRecorder(RecordingServer):
-    """A RecordingServer that answers every chat completion from a function (and the
-    preflight GET with a 404), so any number of requests needs no script."""
-
-    def __init__(self, answer: Answer) -> None:
-        super().__init__()
-        self.answer = answer
-        self.asked: Counter[str] = Counter()
-        self._count_lock = threading.Lock()
-
-    def _answer(self, recorded: Recorded) -> Reply:
-        if recorded.method == "GET":
-            return Reply(404, {"error": {"message": "no such route"}})
-        body = recorded.json()
-        prompt = json.dumps(body["messages"], sort_keys=True)
-        with self._count_lock:
-            self.requests.append(recorded)
-            seen = self.asked[prompt]
-            self.asked[prompt] += 1
-        text, finish = self.answer(body, seen)
-        return Reply(200, _completion(text, finish))
-
-    @property
-    def chats(self) -> list[dict[str, Any]]:
-        """Bodies of the chat requests so far."""
-        return [r.json() for r in list(self.requests)]
-
-
-def _completion(text: str, finish: str) -> dict[str, Any]:
-    return {
-        "id": "x",
-        "object": "chat.completion",
-        "choices": [
-            {"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": finish}
-        ],
-        "usage": {"prompt_tokens": 20, "completion_tokens": 7, "total_tokens": 27},
-    }
 
 
 def _always_a(body: dict[str, Any], seen: int) -> tuple[str, str]:

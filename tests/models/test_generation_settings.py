@@ -125,8 +125,8 @@ def test_param_values_are_json_when_they_parse_and_canonical() -> None:
     spaced = model_identity(f"{base}&param.x={loose}")
     tight = model_identity(f"{base}&param.x={tight}")
     assert spaced == tight
-    options = generation_options(f"{base}&param.effort=high&param.n=3&param.s=%223%22")
-    assert GenerationSettings.from_options(options).params == {"effort": "high", "n": 3, "s": "3"}
+    options = generation_options(f"{base}&param.effort=high&param.k=3&param.s=%223%22")
+    assert GenerationSettings.from_options(options).params == {"effort": "high", "k": 3, "s": "3"}
     with pytest.raises(RegistryError, match="unknown option"):
         model_identity(f"{base}&temprature=0.7")
 

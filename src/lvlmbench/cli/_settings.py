@@ -18,10 +18,8 @@ from lvlmbench.cli._common import BadInput
 from lvlmbench.models import (
     EXAMINEE_MAX_TOKENS,
     GenerationSettings,
-    RegistryError,
     parse_param,
-    parse_spec,
-    spec_with_settings,
+    specs_with_settings,
 )
 
 __all__ = [
@@ -149,18 +147,10 @@ def generation_settings(
 def apply_settings(specs: list[str], settings: GenerationSettings) -> list[str]:
     """Each provider spec with ``settings`` written in (names that are no provider spec, such
     as imported players, pass unchanged); BadInput when a spec sets one differently."""
-    out = []
-    for spec in specs:
-        try:
-            parse_spec(spec.partition("?")[0])
-        except RegistryError:
-            out.append(spec)
-            continue
-        try:
-            out.append(spec_with_settings(spec, settings))
-        except ValueError as exc:
-            raise BadInput(str(exc)) from None
-    return out
+    try:
+        return specs_with_settings(specs, settings)
+    except ValueError as exc:
+        raise BadInput(str(exc)) from None
 
 
 def spec_with_flags(

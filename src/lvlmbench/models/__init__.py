@@ -18,8 +18,10 @@ from lvlmbench.models._display import display_name, display_names
 from lvlmbench.models._generation import (
     EXAMINEE_MAX_TOKENS,
     GenerationSettings,
+    as_settings,
     is_truncated,
     spec_with_settings,
+    specs_with_settings,
 )
 from lvlmbench.models._image_check import ImageTokens, compare_image_tokens, without_images
 from lvlmbench.models._meter import RequestMeter, metered
@@ -89,6 +91,7 @@ __all__ = [
     "RunAborted",
     "RunSummary",
     "Structured",
+    "as_settings",
     "cache_key",
     "chat_cache_key",
     "compare_image_tokens",
@@ -113,5 +116,6 @@ __all__ = [
     "resolve_spec",
     "spec_option",
     "spec_with_settings",
+    "specs_with_settings",
     "without_images",
 ]

@@ -22,7 +22,7 @@ from lvlmbench.models._policy import (
 from lvlmbench.models._secrets import redact_data, redact_text
 from lvlmbench.models._structured import extract_json
 from lvlmbench.prompts import render_prompt
-from lvlmbench.store import Store
+from lvlmbench.store import Store, put_system_prompt
 from lvlmbench.types import GenerationConfig, Message, ModelOutput, Status, Usage
 
 __all__ = [
@@ -110,6 +110,10 @@ class ModelClient(CallClient[ChatModel, ModelOutput]):
         # The spec's generation settings (evaluate --temperature ...), applied to every call;
         # they are in the model's identity too, so its stored rows never mix settings.
         self.settings = GenerationSettings.from_options(getattr(model, "generation", None) or {})
+        if self.settings.system is not None and store is not None and not store.read_only:
+            # The identity names the prompt by digest only: the text is kept once, before any
+            # answer under that identity is stored, so every transcript can show it.
+            put_system_prompt(store, self.settings.system)
 
     def cache_key(self, messages: list[Message], config: GenerationConfig) -> str:
         """The key this call is cached under."""

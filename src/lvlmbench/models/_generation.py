@@ -6,26 +6,36 @@ registry puts those not at their default into the model's identity (so answers u
 settings are never reused for each other) and hands them to the model, and
 :class:`~lvlmbench.models.ModelClient` applies them to each call with :class:`GenerationSettings`
 (after the caller's own config: a judge's max_tokens stays its own unless the user sets one).
+The Python API takes the same settings (:func:`as_settings`) and writes them in with the same
+function (:func:`specs_with_settings`), so a run made there is stored under the name the
+command line gives it, and a setting left out has the command line's default.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import parse_qsl, urlencode
 
-from lvlmbench.models._options import PARAM_PREFIX, parse_param
-from lvlmbench.models._secrets import mask_url_credentials
+from lvlmbench.models._params import (
+    PARAM_PREFIX,
+    looks_like_credential,
+    masked_spec,
+    parse_param,
+)
+from lvlmbench.models._registry import RegistryError, parse_spec
 from lvlmbench.types import GenerationConfig, Message, TextPart
 
 __all__ = [
     "EXAMINEE_MAX_TOKENS",
     "TRUNCATION_REASONS",
     "GenerationSettings",
+    "as_settings",
     "is_truncated",
     "spec_with_settings",
+    "specs_with_settings",
 ]
 
 EXAMINEE_MAX_TOKENS = 4096
@@ -132,9 +142,67 @@ def spec_with_settings(spec: str, settings: GenerationSettings) -> str:
     given = dict(parse_qsl(query, keep_blank_values=True)) if query else {}
     for name, value in added.items():
         if name in given and given[name] != value:
+            hidden = looks_like_credential(name.removeprefix(PARAM_PREFIX))
+            ours, theirs = ("***", "***") if hidden else (repr(given[name]), repr(value))
             raise ValueError(
-                f"model spec {mask_url_credentials(spec)!r} sets {name}={given[name]!r} but the "
-                f"command line says {value!r}; give it once"
+                f"model spec {masked_spec(spec)!r} sets {name}={ours} but the command line "
+                f"says {theirs}; give it once"
             )
     merged = {**given, **added}
     return f"{base}?{urlencode(merged, safe=':/@')}"
+
+
+def specs_with_settings(specs: Sequence[str], settings: GenerationSettings) -> list[str]:
+    """Each provider spec with ``settings`` written in (:func:`spec_with_settings`); a name that
+    is no provider spec (an imported player such as ``llava-7b``) passes unchanged. What
+    ``evaluate``'s flags and the Python API's ``config`` both do; ValueError as there."""
+    if settings.empty:
+        return list(specs)
+    out = []
+    for spec in specs:
+        try:
+            parse_spec(spec.partition("?")[0])
+        except RegistryError:
+            out.append(spec)
+            continue
+        out.append(spec_with_settings(spec, settings))
+    return out
+
+
+_NO_SETTING = ("stop", "json_schema", "epoch")
+"""GenerationConfig fields no setting stands for: each command sets them itself."""
+
+
+def as_settings(config: GenerationConfig | GenerationSettings | None) -> GenerationSettings:
+    """The settings a Python API caller's ``config`` stands for, as the command line's flags
+    would give them. A GenerationConfig stands for the fields it was given (``GenerationConfig(
+    temperature=0.5)`` is ``--temperature 0.5``; its max_tokens default of 512 is no setting,
+    so the command's own default applies, as without ``--max-tokens``). ValueError for a field
+    no flag sets (stop sequences, a JSON schema, an epoch): each command sets those itself."""
+    if config is None:
+        return GenerationSettings()
+    if isinstance(config, GenerationSettings):
+        return config
+    given = config.model_fields_set
+    fixed = [
+        name
+        for name in _NO_SETTING
+        if name in given and getattr(config, name) != GenerationConfig.model_fields[name].default
+    ]
+    if fixed:
+        raise ValueError(
+            f"config sets {', '.join(fixed)}: no generation setting takes "
+            f"{'it' if len(fixed) == 1 else 'them'} (each command sets its own); give "
+            "temperature, top_p, seed, max_tokens or params"
+        )
+
+    def chosen(name: str) -> Any:
+        return getattr(config, name) if name in given else None
+
+    return GenerationSettings(
+        temperature=chosen("temperature"),
+        top_p=chosen("top_p"),
+        seed=chosen("seed"),
+        max_tokens=chosen("max_tokens"),
+        params=dict(config.params or {}) if "params" in given else {},
+    )

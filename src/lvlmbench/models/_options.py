@@ -9,22 +9,29 @@ endpoints serving one model name keep two sets of answers.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import math
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
+from lvlmbench.ids import is_text_digest, text_digest
+from lvlmbench.models._params import PARAM_PREFIX, ParamRules, parse_param
+
 __all__ = [
     "ANTHROPIC_OPTIONS",
+    "ANTHROPIC_PARAMS",
     "BASELINE_OPTIONS",
+    "BASELINE_PARAMS",
     "DIFFUSERS_OPTIONS",
     "GENERATION_OPTIONS",
     "GOOGLE_CHAT_OPTIONS",
+    "GOOGLE_CHAT_PARAMS",
     "HF_OPTIONS",
+    "HF_PARAMS",
     "IMAGE_PRICE_OPTION",
     "OPENAI_CHAT_OPTIONS",
+    "OPENAI_CHAT_PARAMS",
     "OPENAI_IMAGE_OPTIONS",
     "PARAM_PREFIX",
     "PRICE",
@@ -223,16 +230,10 @@ def _any_text(value: str) -> str:
 
 
 def _text_digest(value: str) -> str:
-    """How a system prompt appears in an identity: short, and the same text gives the same.
-    A digest is kept as it is, so an identity typed back names the same rows."""
-    if is_text_digest(value):
-        return value
-    return "sha256:" + hashlib.sha256(value.encode("utf-8")).hexdigest()[:16]
-
-
-def is_text_digest(value: str) -> bool:
-    """Whether ``value`` is a system prompt's digest as identities show it (not a prompt)."""
-    return re.fullmatch(r"sha256:[0-9a-f]{16}", value) is not None
+    """How a system prompt appears in an identity: short, and the same text gives the same (the
+    key the store keeps the text under). A digest is kept as it is, so an identity typed back
+    names the same rows."""
+    return value if is_text_digest(value) else text_digest(value)
 
 
 def _param_value(value: str) -> str:
@@ -245,19 +246,6 @@ def _param_value(value: str) -> str:
     if isinstance(parsed, str) and parse_param(parsed) == parsed:
         return parsed  # ``"high"`` is ``high``
     return json.dumps(parsed, sort_keys=True, separators=(",", ":"))
-
-
-def parse_param(value: str) -> object:
-    """The value a ``param.*`` option sends: its JSON when it parses, else the text."""
-    try:
-        parsed: object = json.loads(value)
-    except ValueError:
-        return value
-    return parsed
-
-
-PARAM_PREFIX = "param."
-"""Options ``param.<field>=<value>`` pass a provider's own body field through unvalidated."""
 
 
 def param_option() -> Option:
@@ -343,6 +331,23 @@ def _endpoint(default: str, env: str) -> Option:
 _KEY_ENV = Option(_env_name, changes_output=False)
 _TIMEOUT = Option(_positive_number, changes_output=False)
 
+# What a ``param.<field>`` may not name, per provider (see lvlmbench.models._params): the
+# fields each client builds into its request, or checks through an option of its own.
+_MODEL = "use the spec's model name (PROVIDER/NAME)"
+_MESSAGES = "the items are sent as built; use --system-prompt (option system=) for a system turn"
+_STOP = "not settable: each command sets the stop sequences it needs"
+_ONE_REPLY = "use --epochs K for several samples (each cached and stored; one reply is read)"
+_WHOLE = "not settable: the client reads each reply whole"
+
+
+def _flag(option: str) -> str:
+    return f"use --{option.replace('_', '-')} (option {option}=)"
+
+
+def _key_env(default: str) -> str:
+    return f"set {default}, or name another variable with api_key_env=VAR"
+
+
 OPENAI_CHAT_OPTIONS: Mapping[str, Option] = {
     **GENERATION_OPTIONS,
     # Several URLs joined by ',' are replicas of one deployment: calls are balanced across them.
@@ -362,12 +367,39 @@ OPENAI_CHAT_OPTIONS: Mapping[str, Option] = {
     "json_mode": Option(_choice("json_schema", "json_object", "none"), changes_output=False),
     "max_tokens": Option(_positive_int, changes_output=True),
 }
+OPENAI_CHAT_PARAMS = ParamRules(
+    reserved={
+        "model": _MODEL,
+        "messages": _MESSAGES,
+        **{name: _flag(name) for name in ("temperature", "top_p", "seed", "max_tokens")},
+        "max_completion_tokens": _flag("max_tokens"),
+        "stop": _STOP,
+        "response_format": "use option json_mode= (json_schema, json_object or none)",
+        "n": _ONE_REPLY,
+        "stream": _WHOLE,
+        "stream_options": _WHOLE,
+    },
+    credentials=_key_env("OPENAI_API_KEY"),
+)
 ANTHROPIC_OPTIONS: Mapping[str, Option] = {
     **GENERATION_OPTIONS,
     "base_url": _endpoint("https://api.anthropic.com", "ANTHROPIC_BASE_URL"),
     "api_key_env": _KEY_ENV,
     "timeout": _TIMEOUT,
 }
+ANTHROPIC_PARAMS = ParamRules(
+    reserved={
+        "model": _MODEL,
+        "messages": _MESSAGES,
+        "system": "use --system-prompt (option system=)",
+        **{name: _flag(name) for name in ("temperature", "top_p", "max_tokens")},
+        "stop_sequences": _STOP,
+        "tools": "not settable: the client builds them for structured answers",
+        "tool_choice": "not settable: the client builds it for structured answers",
+        "stream": _WHOLE,
+    },
+    credentials=_key_env("ANTHROPIC_API_KEY"),
+)
 GOOGLE_CHAT_OPTIONS: Mapping[str, Option] = {
     **GENERATION_OPTIONS,
     "base_url": _endpoint("https://generativelanguage.googleapis.com", "GOOGLE_BASE_URL"),
@@ -376,6 +408,24 @@ GOOGLE_CHAT_OPTIONS: Mapping[str, Option] = {
     "json_mode": Option(_choice("json_schema", "openapi", "json"), changes_output=False),
     "thinking_budget": Option(_non_negative_int, changes_output=True),
 }
+# Google's params are generationConfig fields (the client merges them there).
+GOOGLE_CHAT_PARAMS = ParamRules(
+    reserved={
+        "temperature": _flag("temperature"),
+        "topP": _flag("top_p"),
+        "seed": _flag("seed"),
+        "maxOutputTokens": _flag("max_tokens"),
+        "stopSequences": _STOP,
+        **dict.fromkeys(
+            ("responseMimeType", "responseSchema", "responseJsonSchema"),
+            "use option json_mode= (json_schema, openapi or json)",
+        ),
+        "candidateCount": _ONE_REPLY,
+        "thinkingConfig.thinkingBudget": "use option thinking_budget=N",
+    },
+    proto_json=True,
+    credentials=_key_env("GOOGLE_API_KEY (or GEMINI_API_KEY)"),
+)
 # hf/... and diffusers/... on a Ray actor pool run the same model code: where changes speed only.
 RAY_OPTIONS: Mapping[str, Option] = {
     "ray": Option(_boolean, changes_output=False),
@@ -393,10 +443,18 @@ HF_OPTIONS: Mapping[str, Option] = {
     "local_files_only": Option(_boolean, changes_output=False),
     **RAY_OPTIONS,
 }
+HF_PARAMS = ParamRules(
+    none_because="a local model has no request body to pass them into",
+    credentials="set HF_TOKEN for a gated Hub model",
+)
 BASELINE_OPTIONS: Mapping[str, Option] = {
     **GENERATION_OPTIONS,
     "seed": Option(_any_int, changes_output=True, default="0"),
 }
+BASELINE_PARAMS = ParamRules(
+    none_because="a weightless baseline sends no request",
+    credentials="a baseline needs no key",
+)
 OPENAI_IMAGE_OPTIONS: Mapping[str, Option] = {
     "base_url": _endpoint("https://api.openai.com/v1", "OPENAI_BASE_URL"),
     "api_key_env": _KEY_ENV,

@@ -35,11 +35,16 @@ from urllib.parse import parse_qsl, urlencode
 
 from lvlmbench.models._options import (
     ANTHROPIC_OPTIONS,
+    ANTHROPIC_PARAMS,
     BASELINE_OPTIONS,
+    BASELINE_PARAMS,
     GENERATION_OPTIONS,
     GOOGLE_CHAT_OPTIONS,
+    GOOGLE_CHAT_PARAMS,
     HF_OPTIONS,
+    HF_PARAMS,
     OPENAI_CHAT_OPTIONS,
+    OPENAI_CHAT_PARAMS,
     PARAM_PREFIX,
     PRICE,
     PRICE_OPTION,
@@ -50,6 +55,7 @@ from lvlmbench.models._options import (
     param_option,
     parse_price,
 )
+from lvlmbench.models._params import ParamRules, looks_like_credential, masked_spec
 from lvlmbench.models._secrets import mask_url_credentials, register_url_credentials
 
 if TYPE_CHECKING:
@@ -107,6 +113,9 @@ class Provider:
     """The registered factory (see :func:`register_chat_provider`)."""
     provided_by: str | None = None
     """For a declared provider: the package whose import registers its factory."""
+    params: ParamRules = field(default_factory=ParamRules)
+    """Which ``param.<field>`` options it refuses (fields its client builds or checks itself)
+    and where its key goes; a param that looks like a credential is refused by every one."""
 
     @property
     def env_defaults(self) -> dict[str, str]:
@@ -130,13 +139,21 @@ class Provider:
 
 
 CHAT_PROVIDERS: dict[str, Provider] = {
-    "openai": Provider("lvlmbench.models.openai", None, OPENAI_CHAT_OPTIONS),
-    "anthropic": Provider("lvlmbench.models.anthropic", None, ANTHROPIC_OPTIONS),
-    "google": Provider("lvlmbench.models.google", None, GOOGLE_CHAT_OPTIONS, "models/"),
-    "hf": Provider("lvlmbench.models.hf", "hf", HF_OPTIONS),
+    "openai": Provider(
+        "lvlmbench.models.openai", None, OPENAI_CHAT_OPTIONS, params=OPENAI_CHAT_PARAMS
+    ),
+    "anthropic": Provider(
+        "lvlmbench.models.anthropic", None, ANTHROPIC_OPTIONS, params=ANTHROPIC_PARAMS
+    ),
+    "google": Provider(
+        "lvlmbench.models.google", None, GOOGLE_CHAT_OPTIONS, "models/", params=GOOGLE_CHAT_PARAMS
+    ),
+    "hf": Provider("lvlmbench.models.hf", "hf", HF_OPTIONS, params=HF_PARAMS),
     # Declared only: the baselines read the benchmark's choice prompts, so they live above
     # models, in lvlmbench.baselines, which registers the factory when imported.
-    "baseline": Provider(None, None, BASELINE_OPTIONS, provided_by="lvlmbench.baselines"),
+    "baseline": Provider(
+        None, None, BASELINE_OPTIONS, provided_by="lvlmbench.baselines", params=BASELINE_PARAMS
+    ),
 }
 ProviderTable = Mapping[str, Provider]
 """A registry: provider name -> :class:`Provider` (``CHAT_PROVIDERS``; ``lvlmbench.images``
@@ -201,17 +218,18 @@ def _split_options(spec: str, query: str) -> dict[str, str]:
     # Credentials written into a base_url are secrets from the moment the spec is read: every
     # message, log line or progress label that quotes the spec masks them.
     register_url_credentials(spec)
+    shown = masked_spec(spec)
     try:
         pairs = parse_qsl(query, keep_blank_values=True, strict_parsing=True) if query else []
     except ValueError:
         raise RegistryError(
-            f"model spec {spec!r}: options must be key=value pairs joined by '&' "
+            f"model spec {shown!r}: options must be key=value pairs joined by '&' "
             "(e.g. openai/m?base_url=http://127.0.0.1:8000/v1&max_tokens=256)"
         ) from None
     options: dict[str, str] = {}
     for key, value in pairs:
         if key in options:
-            raise RegistryError(f"model spec {spec!r}: option {key!r} is given twice")
+            raise RegistryError(f"model spec {shown!r}: option {key!r} is given twice")
         options[key] = value
     return options
 
@@ -227,12 +245,13 @@ def parse_spec(spec: str, providers: Mapping[str, Any] | None = None) -> ModelSp
         return ModelSpec(provider, "", _checked(spec, provider, known, _split_options(spec, query)))
     if not sep or not provider or not name:
         raise RegistryError(
-            f"model spec {spec!r}: expected provider/name (e.g. openai/gpt-4o-mini); "
+            f"model spec {masked_spec(spec)!r}: expected provider/name (e.g. openai/gpt-4o-mini); "
             f"providers: {', '.join(known)}"
         )
     if provider not in known:
         raise RegistryError(
-            f"model spec {spec!r}: unknown provider {provider!r}; known: {', '.join(known)}"
+            f"model spec {masked_spec(spec)!r}: unknown provider {provider!r}; "
+            f"known: {', '.join(known)}"
         )
     return ModelSpec(provider, name, _checked(spec, provider, known, _split_options(spec, query)))
 
@@ -240,17 +259,28 @@ def parse_spec(spec: str, providers: Mapping[str, Any] | None = None) -> ModelSp
 def _checked(
     spec: str, provider: str, known: Mapping[str, Any], options: dict[str, str]
 ) -> dict[str, str]:
-    """``options`` as given, after checking each against the provider's table."""
+    """``options`` as given, after checking each against the provider's table and its param
+    rules. Messages show the spec with credential-looking values masked."""
     entry = known[provider]
     table: Mapping[str, Option] = entry.options if isinstance(entry, Provider) else {}
+    rules = entry.params if isinstance(entry, Provider) else ParamRules()
+    shown = masked_spec(spec)
+    # First, whatever the order: a later message must not be the one to show a key.
+    for key in options:
+        if key not in table and looks_like_credential(key.removeprefix(PARAM_PREFIX)):
+            raise RegistryError(f"model spec {shown!r}: {rules.credential_refusal(key)}")
     for key, value in options.items():
         option = entry.option(key) if isinstance(entry, Provider) else None
         if option is None:
-            raise RegistryError(_unknown_option(spec, provider, key, table))
+            raise RegistryError(_unknown_option(shown, provider, key, table))
+        if key.startswith(PARAM_PREFIX):
+            refused = rules.refusal(provider, key.removeprefix(PARAM_PREFIX), value)
+            if refused is not None:
+                raise RegistryError(f"model spec {shown!r}: {refused}")
         try:
             normalise_option(key, option, value)
         except OptionError as exc:
-            raise RegistryError(f"model spec {spec!r}: {exc}") from None
+            raise RegistryError(f"model spec {shown!r}: {exc}") from None
     return options
 
 
@@ -288,7 +318,7 @@ def _resolved(
         except OptionError as exc:
             from_env = name not in parsed.options and name not in given
             where = f" (from ${taken.env})" if from_env else ""
-            raise RegistryError(f"model spec {spec!r}: {exc}{where}") from None
+            raise RegistryError(f"model spec {masked_spec(spec)!r}: {exc}{where}") from None
     return parsed, canonical
 
 
@@ -376,8 +406,8 @@ def _load(
     provider = providers[parsed.provider]
     if is_text_digest(merged.get("system", "")):
         raise RegistryError(
-            f"model spec {spec!r}: system={merged['system']} is a stored prompt's digest, not "
-            "a prompt; give the text (--system-prompt TEXT or @FILE) to run it"
+            f"model spec {masked_spec(spec)!r}: system={merged['system']} is a stored prompt's "
+            "digest, not a prompt; give the text (--system-prompt TEXT or @FILE) to run it"
         )
     # The price is the client's (what the calls cost), never the provider's concern.
     built = {name: value for name, value in merged.items() if name != PRICE}

@@ -34,17 +34,17 @@ async def run_examinees(
     *,
     variant: str = "default",
     concurrency: int,
-    config: GenerationConfig | None = None,
     epochs: int = 1,
     only: Collection[str] | None = None,
     progress: ProgressFor = _no_progress,
 ) -> list[EvalSummary]:
     """Run each examinee in turn, each with its own client and concurrency limit, after one
     cheap request to its endpoint (a dead one stops the run in seconds). Generation settings
-    travel in each spec; the reply budget is EXAMINEE_MAX_TOKENS unless a spec sets it. A run
-    whose images added no prompt tokens (a server that drops them) ends with a warning in its
-    summary (:func:`~lvlmbench.runner._image_watch.image_token_warning`)."""
-    config = config or GenerationConfig(max_tokens=EXAMINEE_MAX_TOKENS)
+    travel in each spec, and only there (so they are part of each model's identity); the reply
+    budget is EXAMINEE_MAX_TOKENS unless a spec sets it. A run whose images added no prompt
+    tokens (a server that drops them) ends with a warning in its summary
+    (:func:`~lvlmbench.runner._image_watch.image_token_warning`)."""
+    config = GenerationConfig(max_tokens=EXAMINEE_MAX_TOKENS)
     summaries = []
     for spec in specs:
         client = ModelClient(load_chat_model(spec), store, concurrency=concurrency)

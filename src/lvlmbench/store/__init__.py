@@ -27,6 +27,7 @@ from lvlmbench.store._calls import CachedCall, cached_call, cached_outputs, put_
 from lvlmbench.store._fresh import discard_if_empty, sqlite_store_path
 from lvlmbench.store._leases import DEFAULT_LEASE_S, Claim, Leases, new_owner
 from lvlmbench.store._migrations import MIGRATIONS, legacy_identities
+from lvlmbench.store._prompts import put_system_prompt, system_prompt
 from lvlmbench.store._queries import (
     AnswerFields,
     StoredItemText,
@@ -135,6 +136,7 @@ __all__ = [
     "put_items",
     "put_judgments",
     "put_responses",
+    "put_system_prompt",
     "put_web_vote",
     "require_benchmark",
     "response_id",
@@ -142,6 +144,7 @@ __all__ = [
     "set_excluded",
     "sqlite_store_path",
     "stored_item_texts",
+    "system_prompt",
     "token_digest",
     "update_items",
     "valid_annotator",

@@ -165,3 +165,15 @@ web_votes = Table(
     Column("client", String(32), nullable=False),
     Index("ix_web_votes_annotator", "annotator"),
 )
+
+# Each distinct system prompt a model was run with (``--system-prompt``), once, under the digest
+# its model identity carries (``system=sha256:…``), so a transcript can show what was sent.
+# Added after schema 2 without a version bump: create_all adds it to an older store when opened
+# to write, and readers of a store without it find no prompt rather than fail.
+system_prompts = Table(
+    "system_prompts",
+    metadata,
+    Column("digest", String(32), primary_key=True),
+    Column("text", Text, nullable=False),
+    Column("created_at", Float, nullable=False),
+)

@@ -2,9 +2,11 @@
 reply, how the answer was read, and what the call cost; plus the neighbours for paging.
 
 The messages are rebuilt with the runner's own builder (:func:`lvlmbench.runner.item_messages`),
-so the page shows exactly what the examinee was sent for that variant, images as digests the
-page serves as thumbnails. The raw provider output is read from the cache row the response
-names (responses stored before the key was recorded say "not recorded").
+and a model's ``--system-prompt`` (stored once by the digest its identity carries) is put first
+as the client puts it, so the page shows exactly what the examinee was sent for that variant,
+images as digests the page serves as thumbnails. The raw provider output is read from the
+cache row the response names (responses stored before the key was recorded say "not
+recorded").
 """
 
 from __future__ import annotations
@@ -12,10 +14,11 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import unquote
 
-from lvlmbench.models import redact_text
+from lvlmbench.models import GenerationSettings, redact_text
 from lvlmbench.runner import VARIANTS, ItemUnavailable, item_messages
-from lvlmbench.store import Store, benchmark_item_ids, cached_call
+from lvlmbench.store import Store, benchmark_item_ids, cached_call, system_prompt
 from lvlmbench.types import BenchmarkItem, ImagePart, Message, ModelOutput, Response, TextPart
 
 __all__ = [
@@ -85,15 +88,22 @@ def _as_sent(messages: list[Message]) -> list[SentMessage]:
     return sent
 
 
-def sent_messages(store: Store, item: BenchmarkItem, variant: str) -> tuple[list[SentMessage], str]:
-    """The messages the runner sends for ``item`` under ``variant``, or an empty list and why
-    they cannot be shown."""
+def built_messages(store: Store, item: BenchmarkItem, variant: str) -> tuple[list[Message], str]:
+    """The messages the runner builds for ``item`` under ``variant`` (before a model's own
+    system prompt is put first), or an empty list and why they cannot be shown."""
     if variant not in VARIANTS:
         return [], f"variant {variant!r} is not built by the runner's message builder"
     try:
-        return _as_sent(item_messages(store, variant)(item)), ""
+        return item_messages(store, variant)(item), ""
     except ItemUnavailable as exc:
         return [], f"never sent: {exc}"
+
+
+def sent_messages(store: Store, item: BenchmarkItem, variant: str) -> tuple[list[SentMessage], str]:
+    """The messages the runner sends for ``item`` under ``variant``, or an empty list and why
+    they cannot be shown."""
+    built, note = built_messages(store, item, variant)
+    return _as_sent(built), note
 
 
 def _call_record(store: Store, key: str | None) -> tuple[CallRecord | None, str]:
@@ -119,31 +129,50 @@ def _system_digest(model: str) -> str | None:
     for option in model.partition("?")[2].split("&"):
         name, _, value = option.partition("=")
         if name == "system":
-            return value
+            return unquote(value)
     return None
 
 
-def _with_system_note(model: str, messages: list[SentMessage]) -> list[SentMessage]:
-    # The client puts --system-prompt before the runner's messages; only its digest is in the
-    # model's identity, so the page says what was sent first instead of omitting it silently.
+def _with_system_prompt(
+    store: Store, model: str, messages: list[Message], prompts: dict[str, str | None]
+) -> tuple[list[Message], str | None]:
+    """``messages`` as the client sent them to ``model``: its ``--system-prompt`` put first the
+    way the client puts it (read from the store by the digest in the identity), and the digest
+    when the store does not hold that prompt (a run from before prompts were kept)."""
     digest = _system_digest(model)
-    if digest is None or not messages:
-        return messages
-    note = SentPart("text", text=f"[system prompt set by --system-prompt: {digest}; not stored]")
-    return [SentMessage("system", [note]), *messages]
+    if digest is None or not messages:  # nothing sent: the page says why instead
+        return messages, None
+    if digest not in prompts:
+        prompts[digest] = system_prompt(store, digest)
+    text = prompts[digest]
+    if text is None:
+        return messages, digest
+    return GenerationSettings(system=text).messages(messages), None
+
+
+def _missing_prompt_note(digest: str) -> SentMessage:
+    note = (
+        f"[system prompt {digest} (--system-prompt): its text is not in this store, which was "
+        "written before prompts were kept; running the same command again records it]"
+    )
+    return SentMessage("system", [SentPart("text", text=note)])
 
 
 def transcripts(
     store: Store, item: BenchmarkItem, answers: list[tuple[Response, str | None]]
 ) -> list[Transcript]:
     """A transcript per (response, outcome); messages are built once per variant."""
-    by_variant: dict[str, tuple[list[SentMessage], str]] = {}
+    by_variant: dict[str, tuple[list[Message], str]] = {}
+    prompts: dict[str, str | None] = {}
     out = []
     for response, result in answers:
         if response.variant not in by_variant:
-            by_variant[response.variant] = sent_messages(store, item, response.variant)
-        messages, note = by_variant[response.variant]
-        messages = _with_system_note(response.model, messages)
+            by_variant[response.variant] = built_messages(store, item, response.variant)
+        built, note = by_variant[response.variant]
+        sent, missing = _with_system_prompt(store, response.model, built, prompts)
+        messages = _as_sent(sent)
+        if missing is not None:
+            messages = [_missing_prompt_note(missing), *messages]
         call, call_note = _call_record(store, response.cache_key)
         out.append(Transcript(response, result, messages, note, call, call_note))
     return out
