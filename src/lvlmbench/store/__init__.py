@@ -6,7 +6,7 @@ functions and named queries exported here, never through SQL of their own.
 
 from lvlmbench.store._calls import CachedCall, cached_call, cached_outputs, put_cached_calls
 from lvlmbench.store._fresh import discard_if_empty, sqlite_store_path
-from lvlmbench.store._leases import DEFAULT_LEASE_S, Claim, Leases, new_owner
+from lvlmbench.store._leases import DEFAULT_LEASE_S, Claim, Holder, Leases, new_owner
 from lvlmbench.store._migrations import MIGRATIONS, legacy_identities
 from lvlmbench.store._queries import (
     AnswerFields,
@@ -65,6 +65,7 @@ __all__ = [
     "AnswerFields",
     "CachedCall",
     "Claim",
+    "Holder",
     "Leases",
     "NotInStore",
     "Store",
