@@ -154,3 +154,26 @@ def test_another_host_s_leases_are_waited_for_and_named(store_url: str, tmp_path
     summary = json.loads(out)["runs"][0]
     assert (summary["ok"], summary["skipped"]) == (6, 0)
     assert _counts(store_url) == (6, 0)
+
+
+@pytest.mark.timeout(180)
+def test_a_terminated_run_releases_its_leases(store_url: str, tmp_path: Path) -> None:
+    """SIGTERM (kill, timeout, a scheduler's stop) ends the run through its clean-up: what it
+    finished is stored and no lease is left for others to wait on."""
+    _fill(store_url, 30)
+    env = _env(tmp_path, lease_s=HOUR)
+    with FakeOpenAIServer(latency_s=0.5, concurrency=4) as server:
+        cmd = _evaluate(store_url, server, "--concurrency", "4", "--json")
+        run = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
+        deadline = time.monotonic() + 60
+        while (server.stats.requests < 4 or _leases(store_url) == 0) and run.poll() is None:
+            assert time.monotonic() < deadline, "the run answered nothing"
+            time.sleep(0.05)
+        run.send_signal(signal.SIGTERM)
+        _, err = run.communicate(timeout=60)
+        answered = server.stats.requests
+    assert _leases(store_url) == 0
+    assert run.returncode == 128 + signal.SIGTERM, err.decode()
+    assert 4 <= answered < 30
+    # What came back before the end was stored, not lost with the process.
+    assert _counts(store_url)[0] >= answered - 4
