@@ -73,9 +73,9 @@ def test_a_judge_resumed_after_kill_9_does_not_wait(store_url: str, tmp_path: Pa
     env = _env(tmp_path, lease_s=HOUR)
     lvlmbench = _evaluate(store_url, FakeOpenAIServer())[:3]  # python -m lvlmbench
     csv_path = _visit_csv(tmp_path, 12)
+    command = [*lvlmbench, "import", str(csv_path), "-f", "visit", "--name", "visit"]
     imported = subprocess.run(
-        [*lvlmbench, "import", str(csv_path), "-f", "visit", "--name", "visit"]
-        + ["--store", store_url],
+        [*command, "--store", store_url],
         capture_output=True,
         env=env,
         timeout=60,
