@@ -102,6 +102,8 @@ class Provider:
     """The registered factory (see :func:`register_chat_provider`)."""
     provided_by: str | None = None
     """For a declared provider: the package whose import registers its factory."""
+    free: bool = False
+    """Its calls cost nothing (no endpoint, no tokens): its price is 0 unless a spec says."""
 
     @property
     def env_defaults(self) -> dict[str, str]:
@@ -131,7 +133,9 @@ CHAT_PROVIDERS: dict[str, Provider] = {
     "hf": Provider("lvlmbench.models.hf", "hf", HF_OPTIONS),
     # Declared only: the baselines read the benchmark's choice prompts, so they live above
     # models, in lvlmbench.baselines, which registers the factory when imported.
-    "baseline": Provider(None, None, BASELINE_OPTIONS, provided_by="lvlmbench.baselines"),
+    "baseline": Provider(
+        None, None, BASELINE_OPTIONS, provided_by="lvlmbench.baselines", free=True
+    ),
 }
 ProviderTable = Mapping[str, Provider]
 """A registry: provider name -> :class:`Provider` (``CHAT_PROVIDERS``; ``lvlmbench.images``
@@ -331,10 +335,14 @@ def spec_option(spec: str, name: str, providers: ProviderTable | None = None) ->
 
 
 def model_price(spec: str) -> tuple[float, float] | None:
-    """The ``price=IN,OUT`` of a chat spec (USD per million input and output tokens), None
-    when it sets none; RegistryError for a spec that does not resolve."""
+    """The ``price=IN,OUT`` of a chat spec (USD per million input and output tokens); for a
+    free provider's spec (``baseline/…``) that sets none, 0; otherwise None when it sets none.
+    RegistryError for a spec that does not resolve."""
     price = spec_option(spec, PRICE)
-    return None if price is None else parse_price(price)
+    if price is not None:
+        return parse_price(price)
+    provider = CHAT_PROVIDERS.get(spec.partition("?")[0].partition("/")[0])
+    return (0.0, 0.0) if provider is not None and provider.free else None
 
 
 def generation_options(spec: str) -> dict[str, str]:
