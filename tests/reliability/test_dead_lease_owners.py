@@ -177,3 +177,23 @@ def test_a_terminated_run_releases_its_leases(store_url: str, tmp_path: Path) ->
     assert 4 <= answered < 30
     # What came back before the end was stored, not lost with the process.
     assert _counts(store_url)[0] >= answered - 4
+
+
+@pytest.mark.timeout(180)
+def test_terminating_a_workers_run_stops_its_copies_and_their_leases(
+    store_url: str, tmp_path: Path
+) -> None:
+    _fill(store_url, 40)
+    env = _env(tmp_path, lease_s=HOUR)
+    with FakeOpenAIServer(latency_s=0.5, concurrency=8) as server:
+        cmd = _evaluate(store_url, server, "--workers", "2", "--concurrency", "2")
+        run = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
+        deadline = time.monotonic() + 60
+        while (server.stats.requests < 4 or _leases(store_url) == 0) and run.poll() is None:
+            assert time.monotonic() < deadline, "the copies answered nothing"
+            time.sleep(0.05)
+        run.send_signal(signal.SIGTERM)
+        _, err = run.communicate(timeout=60)
+        # The copies ended with it (they used to run on): no lease is left held.
+        assert _leases(store_url) == 0, err.decode()
+    assert run.returncode == 128 + signal.SIGTERM
