@@ -232,8 +232,9 @@ def _responses(db: Path) -> int:
             "'painter/p?size=64x64&price=USD_PER_IMAGE' (US dollars per image",
         ),
         (
-            [*PROCEDURAL, "--model", "baseline/random", "--model", ORACLE, "--until", "compare"],
-            "--model 'baseline/random' has no price",
+            # A model that makes paid calls (baseline/… ones are free and need no price).
+            [*PROCEDURAL, "--model", "scripted/examinee", "--model", ORACLE, "--until", "compare"],
+            "--model 'scripted/examinee' has no price",
         ),
         ([*PROCEDURAL, "--budget-usd", "0"], "--budget-usd 0.0: expected an amount"),
         ([*PROCEDURAL, "--budget-usd", "nan"], "--budget-usd nan: expected an amount"),

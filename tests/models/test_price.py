@@ -40,7 +40,8 @@ LOCAL = "openai/m?base_url=http://127.0.0.1:9/v1"
 def test_every_chat_provider_takes_a_price_outside_its_identity(spec: str) -> None:
     priced = f"{spec}&price=2.5,10"
     assert model_price(priced) == (2.5, 10.0)
-    assert model_price(spec) is None
+    # Without a price: unknown, except for the free baselines (no call, nothing to pay).
+    assert model_price(spec) == ((0.0, 0.0) if spec.startswith("baseline/") else None)
     assert model_identity(priced) == model_identity(spec)
     assert "price" not in model_identity(priced)
 

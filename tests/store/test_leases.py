@@ -2,13 +2,22 @@
 
 from __future__ import annotations
 
+import os
+import signal
+import socket
+import subprocess
+import sys
 import threading
+import time
+from pathlib import Path
 
 import pytest
 from sqlalchemy import Connection
 
+import lvlmbench
 from lvlmbench.store import Leases, Store, StoreError
 from lvlmbench.store import _schema as tables
+from lvlmbench.store._process import this_process
 
 
 class Clock:
@@ -142,3 +151,94 @@ def test_a_unit_finished_and_released_during_a_claim_is_done_not_taken(store_url
     assert second.count(tables.leases, owner="b", unit="u1") == 0
     first.close()
     second.close()
+
+
+# -- owners that are gone -------------------------------------------------------------------
+
+_CLAIM_AND_WAIT = """
+import sys, time
+from lvlmbench.store import Leases, Store
+from lvlmbench.store import _schema as tables
+store = Store.open(sys.argv[1])
+Leases(store, tables.responses, owner=sys.argv[2]).claim(sys.argv[3:])
+print("claimed", flush=True)
+time.sleep(600)
+"""
+
+
+def _holding_process(store_url: str, owner: str, units: list[str]) -> subprocess.Popen[str]:
+    """A real lvlmbench process that claims ``units`` as ``owner`` and then stays alive."""
+    src = Path(lvlmbench.__file__).parents[1]
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(src), os.environ.get("PYTHONPATH", "")]),
+    }
+    cmd = [sys.executable, "-c", _CLAIM_AND_WAIT, store_url, owner, *units]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True, env=env)
+    assert proc.stdout is not None and proc.stdout.readline().strip() == "claimed"
+    return proc
+
+
+def test_a_killed_owner_s_units_are_taken_over_at_once(store_url: str) -> None:
+    store = Store.open(store_url)
+    doomed = _holding_process(store_url, "doomed", ["u1", "u2", "u3"])
+    try:
+        me = Leases(store, tables.responses, owner="me")  # a one-minute lease: far from over
+        alive = me.claim(["u1", "u2", "u4"])
+        assert alive.mine == {"u4"}
+        assert [(h.owner, h.label, h.units) for h in alive.held] == [
+            ("doomed", f"{socket.gethostname()}:{doomed.pid}", 2)
+        ]
+        doomed.send_signal(signal.SIGKILL)
+        doomed.wait()
+        claim = me.claim(["u1", "u2", "u4"])
+        assert claim.mine == {"u1", "u2", "u4"} and claim.held == ()
+        assert [(h.owner, h.units) for h in claim.taken_over] == [("doomed", 2)]
+        # Every lease of the dead owner went, not only those of this claim.
+        assert store.count(tables.leases, owner="doomed") == 0
+    finally:
+        doomed.kill()
+        doomed.wait()
+        store.close()
+
+
+def _foreign_lease(store: Store, unit: str, **process: object) -> None:
+    row = {"unit": unit, "owner": "other", "expires_at": time.time() + 30, **process}
+    store.put_rows(tables.leases, [row])
+
+
+def test_a_reused_pid_is_no_longer_the_owner(store: Store) -> None:
+    # This very process's pid, recorded with another start: the owner was an earlier process.
+    me = this_process()
+    assert me.started is not None
+    earlier = me.started.rpartition(":")[0] + ":1"
+    _foreign_lease(store, "u1", host=me.host, pid=me.pid, started=earlier)
+    claim = Leases(store, tables.responses, owner="me").claim(["u1"])
+    assert claim.mine == {"u1"} and [h.owner for h in claim.taken_over] == ["other"]
+
+
+def test_another_host_s_leases_wait_for_their_expiry(store: Store) -> None:
+    gone_here = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    pid = int(gone_here.stdout)  # not running here; on the other host it may well be
+    _foreign_lease(store, "u1", host="elsewhere.invalid", pid=pid, started="b:n:1")
+    _foreign_lease(store, "u2", host="elsewhere.invalid", pid=pid, started="b:n:1")
+    claim = Leases(store, tables.responses, owner="me").claim(["u1", "u2", "u3"])
+    assert claim.mine == {"u3"} and claim.taken_over == ()
+    [holder] = claim.held
+    assert (holder.label, holder.units) == (f"elsewhere.invalid:{pid}", 2)
+    assert 0 < holder.expires_at - time.time() <= 30
+
+
+def test_a_lease_without_its_owner_process_waits_and_is_named(store: Store) -> None:
+    # Taken before leases recorded the owner process (schema 2): named from its owner id.
+    store.put_rows(
+        tables.leases,
+        [{"unit": "u1", "owner": "oldhost:4242:abc123", "expires_at": time.time() + 30}],
+    )
+    claim = Leases(store, tables.responses, owner="me").claim(["u1"])
+    assert claim.mine == set() and [h.label for h in claim.held] == ["oldhost:4242"]

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import logging
 import os
+import signal
+from types import FrameType
 from typing import Annotated
 
 import typer
@@ -98,6 +100,16 @@ def root(
         raise fail(problem)
 
 
+def _stop(signum: int, _frame: FrameType | None) -> None:
+    raise SystemExit(128 + signum)
+
+
 def main() -> None:
-    """Console-script entry point."""
+    """Console-script entry point.
+
+    SIGTERM (``kill``, ``timeout``, a scheduler stopping a job) ends the command by an exception,
+    as Ctrl-C does, so every ``finally`` runs: finished answers stored, the client closed and
+    the leases released. Left to its default, the process vanished holding its leases, and
+    every run after it waited for them to expire."""
+    signal.signal(signal.SIGTERM, _stop)
     app()

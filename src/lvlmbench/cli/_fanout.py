@@ -61,8 +61,17 @@ def run_workers(workers: int) -> list[dict[str, Any]]:
     ]
     outputs: list[dict[str, Any]] = []
     failures: list[tuple[int, str]] = []
-    for proc in procs:
-        out, err = proc.communicate()
+    try:
+        finished = [proc.communicate() for proc in procs]
+    except BaseException:
+        # Stopped (SIGTERM, Ctrl-C): so are the copies, each releasing its leases as it ends.
+        for proc in procs:
+            if proc.poll() is None:
+                proc.terminate()
+        for proc in procs:
+            proc.wait()
+        raise
+    for proc, (out, err) in zip(procs, finished, strict=True):
         try:
             outputs.append(json.loads(out))
         except json.JSONDecodeError:

@@ -37,7 +37,7 @@ from lvlmbench.judging import (
     missing_answers,
     reference_name,
 )
-from lvlmbench.models import DEFAULT_CONCURRENCY, ChatModel, ModelClient
+from lvlmbench.models import DEFAULT_CONCURRENCY, ChatModel, ModelClient, spec_label
 from lvlmbench.store import Store, iter_items, require_benchmark
 
 __all__ = ["JudgeCommand", "Load", "Resolve", "Results", "RunJudge", "open_checked", "players_of"]
@@ -216,7 +216,7 @@ class JudgeCommand:
         (a reference) whose absence also explains an empty run."""
 
         async def body(client: ModelClient) -> JudgeRunSummary:
-            with progress_bar(f"judge {self.judge}", not self.as_json, client) as hook:
+            with progress_bar(f"judge {spec_label(self.judge)}", not self.as_json, client) as hook:
                 return await run(client, hook)
 
         store, show = self.store, not self.as_json

@@ -60,6 +60,7 @@ from lvlmbench.models import (
     model_identity,
     parse_spec,
     resolve_spec,
+    spec_label,
 )
 from lvlmbench.runner import (
     VARIANTS,
@@ -166,7 +167,7 @@ async def run_models(
     """:func:`lvlmbench.runner.run_examinees` with a progress bar per examinee."""
 
     def bar(spec: str, client: ModelClient) -> AbstractContextManager[ProgressHook | None]:
-        return progress_bar(f"{spec} [{variant}]", show_progress, client)
+        return progress_bar(f"{spec_label(spec)} [{variant}]", show_progress, client)
 
     return await run_examinees(
         store,

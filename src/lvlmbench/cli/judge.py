@@ -55,6 +55,7 @@ from lvlmbench.models import (
     ModelClient,
     load_chat_model,
     resolve_spec,
+    spec_label,
 )
 from lvlmbench.ratings import COMBINE_RULES, CombineRule
 from lvlmbench.store import Store, iter_items, iter_judgments
@@ -286,7 +287,7 @@ async def _write_references(
     writer = own or ModelClient(load_chat_model(writer_spec), store, concurrency=concurrency)
     try:
         await writer.check()
-        with progress_bar(f"reference {writer_spec}", not as_json, writer) as hook:
+        with progress_bar(f"reference {spec_label(writer_spec)}", not as_json, writer) as hook:
             await make_references(store, benchmark, writer, on_progress=hook)
     finally:
         if writer is not own:

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import errno
 import functools
 import os
+import socket
 from pathlib import Path
 from typing import Annotated
 
@@ -31,6 +33,23 @@ def _write_token(token_file: Path | None, on_command_line: str | None) -> str | 
             raise BadInput(f"{token_file}: the token file is empty")
         return token
     return os.environ.get(TOKEN_ENV, "").strip() or None
+
+
+def _port_problem(host: str, port: int) -> str | None:
+    """Why the server could not listen on ``host:port`` (checked with the socket options
+    uvicorn binds with), or None. Checked before anything is printed: uvicorn reports a busy
+    port only after the app has started, as a log line, with exit code 1."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    try:
+        with socket.socket(family, socket.SOCK_STREAM) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            probe.bind((host, port))
+    except OSError as exc:
+        reason = exc.strerror or str(exc)
+        if exc.errno == errno.EADDRINUSE:
+            reason = "the port is already in use (another server?); choose one with --port"
+        return f"cannot listen on {host}:{port}: {reason}"
+    return None
 
 
 @friendly_errors
@@ -118,6 +137,9 @@ def serve(
         spec = judge
         load_chat_model(spec)  # a bad spec or missing extra fails now, not in the background
         judge_factory = functools.partial(load_chat_model, spec)
+    problem = _port_problem(host, port)
+    if problem is not None:
+        raise BadInput(problem)
     try:
         app = create_app(open_store(store), settings, judge_factory)
     except ValueError as exc:

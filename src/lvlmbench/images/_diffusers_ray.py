@@ -10,6 +10,8 @@ cache identity is shared.
 
 from __future__ import annotations
 
+import asyncio
+import functools
 import inspect
 import time
 from collections.abc import Sequence
@@ -20,7 +22,13 @@ from lvlmbench.images._api import ImageOutput, ImageRequest
 from lvlmbench.images.diffusers import DiffusersTextToImage
 from lvlmbench.models import ProviderError
 from lvlmbench.models.providers import Batcher
-from lvlmbench.models.ray_actors import ActorPoolRunner, PoolActor, RaySettings, actor_options
+from lvlmbench.models.ray_actors import (
+    ActorPoolRunner,
+    PoolActor,
+    RaySettings,
+    actor_options,
+    check_pool,
+)
 
 __all__ = ["RayDiffusersTextToImage"]
 
@@ -87,10 +95,18 @@ class RayDiffusersTextToImage(DiffusersTextToImage):
             revision=self.revision,
             local_files_only=self.local_files_only,
         )
-        self._pool = ActorPoolRunner(_DiffusersActor, settings, pool, 1, ImageOutput)
+        self._precheck = functools.partial(check_pool, self.spec, pool, self.check_weights)
+        self._pool = ActorPoolRunner(
+            _DiffusersActor, settings, pool, 1, ImageOutput, precheck=self._precheck
+        )
         self._batcher: Batcher[ImageRequest, ImageOutput] = Batcher(
             self._run_chunk, max_size=pool.actors * IMAGES_PER_ACTOR, key=lambda _: None
         )
+
+    async def check(self) -> None:
+        """The preflight, before Ray starts: the cluster address answers; for a cluster
+        started here, the pipeline is here."""
+        await asyncio.to_thread(self._precheck)
 
     async def generate(self, request: ImageRequest) -> ImageOutput:
         return await self._batcher.submit(request)

@@ -29,6 +29,7 @@ from lvlmbench.models.local import (
     DTYPES,
     LoadOnce,
     LocalSource,
+    check_weights,
     load_error,
     local_settings,
     parse_positive_int,
@@ -40,6 +41,8 @@ from lvlmbench.types import Status
 __all__ = ["DiffusersTextToImage", "create"]
 
 NSFW_REASON = "the pipeline's safety checker flagged the image as not safe for work"
+MARKER = "model_index.json"
+"""The file every diffusers pipeline has (what the cache check looks for)."""
 
 
 class DiffusersTextToImage:
@@ -80,6 +83,15 @@ class DiffusersTextToImage:
             "steps": self.steps,
             "guidance": self.guidance,
         }
+
+    def check_weights(self) -> None:
+        """Raise a FATAL ProviderError when the pipeline is certainly not on this machine (a
+        path that is no directory, a repo id not in the cache): found in milliseconds."""
+        check_weights(self.spec, self.name, self.revision, self.local_files_only, MARKER)
+
+    async def check(self) -> None:
+        """The preflight: the pipeline can be found (before any stage starts)."""
+        self.check_weights()
 
     async def generate(self, request: ImageRequest) -> ImageOutput:
         await self._ensure_loaded()

@@ -98,9 +98,11 @@ async def run_jobs(
         else:
             await drain_leased(leases, jobs, unit, judge, workers, done_elsewhere, writer.flush)
     finally:
-        writer.flush()
-        if unit is not None:
-            leases.release()
+        try:
+            writer.flush()
+        finally:  # however the run ends (a failed write included): no lease outlives it
+            if unit is not None:
+                leases.release()
         summary.wall_s = time.perf_counter() - started
         summary.count_calls(client.stats, before, client.price_per_mtok is not None)
     return summary

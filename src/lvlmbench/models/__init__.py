@@ -14,7 +14,7 @@ from lvlmbench.models._client import (
     Structured,
     preflight,
 )
-from lvlmbench.models._display import display_name, display_names
+from lvlmbench.models._display import display_name, display_names, spec_label
 from lvlmbench.models._generation import (
     EXAMINEE_MAX_TOKENS,
     GenerationSettings,
@@ -114,6 +114,7 @@ __all__ = [
     "register_chat_provider",
     "register_secret",
     "resolve_spec",
+    "spec_label",
     "spec_option",
     "spec_with_settings",
     "specs_with_settings",

@@ -12,7 +12,15 @@ from collections import defaultdict
 from collections.abc import Iterable
 from urllib.parse import parse_qsl, urlsplit
 
-__all__ = ["display_name", "display_names"]
+# The digest a model identity shows for a system prompt (the same text, the same digest).
+from lvlmbench.ids import is_text_digest, text_digest
+
+__all__ = ["display_name", "display_names", "spec_label"]
+
+LABEL_WORDS = 6
+"""Words of a system prompt a spec's label keeps (then its digest)."""
+LABEL_CHARS = 48
+"""At most this many characters of those words."""
 
 
 def display_name(identity: str) -> str:
@@ -64,3 +72,27 @@ def display_names(identities: Iterable[str]) -> dict[str, str]:
         for identity, suffix in _suffixes(members).items():
             shown[identity] = f"{short} ({suffix})"
     return shown
+
+
+def spec_label(spec: str) -> str:
+    """``spec`` as a progress line shows it: the options readable (not URL-encoded), and a
+    system prompt given in full (``--system-prompt``, a whole file perhaps) cut to its first
+    words and the digest the model's identity shows (``system="You are a careful…"
+    (sha256:1a2b…)``), so the line stays one line and names the same prompt as the tables."""
+    base, sep, query = spec.partition("?")
+    if not sep:
+        return spec
+    shown = []
+    for key, value in parse_qsl(query, keep_blank_values=True):
+        if key == "system" and not is_text_digest(value):
+            value = f'"{_first_words(value)}" ({text_digest(value)})'
+        shown.append(f"{key}={value}")
+    return f"{base}?{'&'.join(shown)}"
+
+
+def _first_words(text: str) -> str:
+    words = text.split()
+    short = " ".join(words[:LABEL_WORDS])
+    if len(short) > LABEL_CHARS:
+        short = short[:LABEL_CHARS].rstrip()
+    return short if short == " ".join(words) else f"{short}…"

@@ -14,6 +14,8 @@ every actor has a batch while the others run theirs.
 
 from __future__ import annotations
 
+import asyncio
+import functools
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -21,7 +23,13 @@ from typing import Any
 
 from lvlmbench.models._api import ProviderError
 from lvlmbench.models._hf_batch import Batcher
-from lvlmbench.models._ray import ActorPoolRunner, PoolActor, RaySettings, actor_options
+from lvlmbench.models._ray import (
+    ActorPoolRunner,
+    PoolActor,
+    RaySettings,
+    actor_options,
+    check_pool,
+)
 from lvlmbench.models.hf import HFChatModel, _batch_key, _Loaded, _Request
 from lvlmbench.types import ModelOutput
 
@@ -75,11 +83,19 @@ class RayHFChatModel(HFChatModel):
             trust_remote_code=self.trust_remote_code,
             local_files_only=self.local_files_only,
         )
-        self._pool = ActorPoolRunner(_HFActor, settings, pool, self.batch_size, ModelOutput)
+        self._precheck = functools.partial(check_pool, self.spec, pool, self.check_weights)
+        self._pool = ActorPoolRunner(
+            _HFActor, settings, pool, self.batch_size, ModelOutput, precheck=self._precheck
+        )
         chunk = self.batch_size * pool.actors * CHUNK_PER_ACTOR_BATCH
         self._batcher: Batcher[_Request, ModelOutput] = Batcher(
             self._run_batch, max_size=chunk, key=_batch_key
         )
+
+    async def check(self) -> None:
+        """The preflight, before Ray starts: the cluster address answers; for a cluster
+        started here, the weights are here."""
+        await asyncio.to_thread(self._precheck)
 
     async def _run_batch(self, requests: list[_Request]) -> Sequence[ModelOutput | Exception]:
         results = await self._pool.run_chunk(self.spec, requests)

@@ -21,6 +21,7 @@ __all__ = [
     "DTYPES",
     "LoadOnce",
     "LocalSource",
+    "check_weights",
     "load_error",
     "local_dir",
     "local_settings",
@@ -119,6 +120,44 @@ def _looks_like_path(name: str) -> bool:
     return name.startswith(("/", "./", "../", "~")) or "\\" in name or name.count("/") > 1
 
 
+_NOT_CACHED = (
+    "not a local directory and not in the Hugging Face cache; download it first "
+    "(`hf download <repo>`) or pass local_files_only=false to allow downloads"
+)
+
+
+def weights_problem(
+    name: str, revision: str | None, local_files_only: bool, marker: str
+) -> str | None:
+    """Why ``name``'s weights certainly cannot be found on this machine, or None: a path that is
+    no directory, or (downloads not allowed) a repo id whose ``marker`` file (``config.json``,
+    ``model_index.json``) is not in the Hugging Face cache. Looks at files only, in
+    milliseconds: what a load would find missing only after seconds (or a Ray cluster's start)."""
+    if local_dir(name) is not None:
+        return None
+    if _looks_like_path(name):
+        return f"no such directory: {Path(name).expanduser().absolute()}"
+    if not local_files_only:
+        return None  # the load may download it
+    from huggingface_hub import try_to_load_from_cache  # a dependency of both back-ends
+
+    try:
+        found = try_to_load_from_cache(name, marker, revision=revision)
+    except Exception:  # not a valid repo id (HFValidationError): it cannot be cached either
+        found = None
+    return None if isinstance(found, str) else _NOT_CACHED
+
+
+def check_weights(
+    spec: str, name: str, revision: str | None, local_files_only: bool, marker: str
+) -> None:
+    """Raise the FATAL ProviderError of :func:`load_error` when :func:`weights_problem` finds
+    the weights missing: the check a preflight makes before loading (or starting Ray)."""
+    problem = weights_problem(name, revision, local_files_only, marker)
+    if problem is not None:
+        raise ProviderError(f"{spec}: cannot load {name!r}", ErrorKind.FATAL, hint=problem)
+
+
 def load_error(spec: str, name: str, exc: BaseException, local_files_only: bool) -> ProviderError:
     """A FATAL error for weights that cannot be loaded, with a hint that says what to do.
 
@@ -127,10 +166,7 @@ def load_error(spec: str, name: str, exc: BaseException, local_files_only: bool)
     if local_dir(name) is None and _looks_like_path(name):
         hint = f"no such directory: {Path(name).expanduser()}"
     elif local_dir(name) is None and local_files_only:
-        hint = (
-            "not a local directory and not in the Hugging Face cache; download it first "
-            "(`hf download <repo>`) or pass local_files_only=false to allow downloads"
-        )
+        hint = _NOT_CACHED
     else:
         hint = "check that the directory holds a complete save_pretrained() export"
     cause = f"{type(exc).__name__}: {exc}".strip()

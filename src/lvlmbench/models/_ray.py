@@ -9,12 +9,21 @@ cross as pickled bytes so any pydantic model travels; a per-row error comes back
 raised to its own caller.
 
 Ray is an optional extra (``pip install lvlmbench[ray]``); only the ``*_ray`` modules import it.
+
+Nothing about a pool is left for Ray to find out: before ``ray.init`` the back-end checks what
+it can in seconds (:meth:`ActorPoolRunner` runs its ``precheck``): the weights of a pool that
+starts a cluster on this machine, and the cluster address of one that joins a running cluster
+(:func:`ray_address_problem`), which ``ray.init`` would otherwise retry for minutes.
 """
 
 from __future__ import annotations
 
 import asyncio
+import importlib.util
+import os
 import pickle
+import socket
+import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -30,8 +39,11 @@ __all__ = [
     "PoolActor",
     "RaySettings",
     "actor_options",
+    "check_pool",
     "pool_failure",
+    "ray_address_problem",
     "ray_settings",
+    "ray_target",
 ]
 
 Q = TypeVar("Q")
@@ -39,6 +51,12 @@ A = TypeVar("A")
 
 ACTOR_EXIT_S = 30.0
 """Longest wait, when a pool closes, for its killed actors to have exited."""
+PROBE_S = 3.0
+"""How long the address check waits for a TCP connection to the cluster."""
+GCS_PROBE_S = 10.0
+"""How long it waits for the cluster's GCS to answer once the port accepts connections."""
+GCS_PORT, CLIENT_PORT = 6379, 10001
+"""Ray's default ports: a cluster's GCS (``HOST:PORT``), Ray Client (``ray://HOST:PORT``)."""
 
 
 @dataclass(frozen=True)
@@ -124,8 +142,11 @@ class ActorPoolRunner(Generic[Q, A]):
         pool: RaySettings,
         rows_per_batch: int,
         answer_type: type[A],
+        precheck: Callable[[], None] | None = None,
     ) -> None:
         self._actor = actor
+        self._precheck = precheck
+        """Raises ProviderError for what would make the pool fail, before Ray is started."""
         self._settings = settings
         self.pool = pool
         self.rows_per_batch = rows_per_batch
@@ -148,6 +169,9 @@ class ActorPoolRunner(Generic[Q, A]):
             size = self.rows_per_batch
             batches = [requests[i : i + size] for i in range(0, len(requests), size)]
             answered = await asyncio.gather(*(self._run_batch(idle, b) for b in batches))
+        except ProviderError as exc:  # the precheck's: it already says what is wrong
+            self._failure = exc
+            raise
         except Exception as exc:
             self._failure = pool_failure(spec, exc)
             raise self._failure from exc
@@ -177,6 +201,8 @@ class ActorPoolRunner(Generic[Q, A]):
         if self._idle is not None and self._loop is loop:
             return self._idle
         if not self._handles:
+            if self._precheck is not None:
+                await asyncio.to_thread(self._precheck)
             await asyncio.to_thread(_ensure_ray, self.pool.address)
             # The same resources for CPU and GPU actors: num_gpus=1 is this very path.
             remote = ray.remote(self._actor).options(num_cpus=1, num_gpus=self.pool.num_gpus)
@@ -245,3 +271,95 @@ def _ensure_ray(address: str | None) -> None:
     """Join ``address`` (or start a local cluster) unless this process already did."""
     if not ray.is_initialized():
         ray.init(address=address, include_dashboard=False, log_to_driver=False)
+
+
+def check_pool(spec: str, pool: RaySettings, check_weights: Callable[[], None]) -> None:
+    """The checks a pool makes before Ray starts: the cluster address it joins answers
+    (unless this process already joined one), and for a cluster started on this machine,
+    ``check_weights`` (the weights are on this machine). Raises a FATAL ProviderError."""
+    if not ray.is_initialized():
+        problem = ray_address_problem(pool.address)
+        if problem is not None:
+            raise ProviderError(
+                f"{spec}: {problem}",
+                ErrorKind.FATAL,
+                hint=f"ray_address takes ray://HOST:{CLIENT_PORT} (Ray Client) or "
+                f"HOST:{GCS_PORT} (a cluster's GCS); check that the cluster is up",
+            )
+    if ray_target(pool.address) in (None, "local"):
+        check_weights()
+
+
+def ray_target(address: str | None) -> str | None:
+    """The cluster ``ray.init(address=...)`` joins: ``address``, or for none (and ``auto``) the
+    ``RAY_ADDRESS`` environment variable Ray reads; None (or ``local``) starts a cluster here."""
+    env = os.environ.get("RAY_ADDRESS", "").strip()
+    if address in (None, "", "auto") and env:
+        return env
+    return address or None
+
+
+def ray_address_problem(address: str | None) -> str | None:
+    """Why the cluster ``address`` joins (see :func:`ray_target`) cannot be used, found in
+    seconds, or None: a host that does not accept TCP connections on the port within
+    ``PROBE_S`` (``ray.init`` would retry for minutes), a port on which no Ray GCS answers, or
+    ``ray://`` without the Ray Client's package. Addresses Ray resolves itself (``auto`` with
+    no environment variable, other schemes) are left to it: it fails those at once."""
+    target = ray_target(address)
+    if target is None or target in ("local", "auto"):
+        return None
+    if target.startswith("ray://"):
+        if importlib.util.find_spec("grpc") is None:
+            return "Ray Client (ray://) needs grpcio: pip install 'ray[client]'"
+        host, port = _host_port(target.removeprefix("ray://"), CLIENT_PORT)
+        return _tcp_problem(target, host, port)
+    if "://" in target:
+        return None
+    host, port = _host_port(target, GCS_PORT)
+    return _tcp_problem(target, host, port) or _gcs_problem(target)
+
+
+def _host_port(address: str, default_port: int) -> tuple[str, int]:
+    host, sep, port = address.rstrip("/").rpartition(":")
+    if not sep or not port.isdigit():
+        return address.rstrip("/").strip("[]"), default_port
+    return host.strip("[]"), int(port)
+
+
+def _tcp_problem(target: str, host: str, port: int) -> str | None:
+    try:
+        with socket.create_connection((host, port), timeout=PROBE_S):
+            return None
+    except TimeoutError:
+        return f"ray_address {target}: no answer from {host}:{port} within {PROBE_S:.0f} s"
+    except OSError as exc:
+        return f"ray_address {target}: cannot connect to {host}:{port}: {exc.strerror or exc}"
+
+
+def _gcs_problem(target: str) -> str | None:
+    """Ask the GCS at ``target`` for its cluster id once (what ``ray.init`` asks first, and
+    then retries 20 times), in a thread given ``GCS_PROBE_S``."""
+    import ray._raylet
+
+    # What ray.init connects with; not part of Ray's public API, so looked up, never assumed.
+    client = getattr(ray._raylet, "GcsClient", None)
+    if client is None:
+        return None
+    outcome: list[BaseException | None] = []
+
+    def probe() -> None:
+        try:
+            client(address=target)
+            outcome.append(None)
+        except Exception as exc:
+            outcome.append(exc)
+
+    thread = threading.Thread(target=probe, name="ray-gcs-probe", daemon=True)
+    thread.start()
+    thread.join(GCS_PROBE_S)
+    if not outcome:
+        return f"ray_address {target}: no Ray GCS answered within {GCS_PROBE_S:.0f} s"
+    failure = outcome[0]
+    if failure is None:
+        return None
+    return f"ray_address {target}: not a Ray cluster's GCS ({str(failure)[:200]})"

@@ -116,6 +116,8 @@ class Provider:
     params: ParamRules = field(default_factory=ParamRules)
     """Which ``param.<field>`` options it refuses (fields its client builds or checks itself)
     and where its key goes; a param that looks like a credential is refused by every one."""
+    free: bool = False
+    """Its calls cost nothing (no endpoint, no tokens): its price is 0 unless a spec says."""
 
     @property
     def env_defaults(self) -> dict[str, str]:
@@ -152,7 +154,12 @@ CHAT_PROVIDERS: dict[str, Provider] = {
     # Declared only: the baselines read the benchmark's choice prompts, so they live above
     # models, in lvlmbench.baselines, which registers the factory when imported.
     "baseline": Provider(
-        None, None, BASELINE_OPTIONS, provided_by="lvlmbench.baselines", params=BASELINE_PARAMS
+        None,
+        None,
+        BASELINE_OPTIONS,
+        provided_by="lvlmbench.baselines",
+        params=BASELINE_PARAMS,
+        free=True,
     ),
 }
 ProviderTable = Mapping[str, Provider]
@@ -371,10 +378,14 @@ def spec_option(spec: str, name: str, providers: ProviderTable | None = None) ->
 
 
 def model_price(spec: str) -> tuple[float, float] | None:
-    """The ``price=IN,OUT`` of a chat spec (USD per million input and output tokens), None
-    when it sets none; RegistryError for a spec that does not resolve."""
+    """The ``price=IN,OUT`` of a chat spec (USD per million input and output tokens); for a
+    free provider's spec (``baseline/…``) that sets none, 0; otherwise None when it sets none.
+    RegistryError for a spec that does not resolve."""
     price = spec_option(spec, PRICE)
-    return None if price is None else parse_price(price)
+    if price is not None:
+        return parse_price(price)
+    provider = CHAT_PROVIDERS.get(spec.partition("?")[0].partition("/")[0])
+    return (0.0, 0.0) if provider is not None and provider.free else None
 
 
 def generation_options(spec: str) -> dict[str, str]:

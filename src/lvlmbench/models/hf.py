@@ -47,6 +47,7 @@ from lvlmbench.models._local import (
     DTYPES,
     LoadOnce,
     LocalSource,
+    check_weights,
     load_error,
     local_settings,
     parse_bool,
@@ -125,6 +126,15 @@ class HFChatModel:
     def cache_identity(self) -> dict[str, object]:
         # Device and batch size are left out: they change speed, not (beyond float noise) text.
         return {"provider": "hf", "path": self.path, "revision": self.revision, "dtype": self.dtype}
+
+    def check_weights(self) -> None:
+        """Raise a FATAL ProviderError when the weights are certainly not on this machine (a
+        path that is no directory, a repo id not in the cache): found in milliseconds."""
+        check_weights(self.spec, self.name, self.revision, self.local_files_only, "config.json")
+
+    async def check(self) -> None:
+        """The preflight: the weights can be found (before any work is claimed)."""
+        self.check_weights()
 
     async def generate(self, messages: list[Message], config: GenerationConfig) -> ModelOutput:
         if config.params:  # no request body to pass them into: refuse rather than ignore

@@ -6,18 +6,68 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import itertools
-from collections.abc import Awaitable, Callable, Iterable, Iterator
+import logging
+import time
+from collections.abc import Awaitable, Callable, Iterable, Iterator, Sequence
 from typing import TypeVar
 
 from lvlmbench._concurrency import drain
-from lvlmbench.store import Leases
+from lvlmbench.store import Holder, Leases
 
-__all__ = ["drain_leased"]
+__all__ = ["WaitNotices", "drain_leased"]
 
 T = TypeVar("T")
 
 MAX_WAIT_S = 0.25
 """Longest pause before asking again for units another run holds."""
+NOTICE_EVERY_S = 30.0
+"""While the same holders keep a run waiting, how often the waiting line is said again."""
+
+log = logging.getLogger("lvlmbench.runner")
+
+
+class WaitNotices:
+    """What a run says about the units it cannot take: one line per holder when it starts to
+    wait for them (and again every ``NOTICE_EVERY_S`` while it still waits), so a resumed run
+    never waits in silence; and the gone owners whose units it took over."""
+
+    def __init__(self, clock: Callable[[], float] = time.time) -> None:
+        self._clock = clock
+        self._said: frozenset[str] = frozenset()
+        self._said_at = 0.0
+
+    def waiting(self, holders: Sequence[Holder]) -> list[str]:
+        """The lines for ``holders`` (merged per owner), or [] when they were said lately."""
+        merged: dict[str, Holder] = {}
+        for holder in holders:
+            seen = merged.get(holder.owner)
+            merged[holder.owner] = holder if seen is None else _merge(seen, holder)
+        now = self._clock()
+        owners = frozenset(merged)
+        if not owners or (owners == self._said and now - self._said_at < NOTICE_EVERY_S):
+            return []
+        self._said, self._said_at = owners, now
+        lines = []
+        for holder in sorted(merged.values(), key=lambda h: h.label):
+            left = max(0, round(holder.expires_at - now))
+            items = "item" if holder.units == 1 else "items"
+            lines.append(
+                f"waiting for {holder.units} {items} leased by {holder.label} "
+                f"(they expire in {left} s)"
+            )
+        return lines
+
+    @staticmethod
+    def taken_over(holders: Sequence[Holder]) -> list[str]:
+        """The lines for gone owners whose leases a claim took over (all of each owner's
+        leases go at once, the units of later claims among them)."""
+        return [
+            f"taking over the items leased by {h.label}: it is no longer running" for h in holders
+        ]
+
+
+def _merge(a: Holder, b: Holder) -> Holder:
+    return Holder(a.owner, a.process, a.units + b.units, max(a.expires_at, b.expires_at))
 
 
 async def drain_leased(
@@ -35,15 +85,19 @@ async def drain_leased(
     Jobs are claimed ``workers`` at a time as the workers reach them, so concurrent runs
     interleave rather than one taking everything. A job another live run holds is set aside
     and claimed again once this run has nothing else to do: it is then either finished by its
-    holder (``on_done_elsewhere``) or free again (its holder released it, or died and the lease
-    expired). Leases are renewed while this runs; the caller releases them once it has
-    stored the results (released earlier, another run could take a finished unit again).
+    holder (``on_done_elsewhere``) or free again (its holder released it, or died: at once when
+    it ran on this host, else once its lease expired); while it waits it says for whom, on the
+    ``lvlmbench.runner`` logger (:class:`WaitNotices`). Leases are renewed while this runs; the
+    caller releases them once it has stored the results (released earlier, another run could
+    take a finished unit again).
     ``flush`` stores (and releases) what this run finished before it waits: the run it waits
     for may be waiting for those very units. ``on_claimed`` sees each batch of jobs this run
     claimed before any of them is handled (the runner looks their cache rows up in one query).
     """
     batch = max(1, workers)
     waiting: list[T] = []
+    holders: list[Holder] = []  # of the units set aside in the current round
+    notices = WaitNotices()
 
     def skip(job: T) -> None:
         if on_done_elsewhere is not None:
@@ -52,6 +106,9 @@ async def drain_leased(
     def claimed(source: Iterable[T]) -> Iterator[T]:
         for chunk in _batched(source, batch):
             claim = leases.claim([unit(job) for job in chunk])
+            holders.extend(claim.held)
+            for line in notices.taken_over(claim.taken_over):
+                log.info(line)
             mine = []
             for job in chunk:
                 key = unit(job)
@@ -70,7 +127,9 @@ async def drain_leased(
         await drain(claimed(jobs), handle, workers)
         pause = min(MAX_WAIT_S, leases.lease_s / 4)
         while waiting:
-            pending, waiting[:] = list(waiting), []
+            for line in notices.waiting(holders):
+                log.warning(line)
+            pending, waiting[:], holders[:] = list(waiting), [], []
             before = len(pending)
             await drain(claimed(pending), handle, workers)
             if len(waiting) == before:  # nothing came free: its holders are still at work

@@ -248,8 +248,10 @@ async def run_examinee(
             on_claimed=prepare_batch,
         )
     finally:
-        writer.flush()
-        leases.release()
+        try:
+            writer.flush()
+        finally:  # however the run ends (a failed write included): no lease outlives it
+            leases.release()
         summary.wall_s = time.perf_counter() - started
         # The client's counters since it was made (one client per examinee run).
         summary.count_calls(client.stats, CallStats(), client.price_per_mtok is not None)

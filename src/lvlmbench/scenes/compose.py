@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 import shlex
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -85,16 +86,35 @@ def _stem(word: str) -> str:
     return _SPELLING.get(word, word)
 
 
+_TOKEN = re.compile(r"[^\W_]+|[^\w\s]+")
+"""Words in any script, and runs of other non-space characters (punctuation, symbols)."""
+
+
+def _tokens(text: str) -> list[str]:
+    """The words of ``text`` and its symbols (an emoji, ``€``): every one says something the
+    picture must show, so none is dropped unseen; punctuation and operators only separate.
+    Words are read in any script: ``[a-z0-9]+`` cut "zählen" into "z" and "hlen" and
+    dropped "🙂" from "counting 🙂", silently."""
+    tokens = []
+    for token in _TOKEN.findall(text.lower()):
+        if token[0].isalnum() or any(unicodedata.category(c) in _SYMBOLS for c in token):
+            tokens.append(token)
+    return tokens
+
+
+_SYMBOLS = frozenset({"So", "Sc", "Sk"})
+"""Unicode categories of symbols that name a thing (emoji, currency, modifiers), unlike the
+mathematical ones (``+``, ``<``) and punctuation, which join or separate words."""
+
+
 def _originals(text: str) -> list[str]:
-    return list(
-        dict.fromkeys(w for w in re.findall(r"[a-z0-9]+", text.lower()) if w not in _GENERIC)
-    )
+    return list(dict.fromkeys(w for w in _tokens(text) if w not in _GENERIC))
 
 
 def content_words(text: str) -> list[str]:
-    """Stemmed words of ``text`` that say what must be drawn (generic words left out)."""
-    raw = re.findall(r"[a-z0-9]+", text.lower())
-    return list(dict.fromkeys(_stem(w) for w in raw if w not in _GENERIC))
+    """Stemmed words (and symbols) of ``text`` that say what must be drawn (generic words
+    left out)."""
+    return list(dict.fromkeys(_stem(w) for w in _tokens(text) if w not in _GENERIC))
 
 
 def _own_words(general: str, fine: str, guideline: str) -> set[str]:

@@ -25,7 +25,7 @@ from lvlmbench.store._annotators import (
 )
 from lvlmbench.store._calls import CachedCall, cached_call, cached_outputs, put_cached_calls
 from lvlmbench.store._fresh import discard_if_empty, sqlite_store_path
-from lvlmbench.store._leases import DEFAULT_LEASE_S, Claim, Leases, new_owner
+from lvlmbench.store._leases import DEFAULT_LEASE_S, Claim, Holder, Leases, new_owner
 from lvlmbench.store._migrations import MIGRATIONS, legacy_identities
 from lvlmbench.store._prompts import put_system_prompt, system_prompt
 from lvlmbench.store._queries import (
@@ -87,6 +87,7 @@ __all__ = [
     "CachedCall",
     "Claim",
     "Exclusion",
+    "Holder",
     "InvitedAnnotator",
     "Leases",
     "NotInStore",

@@ -7,6 +7,12 @@ row is already stored with a final status is reported done. The owner renews its
 it works and releases them once their rows are written, so a run that dies stops blocking the
 others after at most one lease period. Plain ``INSERT ... ON CONFLICT DO UPDATE ... WHERE`` in
 one transaction: the same on SQLite and PostgreSQL, and atomic on both.
+
+Each lease also records the owner's host, pid and process start. A claim that finds units held
+by a process of its own host that is gone (killed, its pid no longer running or reused) deletes
+that owner's leases and takes the units at once, in the same transaction; units held by a live
+owner, or by one on another host, are reported with their holder (:class:`Holder`), so a run that
+must wait can say for whom and for how long.
 """
 
 from __future__ import annotations
@@ -25,6 +31,7 @@ from sqlalchemy import (
     Insert,
     Table,
     delete,
+    func,
     literal_column,
     or_,
     select,
@@ -34,9 +41,10 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import IntegrityError
 
 from lvlmbench.store import _schema as s
+from lvlmbench.store._process import ProcessId, process_gone, this_process
 from lvlmbench.store._store import Store
 
-__all__ = ["DEFAULT_LEASE_S", "Claim", "Leases", "new_owner"]
+__all__ = ["DEFAULT_LEASE_S", "Claim", "Holder", "Leases", "new_owner"]
 
 
 def _lease_setting() -> float:
@@ -61,11 +69,35 @@ def new_owner() -> str:
 
 
 @dataclass(frozen=True)
+class Holder:
+    """Another owner holding some of the units a claim asked for."""
+
+    owner: str
+    process: ProcessId | None
+    """The owner process (None for a lease taken before leases recorded it)."""
+    units: int
+    """Units of the claim it holds."""
+    expires_at: float
+    """When the last of those leases expires unless renewed (seconds since the epoch)."""
+
+    @property
+    def label(self) -> str:
+        """``HOST:PID`` of the owner (read from its owner id for an older lease)."""
+        if self.process is not None:
+            return self.process.label
+        host, _, rest = self.owner.partition(":")
+        return f"{host}:{rest.partition(':')[0]}" if rest else self.owner
+
+
+@dataclass(frozen=True)
 class Claim:
-    """The outcome of one claim: units now ours, and units already finished by someone."""
+    """The outcome of one claim: units now ours, units already finished by someone, the live
+    (or unknown) holders of the others, and the gone owners whose units were taken over."""
 
     mine: frozenset[str]
     done: frozenset[str]
+    held: tuple[Holder, ...] = ()
+    taken_over: tuple[Holder, ...] = ()
 
 
 class Leases:
@@ -86,6 +118,7 @@ class Leases:
         self.store = store
         self.table = table
         self.owner = owner or new_owner()
+        self.process = this_process()
         self.lease_s = lease_s
         self._clock = clock
 
@@ -104,16 +137,15 @@ class Leases:
         return cls(store, s.judgments, owner=owner, lease_s=lease_s)
 
     def claim(self, units: Collection[str]) -> Claim:
-        """Take every unit of ``units`` that is free or expired, in one transaction."""
+        """Take every unit of ``units`` that is free, expired or held by a gone owner of this
+        host, in one transaction."""
         wanted = sorted(set(units))
         if not wanted:
             return Claim(frozenset(), frozenset())
         self.store.require_writable()
-        table = self.table
-        expires = self._clock() + self.lease_s
-        rows = [{"unit": unit, "owner": self.owner, "expires_at": expires} for unit in wanted]
-        finished = select(table.c.id).where(
-            table.c.id.in_(wanted), table.c.status != _FINAL_EXCLUDED
+        rows = self._rows(wanted)
+        finished = select(self.table.c.id).where(
+            self.table.c.id.in_(wanted), self.table.c.status != _FINAL_EXCLUDED
         )
         with self.store.engine.begin() as conn:
             self._take(conn, rows)
@@ -121,17 +153,66 @@ class Leases:
             # between a check made first and the take would be taken and done again (its
             # answer then comes from the cache, or is paid twice when the cache row is late).
             done = {str(v) for v in conn.execute(finished).scalars()}
-            held = select(s.leases.c.unit).where(
-                s.leases.c.owner == self.owner, s.leases.c.unit.in_(wanted)
-            )
-            mine = {str(v) for v in conn.execute(held).scalars()} - done
+            mine = self._held_by_me(conn, wanted) - done
+            others = sorted(set(wanted) - mine - done)
+            holders = self._holders(conn, others) if others else []
+            gone = [h for h in holders if h.process is not None and process_gone(h.process)]
+            if gone:
+                # Every lease of a gone owner goes (it will never release them), then its
+                # units of this claim are taken like free ones: another run may take them
+                # first, which the take settles as for any unit.
+                conn.execute(delete(s.leases).where(s.leases.c.owner.in_([h.owner for h in gone])))
+                self._take(conn, [row for row in rows if row["unit"] in set(others)])
+                mine = self._held_by_me(conn, wanted) - done
+                holders = [h for h in holders if h not in gone]
             if done:
                 conn.execute(
                     delete(s.leases).where(
                         s.leases.c.owner == self.owner, s.leases.c.unit.in_(sorted(done))
                     )
                 )
-        return Claim(frozenset(mine), frozenset(done))
+        return Claim(frozenset(mine), frozenset(done), tuple(holders), tuple(gone))
+
+    def _rows(self, units: list[str]) -> list[dict[str, object]]:
+        expires = self._clock() + self.lease_s
+        me = self.process
+        return [
+            {
+                "unit": unit,
+                "owner": self.owner,
+                "expires_at": expires,
+                "host": me.host,
+                "pid": me.pid,
+                "started": me.started,
+            }
+            for unit in units
+        ]
+
+    def _held_by_me(self, conn: Connection, units: list[str]) -> set[str]:
+        held = select(s.leases.c.unit).where(
+            s.leases.c.owner == self.owner, s.leases.c.unit.in_(units)
+        )
+        return {str(v) for v in conn.execute(held).scalars()}
+
+    @staticmethod
+    def _holders(conn: Connection, units: list[str]) -> list[Holder]:
+        """The owners holding ``units``, with how many each holds and their latest expiry."""
+        c = s.leases.c
+        query = (
+            select(c.owner, c.host, c.pid, c.started, func.count(), func.max(c.expires_at))
+            .where(c.unit.in_(units))
+            .group_by(c.owner, c.host, c.pid, c.started)
+            .order_by(c.owner)
+        )
+        return [
+            Holder(
+                owner=str(owner),
+                process=None if host is None or pid is None else ProcessId(host, pid, started),
+                units=int(count),
+                expires_at=float(expires),
+            )
+            for owner, host, pid, started, count, expires in conn.execute(query)
+        ]
 
     def _take(self, conn: Connection, rows: list[dict[str, object]]) -> None:
         dialect = conn.dialect.name
@@ -144,7 +225,7 @@ class Leases:
                 update(s.leases)
                 .where(s.leases.c.unit == row["unit"])
                 .where(or_(s.leases.c.expires_at < now, s.leases.c.owner == self.owner))
-                .values(owner=self.owner, expires_at=row["expires_at"])
+                .values({k: v for k, v in row.items() if k != "unit"})
             )
             if taken.rowcount == 0:
                 try:
@@ -184,8 +265,9 @@ def _take_statement(dialect: str, lease_s: float) -> Insert:
     )
     # A float rendered into the SQL: executemany allows no parameter beyond the row's own.
     now = stmt.excluded.expires_at - literal_column(repr(float(lease_s)), Float)
+    taken = ("owner", "expires_at", "host", "pid", "started")
     return stmt.on_conflict_do_update(
         index_elements=["unit"],
-        set_={"owner": stmt.excluded.owner, "expires_at": stmt.excluded.expires_at},
+        set_={name: stmt.excluded[name] for name in taken},
         where=or_(s.leases.c.expires_at < now, s.leases.c.owner == stmt.excluded.owner),
     )

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 
-from sqlalchemy import Connection, Engine, insert, select
+from sqlalchemy import Connection, Engine, insert, inspect, select
 
 from lvlmbench.store import _schema as s
 
@@ -30,8 +30,19 @@ def _v1_to_v2(conn: Connection) -> None:
     conn.execute(insert(s.meta).values(key=LEGACY_IDENTITIES_KEY, value=json.dumps(sorted(names))))
 
 
+def _v2_to_v3(conn: Connection) -> None:
+    """Schema 3 records each lease's owner process (host, pid, start). The columns are added
+    to a leases table made by schema 2; one created just now already has them. Leases taken
+    before keep nulls there: their owners cannot be looked up, so they expire as before."""
+    present = {column["name"] for column in inspect(conn).get_columns(s.leases.name)}
+    for column in (s.leases.c.host, s.leases.c.pid, s.leases.c.started):
+        if column.name not in present:
+            kind = column.type.compile(dialect=conn.dialect)
+            conn.exec_driver_sql(f"ALTER TABLE {s.leases.name} ADD COLUMN {column.name} {kind}")
+
+
 # version -> function that upgrades a connection from that version to the next one.
-MIGRATIONS: dict[int, Callable[[Connection], None]] = {1: _v1_to_v2}
+MIGRATIONS: dict[int, Callable[[Connection], None]] = {1: _v1_to_v2, 2: _v2_to_v3}
 
 
 def legacy_identities(engine: Engine) -> list[str]:

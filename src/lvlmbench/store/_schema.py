@@ -9,10 +9,13 @@ from __future__ import annotations
 
 from sqlalchemy import Column, Float, Index, Integer, MetaData, String, Table, Text
 
+from lvlmbench.store._process import HOST_MAX, STARTED_MAX
+
 __all__ = ["SCHEMA_VERSION", "metadata"]
 
-SCHEMA_VERSION = 2
-"""2: models are stored under their identity (endpoint and output-changing options)."""
+SCHEMA_VERSION = 3
+"""2: models are stored under their identity (endpoint and output-changing options).
+3: each lease records its owner's host, pid and process start (dead owners are taken over)."""
 
 metadata = MetaData()
 
@@ -116,13 +119,18 @@ revision = Table(
 )
 
 # Who is working on which unit (a response or judgment id), until when: concurrent runs on one
-# store claim units here so no unit is paid for twice, and a dead run's claims expire.
+# store claim units here so no unit is paid for twice, and a dead run's claims expire. The owner's
+# host, pid and process start (null in leases taken before schema 3) let a run on the same host
+# see that the owner is gone and take its units over at once (see store/_process.py).
 leases = Table(
     "leases",
     metadata,
     Column("unit", String(64), primary_key=True),
     Column("owner", String(128), nullable=False),
     Column("expires_at", Float, nullable=False),
+    Column("host", String(HOST_MAX)),
+    Column("pid", Integer),
+    Column("started", String(STARTED_MAX)),
     Index("ix_leases_owner", "owner"),
 )
 
