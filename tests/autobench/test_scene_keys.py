@@ -435,8 +435,9 @@ async def test_a_reask_without_a_usable_question_drops_the_unit_with_its_mismatc
         for unit in iter_artifacts(store, SETTINGS.benchmark, "units"):
             (step,) = unit["history"]
             assert step["decision"] == "key mismatch" and step["key_reasks"] == 1
-            assert "key says" in step["reason"] and "asked again: question unparseable" in (
-                step["reason"]
+            assert (
+                "key says" in step["reason"]
+                and "asked again: question unparseable" in (step["reason"])
             )
     finally:
         store.close()

@@ -136,9 +136,8 @@ class RoundBuilder:
         self.money = money
         """The money counted and its cap (None: costs are not priced)."""
         self.order = unit_order(plan, settings)
+        # Over the whole plan: a unit's assignment does not depend on the round that builds it.
         self.assigned = key_plan(plan, settings, partial(backend.question_kind, settings))
-        """The key plan over the whole plan: a unit's assignment does not depend on the round
-        it is built in."""
         self.built: list[PlannedUnit] = []
         """The prefix of the order built so far."""
         self.known: dict[str, UnitCost] = {}
