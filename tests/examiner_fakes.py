@@ -23,6 +23,7 @@ __all__ = [
     "Call",
     "Override",
     "ScriptedExaminer",
+    "assigned_truth",
     "default_reply",
     "description_colours",
     "description_tag",
@@ -163,14 +164,25 @@ def default_reply(call: Call) -> str:
         return json.dumps({"checks": checks})
     if kind == "answer":
         return "Yes."
-    circle, _ = description_colours(call.description)
+    circle, square = description_colours(call.description)
     if kind == "mc":
         wrong = [c for c in COLOURS if c != circle][:3]
         question = {"question": "What colour is the circle?", "kind": "mc", "correct": circle}
-        return json.dumps({**question, "distractors": wrong})
+        form = {"kind": "color", "subject": {"category": "circle"}}
+        return json.dumps({**question, "distractors": wrong, "form": form})
     assert kind == "tf"
-    statement = {"question": f"The circle is {circle}.", "kind": "tf", "correct": "true"}
-    return json.dumps({**statement, "distractors": []})
+    # A statement with the truth value the prompt assigns (true when it assigns none).
+    truth = assigned_truth(prompt)
+    claim = circle if truth != "false" else square
+    statement = {"question": f"The circle is {claim}.", "kind": "tf", "correct": truth or "true"}
+    form = {"kind": "color", "subject": {"category": "circle"}, "claim": claim}
+    return json.dumps({**statement, "distractors": [], "form": form})
+
+
+def assigned_truth(prompt: str) -> str | None:
+    """The truth value a true/false prompt assigns its statement ("true"/"false"), if any."""
+    match = re.search(r"The statement must be \*\*(true|false)\*\*", prompt)
+    return None if match is None else match.group(1)
 
 
 def scene_program(description: str, variant: int = 0) -> dict[str, object]:

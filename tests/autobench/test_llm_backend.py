@@ -27,11 +27,12 @@ from examiner_fakes import (
 
 from lvlmbench.autobench.llm import ModelBackend
 from lvlmbench.autobench.pipeline import GenerateSettings, generate_benchmark
+from lvlmbench.autobench.stages import stable_seed
 from lvlmbench.images import ImageClient, load_image_model
 from lvlmbench.models import ErrorKind, ModelClient, ProviderError, RunAborted
 from lvlmbench.scenes import SceneProgram, render_png, validate_scene
 from lvlmbench.store import Store, get_artifact, iter_artifacts, iter_items
-from lvlmbench.types import BenchmarkItem, Message
+from lvlmbench.types import BenchmarkItem, GenerationConfig, Message
 
 SETTINGS = GenerateSettings(
     capability="spatial understanding",
@@ -121,15 +122,19 @@ def test_scene_mode_draws_the_examiners_program_and_asks_its_question(tmp_path: 
     kinds = Counter(i.kind for i in items)
     assert kinds["mc"] > 0 and kinds["tf"] > 0  # tf_share 0.5 over 8 units
     for item in items:
-        circle, _ = description_colours(item.caption or "")
-        # The image is the examiner's scene program, drawn exactly.
+        circle, square = description_colours(item.caption or "")
+        # The image is the examiner's scene program, drawn exactly, and stored with the item.
         assert item.images == [_digest(scene_program(item.caption or ""))]
+        program = SceneProgram.model_validate(scene_program(item.caption or ""))
+        assert item.meta["scene_program"] == program.model_dump(mode="json")
+        assert item.meta["key_check"]["verdict"] == "verified"
         if item.kind == "mc":
             assert item.question == "What colour is the circle?"
             assert item.options[item.answer or ""] == circle
             assert sorted(item.options) == ["A", "B", "C", "D"]
-        else:
-            assert (item.question, item.answer) == (f"The circle is {circle}.", "true")
+        else:  # a statement with the truth value the key plan assigned it
+            claim = circle if item.answer == "true" else square
+            assert item.question == f"The circle is {claim}."
         meta = item.meta
         assert meta["check_method"] == "examiner VQA" and meta["alignment"] == 1.0
         assert meta["topic"] == f"t{_tag(item.caption or '')}" and len(meta["keywords"]) == 3
@@ -298,7 +303,7 @@ def test_unrenderable_scene_programs_are_caught_and_recorded(tmp_path: Path) -> 
     assert repaired["status"] == "accepted"
     assert repaired["image"] == _digest(scene_program(repaired["description"]))
     scene_calls = [
-        c for c in run.model.calls if fixed in _prompt(c) and "scene program" in _prompt(c)
+        c for c in run.model.calls if fixed in _prompt(c) and "into a scene program" in _prompt(c)
     ]
     assert len(scene_calls) == 2 and "objects.0.position.x" in scene_calls[1][-1].text()
 
@@ -350,7 +355,13 @@ def test_an_element_failing_its_check_is_kept_out_of_the_question(tmp_path: Path
 
 def test_a_scene_failing_its_self_check_is_rejected_and_dropped(tmp_path: Path) -> None:
     rejected = description_tag("Above and below", "easy", 1)
-    run = _run(tmp_path, _failing_checks(rejected))
+    configs: list[GenerationConfig] = []
+
+    def scene(call: Call) -> None:
+        if _tag(call.description) == rejected:
+            configs.append(call.config)
+
+    run = _run(tmp_path, {**_failing_checks(rejected), "scene": scene})
     unit = _by_tag(run, rejected)
     history = unit["history"]
     assert unit["status"] == "dropped"
@@ -376,7 +387,13 @@ def test_a_rejected_scene_is_redrawn_on_the_next_attempt(tmp_path: Path) -> None
     """A new attempt must give a new image: the examiner is asked for the scene again (a
     sampled redraw, not the rejected program replayed from the cache)."""
     rejected = description_tag("Above and below", "easy", 1)
-    run = _run(tmp_path, _failing_checks(rejected))
+    configs: list[GenerationConfig] = []
+
+    def scene(call: Call) -> None:
+        if _tag(call.description) == rejected:
+            configs.append(call.config)
+
+    run = _run(tmp_path, {**_failing_checks(rejected), "scene": scene})
     unit = _by_tag(run, rejected)
     description = _description_of(run, unit)
     asked = [
@@ -388,6 +405,14 @@ def test_a_rejected_scene_is_redrawn_on_the_next_attempt(tmp_path: Path) -> None
     images = [h["image"] for h in unit["history"]]
     assert images == [_digest(scene_program(description, a)) for a in range(len(images))]
     assert len(set(images)) == SETTINGS.max_attempts
+    # The redraws are sampled and seeded per unit and attempt, as image redraws are: requests
+    # of their own, not the same bytes sent again.
+    key = unit["meta"]["unit"]
+    assert [(c.epoch, c.temperature, c.seed) for c in configs] == [(0, 0.0, None)] + [
+        (a, 0.7, stable_seed(SETTINGS.seed, key, a, "draft") % 2**31)
+        for a in range(1, SETTINGS.max_attempts)
+    ]
+    assert len({c.seed for c in configs}) == SETTINGS.max_attempts
 
 
 def test_a_revoked_key_stops_generation_with_run_aborted(tmp_path: Path) -> None:

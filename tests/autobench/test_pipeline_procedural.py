@@ -125,7 +125,8 @@ def test_items_are_the_accepted_units_with_balanced_keys(built: Built) -> None:
 
 
 def test_each_key_matches_the_scene_it_was_drawn_from(built: Built) -> None:
-    """Re-draw every item's scene from its stored seed: facts, image and key must agree."""
+    """Re-draw every item's scene from its stored seed (and a statement's truth value, which
+    the key plan assigned before the scene was drawn): facts, image and key must agree."""
     examiner = ProceduralExaminer()
     for item in built.items:
         meta = item.meta
@@ -135,7 +136,9 @@ def test_each_key_matches_the_scene_it_was_drawn_from(built: Built) -> None:
             meta["fine_aspect"],
             meta["difficulty"],
             meta["scene_seed"],
+            None if item.kind == "mc" else item.answer == "true",
         )
+        assert meta["scene_program"] == sample.program.model_dump(mode="json")
         assert json.loads(json.dumps(sample.facts)) == meta["facts"]
         assert item.caption == sample.description
         assert item.question == sample.question.text

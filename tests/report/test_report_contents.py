@@ -71,6 +71,7 @@ def test_sections_present(built: Built) -> None:
     ):
         assert f"<h3>{heading}</h3>" in section
     assert 'data-figure="self_check.rejection_rate"' in section
+    assert "<h4>Key check</h4>" in section and 'data-figure="key_check.verified"' in section
     assert 'data-figure="diversity.distinct_1"' in section
     assert section.count('<div class="card">') == 24
     assert "data:image/jpeg;base64," in section
@@ -116,6 +117,9 @@ def test_summary_json_matches_store_and_html(built: Built) -> None:
         assert entry["correct"] == row.correct and entry["answered"] == row.answered
         assert f"{entry['accuracy']:.1f}" == cells[(row.model, "difficulty", row.group[0])]
     assert auto["self_check"]["rejection_rate"] == 0.0
+    # The procedural examiner writes its keys from the program's facts: all verified.
+    keys = auto["key_check"]
+    assert keys["verified"] == keys["questions"] > 0 and keys["mismatched"] == 0
     metrics = benches[OPEN]["metrics"]
     oracle_bleu = next(
         m for m in metrics if m["metric"] == "bleu4" and m["model"] == "baseline/oracle"

@@ -20,6 +20,7 @@ from lvlmbench.scenes import (
     compute_facts,
 )
 from lvlmbench.scenes.palette import plural
+from lvlmbench.scenes.recipes import RECIPES
 from lvlmbench.scenes.words import name
 
 EXAMINER = ProceduralExaminer()
@@ -123,8 +124,32 @@ def test_every_aspect_and_difficulty_yields_a_valid_item(capability: str) -> Non
                 sample = EXAMINER.sample(capability, general, fine, difficulty, seed=11)
                 assert sample.fine_aspect == fine and sample.difficulty == difficulty
                 _check_item(sample)
+                # The recipe says its kind before any scene is drawn (the key plan needs it).
+                assert sample.question.kind == RECIPES[fine].kind
                 kinds.append(sample.question.kind)
     assert kinds.count("mc") > kinds.count("tf")
+
+
+TRUE_FALSE = [(c, g, f) for c, g, f in ASPECTS if RECIPES[f].kind == "tf"]
+
+
+@pytest.mark.parametrize("aspect", TRUE_FALSE, ids=[f for *_, f in TRUE_FALSE])
+def test_a_statement_can_be_asked_for_with_either_truth_value(
+    aspect: tuple[str, str, str],
+) -> None:
+    """The key plan assigns truth values before scenes are drawn: every true/false aspect can
+    draw a scene that makes its statement true, and one that makes it false, at every level."""
+    for difficulty in DIFFICULTIES:
+        for truth in (True, False):
+            sample = EXAMINER.sample(*aspect, difficulty, seed=11, truth=truth)
+            assert sample.question.correct == ("true" if truth else "false")
+            _check_item(sample)
+
+
+def test_a_multiple_choice_aspect_ignores_a_truth_value() -> None:
+    capability, general, fine = next(a for a in ASPECTS if RECIPES[a[2]].kind == "mc")
+    plain = EXAMINER.sample(capability, general, fine, "easy", seed=4)
+    assert EXAMINER.sample(capability, general, fine, "easy", seed=4, truth=False) == plain
 
 
 @settings(max_examples=120, deadline=None)

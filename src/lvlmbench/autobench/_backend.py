@@ -9,19 +9,25 @@ only.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from pydantic import BaseModel, Field
 
+from lvlmbench.scenes.forms import QuestionForm
+
 if TYPE_CHECKING:  # the stages are built from this protocol; it names their chain only here
+    from lvlmbench.autobench.settings import GenerateSettings
     from lvlmbench.autobench.stages import UnitChain
 
 __all__ = [
     "AspectPlan",
+    "AssignedKey",
     "CheckRecord",
     "ExaminerBackend",
     "KeyCheck",
+    "KeyMismatch",
     "PlannedAspect",
     "QuestionDraft",
     "UnitDraft",
@@ -68,6 +74,9 @@ class QuestionDraft(BaseModel):
     """Correct option text (mc) or "true"/"false" (tf)."""
     distractors: list[str]
     """Three wrong options (mc); empty or the other truth value (tf)."""
+    form: QuestionForm | None = None
+    """What the question asks in the scene program's words (a model examiner in scene mode
+    writes it; the key check evaluates it against the program's facts)."""
 
 
 class CheckRecord(BaseModel):
@@ -98,6 +107,28 @@ class KeyCheck(BaseModel):
 
     verdict: Literal["verified", "mismatch", "not checkable"]
     reason: str
+    reasks: int = 0
+    """How often the question was asked again after a mismatch before this verdict."""
+    mismatches: list[str] = Field(default_factory=list)
+    """Why each earlier question for the image was re-asked (the audit trail)."""
+
+
+@dataclass(frozen=True)
+class KeyMismatch:
+    """A question whose key the drawn program contradicted, and why (fed back on re-ask)."""
+
+    question: QuestionDraft
+    reason: str
+
+
+@dataclass(frozen=True)
+class AssignedKey:
+    """What the key plan assigned a unit before it was built (:mod:`.keyplan`)."""
+
+    kind: Literal["mc", "tf"]
+    """The question the back-end writes: multiple choice or a true/false statement."""
+    truth: bool | None = None
+    """tf: the truth value the statement must have (None for mc)."""
 
 
 @dataclass
@@ -133,6 +164,13 @@ class ExaminerBackend(Protocol):
         level; the semantic-graph diversity rounds happen here."""
         ...
 
+    def question_kind(
+        self, settings: GenerateSettings, aspect: PlannedAspect, unit_key: str
+    ) -> Literal["mc", "tf"]:
+        """Whether the unit's question is multiple choice or a true/false statement (the key
+        plan assigns truth values to the latter before any unit is built)."""
+        ...
+
     async def draft(
         self,
         aspect: PlannedAspect,
@@ -140,9 +178,12 @@ class ExaminerBackend(Protocol):
         description: dict[str, Any],
         seed: int,
         attempt: int,
+        assigned: AssignedKey,
     ) -> UnitDraft:
         """The draft to render for a description at an attempt (a new attempt must give a
-        different image: a new scene or a new seed)."""
+        different image: a new scene or a new seed). ``seed`` is this unit's and attempt's
+        (a sampled redraw is seeded with it); ``assigned`` the key plan's assignment (an
+        examiner that writes the question with the draft honours it)."""
         ...
 
     async def validate(self, draft: UnitDraft, png: bytes, level: str) -> UnitValidation:
@@ -150,14 +191,22 @@ class ExaminerBackend(Protocol):
         ...
 
     async def question(
-        self, draft: UnitDraft, errors: list[str], level: str, kind: Literal["mc", "tf"]
+        self,
+        draft: UnitDraft,
+        errors: list[str],
+        level: str,
+        assigned: AssignedKey,
+        mismatches: Sequence[KeyMismatch] = (),
     ) -> QuestionDraft | str:
-        """A question from the description and errors only, or the reason there is none."""
+        """A question from the description and errors only, of the assigned kind (a statement
+        with the assigned truth value), or the reason there is none. ``mismatches``: earlier
+        questions for this image whose keys the program contradicted, with why; the examiner
+        is asked again with them (a new call, not the cached wrong one)."""
         ...
 
     async def verify_key(self, draft: UnitDraft, question: QuestionDraft) -> KeyCheck:
-        """Recompute the key from the drawn program where possible (a mismatch is rejected
-        like a failed self-check)."""
+        """Recompute the key from the drawn program where possible (a mismatch is re-asked,
+        and the unit dropped when the re-asks are used up)."""
         ...
 
     def stages(self) -> UnitChain:

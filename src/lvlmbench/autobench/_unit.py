@@ -23,6 +23,7 @@ class Decision(StrEnum):
     NO_IMAGE = "no image"
     REJECT = "reject"
     NO_QUESTION = "no question"
+    KEY_MISMATCH = "key mismatch"
     ACCEPT = "accept"
     ACCEPT_WITH_ERRORS = "accept_with_errors"
 
@@ -30,6 +31,12 @@ class Decision(StrEnum):
     def accepted(self) -> bool:
         """Whether the attempt produced the unit's item."""
         return self in (Decision.ACCEPT, Decision.ACCEPT_WITH_ERRORS)
+
+    @property
+    def final(self) -> bool:
+        """Whether the unit ends with this attempt whatever attempts are left: a key the
+        program still contradicts after its re-asks is not mended by redrawing a good image."""
+        return self.accepted or self is Decision.KEY_MISMATCH
 
 
 @dataclass(frozen=True)
@@ -47,6 +54,8 @@ class AttemptRecord:
     method: str | None = None
     key_check: str | None = None
     """The key check's verdict (set once a question was written and checked)."""
+    key_reasks: int | None = None
+    """How often the question was asked again after a key mismatch (set with the verdict)."""
 
     def to_json(self) -> dict[str, Any]:
         """The stored form: fields an attempt never reached are absent, not null."""
@@ -58,6 +67,8 @@ class AttemptRecord:
             "errors": None if self.errors is None else list(self.errors),
             "method": self.method,
             "key_check": self.key_check,
+            # 0 left out: units stored before re-asks existed read back the same.
+            "key_reasks": self.key_reasks or None,
         }
         out.update({k: v for k, v in optional.items() if v is not None})
         return out
@@ -75,6 +86,7 @@ class AttemptRecord:
             errors=None if errors is None else tuple(errors),
             method=data.get("method"),
             key_check=data.get("key_check"),
+            key_reasks=data.get("key_reasks"),
         )
 
 

@@ -40,12 +40,14 @@ import time
 from collections import defaultdict
 from collections.abc import AsyncGenerator
 from dataclasses import dataclass
+from functools import partial
 from itertools import takewhile
 from typing import Any
 
 from lvlmbench._concurrency import drain
 from lvlmbench.autobench._backend import AspectPlan, ExaminerBackend
 from lvlmbench.autobench._finalize import finalize_benchmark, item_id
+from lvlmbench.autobench.keyplan import key_plan
 from lvlmbench.autobench.pipeline import (
     ProgressHook,
     claim,
@@ -134,6 +136,8 @@ class RoundBuilder:
         self.money = money
         """The money counted and its cap (None: costs are not priced)."""
         self.order = unit_order(plan, settings)
+        # Over the whole plan: a unit's assignment does not depend on the round that builds it.
+        self.assigned = key_plan(plan, settings, partial(backend.question_kind, settings))
         self.built: list[PlannedUnit] = []
         """The prefix of the order built so far."""
         self.known: dict[str, UnitCost] = {}
@@ -296,7 +300,8 @@ class RoundBuilder:
                     texts = await described(
                         self.store, s, self.backend, unit.aspect, unit.level, unit.index + 1
                     )
-                planned = Unit(unit.key, unit.aspect, unit.level, texts[unit.index])
+                assigned = self.assigned[unit.key]
+                planned = Unit(unit.key, unit.aspect, unit.level, texts[unit.index], assigned)
                 result = await process_unit(planned, s, self._chain, self.images)
             finally:
                 del self._live[unit.key]

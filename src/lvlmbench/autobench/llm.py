@@ -8,14 +8,16 @@ the rendered image, and writes questions from the description and recorded error
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, Literal
 
 from lvlmbench._workers import run_cpu
 from lvlmbench.autobench._backend import (
     AspectPlan,
+    AssignedKey,
     CheckRecord,
     KeyCheck,
+    KeyMismatch,
     PlannedAspect,
     QuestionDraft,
     UnitDraft,
@@ -25,9 +27,11 @@ from lvlmbench.autobench.aspects import write_aspects
 from lvlmbench.autobench.descriptions import write_descriptions
 from lvlmbench.autobench.diversity import SemanticGraph, linear_exclusions
 from lvlmbench.autobench.guidelines import write_guideline
-from lvlmbench.autobench.questions import write_question
+from lvlmbench.autobench.questions import QuestionDraft as Reply
+from lvlmbench.autobench.questions import Reasked, write_question
 from lvlmbench.autobench.scene_mode import write_scene_program
-from lvlmbench.autobench.stages import UnitChain, standard_chain
+from lvlmbench.autobench.settings import GenerateSettings
+from lvlmbench.autobench.stages import UnitChain, question_kind, standard_chain
 from lvlmbench.autobench.validate import answer_checks_on_image, write_checks
 from lvlmbench.models import ModelClient
 from lvlmbench.prompts import load_prompt
@@ -104,6 +108,11 @@ class ModelBackend:
             for r in results
         ]
 
+    def question_kind(
+        self, settings: GenerateSettings, aspect: PlannedAspect, unit_key: str
+    ) -> Literal["mc", "tf"]:
+        return question_kind(settings, unit_key)
+
     async def draft(
         self,
         aspect: PlannedAspect,
@@ -111,6 +120,7 @@ class ModelBackend:
         description: dict[str, Any],
         seed: int,
         attempt: int,
+        assigned: AssignedKey,
     ) -> UnitDraft:
         text = description.get("text")
         if not text:
@@ -122,7 +132,9 @@ class ModelBackend:
             return UnitDraft(description=text, extra=extra)
         from lvlmbench.scenes import SceneProgram
 
-        program = await write_scene_program(self.examiner, text, SceneProgram, attempt=attempt)
+        program = await write_scene_program(
+            self.examiner, text, SceneProgram, attempt=attempt, seed=seed
+        )
         if program.value is None:
             return UnitDraft(
                 description=text, failure=f"scene program {program.status.value}: {program.reason}"
@@ -155,9 +167,23 @@ class ModelBackend:
         )
 
     async def question(
-        self, draft: UnitDraft, errors: list[str], level: str, kind: Literal["mc", "tf"]
+        self,
+        draft: UnitDraft,
+        errors: list[str],
+        level: str,
+        assigned: AssignedKey,
+        mismatches: Sequence[KeyMismatch] = (),
     ) -> QuestionDraft | str:
-        written = await write_question(self.examiner, draft.description, errors, level, kind)
+        written = await write_question(
+            self.examiner,
+            draft.description,
+            errors,
+            level,
+            assigned.kind,
+            truth=assigned.truth,
+            scene=draft.scene is not None,
+            reasked=[Reasked(_reply(m.question), m.reason) for m in mismatches],
+        )
         if written.value is None:
             return f"question {written.status.value}: {written.reason}"
         value = written.value
@@ -166,19 +192,13 @@ class ModelBackend:
             kind=value.kind,
             correct=value.correct,
             distractors=list(value.distractors),
+            form=value.form,
         )
 
     async def verify_key(self, draft: UnitDraft, question: QuestionDraft) -> KeyCheck:
         if draft.scene is None:
             return KeyCheck(verdict="not checkable", reason="text mode: no program to check")
-        verdict, reason = await run_cpu(
-            check_scene_key,
-            draft.scene,
-            question.text,
-            question.kind,
-            question.correct,
-            list(question.distractors),
-        )
+        verdict, reason = await run_cpu(check_scene_key, draft.scene, question)
         return KeyCheck.model_validate({"verdict": verdict, "reason": reason})
 
     def stages(self) -> UnitChain:
@@ -188,15 +208,25 @@ class ModelBackend:
         await self.examiner.aclose()
 
 
-def check_scene_key(
-    scene: dict[str, Any], text: str, kind: str, correct: str, distractors: list[str]
-) -> tuple[str, str]:
-    """The key of a question recomputed from the facts of the exactly rendered program
-    (runs in a worker process: computing facts draws the program's masks)."""
+def _reply(question: QuestionDraft) -> Reply:
+    """An earlier question as the examiner wrote it (to show it its own reply again)."""
+    return Reply(
+        question=question.text,
+        kind=question.kind,
+        correct=question.correct,
+        distractors=list(question.distractors),
+        form=question.form,
+    )
+
+
+def check_scene_key(scene: dict[str, Any], question: QuestionDraft) -> tuple[str, str]:
+    """The key of a question recomputed from the facts of the exactly rendered program by the
+    question's form (runs in a worker process: computing facts draws the program's masks)."""
     from lvlmbench.scenes import SceneProgram
     from lvlmbench.scenes.facts import compute_facts
     from lvlmbench.scenes.keycheck import check_key
 
     facts = compute_facts(SceneProgram.model_validate(scene))
-    verdict = check_key(facts, text, kind, correct, distractors)
+    q = question
+    verdict = check_key(facts, q.text, q.kind, q.correct, list(q.distractors), q.form)
     return verdict.verdict, verdict.reason

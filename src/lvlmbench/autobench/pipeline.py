@@ -13,14 +13,23 @@ import json
 import time
 from collections.abc import Callable
 from dataclasses import replace
+from functools import partial
 from typing import Any
 
 from lvlmbench._concurrency import drain
 from lvlmbench.autobench._backend import AspectPlan, ExaminerBackend, PlannedAspect
 from lvlmbench.autobench._finalize import finalize_benchmark
 from lvlmbench.autobench._unit import AcceptedUnit, AttemptRecord, Decision, UnitResult
+from lvlmbench.autobench.keyplan import key_plan
 from lvlmbench.autobench.settings import DEFAULT_ZETA, LEVELS, GenerateSettings, benchmark_name
-from lvlmbench.autobench.stages import AttemptContext, Unit, UnitChain, stable_seed
+from lvlmbench.autobench.stages import (
+    AttemptContext,
+    Unit,
+    UnitChain,
+    group_key,
+    stable_seed,
+    unit_key,
+)
 from lvlmbench.images import ImageClient
 from lvlmbench.store import Store, get_artifact, put_artifact
 from lvlmbench.types import Status
@@ -53,11 +62,6 @@ async def load_plan(store: Store, s: GenerateSettings, backend: ExaminerBackend)
     return plan
 
 
-def group_key(aspect: PlannedAspect, level: str) -> str:
-    """The key of one fine aspect at one level: its descriptions' artifact, its units' prefix."""
-    return f"{aspect.general}|{aspect.fine}|{level}"
-
-
 async def described(
     store: Store,
     s: GenerateSettings,
@@ -87,12 +91,13 @@ async def _descriptions(
     store: Store, s: GenerateSettings, backend: ExaminerBackend, plan: AspectPlan
 ) -> list[Unit]:
     limit = asyncio.Semaphore(s.concurrency)
+    assigned = key_plan(plan, s, partial(backend.question_kind, s))
 
     async def one(aspect: PlannedAspect, level: str) -> list[Unit]:
         async with limit:
             written = await described(store, s, backend, aspect, level, s.per_aspect)
-        key = group_key(aspect, level)
-        return [Unit(f"{key}|{i}", aspect, level, d) for i, d in enumerate(written)]
+        keys = [unit_key(aspect, level, i) for i in range(s.per_aspect)]
+        return [Unit(k, aspect, level, d, assigned[k]) for k, d in zip(keys, written, strict=False)]
 
     groups = await asyncio.gather(*(one(a, lv) for a in plan.aspects for lv in s.levels))
     return [unit for group in groups for unit in group]
@@ -107,6 +112,8 @@ async def process_unit(
         record, keyed = await chain.run(AttemptContext(unit, attempt, s, images), unit)
         if keyed is None:
             history.append(record)
+            if record.decision.final:
+                break
             continue
         check = keyed.questioned.checked.check
         draft = keyed.questioned.checked.rendered.draft
@@ -120,7 +127,10 @@ async def process_unit(
             score=check.score,
             checks=check.checks,
             key_check=keyed.key,
-            extra=draft.extra,
+            # The program the key was checked against, kept with the item for audits.
+            extra=draft.extra
+            if draft.scene is None
+            else {**draft.extra, "scene_program": draft.scene},
         )
         return UnitResult(tuple(history), accepted, unit_meta(unit))
     return UnitResult(tuple(history), None, unit_meta(unit))

@@ -20,7 +20,8 @@ from typing import Literal
 
 import numpy as np
 
-from lvlmbench.autobench.balance import ChoiceDraft, balance_positions
+from lvlmbench.autobench._finalize import key_stratum
+from lvlmbench.autobench.balance import LETTERS, ChoiceDraft, Slot, lettered, spread
 from lvlmbench.choice.accuracy import scored_answers
 from lvlmbench.ids import check_benchmark_name, content_id
 from lvlmbench.store import (
@@ -55,28 +56,39 @@ def rekey_name(benchmark: str, target: Target, seed: int = 0) -> str:
     return check_benchmark_name(f"{benchmark}@keys-{target}-s{seed}")
 
 
+def _letters(
+    benchmark: str, target: Target, seed: int, choice: list[BenchmarkItem]
+) -> dict[str, str]:
+    """Each multiple-choice item's new key letter: ``target``, or for "even" spread evenly
+    within every level × fine aspect as a generated benchmark's keys are (so the even copy is
+    not itself position-biased within a level)."""
+    if target != "even":
+        return {item.id: target for item in choice}
+    slots = []
+    for item in choice:
+        level, stratum = key_stratum(item.meta)
+        slots.append(Slot(item.id, level, f"{stratum}|{item.category}"))
+    return spread(slots, LETTERS, ("rekey", benchmark, seed))
+
+
 def rekey_benchmark(store: Store, benchmark: str, target: Target, seed: int = 0) -> str:
     """A copy of ``benchmark`` whose multiple-choice keys all sit at ``target`` (or are spread
-    evenly again); true/false items are copied unchanged. Returns the copy's name."""
+    evenly again, within every level × fine aspect); true/false items are copied unchanged.
+    Returns the copy's name."""
+    if target != "even" and target not in LETTERS:
+        raise ValueError(f"target must be 'even' or one of {LETTERS}, got {target!r}")
     name = rekey_name(benchmark, target, seed)
     if get_benchmark(store, name) is not None:
         return name
     source = list(iter_items(store, benchmark))
     choice = [item for item in source if item.kind == "mc" and item.answer in item.options]
-    drafts = [
-        ChoiceDraft(
-            item.options[item.answer or ""],
-            [text for letter, text in sorted(item.options.items()) if letter != item.answer],
-        )
-        for item in choice
-    ]
-    arranged = dict(
-        zip(
-            (item.id for item in choice),
-            balance_positions(drafts, seed, "even" if target == "even" else target),
-            strict=True,
-        )
-    )
+    letters = _letters(benchmark, target, seed, choice)
+    arranged = {}
+    for item in choice:
+        answer = item.answer or ""
+        others = [text for letter, text in sorted(item.options.items()) if letter != answer]
+        draft = ChoiceDraft(item.options[answer], others)
+        arranged[item.id] = lettered(draft, letters[item.id], ("rekey", item.id, seed))
     copies: list[BenchmarkItem] = []
     for item in source:
         options, answer = arranged.get(item.id, (item.options, item.answer or ""))

@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import io
 from collections import Counter
+from collections.abc import Sequence
 from typing import Any, Literal
 
 import numpy as np
@@ -22,19 +23,23 @@ from PIL import Image
 from lvlmbench._workers import preload_in_workers, run_cpu
 from lvlmbench.autobench._backend import (
     AspectPlan,
+    AssignedKey,
     CheckRecord,
     KeyCheck,
+    KeyMismatch,
     PlannedAspect,
     QuestionDraft,
     UnitDraft,
     UnitValidation,
 )
+from lvlmbench.autobench.settings import GenerateSettings
 from lvlmbench.autobench.stages import UnitChain, standard_chain
 from lvlmbench.scenes import ProceduralExaminer, SceneProgram
 from lvlmbench.scenes.compose import ComposedAspect, Composition, compose_capability
 from lvlmbench.scenes.effects import lit_appearances
 from lvlmbench.scenes.masks import object_masks
 from lvlmbench.scenes.palette import COLORS, pattern_color
+from lvlmbench.scenes.recipes import RECIPES
 from lvlmbench.scenes.taxonomy import fine_aspects
 
 __all__ = ["ProceduralBackend", "check_unit", "colour_checks", "draft_unit"]
@@ -127,10 +132,15 @@ def colour_checks(
 
 
 def draft_unit(
-    examiner: ProceduralExaminer, aspect: PlannedAspect, level: str, seed: int
+    examiner: ProceduralExaminer,
+    aspect: PlannedAspect,
+    level: str,
+    seed: int,
+    truth: bool | None = None,
 ) -> UnitDraft:
-    """Scene, description and question for one unit (runs in a worker process)."""
-    sample = examiner.sample(aspect.capability, aspect.general, aspect.fine, level, seed)
+    """Scene, description and question for one unit, a statement with the truth value
+    ``truth`` if the aspect asks true/false (runs in a worker process)."""
+    sample = examiner.sample(aspect.capability, aspect.general, aspect.fine, level, seed, truth)
     question = sample.question
     subjects = [o for o in sample.facts["objects"] if o["index"] in question.subjects]
     others = [
@@ -248,6 +258,13 @@ class ProceduralBackend:
         )
         return [{"index": i, "seed": _seed(*parts, i)} for i in range(count)]
 
+    def question_kind(
+        self, settings: GenerateSettings, aspect: PlannedAspect, unit_key: str
+    ) -> Literal["mc", "tf"]:
+        # Each fine aspect's recipe asks one kind of question (a built-in aspect: plan() names
+        # only those).
+        return RECIPES[aspect.fine].kind
+
     async def draft(
         self,
         aspect: PlannedAspect,
@@ -255,16 +272,24 @@ class ProceduralBackend:
         description: dict[str, Any],
         seed: int,
         attempt: int,
+        assigned: AssignedKey,
     ) -> UnitDraft:
+        # The scene's own seed sequence, not ``seed``: procedural scenes are drawn, not sampled
+        # from a model, and a redraw is the next scene of the description's sequence.
         sample_seed = (description["seed"] + attempt) % 2**31
-        return await run_cpu(draft_unit, self.examiner, aspect, level, sample_seed)
+        return await run_cpu(draft_unit, self.examiner, aspect, level, sample_seed, assigned.truth)
 
     async def validate(self, draft: UnitDraft, png: bytes, level: str) -> UnitValidation:
         assert draft.scene is not None
         return await run_cpu(check_unit, draft.scene, png, draft.extra["checked"], self.k_checks)
 
     async def question(
-        self, draft: UnitDraft, errors: list[str], level: str, kind: Literal["mc", "tf"]
+        self,
+        draft: UnitDraft,
+        errors: list[str],
+        level: str,
+        assigned: AssignedKey,
+        mismatches: Sequence[KeyMismatch] = (),
     ) -> QuestionDraft | str:
         # The procedural examiner wrote the question from the scene's facts; it stands unless
         # it is about an element the image got wrong (the pipeline then draws again).

@@ -20,8 +20,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from lvlmbench.autobench._backend import AspectPlan, PlannedAspect
-from lvlmbench.autobench.pipeline import group_key
 from lvlmbench.autobench.settings import GenerateSettings
+from lvlmbench.autobench.stages import group_key, unit_key
 from lvlmbench.budget import facet_mix, stratified_order
 
 __all__ = ["STRATA", "PlannedUnit", "strata_gap", "unit_order"]
@@ -46,7 +46,7 @@ class PlannedUnit:
     @property
     def key(self) -> str:
         """The unit's key: the one the pipeline stores it under."""
-        return f"{self.group}|{self.index}"
+        return unit_key(self.aspect, self.level, self.index)
 
     @property
     def stratum(self) -> tuple[str, str, str]:

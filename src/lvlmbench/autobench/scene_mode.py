@@ -32,16 +32,20 @@ async def write_scene_program(
     *,
     max_reasks: int = 2,
     attempt: int = 0,
+    seed: int | None = None,
 ) -> StageResult[M]:
     """A scene program for ``description`` valid against ``schema_model``, or why not.
 
     ``attempt`` > 0 asks again for a unit whose image was rejected: a new cache entry (the
-    epoch) and some sampling temperature, so the redraw is not the rejected program replayed.
+    epoch), some sampling temperature and the attempt's ``seed`` (as an image redraw is
+    seeded), so the redraw is a request of its own and not the rejected program replayed.
     """
     schema = json.dumps(schema_model.model_json_schema(), separators=(",", ":"))
     messages = writer_messages("autobench/scene_program.md", description=description, schema=schema)
     config = _CONFIG
     if attempt:
-        config = _CONFIG.model_copy(update={"epoch": attempt, "temperature": _REDRAW_TEMPERATURE})
+        config = _CONFIG.model_copy(
+            update={"epoch": attempt, "temperature": _REDRAW_TEMPERATURE, "seed": seed}
+        )
     result = await examiner.generate_json(messages, schema_model, config, max_reasks)
     return StageResult.from_structured(result)

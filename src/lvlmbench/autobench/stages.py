@@ -19,7 +19,14 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar
 
-from lvlmbench.autobench._backend import KeyCheck, PlannedAspect, QuestionDraft, UnitDraft
+from lvlmbench.autobench._backend import (
+    AssignedKey,
+    KeyCheck,
+    KeyMismatch,
+    PlannedAspect,
+    QuestionDraft,
+    UnitDraft,
+)
 from lvlmbench.autobench._backend import UnitValidation as Validation
 from lvlmbench.autobench._unit import AttemptRecord, Decision
 from lvlmbench.autobench.settings import GenerateSettings
@@ -29,6 +36,7 @@ if TYPE_CHECKING:  # the protocol names the chain type only in annotations
     from lvlmbench.autobench._backend import ExaminerBackend
 
 __all__ = [
+    "KEY_REASKS",
     "AttemptContext",
     "Chain",
     "Checked",
@@ -47,9 +55,11 @@ __all__ = [
     "Unit",
     "UnitChain",
     "chain",
+    "group_key",
     "question_kind",
     "stable_seed",
     "standard_chain",
+    "unit_key",
 ]
 
 In = TypeVar("In")
@@ -62,14 +72,26 @@ def stable_seed(*parts: object) -> int:
     return int(hashlib.sha256("|".join(map(str, parts)).encode()).hexdigest()[:12], 16)
 
 
+def group_key(aspect: PlannedAspect, level: str) -> str:
+    """The key of one fine aspect at one level: its descriptions' artifact, its units' prefix."""
+    return f"{aspect.general}|{aspect.fine}|{level}"
+
+
+def unit_key(aspect: PlannedAspect, level: str, index: int) -> str:
+    """The key a unit is stored under: its group and its description's index."""
+    return f"{group_key(aspect, level)}|{index}"
+
+
 @dataclass(frozen=True)
 class Unit:
-    """One planned image: an aspect, a level and a stored description."""
+    """One planned image: an aspect, a level, a stored description and the key plan's
+    assignment (the question's kind, a statement's truth value)."""
 
     key: str
     aspect: PlannedAspect
     level: str
     description: dict[str, Any]
+    assigned: AssignedKey
 
 
 @dataclass(frozen=True)
@@ -187,9 +209,11 @@ class Draft(Stage[Unit, UnitDraft]):
         self.backend = backend
 
     async def run(self, ctx: AttemptContext, value: Unit) -> UnitDraft | Rejected:
-        seed = ctx.settings.seed
+        # Seeded per unit and attempt as the render is: a redraw sampled at a temperature is a
+        # request of its own, not the same bytes sent again.
+        seed = stable_seed(ctx.settings.seed, value.key, ctx.attempt, "draft") % 2**31
         draft = await self.backend.draft(
-            value.aspect, value.level, value.description, seed, ctx.attempt
+            value.aspect, value.level, value.description, seed, ctx.attempt, value.assigned
         )
         return Rejected(Decision.NO_DRAFT, draft.failure) if draft.failure else draft
 
@@ -253,8 +277,9 @@ def question_kind(settings: GenerateSettings, key: str) -> Literal["mc", "tf"]:
 
 
 class Question(Stage[Checked, Questioned]):
-    """A question written from the description and the recorded errors only. Resumes from
-    the model cache; the procedural examiner's question was written with the draft."""
+    """A question written from the description and the recorded errors only, of the kind the
+    key plan assigned (a statement with its truth value). Resumes from the model cache; the
+    procedural examiner's question was written with the draft."""
 
     name = "question"
 
@@ -262,16 +287,25 @@ class Question(Stage[Checked, Questioned]):
         self.backend = backend
 
     async def run(self, ctx: AttemptContext, value: Checked) -> Questioned | Rejected:
-        kind = question_kind(ctx.settings, ctx.unit.key)
         draft = value.rendered.draft
-        question = await self.backend.question(draft, value.check.errors, ctx.unit.level, kind)
+        question = await self.backend.question(
+            draft, value.check.errors, ctx.unit.level, ctx.unit.assigned
+        )
         if isinstance(question, str):
             return Rejected(Decision.NO_QUESTION, question)
         return Questioned(value, question)
 
 
+KEY_REASKS = 2
+"""How often a question whose key the program contradicts is asked again (with the reason)
+before the unit is dropped."""
+
+
 class KeyMatch(Stage[Questioned, Keyed]):
-    """The key recomputed from the drawn program (in a worker; notes the verdict)."""
+    """The key recomputed from the drawn program (in a worker). On a mismatch the examiner is
+    asked again with the reason, up to :data:`KEY_REASKS` times: the image is fine, the question
+    is not, so redrawing would waste the render and its self-check and then replay the same
+    cached question. Notes the verdict and the re-asks."""
 
     name = "key check"
 
@@ -279,22 +313,38 @@ class KeyMatch(Stage[Questioned, Keyed]):
         self.backend = backend
 
     async def run(self, ctx: AttemptContext, value: Questioned) -> Keyed | Rejected:
-        key = await self.backend.verify_key(value.checked.rendered.draft, value.question)
-        return Keyed(value, key)
+        draft = value.checked.rendered.draft
+        question = value.question
+        key = await self.backend.verify_key(draft, question)
+        mismatches: list[KeyMismatch] = []
+        while key.verdict == "mismatch" and len(mismatches) < KEY_REASKS:
+            mismatches.append(KeyMismatch(question, key.reason))
+            again = await self.backend.question(
+                draft, value.checked.check.errors, ctx.unit.level, ctx.unit.assigned, mismatches
+            )
+            if isinstance(again, str):  # no usable question: the mismatch stands
+                key = key.model_copy(update={"reason": f"{key.reason}; asked again: {again}"})
+                break
+            question = again
+            key = await self.backend.verify_key(draft, question)
+        audited = key.model_copy(
+            update={"reasks": len(mismatches), "mismatches": [m.reason for m in mismatches]}
+        )
+        return Keyed(replace(value, question=question), audited)
 
     def note(self, record: AttemptRecord, value: Keyed) -> AttemptRecord:
-        return replace(record, key_check=value.key.verdict)
+        return replace(record, key_check=value.key.verdict, key_reasks=value.key.reasks)
 
 
 class KeyAgrees(Stage[Keyed, Keyed]):
-    """Reject a question whose key the drawn program contradicts (like a failed self-check;
-    pure: nothing to cache)."""
+    """Drop a unit whose key the drawn program still contradicts after the re-asks (pure:
+    nothing to cache). Dropped, not redrawn: the image passed its self-check."""
 
     name = "key agrees"
 
     async def run(self, ctx: AttemptContext, value: Keyed) -> Keyed | Rejected:
         if value.key.verdict == "mismatch":
-            return Rejected(Decision.REJECT, f"key mismatch: {value.key.reason}")
+            return Rejected(Decision.KEY_MISMATCH, f"key mismatch: {value.key.reason}")
         return value
 
 

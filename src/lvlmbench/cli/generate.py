@@ -94,9 +94,23 @@ def print_report(report: dict[str, Any], name: str) -> None:
         f"{100 * check['regeneration_rate']:.1f}% of units regenerated, "
         f"{check['accepted_with_errors']} accepted with errors",
     )
+    keys = report.get("key_check")
+    if keys:  # reports stored before the key check's own figures have none
+        table.add_row(
+            "key check",
+            f"{keys['verified']} verified, {keys['mismatched']} mismatched "
+            f"({keys['units_dropped']} units dropped), {keys['not_checkable']} not checkable; "
+            f"{keys['reasks']} re-asks ({keys['fixed_by_reask']} fixed)",
+        )
     table.add_row(
         "answer letters", ", ".join(f"{k}: {v}" for k, v in report["answer_letters"].items())
     )
+    letters, truths = report.get("answer_letters_by_level", {}), report.get("truth_by_level", {})
+    for level in sorted(letters.keys() | truths.keys()):
+        parts = [" ".join(f"{k}{v}" for k, v in letters.get(level, {}).items())]
+        if level in truths:
+            parts.append(f"true {truths[level]['true']}, false {truths[level]['false']}")
+        table.add_row(f"  {level}", "; ".join(p for p in parts if p))
     if report.get("diversity"):
         table.add_row(
             "diversity",

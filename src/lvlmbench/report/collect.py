@@ -265,6 +265,7 @@ def benchmark_summary(
         "spread": level_spread(by_level),
         "fine_aspect": _facet_rows(answers, items.values(), "fine_aspect"),
         "self_check": data.get("self_check"),
+        "key_check": data.get("key_check"),
         "diversity": data.get("diversity"),
         "answer_letters": data.get("answer_letters"),
         "pairwise": judged["pairwise"],

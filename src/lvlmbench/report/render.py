@@ -148,7 +148,12 @@ def _heatmap(bench: BenchmarkSummary) -> str:
 
 def _generation(bench: BenchmarkSummary) -> str:
     parts = []
-    for key, title in (("self_check", "Self-check"), ("diversity", "Diversity")):
+    sections = (
+        ("self_check", "Self-check"),
+        ("key_check", "Key check"),
+        ("diversity", "Diversity"),
+    )
+    for key, title in sections:
         figures = bench.get(key)
         if not isinstance(figures, dict):
             continue

@@ -40,6 +40,8 @@ class BenchmarkSummary(TypedDict):
     fine_aspect: list[Row]
     self_check: dict[str, Any] | None
     """The AutoBench-V generation report's self-check figures."""
+    key_check: dict[str, Any] | None
+    """Its key-check verdicts (verified, mismatched, not checkable, re-asks)."""
     diversity: dict[str, Any] | None
     answer_letters: dict[str, int] | None
     pairwise: list[Row]

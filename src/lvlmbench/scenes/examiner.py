@@ -8,9 +8,12 @@ seed, so the result is reproducible.
 
 Question mix: 98 of the 120 fine aspects ask a four-option multiple-choice question and 22 a
 true/false one (aspects that are yes/no by nature: presence, "is X in front of Y", parity,
-"is it raining"...), so about 82% of items are multiple choice. True/false keys are drawn
-50/50. The correct letter is *not* balanced here: :class:`Question` keeps the key and the
-distractors apart, and the balancing stage places them.
+"is it raining"...; each recipe says which as its ``kind``), so about 82% of items are multiple
+choice. A true/false statement can be asked for with a given truth value (``truth``): scenes are
+drawn from the seed's sequence until one makes the aspect's statement that value, so a
+benchmark's truth values are planned rather than left to how the scenes fall. The correct
+letter is *not* balanced here: :class:`Question` keeps the key and the distractors apart, and
+the balancing stage places them.
 """
 
 from __future__ import annotations
@@ -129,16 +132,25 @@ class ProceduralExaminer:
         return fine_aspects(self.resolve(capability)[0])
 
     def sample(
-        self, capability: str, general_aspect: str, fine_aspect: str, difficulty: str, seed: int
+        self,
+        capability: str,
+        general_aspect: str,
+        fine_aspect: str,
+        difficulty: str,
+        seed: int,
+        truth: bool | None = None,
     ) -> SceneSample:
-        """One item for a fine aspect at a difficulty. Raises ExaminerError for unknown names."""
+        """One item for a fine aspect at a difficulty; for a true/false aspect, ``truth`` (if
+        given) is the truth value its statement must have (a multiple-choice aspect ignores
+        it). Raises ExaminerError for unknown names, or when no draw gives a question."""
         builtin, exact = self.resolve(capability)
         guideline = self._check(builtin, general_aspect, fine_aspect, difficulty)
         recipe = RECIPES[fine_aspect]
+        wanted = None if truth is None or recipe.kind != "tf" else ("true" if truth else "false")
         for attempt in range(self.max_attempts):
             rng = random.Random(_sub_seed(seed, builtin, fine_aspect, difficulty, attempt))
             drawn = self._draw(recipe, rng, difficulty)
-            if drawn is None:
+            if drawn is None or (wanted is not None and drawn[1].correct != wanted):
                 continue
             scene, question = drawn
             meta = {
@@ -162,8 +174,10 @@ class ProceduralExaminer:
                 facts=_summary(scene.facts, question),
                 meta=meta,
             )
+        which = "" if wanted is None else f" whose statement is {wanted}"
         raise ExaminerError(
-            f"no question for {fine_aspect!r} at {difficulty} after {self.max_attempts} draws"
+            f"no question{which} for {fine_aspect!r} at {difficulty} after "
+            f"{self.max_attempts} draws"
         )
 
     def _check(self, capability: str, general: str, fine: str, difficulty: str) -> str:

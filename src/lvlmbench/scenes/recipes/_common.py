@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from typing import Literal
 
 from lvlmbench.scenes.facts import ObjectFacts, SceneFacts
 from lvlmbench.scenes.geometry import place_parts
@@ -61,6 +62,9 @@ class Recipe:
 
     build: BuildFn
     ask: AskFn
+    kind: Literal["mc", "tf"] = "mc"
+    """What ``ask`` writes: a multiple-choice question or a true/false statement (known before
+    any scene is drawn, so the key plan can give a true/false unit its truth value first)."""
 
 
 LOOKALIKES: dict[str, tuple[str, ...]] = {

@@ -285,15 +285,19 @@ def _ask_combo(scene: Scene, rng: random.Random) -> Question | None:
 
 RECIPES: dict[str, Recipe] = {
     "time of day": Recipe(_build_light(("day", "dusk", "night")), _ask_time),
-    "day or night": Recipe(_build_light(("day", "night")), _ask_night),
+    "day or night": Recipe(_build_light(("day", "night")), _ask_night, kind="tf"),
     "brightness": Recipe(_build_brightness, _ask_brightness),
     "light source": Recipe(_build_source, _ask_source),
     "spotlight focus": Recipe(_build_spot, _ask_spot),
-    "height of the sun": Recipe(_build_sun_height, _ask_sun_height),
+    "height of the sun": Recipe(_build_sun_height, _ask_sun_height, kind="tf"),
     "weather type": Recipe(_build_light(("day", "dusk"), tuple(_WEATHER_WORDS)), _ask_weather),
-    "rain detection": Recipe(_build_is("rain"), _ask_is("rain", "It is raining in this picture.")),
+    "rain detection": Recipe(
+        _build_is("rain"), _ask_is("rain", "It is raining in this picture."), kind="tf"
+    ),
     "falling precipitation": Recipe(_build_light(("day", "dusk"), ("rain", "snow")), _ask_falling),
-    "fog and visibility": Recipe(_build_is("fog"), _ask_is("fog", "The scene is covered in fog.")),
+    "fog and visibility": Recipe(
+        _build_is("fog"), _ask_is("fog", "The scene is covered in fog."), kind="tf"
+    ),
     "cloud cover": Recipe(_build_clouds, _ask_clouds),
     "weather and time together": Recipe(_build_combo, _ask_combo),
 }

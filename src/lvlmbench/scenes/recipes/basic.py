@@ -283,7 +283,7 @@ RECIPES: dict[str, Recipe] = {
     "household item identification": Recipe(
         lambda b: _build_things(b, ("room",)), _which_present(HOUSEHOLD)
     ),
-    "person detection": Recipe(_build_person, _ask_person),
+    "person detection": Recipe(_build_person, _ask_person, kind="tf"),
     "absent object detection": Recipe(_build_things, _ask_absent),
     "central object identification": Recipe(_build_central, _ask_central),
     "object colour naming": Recipe(
@@ -291,7 +291,7 @@ RECIPES: dict[str, Recipe] = {
     ),
     "shape colour naming": Recipe(build_shapes, _ask_color_of(SHAPES)),
     "finding an object by colour": Recipe(_build_things, _ask_by_color),
-    "colour presence": Recipe(build_shapes, _ask_presence),
+    "colour presence": Recipe(build_shapes, _ask_presence, kind="tf"),
     "most common colour": Recipe(_build_common_color, _ask_common_color),
     "background colour": Recipe(_build_background, _ask_background),
 }

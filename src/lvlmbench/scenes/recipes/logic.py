@@ -179,5 +179,5 @@ RECIPES: dict[str, Recipe] = {
     "next colour in a sequence": Recipe(_build_sequence("color"), _ask_sequence("color")),
     "next shape in a sequence": Recipe(_build_sequence("shape"), _ask_sequence("shape")),
     "unique element": Recipe(_build_unique, _ask_unique),
-    "universal statements": Recipe(_build_rule, _ask_rule),
+    "universal statements": Recipe(_build_rule, _ask_rule, kind="tf"),
 }

@@ -376,14 +376,14 @@ def _build_feel(b: SceneBuilder) -> None:
 
 RECIPES: dict[str, Recipe] = {
     "overall mood": Recipe(_build_mood, _ask_mood),
-    "mood from weather": Recipe(_build_weather_mood, _ask_weather_mood),
+    "mood from weather": Recipe(_build_weather_mood, _ask_weather_mood, kind="tf"),
     "mood from lighting": Recipe(_build_light_mood, _ask_light_mood),
-    "lively colours": Recipe(_build_palette, _ask_lively),
+    "lively colours": Recipe(_build_palette, _ask_lively, kind="tf"),
     "fitting title": Recipe(_build_mood, _ask_title),
-    "calm or busy": Recipe(_build_busy, _ask_busy),
+    "calm or busy": Recipe(_build_busy, _ask_busy, kind="tf"),
     "season": Recipe(_seasons(), _ask_season),
     "seasonal cue": Recipe(_build_season, _ask_cue),
-    "hot or cold": Recipe(_build_feel, _ask_cold),
+    "hot or cold": Recipe(_build_feel, _ask_cold, kind="tf"),
     "warm or cool colours": Recipe(_build_temperature, _ask_temperature),
     "colour of the light": Recipe(_outdoor_any, _ask_cast),
     "overall colour impression": Recipe(_build_impression, _ask_impression),

@@ -365,10 +365,10 @@ RECIPES: dict[str, Recipe] = {
     "leftmost and rightmost": Recipe(build_spread, _ask_extreme(0)),
     "topmost and bottommost": Recipe(build_spread, _ask_extreme(1)),
     "betweenness": Recipe(_build_between, _ask_between),
-    "in front or behind": Recipe(_build_overlaps, _ask_front),
+    "in front or behind": Recipe(_build_overlaps, _ask_front, kind="tf"),
     "identifying hidden objects": Recipe(_build_overlaps, _ask_hidden),
     "identifying the occluder": Recipe(_build_overlaps, _ask_occluder),
     "front of a stack": Recipe(_build_stack, _ask_stack(True)),
     "back of a stack": Recipe(_build_stack, _ask_stack(False)),
-    "partial visibility": Recipe(_build_overlaps, _ask_partly),
+    "partial visibility": Recipe(_build_overlaps, _ask_partly, kind="tf"),
 }

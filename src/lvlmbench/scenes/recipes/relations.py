@@ -348,7 +348,9 @@ RECIPES: dict[str, Recipe] = {
     "sharing a support": Recipe(
         lambda b: _build_table(b, 2, b.rng.randint(0, 1), True), _ask_sharing
     ),
-    "relationship statements": Recipe(lambda b: _build_table(b, 1, 1, True), _ask_statement),
+    "relationship statements": Recipe(
+        lambda b: _build_table(b, 1, 1, True), _ask_statement, kind="tf"
+    ),
     "kinds of things": Recipe(_build_kinds, _ask_kinds),
     "living things": Recipe(
         _build_one_of(LIVING, _LIFELESS),

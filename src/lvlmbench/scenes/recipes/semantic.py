@@ -278,7 +278,7 @@ _NOT_ROOM = tuple(c for c in HOUSEHOLD if c != "lamp")
 
 RECIPES: dict[str, Recipe] = {
     "scene type": Recipe(_build_place, _ask_place),
-    "indoor or outdoor": Recipe(_build_in_out, _ask_in_out),
+    "indoor or outdoor": Recipe(_build_in_out, _ask_in_out, kind="tf"),
     "ground surface": Recipe(_build_ground, _ask_ground),
     "out-of-place object": Recipe(_build_odd, _ask_odd),
     "main subject": Recipe(_build_main, _ask_main),
