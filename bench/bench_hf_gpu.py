@@ -3,40 +3,54 @@
 A LLaVA-shaped model of realistic size is built with random weights (a CLIP-L/14-336 vision
 tower, 576 image tokens; a Qwen2-1.5B-shaped decoder: 28 layers, hidden 1536, 2 KV heads, a
 151,936-word vocabulary, untied head; about 2.09 B parameters; sdpa attention) and saved, so both
-sides load the same checkpoint. The same multiple-choice items (one image each, the prompt that
+sides load the same checkpoint. The same multiple-choice items (one 640×480 JPEG each, the prompt
 lvlmbench's runner builds, about 617 prompt tokens) are answered greedily with exactly
-``--max-tokens`` new tokens (no end-of-sequence token can be drawn):
+``--max-tokens`` new tokens (no id the model can draw ends a row):
 
 - bare: the loop a user would write with transformers alone: ``apply_chat_template`` through
   the processor with padding, ``generate``, ``batch_decode``; images decoded to PIL before the
   clock starts; timed with ``cuda.synchronize``;
-- lvlmbench: ``hf/DIR?batch_size=B`` through the runner and ``ModelClient`` into a fresh store
-  (images read from the store, prompts built, answers stored), the weights loaded before the
-  clock starts.
+- lvlmbench: ``hf/DIR?batch_size=B`` through the runner and ``ModelClient`` (its default
+  concurrency: no ``--concurrency``) into a fresh store (images read from the store, prompts
+  built, answers stored), the weights loaded and one batch of the run's shape answered before
+  the clock starts.
 
-Printed: items/s of each and the ratio per batch size (target ≥ 0.95), then ``batch_size=auto``
-with lvlmbench's own concurrency, then uneven answer lengths (a checkpoint whose end-of-sequence
-ids are 1 in ``--eos-every`` of the vocabulary, so rows stop at different points): useful tokens/s
-against the same-length run (target ≥ 0.9). ``--tiny`` builds a small model of the same shape
-(the prompt keeps its 576 image tokens) so the script runs on a CPU in a minute.
+One JSON line per part (``--json`` collects them), each part guarded so a failure prints its
+traceback and the others still report:
 
-Run: ``python bench/bench_hf_gpu.py [--tiny] [--batches 8,32,64,128] [--items N]``. Needs the
-``hf`` extra. Figures also go to ``$LVLMBENCH_BENCH_JSON`` (bench/figures.py); without a CUDA
-device and without ``--tiny`` it prints that it was skipped.
+- ``fixed``: per batch size, items/s of both and the ratio (target ≥ 0.95), how many answers
+  equal the bare loop's (greedy; on a GPU bfloat16 batches may differ in a few), peak GPU
+  memory; at ``--overlap-off-at`` also lvlmbench with ``overlap=false`` (preparation on the
+  generation thread) and the gain of the overlap;
+- ``auto``: ``batch_size=auto``, the batch the memory probe chose per replica, out-of-memory
+  halvings, items/s, peak memory, and items/s against the best bare batch size (target ≥ 0.9);
+- ``uneven``: the checkpoint whose end-of-sequence ids are 1 in ``--eos-every`` of the vocabulary
+  (rows stop at different points) against answers of exactly their mean length: useful tokens/s
+  of both and the ratio (target ≥ 0.9), and the same with ``continuous=false`` (whole batches,
+  as ``generate`` runs them).
+
+``--tiny`` builds a small model of the same shape (the prompt keeps its 576 image tokens) so the
+script runs on a CPU in about a minute. Run: ``python bench/bench_hf_gpu.py [--tiny]
+[--batches 8,16,32,64,128] [--items N] [--json out.json]``. Needs the ``hf`` extra. Figures also
+go to ``$LVLMBENCH_BENCH_JSON`` (bench/figures.py); without a CUDA device and without ``--tiny``
+it prints that it was skipped.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import io
 import itertools
 import json
 import os
 import random
+import shutil
 import sys
 import tempfile
 import time
+import traceback
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -49,7 +63,7 @@ from PIL import Image, ImageDraw
 from lvlmbench.ids import content_id
 from lvlmbench.models import ModelClient, load_chat_model
 from lvlmbench.runner import item_messages, run_examinee
-from lvlmbench.store import Store, iter_items, put_benchmark, put_items
+from lvlmbench.store import Store, iter_items, iter_responses, put_benchmark, put_items
 from lvlmbench.types import BenchmarkItem, GenerationConfig, ImagePart, Message, TextPart
 
 NAME = "hf_gpu"
@@ -225,18 +239,20 @@ def _sync(device: str) -> None:
 
 def bare(
     model_dir: Path, store: Store, batch: int, max_tokens: int, device: str
-) -> tuple[float, int, int]:
-    """(seconds, items, generated tokens) of the bare transformers loop over every item."""
+) -> tuple[float, dict[str, str], int]:
+    """(seconds, answer text per item id, generated tokens) of the bare transformers loop."""
     build = item_messages(store, "default")
-    conversations = [_conversation(build(item)) for item in iter_items(store, BENCHMARK)]
+    items = list(iter_items(store, BENCHMARK))
+    conversations = [_conversation(build(item)) for item in items]
     processor = transformers.AutoProcessor.from_pretrained(model_dir)
     dtype = torch.bfloat16 if device.startswith("cuda") else torch.float32
     model = transformers.LlavaForConditionalGeneration.from_pretrained(
         model_dir, dtype=dtype, device_map=device
     ).eval()
     processor.tokenizer.padding_side = "left"
+    pad = processor.tokenizer.pad_token_id
 
-    def run(chunk: list[list[dict[str, Any]]]) -> int:
+    def run(chunk: list[list[dict[str, Any]]]) -> tuple[list[str], int]:
         inputs = processor.apply_chat_template(
             chunk,
             add_generation_prompt=True,
@@ -248,174 +264,294 @@ def bare(
         with torch.inference_mode():
             out = model.generate(**inputs, max_new_tokens=max_tokens, do_sample=False)
         new = out[:, inputs["input_ids"].shape[1] :]
-        processor.batch_decode(new, skip_special_tokens=True)
-        pad = processor.tokenizer.pad_token_id
-        return int((new != pad).sum().item())
+        texts = processor.batch_decode(new, skip_special_tokens=True)
+        return texts, int((new != pad).sum().item())
 
     run(conversations[:batch])  # warm-up: kernels, allocator
     _sync(device)
     started = time.perf_counter()
-    tokens = sum(run(conversations[i : i + batch]) for i in range(0, len(conversations), batch))
+    texts: list[str] = []
+    tokens = 0
+    for i in range(0, len(conversations), batch):
+        chunk_texts, chunk_tokens = run(conversations[i : i + batch])
+        texts += chunk_texts
+        tokens += chunk_tokens
     _sync(device)
-    return time.perf_counter() - started, len(conversations), tokens
+    seconds = time.perf_counter() - started
+    return seconds, {item.id: text for item, text in zip(items, texts, strict=True)}, tokens
 
 
-async def ours(
-    model_dir: Path,
-    items: int,
-    options: str,
-    concurrency: int | None,
-    max_tokens: int,
-    warm_items: int,
-) -> tuple[float, int, int]:
-    """(seconds, items answered, generated tokens) of lvlmbench's
-    runner over ``items`` items, weights loaded before the clock starts."""
+@dataclass
+class Run:
+    """One lvlmbench run: wall seconds, items answered, generated tokens, answers, batch rows
+    each replica ended with, out-of-memory halvings, peak device memory (GiB)."""
+
+    seconds: float
+    items: int
+    tokens: int
+    texts: dict[str, str]
+    rows: list[int]
+    halvings: int
+    peak_gib: float
+
+    @property
+    def items_s(self) -> float:
+        return self.items / self.seconds
+
+    @property
+    def tokens_s(self) -> float:
+        return self.tokens / self.seconds
+
+
+async def ours(model_dir: Path, items: int, options: str, max_tokens: int, warm_items: int) -> Run:
+    """lvlmbench's runner over ``items`` items with ``options`` and the client's default
+    concurrency; weights loaded and a batch of the run's shape answered before the clock."""
     with tempfile.TemporaryDirectory() as tmp:
         store = make_store(Path(tmp) / "s.db", items)
         model = load_chat_model(f"hf/{model_dir}?{options}")
         config = GenerationConfig(max_tokens=max_tokens)
-        # Warm up as the bare loop does, on a batch of the same shape: the weights load and the
-        # kernels of the vision tower and a full-length prefill are chosen before the clock
-        # starts. Direct model calls: nothing enters the store's cache.
+        # Direct model calls: nothing enters the store's cache.
         build = item_messages(store, "default")
         warm = [build(item) for item in itertools.islice(iter_items(store, BENCHMARK), warm_items)]
         await asyncio.gather(*(model.generate(messages, config) for messages in warm))
-        kwargs = {} if concurrency is None else {"concurrency": concurrency}
-        client = ModelClient(model, store, **kwargs)
+        device = getattr(model, "device", "cpu")
+        if device.startswith("cuda"):
+            torch.cuda.reset_peak_memory_stats()
+        client = ModelClient(model, store)
         started = time.perf_counter()
         summary = await run_examinee(store, BENCHMARK, client, config=config)
         seconds = time.perf_counter() - started
+        peak = torch.cuda.max_memory_allocated() / 2**30 if device.startswith("cuda") else 0.0
+        texts = {r.item_id: r.text or "" for r in iter_responses(store)}
+        rows, halvings = model.batch_rows(), model.out_of_memory_halvings()
         await client.aclose()
         store.close()
-    answered = summary.ok + summary.unparseable + summary.refused
+    _free(device)
     if summary.failed:
         raise RuntimeError(f"{summary.failed} items failed: {summary.reasons}")
-    return seconds, answered, summary.output_tokens
+    answered = summary.ok + summary.unparseable + summary.refused
+    return Run(seconds, answered, summary.output_tokens, texts, rows, halvings, peak)
 
 
-class Profile:
-    """Seconds spent in the transformers back-end's steps (``--profile``): wraps the methods of
-    :class:`lvlmbench.models.hf.HFChatModel` that a batch goes through."""
-
-    STEPS = ("_generate_batch", "_encode", "_generate_rows", "_output")
-
-    def __init__(self) -> None:
-        from lvlmbench.models import hf
-
-        self.seconds = dict.fromkeys(self.STEPS, 0.0)
-        self.batches: list[float] = []  # each _generate_rows call's seconds, in order
-        self.calls = dict.fromkeys(self.STEPS, 0)
-        for step in self.STEPS:
-            setattr(hf.HFChatModel, step, self._timed(step, getattr(hf.HFChatModel, step)))
-
-    def _timed(self, step: str, method: Any) -> Any:
-        def wrapper(*args: Any, **kwargs: Any) -> Any:
-            started = time.perf_counter()
-            try:
-                return method(*args, **kwargs)
-            finally:
-                self.seconds[step] += time.perf_counter() - started
-                self.calls[step] += 1
-                if step == "_generate_rows":
-                    self.batches.append(time.perf_counter() - started)
-
-        return wrapper
-
-    def report(self) -> str:
-        steps = ", ".join(f"{k} {self.seconds[k]:.2f} s / {self.calls[k]}" for k in self.STEPS)
-        batches = " ".join(f"{b:.2f}" for b in self.batches)
-        self.batches = []
-        return f"{steps}; batches since last report (s): {batches}"
+def _free(device: str) -> None:
+    gc.collect()
+    if device.startswith("cuda"):
+        torch.cuda.empty_cache()
 
 
 def _load() -> str:
     return "load average " + ", ".join(f"{x:.2f}" for x in os.getloadavg())
 
 
+def _same(a: dict[str, str], b: dict[str, str]) -> str:
+    equal = sum(1 for key in a if a[key] == b.get(key))
+    return f"{equal}/{len(a)}"
+
+
+@dataclass
+class Bench:
+    """The settings every part shares, and every figure printed."""
+
+    device: str
+    dtype: str
+    max_tokens: int
+    items: int
+    tiny: bool
+    results: list[dict[str, Any]]
+
+    def options(self, extra: str = "") -> str:
+        base = f"device={self.device}&dtype={self.dtype}"
+        return f"{base}&{extra}" if extra else base
+
+    def record(self, row: dict[str, Any]) -> None:
+        self.results.append(row)
+        print(json.dumps(row), flush=True)
+
+    def count(self, batch: int) -> int:
+        """Items per run: --items, or 128 up to batch 32 and 256 above (64 at batch 8)."""
+        if self.items:
+            return self.items
+        return 64 if batch <= 8 else 128 if batch <= 32 else 256
+
+
+def part_fixed(bench: Bench, folder: Path, batch: int, overlap_off: bool) -> None:
+    """Bare loop against lvlmbench at a fixed batch size (and, if asked, without overlap)."""
+    n = bench.count(batch)
+    with tempfile.TemporaryDirectory() as data:
+        store = make_store(Path(data) / "b.db", n)
+        b_s, b_texts, _ = bare(folder, store, batch, bench.max_tokens, bench.device)
+        store.close()
+    _free(bench.device)  # the bare model is gone once bare() returned
+    run = asyncio.run(
+        ours(folder, n, bench.options(f"batch_size={batch}"), bench.max_tokens, batch)
+    )
+    ratio = run.items_s / (n / b_s)
+    row = {
+        "part": "fixed",
+        "batch": batch,
+        "items": n,
+        "bare_items_s": round(n / b_s, 3),
+        "ours_items_s": round(run.items_s, 3),
+        "ratio": round(ratio, 3),
+        "answers_equal_bare": _same(b_texts, run.texts),
+        "peak_gib": round(run.peak_gib, 2),
+    }
+    if overlap_off:
+        off = asyncio.run(
+            ours(
+                folder,
+                n,
+                bench.options(f"batch_size={batch}&overlap=false"),
+                bench.max_tokens,
+                batch,
+            )
+        )
+        row["ours_no_overlap_items_s"] = round(off.items_s, 3)
+        row["overlap_gain"] = round(run.items_s / off.items_s, 3)
+    bench.record(row)
+    emit(
+        NAME,
+        f"lvlmbench / bare, batch {batch}",
+        ratio,
+        "×",
+        "≥ 0.95",
+        ratio >= 0.95,
+        f"{n} items; bare {n / b_s:.2f} items/s, lvlmbench {run.items_s:.2f} items/s; "
+        f"{bench.device}; {_load()}",
+    )
+
+
+def part_auto(bench: Bench, folder: Path, best_bare: float | None) -> None:
+    """``batch_size=auto`` with the client's default concurrency."""
+    n = bench.items or (64 if bench.tiny else 512)
+    run = asyncio.run(ours(folder, n, bench.options(), bench.max_tokens, 64))
+    row: dict[str, Any] = {
+        "part": "auto",
+        "items": n,
+        "batch_chosen": run.rows,
+        "oom_halvings": run.halvings,
+        "ours_items_s": round(run.items_s, 3),
+        "peak_gib": round(run.peak_gib, 2),
+    }
+    if best_bare:
+        row["vs_best_bare"] = round(run.items_s / best_bare, 3)
+        emit(
+            NAME,
+            "auto / best bare batch",
+            row["vs_best_bare"],
+            "×",
+            "≥ 0.9",
+            row["vs_best_bare"] >= 0.9,
+            f"batch chosen {run.rows}; {_load()}",
+        )
+    bench.record(row)
+
+
+def part_uneven(bench: Bench, even: Path, uneven: Path, batch: int) -> None:
+    """Mixed answer lengths against answers of their mean length, continuous on and off."""
+    n = bench.count(batch)
+    opts = f"batch_size={batch}"
+    mixed = asyncio.run(ours(uneven, n, bench.options(opts), bench.max_tokens, batch))
+    mean = max(1, round(mixed.tokens / mixed.items))
+    same = asyncio.run(ours(even, n, bench.options(opts), mean, batch))
+    static = asyncio.run(
+        ours(uneven, n, bench.options(f"{opts}&continuous=false"), bench.max_tokens, batch)
+    )
+    ratio = mixed.tokens_s / same.tokens_s
+    bench.record(
+        {
+            "part": "uneven",
+            "batch": batch,
+            "items": n,
+            "mean_tokens": round(mixed.tokens / mixed.items, 2),
+            "same_length_tokens_s": round(same.tokens_s, 1),
+            "uneven_tokens_s": round(mixed.tokens_s, 1),
+            "ratio": round(ratio, 3),
+            "uneven_static_tokens_s": round(static.tokens_s, 1),
+            "static_ratio": round(static.tokens_s / same.tokens_s, 3),
+            "continuous_equals_static": _same(mixed.texts, static.texts),
+        }
+    )
+    emit(NAME, "uneven / same-length tokens/s", ratio, "×", "≥ 0.9", ratio >= 0.9, _load())
+
+
+def _guarded(name: str, part: Any, *args: Any) -> Any:
+    """Run one part; a failure prints its error and lets the others run."""
+    try:
+        return part(*args)
+    except Exception:  # one failing part must not lose the others' figures
+        print(f"part {name} failed:", flush=True)
+        traceback.print_exc()
+        return None
+
+
+def uneven_copy(even: Path, uneven: Path, eos_every: int) -> None:
+    """The same checkpoint whose end-of-sequence ids are 1 in ``eos_every`` of the vocabulary."""
+    shutil.copytree(even, uneven)
+    config_path = uneven / "generation_config.json"
+    config = json.loads(config_path.read_text(encoding="utf-8"))
+    config["eos_token_id"] = list(range(len(_SPECIAL) + 7, VOCAB, eos_every))
+    config_path.write_text(json.dumps(config), encoding="utf-8")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--tiny", action="store_true", help="a small model of the same shape")
-    parser.add_argument("--batches", default="8,32,64,128")
-    parser.add_argument("--items", type=int, default=0, help="items per run (0: 2 × the batch)")
+    parser.add_argument("--batches", default="", help="default 8,16,32,64,128 (--tiny: 8,32)")
+    parser.add_argument("--items", type=int, default=0, help="items per run (0: by batch)")
     parser.add_argument("--max-tokens", type=int, default=64)
     parser.add_argument("--eos-every", type=int, default=48)
-    parser.add_argument("--skip", default="", help="comma list of parts to skip: auto,uneven")
+    parser.add_argument("--overlap-off-at", type=int, default=64, help="batch run both ways")
+    parser.add_argument("--skip", default="", help="comma list of parts: fixed,auto,uneven")
     parser.add_argument("--json", type=Path, help="write every figure here too")
-    parser.add_argument("--profile", action="store_true", help="time the back-end's steps")
     args = parser.parse_args()
     device = "cuda" if torch.cuda.is_available() else "cpu"
     if device == "cpu" and not args.tiny:
         print("no CUDA device: skipped (run with --tiny to exercise the script on the CPU)")
         emit(NAME, "lvlmbench / bare transformers", None, "×", "≥ 0.95", None, "skipped: no GPU")
         return 0
-    shape = TINY if args.tiny else REAL
     dtype = "bfloat16" if device == "cuda" else "float32"
-    results: list[dict[str, Any]] = []
-    profile = Profile() if args.profile else None
-    with tempfile.TemporaryDirectory() as tmp:
-        even_dir, uneven_dir = Path(tmp) / "even", Path(tmp) / "uneven"
-        params = build_model(even_dir, shape, device)
-        print(f"model: {params / 1e9:.3f} B parameters, {device}, {dtype}; {_load()}", flush=True)
-        for batch in [int(b) for b in args.batches.split(",")]:
-            n = args.items or 2 * batch
-            with tempfile.TemporaryDirectory() as data:
-                store = make_store(Path(data) / "b.db", n)
-                b_s, b_n, b_tok = bare(even_dir, store, batch, args.max_tokens, device)
-                store.close()
-            if device == "cuda":
-                torch.cuda.empty_cache()  # the bare model is gone once bare() returned
-            options = f"device={device}&dtype={dtype}&batch_size={batch}"
-            o_s, o_n, o_tok = asyncio.run(
-                ours(even_dir, n, options, max(batch * 2, 16), args.max_tokens, batch)
+    bench = Bench(device, dtype, args.max_tokens, args.items, args.tiny, [])
+    skip = set(args.skip.split(","))
+    batches = [
+        int(b) for b in (args.batches or ("8,32" if args.tiny else "8,16,32,64,128")).split(",")
+    ]
+    if args.tiny and not args.items:
+        bench.items = 32
+    card = torch.cuda.get_device_name() if device == "cuda" else "CPU"
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            even, uneven = Path(tmp) / "even", Path(tmp) / "uneven"
+            params = build_model(even, TINY if args.tiny else REAL, device)
+            bench.record(
+                {
+                    "part": "model",
+                    "card": card,
+                    "params_b": round(params / 1e9, 3),
+                    "dtype": dtype,
+                    "torch": torch.__version__,
+                    "transformers": transformers.__version__,
+                }
             )
-            row = {
-                "batch": batch,
-                "items": n,
-                "bare_items_s": b_n / b_s,
-                "ours_items_s": o_n / o_s,
-                "ratio": (o_n / o_s) / (b_n / b_s),
-                "bare_tokens": b_tok,
-                "ours_tokens": o_tok,
-            }
-            results.append(row)
-            print(json.dumps(row), flush=True)
-            if profile is not None:
-                print(f"  steps so far: {profile.report()}", flush=True)
-            emit(
-                NAME,
-                f"lvlmbench / bare, batch {batch}",
-                row["ratio"],
-                "×",
-                "≥ 0.95",
-                row["ratio"] >= 0.95,
-                f"{n} items; bare {row['bare_items_s']:.2f} items/s, lvlmbench "
-                f"{row['ours_items_s']:.2f} items/s; {device}; {_load()}",
-            )
-        skip = set(args.skip.split(","))
-        if "auto" not in skip:
-            n = args.items or 256
-            s, done, tokens = asyncio.run(
-                ours(even_dir, n, f"device={device}&dtype={dtype}", None, args.max_tokens, 64)
-            )
-            row = {"batch": "auto", "items": n, "ours_items_s": done / s}
-            results.append(row)
-            print(json.dumps(row), flush=True)
-        if "uneven" not in skip:
-            build_model(uneven_dir, shape, device, eos_every=args.eos_every)
-            batch = max(int(b) for b in args.batches.split(","))
-            n = args.items or 2 * batch
-            options = f"device={device}&dtype={dtype}&batch_size={batch}"
-            runs = {}
-            for label, folder in (("same length", even_dir), ("uneven", uneven_dir)):
-                run = ours(folder, n, options, 2 * batch, args.max_tokens, batch)
-                s, done, tokens = asyncio.run(run)
-                runs[label] = tokens / s
-                print(json.dumps({"lengths": label, "tokens": tokens, "tokens_s": tokens / s}))
-            ratio = runs["uneven"] / runs["same length"]
-            print(f"uneven / same-length useful tokens/s: {ratio:.3f}", flush=True)
-            emit(NAME, "uneven / same-length tokens/s", ratio, "×", "≥ 0.9", ratio >= 0.9, _load())
-    if args.json:
-        args.json.write_text(json.dumps(results, indent=1), encoding="utf-8")
+            if "fixed" not in skip:
+                for batch in batches:
+                    _guarded(
+                        f"fixed {batch}",
+                        part_fixed,
+                        bench,
+                        even,
+                        batch,
+                        batch == args.overlap_off_at,
+                    )
+            fixed = [r["bare_items_s"] for r in bench.results if r.get("part") == "fixed"]
+            if "auto" not in skip:
+                _guarded("auto", part_auto, bench, even, max(fixed, default=None))
+            if "uneven" not in skip:
+                uneven_copy(even, uneven, args.eos_every)
+                _guarded("uneven", part_uneven, bench, even, uneven, max(batches))
+    finally:
+        if args.json:
+            args.json.write_text(json.dumps(bench.results, indent=1), encoding="utf-8")
     return 0
 
 

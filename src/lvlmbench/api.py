@@ -206,15 +206,16 @@ def evaluate(
     store: StoreLike = None,
     by: Sequence[str] = ("difficulty",),
     variant: str = "default",
-    concurrency: int = DEFAULT_CONCURRENCY,
+    concurrency: int | None = None,
     config: GenerationConfig | None = None,
 ) -> EvaluationResult:
     """Ask every model every item of ``benchmark`` it has not answered yet, then score them
     all: accuracy per group of ``by`` and overall, with Wilson 95% intervals. A name with
-    stored responses but no provider (an imported prediction file) is scored, not run."""
+    stored responses but no provider (an imported prediction file) is scored, not run.
+    ``concurrency`` None: 16 calls in flight, or what a local model asks for."""
     if variant not in VARIANTS:
         raise ValueError(f"variant {variant!r}: choose from {', '.join(VARIANTS)}")
-    if concurrency < 1:
+    if concurrency is not None and concurrency < 1:
         raise ValueError(f"concurrency must be at least 1, got {concurrency}")
     with _opened(store) as opened:
         require_benchmark(opened, benchmark)

@@ -140,7 +140,7 @@ class Backend(Protocol):
 
     def batch_key(self, continuous: bool) -> Callable[[Any], Any] | None: ...
 
-    def prepare(self, loaded: Any, jobs: list[Job]) -> Group: ...
+    def prepare_group(self, loaded: Any, jobs: list[Job]) -> Group: ...
 
     def to_device(self, loaded: Any, inputs: Any) -> dict[str, Any]: ...
 
@@ -289,7 +289,7 @@ class Replica:
             if jobs is None or (not jobs and not block):
                 return None
             if jobs:
-                group = self.backend.prepare(self.loaded, jobs)
+                group = self.backend.prepare_group(self.loaded, jobs)
                 if group.jobs:
                     return group
 

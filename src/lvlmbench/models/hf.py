@@ -216,7 +216,7 @@ class HFChatModel:
         max_tokens and stop strings for one ``generate`` call."""
         return None if continuous else _static_key
 
-    def prepare(self, loaded: Loaded, jobs: list[Job]) -> Group:
+    def prepare_group(self, loaded: Loaded, jobs: list[Job]) -> Group:
         """Decode the images and run the processor for ``jobs`` (CPU only); a row whose input
         cannot be read is answered with its error here."""
         kept: list[Job] = []

@@ -32,13 +32,14 @@ async def run_examinees(
     specs: Sequence[str],
     *,
     variant: str = "default",
-    concurrency: int,
+    concurrency: int | None,
     config: GenerationConfig | None = None,
     epochs: int = 1,
     only: Collection[str] | None = None,
     progress: ProgressFor = _no_progress,
 ) -> list[EvalSummary]:
-    """Run each examinee in turn, each with its own client and concurrency limit, after one
+    """Run each examinee in turn, each with its own client and concurrency limit (None: the
+    client's default, which a local model sets to keep its batches full), after one
     cheap request to its endpoint (a dead one stops the run in seconds). Generation settings
     travel in each spec; the reply budget is EXAMINEE_MAX_TOKENS unless a spec sets it."""
     config = config or GenerationConfig(max_tokens=EXAMINEE_MAX_TOKENS)
