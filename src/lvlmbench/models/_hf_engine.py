@@ -315,7 +315,10 @@ class Replica:
             group = self._next_group(block=True)
             if group is None:
                 return False
-            self._generate_whole(group)
+            if len(group.jobs) > self.capacity.rows:  # prepared before a halving
+                self.pending.put(group.jobs, front=True)
+            else:
+                self._generate_whole(group)
             return True
         if not self._admit(block=decoding.live == 0):
             return False
@@ -369,10 +372,10 @@ class Replica:
 
     def _generate_whole(self, group: Group) -> None:
         """Answer a whole group with one ``generate`` call (models decoded per batch)."""
-        self.capacity.check(len(group.jobs))
         probe = self.capacity.probing
         before = _memory_before(self.device) if probe else 0
         try:
+            self.capacity.check(len(group.jobs))
             outputs = self.backend.generate_group(self.loaded, group)
         except BaseException:
             self._held_back = group.jobs

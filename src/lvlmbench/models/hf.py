@@ -79,6 +79,7 @@ class HFChatModel:
         self.devices = _replica_devices(settings, self.device)
         self._pending = Pending()
         self._replicas: list[Replica] = []
+        self._outbox: list[Job] = []
         self._ready_at = 0.0
         self.simulated_memory_rows: int | None = None
         """Test seam: a forward of more rows than this raises out-of-memory, as a full GPU."""
@@ -139,7 +140,12 @@ class HFChatModel:
         def deliver(result: Any) -> None:
             loop.call_soon_threadsafe(_settle, future, result)
 
-        self._submit([Job(Request(messages, config, time.perf_counter()), deliver, future.done)])
+        job = Job(Request(messages, config, time.perf_counter()), deliver, future.done)
+        # Calls made in one turn of the event loop reach the queue together, so the first
+        # group is not cut short by a preparation thread that woke at the first of them.
+        if not self._outbox:
+            loop.call_soon(self._flush)
+        self._outbox.append(job)
         # A cancelled caller cancels its future: its row is skipped if not yet prepared.
         return await future
 
@@ -162,6 +168,10 @@ class HFChatModel:
             replica.loaded_event.wait()
             if replica.failure is not None:
                 raise replica.failure
+
+    def _flush(self) -> None:
+        jobs, self._outbox = self._outbox, []
+        self._submit(jobs)
 
     def _submit(self, jobs: list[Job]) -> None:
         if not self._replicas:
