@@ -47,6 +47,7 @@ import json
 import os
 import random
 import shutil
+import signal
 import sys
 import tempfile
 import time
@@ -363,9 +364,15 @@ class Bench:
         base = f"device={self.device}&dtype={self.dtype}"
         return f"{base}&{extra}" if extra else base
 
+    json_path: Path | None = None
+
     def record(self, row: dict[str, Any]) -> None:
+        """Print ``row`` and rewrite ``--json`` with every row so far (a run cut short by a
+        timeout keeps what it measured)."""
         self.results.append(row)
         print(json.dumps(row), flush=True)
+        if self.json_path is not None:
+            self.json_path.write_text(json.dumps(self.results, indent=1), encoding="utf-8")
 
     def count(self, batch: int) -> int:
         """Items per run: --items, or 128 up to batch 32 and 256 above (64 at batch 8)."""
@@ -511,7 +518,9 @@ def main() -> int:
         emit(NAME, "lvlmbench / bare transformers", None, "×", "≥ 0.95", None, "skipped: no GPU")
         return 0
     dtype = "bfloat16" if device == "cuda" else "float32"
-    bench = Bench(device, dtype, args.max_tokens, args.items, args.tiny, [])
+    bench = Bench(device, dtype, args.max_tokens, args.items, args.tiny, [], args.json)
+    # `timeout` sends SIGTERM: end through the finally blocks (temp dirs removed, figures kept).
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(124))
     skip = set(args.skip.split(","))
     batches = [
         int(b) for b in (args.batches or ("8,32" if args.tiny else "8,16,32,64,128")).split(",")
@@ -550,8 +559,7 @@ def main() -> int:
                 uneven_copy(even, uneven, args.eos_every)
                 _guarded("uneven", part_uneven, bench, even, uneven, max(batches))
     finally:
-        if args.json:
-            args.json.write_text(json.dumps(bench.results, indent=1), encoding="utf-8")
+        print(f"done: {len(bench.results)} rows; {_load()}", flush=True)
     return 0
 
 
