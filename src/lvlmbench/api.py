@@ -220,7 +220,7 @@ def evaluate(
     store: StoreLike = None,
     by: Sequence[str] = ("difficulty",),
     variant: str = "default",
-    concurrency: int = DEFAULT_CONCURRENCY,
+    concurrency: int | None = None,
     config: GenerationConfig | GenerationSettings | None = None,
 ) -> EvaluationResult:
     """Ask every model every item of ``benchmark`` it has not answered yet, then score them
@@ -231,11 +231,13 @@ def evaluate(
     (``GenerationConfig(temperature=0.5)`` is ``--temperature 0.5``; a field not given keeps
     the command's default, e.g. a reply budget of EXAMINEE_MAX_TOKENS). They become part of
     each model's name in the store, as the flags do, so answers under other settings are never
-    reused for each other; the result's rows are under those names."""
+    reused for each other; the result's rows are under those names.
+
+    ``concurrency`` None: 16 calls in flight, or what a local model asks for."""
     settings = as_settings(config)
     if variant not in VARIANTS:
         raise ValueError(f"variant {variant!r}: choose from {', '.join(VARIANTS)}")
-    if concurrency < 1:
+    if concurrency is not None and concurrency < 1:
         raise ValueError(f"concurrency must be at least 1, got {concurrency}")
     with _opened(store) as opened:
         require_benchmark(opened, benchmark)

@@ -159,7 +159,7 @@ async def run_models(
     specs: list[str],
     *,
     variant: str,
-    concurrency: int,
+    concurrency: int | None,
     show_progress: bool,
     epochs: int = 1,
     only: Collection[str] | None = None,
@@ -234,8 +234,13 @@ def evaluate(
         str, typer.Option(help="Group accuracy by these facets (comma-separated).")
     ] = "difficulty",
     concurrency: Annotated[
-        int, typer.Option(help="Requests in flight per endpoint.")
-    ] = DEFAULT_CONCURRENCY,
+        int | None,
+        typer.Option(
+            help=f"Requests in flight per endpoint [default: {DEFAULT_CONCURRENCY}, or what a "
+            "local hf/ model asks for to keep its batches full].",
+            show_default=False,
+        ),
+    ] = None,
     store: StoreOption = None,
     as_json: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
     extract_with: Annotated[
@@ -308,7 +313,8 @@ def evaluate(
     with Wilson 95% intervals."""
     if variant not in VARIANTS:
         raise BadInput(f"--variant {variant!r}: choose from {', '.join(VARIANTS)}")
-    check_concurrency(concurrency)
+    if concurrency is not None:
+        check_concurrency(concurrency)
     check_concurrency(workers, "--workers")
     settings = generation_settings(max_tokens, temperature, top_p, seed, system_prompt, param)
     decided = _check_until(
@@ -386,7 +392,7 @@ def evaluate(
                 extract_with,
                 identities,
                 variant=variant,
-                concurrency=concurrency,
+                concurrency=concurrency or DEFAULT_CONCURRENCY,
             )
         )
     answers = scored_answers(opened, benchmark, variant=variant, item_ids=only)

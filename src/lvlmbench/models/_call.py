@@ -100,6 +100,29 @@ def log_retry(spec: str, event: RetryEvent) -> None:
     )
 
 
+_warned_batches: set[tuple[str, int]] = set()
+
+
+def _warn_small_concurrency(model: object, concurrency: int | None) -> None:
+    """Warn once per model and concurrency when an explicit concurrency keeps a batching model's
+    batches smaller than its ``batch_size``: it can never gather more calls than are in flight."""
+    batch = getattr(model, "batch_size", None)
+    if concurrency is None or not isinstance(batch, int) or concurrency >= batch:
+        return
+    spec = str(getattr(model, "spec", "model"))
+    if (spec, concurrency) in _warned_batches:
+        return
+    _warned_batches.add((spec, concurrency))
+    log.warning(
+        "%s: --concurrency %d keeps its batches at %d rows or fewer (batch_size allows %d); "
+        "leave --concurrency out to let the model choose",
+        spec,
+        concurrency,
+        concurrency,
+        batch,
+    )
+
+
 class CallClient(ABC, Generic[ModelT, OutputT]):
     """Wraps a model with the store cache, a per-endpoint concurrency limit, retries with
     backoff that honour Retry-After, a circuit breaker and the call counters.
@@ -128,7 +151,8 @@ class CallClient(ABC, Generic[ModelT, OutputT]):
         self.replicas = int(getattr(model, "replica_count", 1))
         # ``concurrency`` is per replica (what each vLLM server is sized for): a model served by
         # several keeps that many calls in flight on each, the balancer spreading them.
-        per_replica = self.default_concurrency if concurrency is None else concurrency
+        per_replica = concurrency if concurrency is not None else self._model_default(model)
+        _warn_small_concurrency(model, concurrency)
         self.concurrency = per_replica * self.replicas
         """Calls in flight at most, over all the model's replicas."""
         self.retry = retry or RetryPolicy()
@@ -146,6 +170,12 @@ class CallClient(ABC, Generic[ModelT, OutputT]):
         self._inflight: dict[str, asyncio.Future[OutputT]] = {}
         # Why the run was aborted (a fatal error every later call would hit too), once it was.
         self._aborted_by: str | None = None
+
+    def _model_default(self, model: ModelT) -> int:
+        """The concurrency ``model`` asks for (a local model: enough to keep its batches
+        full), else this client's default."""
+        declared = getattr(model, "default_concurrency", None)
+        return declared if isinstance(declared, int) and declared > 0 else self.default_concurrency
 
     # What a specialisation says -------------------------------------------------------------
 

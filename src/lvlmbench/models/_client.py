@@ -86,7 +86,7 @@ class ModelClient(CallClient[ChatModel, ModelOutput]):
         model: ChatModel,
         store: Store | None,
         *,
-        concurrency: int = DEFAULT_CONCURRENCY,
+        concurrency: int | None = None,
         retry: RetryPolicy | None = None,
         price_per_mtok: tuple[float, float] | None = None,
         seed: int = 0,

@@ -4,7 +4,9 @@ A local model answers eight prompts in one ``generate`` call in little more time
 callers (the runner, :class:`~lvlmbench.models.ModelClient`) send one request per coroutine. The
 :class:`Batcher` sits between them: each caller awaits its own future while a single worker task
 takes up to ``max_size`` waiting requests that share a key and runs them together. Requests that
-arrive while a batch runs form the next one, so the model stays busy without a fixed timer.
+arrive while a batch runs form the next one, so the model stays busy without a fixed timer; with
+``in_flight`` > 1 that many batches run at once (the next chunk of a Ray pool is handed out while
+the last batches of the previous one still run).
 """
 
 from __future__ import annotations
@@ -34,15 +36,17 @@ class Batcher(Generic[T, R]):
         *,
         max_size: int,
         key: Callable[[T], Hashable],
+        in_flight: int = 1,
     ) -> None:
-        if max_size < 1:
-            raise ValueError("max_size must be at least 1")
+        if max_size < 1 or in_flight < 1:
+            raise ValueError("max_size and in_flight must be at least 1")
         self._run = run
         self._max_size = max_size
         self._key = key
+        self._in_flight = in_flight
         self._pending: list[tuple[T, asyncio.Future[R]]] = []
         self._running: list[tuple[T, asyncio.Future[R]]] = []
-        self._worker: asyncio.Task[None] | None = None
+        self._workers: set[asyncio.Task[None]] = set()
 
     @property
     def max_size(self) -> int:
@@ -54,10 +58,12 @@ class Batcher(Generic[T, R]):
         loop = asyncio.get_running_loop()
         future: asyncio.Future[R] = loop.create_future()
         self._pending.append((item, future))
-        if self._worker is None or self._worker.done() or self._worker.get_loop() is not loop:
+        self._workers = {w for w in self._workers if not w.done() and w.get_loop() is loop}
+        if len(self._workers) < self._in_flight:
             # Started here, not in __init__: there may be no running loop when the model is
-            # created, and a worker bound to a closed loop is useless.
-            self._worker = loop.create_task(self._drain())
+            # created, and a worker bound to a closed loop is useless. A worker starts on the
+            # next turn of the loop, so the calls made in this one share its first batch.
+            self._workers.add(loop.create_task(self._drain()))
         # A cancelled caller cancels its future; _take skips it, so nothing runs for nobody.
         return await future
 
@@ -80,15 +86,18 @@ class Batcher(Generic[T, R]):
 
     async def _drain(self) -> None:
         while True:
-            batch = self._running = self._take()
+            batch = self._take()
             if not batch:
                 return
+            self._running += batch
             try:
                 results: Sequence[R | Exception] = await self._run([item for item, _ in batch])
                 if len(results) != len(batch):
                     raise RuntimeError(f"batch of {len(batch)} gave {len(results)} results")
             except Exception as exc:
                 results = [exc] * len(batch)
+            finished = {id(entry) for entry in batch}
+            self._running = [entry for entry in self._running if id(entry) not in finished]
             for (_, future), result in zip(batch, results, strict=True):
                 if future.done():
                     continue  # its caller gave up while the batch ran
@@ -99,8 +108,10 @@ class Batcher(Generic[T, R]):
 
     async def aclose(self, reason: Exception) -> None:
         """Stop the worker and fail every waiting caller with ``reason``."""
-        worker, self._worker = self._worker, None
-        if worker is not None and not worker.done():
+        workers, self._workers = self._workers, set()
+        for worker in workers:
+            if worker.done():
+                continue
             worker.cancel()
             if worker.get_loop() is asyncio.get_running_loop():
                 with contextlib.suppress(asyncio.CancelledError):

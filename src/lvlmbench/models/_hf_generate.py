@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import io
 from collections.abc import Callable, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from typing import Any
 
@@ -19,10 +20,12 @@ from lvlmbench.models._api import ErrorKind, ProviderError
 from lvlmbench.types import GenerationConfig, ImagePart, Message, TextPart
 
 __all__ = [
+    "Finished",
     "RowSampler",
     "Sampling",
     "StopOnStrings",
     "finish_row",
+    "sample_token",
     "sampling_of",
     "to_conversation",
 ]
@@ -90,7 +93,7 @@ def to_conversation(messages: list[Message], multimodal: bool) -> list[dict[str,
     return conversation
 
 
-def _sample(logits: torch.Tensor, params: Sampling, generator: torch.Generator) -> int:
+def sample_token(logits: torch.Tensor, params: Sampling, generator: torch.Generator) -> int:
     probs = torch.softmax(logits.float().cpu() / params.temperature, dim=-1)
     if params.top_p is not None and params.top_p < 1.0:
         ordered, order = torch.sort(probs, descending=True)
@@ -131,7 +134,7 @@ class RowSampler(LogitsProcessor):  # type: ignore[misc, unused-ignore]  # Any w
         for index, (params, generator) in enumerate(zip(self._rows, self._generators, strict=True)):
             if params is None or generator is None:
                 continue
-            token = _sample(scores[index], params, generator)
+            token = sample_token(scores[index], params, generator)
             out[index] = float("-inf")
             out[index, token] = 0.0
         return out
@@ -168,7 +171,7 @@ class Finished:
     finish_reason: str
 
 
-def _generated_length(ids: list[int], eos: set[int], pad: int | None) -> tuple[int, bool]:
+def _generated_length(ids: list[int], eos: AbstractSet[int], pad: int | None) -> tuple[int, bool]:
     """Tokens this row really generated, and whether it ended on an end-of-sequence token.
 
     ``generate`` pads rows that finished early with ``pad``; the end-of-sequence token itself
@@ -187,7 +190,7 @@ def finish_row(
     ids: list[int],
     *,
     decode: Callable[[list[int]], str],
-    eos: set[int],
+    eos: AbstractSet[int],
     pad: int | None,
     max_tokens: int,
     stop: Sequence[str],

@@ -158,6 +158,12 @@ def _positive_int(value: str) -> str:
     return _integer(value, 1, "a whole number of at least 1")
 
 
+def _batch_size(value: str) -> str:
+    if value.strip().lower() == "auto":
+        return "auto"
+    return _integer(value, 1, "auto or a whole number of at least 1")
+
+
 def _non_negative_int(value: str) -> str:
     return _integer(value, 0, "a whole number of at least 0")
 
@@ -437,7 +443,12 @@ HF_OPTIONS: Mapping[str, Option] = {
     **GENERATION_OPTIONS,
     "device": Option(_text, changes_output=False),
     "dtype": Option(_text, changes_output=True, default="auto"),
-    "batch_size": Option(_positive_int, changes_output=False),
+    "batch_size": Option(_batch_size, changes_output=False),
+    "max_batch_size": Option(_positive_int, changes_output=False),
+    "continuous": Option(_boolean, changes_output=False),
+    "overlap": Option(_boolean, changes_output=False),
+    "devices": Option(_text, changes_output=False),
+    "replicas": Option(_positive_int, changes_output=False),
     "revision": Option(_text, changes_output=True),
     "trust_remote_code": Option(_boolean, changes_output=False),
     "local_files_only": Option(_boolean, changes_output=False),

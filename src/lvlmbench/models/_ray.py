@@ -133,7 +133,8 @@ class ActorPoolRunner(Generic[Q, A]):
     """Runs chunks of requests through ``actor`` (built with ``settings``) on a pool of Ray
     actors that live as long as this runner: the first chunk starts them (each loads the
     weights once), every later chunk reuses them, :meth:`close` ends them. A chunk is cut into
-    batches of ``rows_per_batch`` rows, each given to the next idle actor."""
+    batches of ``rows_per_batch`` rows, each given to the next idle actor (an actor with
+    ``batches_per_actor`` > 1 is threaded and takes that many batches at once)."""
 
     def __init__(
         self,
@@ -142,6 +143,8 @@ class ActorPoolRunner(Generic[Q, A]):
         pool: RaySettings,
         rows_per_batch: int,
         answer_type: type[A],
+        *,
+        batches_per_actor: int = 1,
         precheck: Callable[[], None] | None = None,
     ) -> None:
         self._actor = actor
@@ -150,6 +153,8 @@ class ActorPoolRunner(Generic[Q, A]):
         self._settings = settings
         self.pool = pool
         self.rows_per_batch = rows_per_batch
+        self.batches_per_actor = batches_per_actor
+        """Batches an actor is given at once (a threaded actor when more than one)."""
         self._answer_type = answer_type
         self._failure: ProviderError | None = None
         self._handles: list[Any] = []
@@ -205,12 +210,15 @@ class ActorPoolRunner(Generic[Q, A]):
                 await asyncio.to_thread(self._precheck)
             await asyncio.to_thread(_ensure_ray, self.pool.address)
             # The same resources for CPU and GPU actors: num_gpus=1 is this very path.
-            remote = ray.remote(self._actor).options(num_cpus=1, num_gpus=self.pool.num_gpus)
+            remote = ray.remote(self._actor).options(
+                num_cpus=1, num_gpus=self.pool.num_gpus, max_concurrency=self.batches_per_actor
+            )
             self._handles = [remote.remote(self._settings) for _ in range(self.pool.actors)]
             self.actors_started += len(self._handles)
         idle: asyncio.Queue[Any] = asyncio.Queue()
-        for handle in self._handles:
-            idle.put_nowait(handle)
+        for _ in range(self.batches_per_actor):
+            for handle in self._handles:
+                idle.put_nowait(handle)
         self._idle, self._loop = idle, loop
         return idle
 

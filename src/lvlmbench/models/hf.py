@@ -1,130 +1,134 @@
 """Local Hugging Face transformers vision-language models (LLaVA, Idefics3/SmolVLM, ...).
 
 ``hf/<directory or repo id>``. Options: ``device`` (auto: cuda, then mps, then cpu), ``dtype``
-(auto, float32, bfloat16, float16), ``batch_size`` (default 8: concurrent calls are answered in
-batches of up to this many), ``revision``, ``trust_remote_code`` (default false) and
+(auto, float32, bfloat16, float16), ``batch_size`` (``auto``, the default: on a GPU the most rows
+the device memory holds for the run's prompt, image and max-token shape, found by a probe on the
+first rows and halved on any out-of-memory error, at most ``max_batch_size``, default 256; on a
+CPU 8), ``continuous`` (default true: rows leave the batch as they finish and waiting requests
+take their place), ``overlap`` (default true: images and prompts of the next rows are prepared
+on a thread of their own while the model generates), ``devices`` (``all`` or a comma list such
+as ``cuda:0,cuda:1``: one replica per device, requests spread over them) and ``replicas`` (that
+many replicas, cycling over the devices), ``revision``, ``trust_remote_code`` (default false) and
 ``local_files_only`` (default true: a repo id must already be in the Hugging Face cache, so an
 offline run never waits on the hub; pass false to allow downloads). ``ray=true`` runs the same
 model on a Ray actor pool (``actors``, ``num_gpus`` per actor, ``ray_address``; the ``ray``
 extra; see :mod:`lvlmbench.models._hf_ray`).
 
-Weights load on the first call, once. Greedy decoding when temperature is 0; otherwise each
-request samples with its own ``torch.Generator`` seeded from its seed and epoch, so sampled
-answers reproduce whatever else shares their batch. ``json_schema`` is not enforced here (no
-constrained decoding): :meth:`~lvlmbench.models.ModelClient.generate_json` still extracts,
-validates and re-asks.
+Weights load on the first call, once per replica. Greedy decoding when temperature is 0;
+otherwise each request samples with its own ``torch.Generator`` seeded from its seed and epoch,
+so sampled answers reproduce whatever else shares their batch. ``json_schema`` is not enforced
+here (no constrained decoding): :meth:`~lvlmbench.models.ModelClient.generate_json` still
+extracts, validates and re-asks.
 """
 
 from __future__ import annotations
 
 import asyncio
-import copy
+import concurrent.futures
+import gc
+import logging
 import time
-from collections.abc import Callable, Hashable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import torch
-import transformers
-from transformers import (
-    AutoModelForCausalLM,
-    AutoModelForImageTextToText,
-    AutoProcessor,
-    LogitsProcessorList,
-    StoppingCriteriaList,
-)
 
 from lvlmbench.models._api import ErrorKind, ProviderError
-from lvlmbench.models._hf_batch import Batcher
-from lvlmbench.models._hf_generate import (
-    RowSampler,
-    StopOnStrings,
-    finish_row,
-    sampling_of,
-    to_conversation,
+from lvlmbench.models._hf_engine import Capacity, Group, Job, Pending, Replica
+from lvlmbench.models._hf_generate import finish_row, sampling_of, to_conversation
+from lvlmbench.models._hf_load import (
+    HFSettings,
+    Loaded,
+    Request,
+    decoder,
+    encode,
+    generate_whole,
+    generation_error,
+    load,
+    parse_hf_settings,
 )
+from lvlmbench.models._hf_rows import Row, Vocabulary, continuous_unsupported
 from lvlmbench.models._local import (
-    DTYPES,
-    LoadOnce,
     LocalSource,
     check_weights,
-    load_error,
-    local_settings,
-    parse_bool,
-    parse_positive_int,
     ray_missing,
+    resolve_device,
     wants_ray,
 )
 from lvlmbench.types import GenerationConfig, Message, ModelOutput, Usage
 
 __all__ = ["HFChatModel", "create"]
 
+log = logging.getLogger(__name__)
 
-@dataclass(frozen=True)
-class _Request:
-    messages: list[Message]
-    config: GenerationConfig
-    submitted: float
+QUEUED_BATCHES = 3
+"""Calls in flight per replica by default, in batches: one decoding, two waiting their turn."""
 
 
-@dataclass
-class _Loaded:
-    """A loaded model and what decoding needs to know about its tokenizer."""
-
-    model: Any
-    processor: Any
-    tokenizer: Any
-    multimodal: bool
-    eos: set[int]
-    pad: int | None
-
-
-def _batch_key(request: _Request) -> Hashable:
-    # Only what ``generate`` takes for the whole batch; sampling is per row (RowSampler).
+def _static_key(request: Request) -> tuple[int, tuple[str, ...]]:
+    # What ``generate`` takes for the whole batch; sampling is per row (RowSampler).
     return (request.config.max_tokens, request.config.stop)
-
-
-def _auto_classes() -> list[Any]:
-    """Model classes to try, most specific first. AutoModelForVision2Seq only exists in
-    transformers 4.x; text-only checkpoints end up in AutoModelForCausalLM."""
-    vision2seq = getattr(transformers, "AutoModelForVision2Seq", None)
-    classes = [AutoModelForImageTextToText, vision2seq, AutoModelForCausalLM]
-    return [cls for cls in classes if cls is not None]
 
 
 class HFChatModel:
     """A transformers image-text-to-text model on this machine, batched across callers."""
 
-    def __init__(
-        self,
-        name: str,
-        *,
-        device: str = "auto",
-        dtype: str = "auto",
-        batch_size: int = 8,
-        revision: str | None = None,
-        trust_remote_code: bool = False,
-        local_files_only: bool = True,
-    ) -> None:
-        source = LocalSource.of("hf", name, device, dtype)
+    def __init__(self, name: str, settings: HFSettings | None = None) -> None:
+        settings = settings or HFSettings()
+        source = LocalSource.of("hf", name, settings.device, settings.dtype)
         self.name, self.spec, self.path = name, source.spec, source.path
         self.endpoint, self.device, self.dtype = source.endpoint, source.device, source.dtype
-        self.revision = revision
-        self.trust_remote_code = trust_remote_code
-        self.local_files_only = local_files_only
-        self._weights: LoadOnce[_Loaded] = LoadOnce(self.device)
+        self.settings = settings
+        self.revision = settings.revision
+        self.trust_remote_code = settings.trust_remote_code
+        self.local_files_only = settings.local_files_only
+        self.devices = _replica_devices(settings, self.device)
+        self._pending = Pending()
+        self._replicas: list[Replica] = []
+        self._outbox: list[Job] = []
         self._ready_at = 0.0
-        self._batcher: Batcher[_Request, ModelOutput] = Batcher(
-            self._run_batch, max_size=batch_size, key=_batch_key
-        )
+        self.simulated_memory_rows: int | None = None
+        """Test seam: a forward of more rows than this raises out-of-memory, as a full GPU."""
+
+    # What the client and the runner read -----------------------------------------------------
 
     @property
     def batch_size(self) -> int:
-        """Most requests answered by one ``generate`` call."""
-        return self._batcher.max_size
+        """Most rows decoded at once per replica: the fixed ``batch_size``, or what ``auto``
+        may reach (``max_batch_size`` on a GPU, 8 on a CPU)."""
+        if self.settings.batch_size is not None:
+            return self.settings.batch_size
+        if self.devices[0].startswith("cuda"):
+            return self.settings.max_batch_size
+        return min(8, self.settings.max_batch_size)
+
+    @property
+    def auto_batch(self) -> bool:
+        """Whether the batch size is sized from the device (``batch_size=auto`` on a GPU)."""
+        return self.settings.batch_size is None and self.devices[0].startswith("cuda")
+
+    @property
+    def replica_count(self) -> int:
+        """Model replicas: the client allows its concurrency on each."""
+        return len(self.devices)
+
+    @property
+    def default_concurrency(self) -> int:
+        """Calls in flight per replica when the caller names none: enough for a batch decoding
+        and two more waiting, so a replica never waits for work."""
+        return QUEUED_BATCHES * self.batch_size
+
+    def batch_rows(self) -> list[int]:
+        """Each started replica's batch capacity now (what ``auto`` chose, after halvings)."""
+        return [replica.capacity.rows for replica in self._replicas]
+
+    def out_of_memory_halvings(self) -> int:
+        """Out-of-memory errors answered by halving a batch, over all replicas."""
+        return sum(replica.capacity.halvings for replica in self._replicas)
 
     def cache_identity(self) -> dict[str, object]:
-        # Device and batch size are left out: they change speed, not (beyond float noise) text.
+        # Device and batch settings are left out: they change speed, not (beyond float noise)
+        # text.
         return {"provider": "hf", "path": self.path, "revision": self.revision, "dtype": self.dtype}
 
     def check_weights(self) -> None:
@@ -136,6 +140,8 @@ class HFChatModel:
         """The preflight: the weights can be found (before any work is claimed)."""
         self.check_weights()
 
+    # Calls ------------------------------------------------------------------------------------
+
     async def generate(self, messages: list[Message], config: GenerationConfig) -> ModelOutput:
         if config.params:  # no request body to pass them into: refuse rather than ignore
             raise ProviderError(
@@ -143,190 +149,151 @@ class HFChatModel:
                 f"({', '.join(sorted(config.params))}); drop --param",
                 ErrorKind.FATAL,
             )
-        # Submit at once and let the batch worker load the weights: a caller that awaited the
-        # load first would reach the queue one event-loop turn after the others and miss their
-        # batch.
-        return await self._batcher.submit(_Request(messages, config, time.perf_counter()))
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[ModelOutput] = loop.create_future()
 
-    async def _ensure_loaded(self) -> _Loaded:
-        loaded, fresh = await self._weights.get(self._load)
-        if fresh:
-            self._ready_at = time.perf_counter()
+        def deliver(result: Any) -> None:
+            loop.call_soon_threadsafe(_settle, future, result)
+
+        job = Job(Request(messages, config, time.perf_counter()), deliver, future.done)
+        # Calls made in one turn of the event loop reach the queue together, so the first
+        # group is not cut short by a preparation thread that woke at the first of them.
+        if not self._outbox:
+            loop.call_soon(self._flush)
+        self._outbox.append(job)
+        # A cancelled caller cancels its future: its row is skipped if not yet prepared.
+        return await future
+
+    def answer_now(self, requests: Sequence[Request]) -> list[ModelOutput | Exception]:
+        """Answer ``requests`` from this thread, waiting for all (a Ray actor's batch): they
+        share the replicas' queue with every other caller, so concurrent batches refill each
+        other's finished rows."""
+        futures = [concurrent.futures.Future[Any]() for _ in requests]
+        self._submit(
+            [Job(request, f.set_result) for request, f in zip(requests, futures, strict=True)]
+        )
+        return [future.result() for future in futures]
+
+    def start_and_wait(self) -> None:
+        """Start the replicas and return once their weights are loaded; raise the load error
+        (a Ray actor loads before it takes any batch)."""
+        if not self._replicas:
+            self._start()
+        for replica in self._replicas:
+            replica.loaded_event.wait()
+            if replica.failure is not None:
+                raise replica.failure
+
+    def _flush(self) -> None:
+        jobs, self._outbox = self._outbox, []
+        self._submit(jobs)
+
+    def _submit(self, jobs: list[Job]) -> None:
+        if not self._replicas:
+            self._start()
+        self._pending.put(jobs)
+
+    def _start(self) -> None:
+        """Start one replica per device; each loads its weights on its own thread."""
+        self._replicas = [
+            Replica(
+                self,
+                self._pending,
+                device,
+                self._capacity(),
+                overlap=self.settings.overlap,
+                continuous=self.settings.continuous,
+                spec=self.spec,
+            )
+            for device in self.devices
+        ]
+        for replica in self._replicas:
+            replica.start()
+
+    def _capacity(self) -> Capacity:
+        size = self.batch_size
+        capacity = Capacity(rows=size, limit=size, auto=self.auto_batch)
+        capacity.simulated_rows = self.simulated_memory_rows
+        return capacity
+
+    async def aclose(self) -> None:
+        """Fail waiting calls, stop the replicas, drop the weights and give memory back. A
+        later call starts them again."""
+        error = ProviderError(f"{self.spec}: model closed", ErrorKind.FATAL)
+        pending, replicas = self._pending, self._replicas
+        self._pending, self._replicas = Pending(), []
+        pending.close(error)
+        if replicas:
+            await asyncio.to_thread(_stop_all, replicas, error)
+        gc.collect()
+        if any(device.startswith("cuda") for device in self.devices):
+            torch.cuda.empty_cache()
+
+    # What a replica asks of its model (lvlmbench.models._hf_engine.Backend) ------------------
+
+    def load_replica(self, device: str) -> Loaded:
+        loaded = load(self, device)
+        self._ready_at = max(self._ready_at, time.perf_counter())
         return loaded
 
-    def _from_pretrained(self, cls: Any, **extra: Any) -> Any:
-        return cls.from_pretrained(
-            self.path,
-            revision=self.revision,
-            trust_remote_code=self.trust_remote_code,
-            local_files_only=self.local_files_only,
-            **extra,
-        )
+    def batch_key(self, continuous: bool) -> Any:
+        """Which requests may share a group: any, when rows decode on their own; the same
+        max_tokens and stop strings for one ``generate`` call."""
+        return None if continuous else _static_key
 
-    def _load_model(self) -> Any:
-        """The first auto class that knows this checkpoint's config, on the chosen device."""
-        unknown: list[str] = []
-        for cls in _auto_classes():
-            try:
-                return self._from_pretrained(
-                    cls, dtype=DTYPES[self.dtype], device_map=self.device
-                ).eval()
-            except ValueError as exc:
-                # Auto classes raise ValueError for a config they do not map; try the next one.
-                if "Unrecognized configuration class" not in str(exc):
-                    raise
-                unknown.append(cls.__name__)
-        raise ValueError(f"no model class for this config (tried {', '.join(unknown)})")
-
-    def _load(self) -> _Loaded:
-        """Load processor and weights (runs in a worker thread)."""
-        try:
-            processor = self._from_pretrained(AutoProcessor)
-            model = self._load_model()
-        except Exception as exc:
-            raise load_error(self.spec, self.name, exc, self.local_files_only) from exc
-        tokenizer = getattr(processor, "tokenizer", processor)
-        if not model.config.is_encoder_decoder:
-            # Decoder-only models continue the prompt: pad on the left so every row's last
-            # prompt token sits next to its first generated token.
-            tokenizer.padding_side = "left"
-        if tokenizer.pad_token is None:
-            tokenizer.pad_token = tokenizer.eos_token
-        if getattr(processor, "chat_template", None) is None and tokenizer.chat_template is None:
-            raise ProviderError(
-                f"{self.spec}: the checkpoint has no chat template",
-                ErrorKind.FATAL,
-                hint="use an instruction-tuned checkpoint, or add chat_template.jinja to it",
-            )
-        eos = model.generation_config.eos_token_id
-        eos_ids = set(eos if isinstance(eos, list) else [eos] if eos is not None else [])
-        if tokenizer.eos_token_id is not None:
-            eos_ids.add(tokenizer.eos_token_id)
-        return _Loaded(
-            model=model,
-            processor=processor,
-            tokenizer=tokenizer,
-            multimodal=hasattr(processor, "image_processor"),
-            eos=eos_ids,
-            pad=tokenizer.pad_token_id,
-        )
-
-    async def _run_batch(self, requests: list[_Request]) -> Sequence[ModelOutput | Exception]:
-        loaded = await self._ensure_loaded()
-        return await asyncio.to_thread(self._generate_batch, loaded, requests)
-
-    def _encode(self, loaded: _Loaded, conversations: list[list[dict[str, Any]]]) -> Any:
-        common: dict[str, Any] = {
-            "add_generation_prompt": True,
-            "tokenize": True,
-            "return_dict": True,
-            "return_tensors": "pt",
-        }
-        if loaded.multimodal:
-            # padding_side again here: some processors carry their own text defaults, which
-            # would win over the tokenizer attribute set at load time.
-            text_kwargs = {"padding": True, "padding_side": loaded.tokenizer.padding_side}
-            batch = loaded.processor.apply_chat_template(
-                conversations, processor_kwargs=text_kwargs, **common
-            )
-            # Floating tensors (pixel values) follow the weights' dtype; token ids stay ints.
-            return batch.to(device=loaded.model.device, dtype=DTYPES[self.dtype])
-        batch = loaded.tokenizer.apply_chat_template(conversations, padding=True, **common)
-        return batch.to(loaded.model.device)
-
-    def _generation_config(self, loaded: _Loaded, config: GenerationConfig) -> Any:
-        # Start from the checkpoint's defaults (eos ids, repetition penalty) but decode greedily:
-        # RowSampler does any sampling, with per-request generators.
-        settings = copy.deepcopy(loaded.model.generation_config)
-        settings.do_sample = False
-        settings.num_beams = 1
-        settings.temperature = None
-        settings.top_p = None
-        settings.top_k = None
-        settings.max_new_tokens = config.max_tokens
-        settings.max_length = None
-        settings.pad_token_id = loaded.pad
-        return settings
-
-    def _generate_batch(
-        self, loaded: _Loaded, requests: list[_Request]
-    ) -> list[ModelOutput | Exception]:
-        """One ``generate`` call for every request whose input could be read (worker thread)."""
-        failed: dict[int, Exception] = {}
+    def prepare_group(self, loaded: Loaded, jobs: list[Job]) -> Group:
+        """Decode the images and run the processor for ``jobs`` (CPU only); a row whose input
+        cannot be read is answered with its error here."""
+        kept: list[Job] = []
         conversations: list[list[dict[str, Any]]] = []
-        live: list[int] = []
-        for index, request in enumerate(requests):
+        for job in jobs:
+            if not job.wanted():
+                continue
             try:
-                conversations.append(to_conversation(request.messages, loaded.multimodal))
-                live.append(index)
+                conversations.append(to_conversation(job.request.messages, loaded.multimodal))
+                kept.append(job)
             except ProviderError as exc:
-                failed[index] = exc
-        answered: dict[int, ModelOutput] = {}
-        if live:
-            try:
-                answered = self._generate_rows(loaded, [requests[i] for i in live], conversations)
-            except Exception as exc:
-                error = _generation_error(self.spec, exc)
-                failed.update({index: error for index in live})
-        outputs = {live[row]: output for row, output in answered.items()}
-        return [outputs[i] if i in outputs else failed[i] for i in range(len(requests))]
+                job.deliver(exc)
+        if not kept:
+            return Group([], None)
+        try:
+            inputs = encode(loaded, conversations)
+        except Exception as exc:
+            error = generation_error(self.spec, exc)
+            for job in kept:
+                job.deliver(error)
+            return Group([], None)
+        prompt_tokens = [int(n) for n in inputs["attention_mask"].sum(dim=1).tolist()]
+        return Group(kept, inputs, prompt_tokens)
 
-    def _generate_rows(
-        self,
-        loaded: _Loaded,
-        requests: list[_Request],
-        conversations: list[list[dict[str, Any]]],
-    ) -> dict[int, ModelOutput]:
-        config = requests[0].config  # the batch key makes max_tokens and stop shared
-        started = time.perf_counter()
-        inputs = self._encode(loaded, conversations)
-        # Decoder-only output repeats the (padded) prompt; encoder-decoder output starts with
-        # the decoder start token, which was not generated either.
-        encoder_decoder = bool(loaded.model.config.is_encoder_decoder)
-        skip = 1 if encoder_decoder else int(inputs["input_ids"].shape[1])
-        sampler = RowSampler([sampling_of(request.config) for request in requests])
-        stopper = StopOnStrings(config.stop, skip, self._decoder(loaded)) if config.stop else None
-        with torch.inference_mode():
-            sequences = loaded.model.generate(
-                **inputs,
-                generation_config=self._generation_config(loaded, config),
-                logits_processor=LogitsProcessorList([sampler] if sampler.active else []),
-                stopping_criteria=StoppingCriteriaList([stopper] if stopper else []),
-            )
-        raw = {"batch_size": len(requests), "generate_s": round(time.perf_counter() - started, 4)}
-        prompt_tokens = inputs["attention_mask"].sum(dim=1).tolist()
-        return {
-            row: self._output(
-                loaded, request, sequences[row, skip:].tolist(), int(prompt_tokens[row]), raw
-            )
-            for row, request in enumerate(requests)
-        }
+    def to_device(self, loaded: Loaded, inputs: Any) -> dict[str, Any]:
+        return dict(loaded.to_device(inputs))
 
-    @staticmethod
-    def _decoder(loaded: _Loaded) -> Callable[[list[int]], str]:
-        """Token ids to answer text, special tokens (end of turn, padding) left out."""
+    def generate_group(self, loaded: Loaded, group: Group) -> list[ModelOutput | Exception]:
+        return generate_whole(self, loaded, group)
 
-        def decode(ids: list[int]) -> str:
-            return str(loaded.tokenizer.decode(ids, skip_special_tokens=True))
-
-        return decode
-
-    def _output(
-        self,
-        loaded: _Loaded,
-        request: _Request,
-        new_ids: list[int],
-        prompt_tokens: int,
-        raw: dict[str, Any],
-    ) -> ModelOutput:
-        finished = finish_row(
-            new_ids,
-            decode=self._decoder(loaded),
-            eos=loaded.eos,
-            pad=loaded.pad,
-            max_tokens=request.config.max_tokens,
-            stop=request.config.stop,
+    def make_row(self, job: Job, prompt_tokens: int) -> Row:
+        config = job.request.config
+        return Row(
+            ticket=job,
+            max_tokens=config.max_tokens,
+            stop=config.stop,
+            prompt_tokens=prompt_tokens,
+            sampling=sampling_of(config),
         )
+
+    def vocabulary(self, loaded: Loaded) -> Vocabulary:
+        return Vocabulary(frozenset(loaded.eos), loaded.pad, decoder(loaded))
+
+    def answer(self, row: Row, seconds: float) -> ModelOutput:
+        assert row.finished is not None
+        raw = {"batch_size": row.group_rows, "generate_s": round(seconds, 4)}
+        return self.output(row.ticket.request, row.finished, row.prompt_tokens, raw)
+
+    def output(
+        self, request: Request, finished: Any, prompt_tokens: int, raw: dict[str, Any]
+    ) -> ModelOutput:
+        """The answer to ``request`` from its decoded row."""
         return ModelOutput(
             text=finished.text,
             usage=Usage(input_tokens=prompt_tokens, output_tokens=finished.output_tokens),
@@ -337,37 +304,72 @@ class HFChatModel:
             raw=dict(raw),
         )
 
-    async def aclose(self) -> None:
-        """Fail waiting calls, drop the weights and give device memory back."""
-        await self._batcher.aclose(ProviderError(f"{self.spec}: model closed", ErrorKind.FATAL))
-        await self._weights.drop()
+    def finish(self, loaded: Loaded, request: Request, ids: list[int]) -> Any:
+        """One ``generate`` row's new tokens, decoded and cut as the request asks."""
+        return finish_row(
+            ids,
+            decode=decoder(loaded),
+            eos=loaded.eos,
+            pad=loaded.pad,
+            max_tokens=request.config.max_tokens,
+            stop=request.config.stop,
+        )
+
+    def continuous_for(self, loaded: Loaded) -> bool:
+        if not self.settings.continuous:
+            return False
+        reason = continuous_unsupported(loaded.model)
+        if reason is not None:
+            log.info("%s: one generate call per batch (%s)", self.spec, reason)
+        return reason is None
+
+    def failure(self, exc: Exception) -> Exception:
+        return generation_error(self.spec, exc)
 
 
-def _generation_error(spec: str, exc: Exception) -> ProviderError:
-    """Errors of a whole batch. They come from the model or its template, not from one input,
-    so every later call would fail alike: FATAL without a status code aborts the run."""
-    hint = "lower batch_size or max_tokens" if isinstance(exc, torch.OutOfMemoryError) else None
-    text = f"{type(exc).__name__}: {exc}"[:500]
-    return ProviderError(f"{spec}: generation failed: {text}", ErrorKind.FATAL, hint=hint)
+def _settle(future: asyncio.Future[ModelOutput], result: Any) -> None:
+    if future.done():
+        return  # its caller gave up
+    if isinstance(result, BaseException):
+        future.set_exception(result)
+    else:
+        future.set_result(result)
+
+
+def _stop_all(replicas: list[Replica], error: Exception) -> None:
+    for replica in replicas:
+        replica.stop(error)
+
+
+def _replica_devices(settings: HFSettings, device: str) -> list[str]:
+    """The device of each replica: ``devices`` (``all``: every visible GPU) or the model's own,
+    repeated to ``replicas`` when that is given."""
+    if settings.devices is None:
+        devices = [device]
+    elif settings.devices.strip().lower() == "all":
+        count = torch.cuda.device_count()
+        if count == 0:
+            raise ValueError("option devices=all: no CUDA device is visible")
+        devices = [f"cuda:{index}" for index in range(count)]
+    else:
+        devices = [resolve_device(part.strip()) for part in settings.devices.split(",")]
+    count = settings.replicas or len(devices)
+    return [devices[index % len(devices)] for index in range(count)]
 
 
 def create(name: str, options: Mapping[str, str]) -> HFChatModel:
-    """Registry factory: ``hf/<path or repo id>`` with options device, dtype, batch_size,
-    revision, trust_remote_code, local_files_only; ``ray=true`` (with ``actors``, ``num_gpus``,
-    ``ray_address``) runs the same model on a Ray actor pool (the ``ray`` extra)."""
-    settings: dict[str, Any] = {
-        **local_settings(options),
-        "batch_size": parse_positive_int(options.get("batch_size"), 8, "batch_size"),
-        "trust_remote_code": parse_bool(
-            options.get("trust_remote_code"), False, "trust_remote_code"
-        ),
-    }
+    """Registry factory: ``hf/<path or repo id>`` with the options of this module's docstring;
+    ``ray=true`` (with ``actors``, ``num_gpus``, ``ray_address``) runs the same model on a Ray
+    actor pool (the ``ray`` extra)."""
+    settings = parse_hf_settings(options)
     if not wants_ray(options):
-        return HFChatModel(name, **settings)
+        return HFChatModel(name, settings)
+    if settings.devices is not None or settings.replicas is not None:
+        raise ValueError("options devices and replicas: with ray=true give actors instead")
     try:
         # Same package, imported only when asked for: Ray is an optional extra.
         from lvlmbench.models._hf_ray import RayHFChatModel
         from lvlmbench.models._ray import ray_settings
     except ImportError as exc:
         raise ray_missing(exc) from None
-    return RayHFChatModel(name, ray_settings(options), **settings)
+    return RayHFChatModel(name, ray_settings(options), settings)

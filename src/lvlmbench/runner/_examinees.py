@@ -33,12 +33,13 @@ async def run_examinees(
     specs: Sequence[str],
     *,
     variant: str = "default",
-    concurrency: int,
+    concurrency: int | None,
     epochs: int = 1,
     only: Collection[str] | None = None,
     progress: ProgressFor = _no_progress,
 ) -> list[EvalSummary]:
-    """Run each examinee in turn, each with its own client and concurrency limit, after one
+    """Run each examinee in turn, each with its own client and concurrency limit (None: the
+    client's default, which a local model sets to keep its batches full), after one
     cheap request to its endpoint (a dead one stops the run in seconds). Generation settings
     travel in each spec, and only there (so they are part of each model's identity); the reply
     budget is EXAMINEE_MAX_TOKENS unless a spec sets it. A run whose images added no prompt

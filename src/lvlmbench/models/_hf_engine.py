@@ -1,0 +1,470 @@
+"""The transformers back-end's two threads per model replica: one prepares, one generates.
+
+Requests wait in one :class:`Pending` queue shared by every replica. Each replica's preparation
+thread takes a group of them, decodes their images and runs the processor (CPU work that lets go
+of the GIL for most of its time) while the replica's generation thread decodes the groups taken
+before: the model never waits for the CPU to encode its next batch. The generation thread admits
+a prepared group as soon as the rows still decoding leave room for it (continuous batching, see
+:mod:`lvlmbench.models._hf_rows`), or answers whole groups with ``generate`` where the model
+cannot be decoded row by row.
+
+Out of memory never fails a request: the rows in flight go back to the front of the queue, the
+replica's batch capacity halves, and they are answered again from their prompts (greedy rows
+give the same answer, sampled rows restart their own seeded generator). Only a single row that
+does not fit alone fails, as a bad input does.
+"""
+
+from __future__ import annotations
+
+import collections
+import contextlib
+import gc
+import math
+import queue
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import torch
+
+from lvlmbench.models._api import ErrorKind, ProviderError
+from lvlmbench.models._hf_rows import Decoding, Row, Vocabulary
+
+__all__ = ["Capacity", "Group", "Job", "Pending", "Replica", "group_size"]
+
+PROBE_ROWS = 8
+"""Rows of the first group on a GPU with ``batch_size=auto``: the probe that sizes the batch."""
+MEMORY_SHARE = 0.85
+"""Share of the device memory free after the weights that ``auto`` plans to use."""
+READY_GROUPS = 2
+"""Groups prepared ahead of the generation thread."""
+
+
+def group_size(capacity: int, continuous: bool) -> int:
+    """Rows prepared (and prefilled) together. A whole batch when rows cannot leave early;
+    otherwise an eighth of it, so that a refill waits for few free rows, but at least 16 rows
+    (or the whole batch) so that a prefill stays one large forward rather than many small ones."""
+    if not continuous:
+        return capacity
+    return max(min(capacity, 16), math.ceil(capacity / 8))
+
+
+@dataclass
+class Job:
+    """One request and how to hand its answer (or error) back to whoever asked."""
+
+    request: Any
+    deliver: Callable[[Any], None]
+    """Called once, from any thread, with a ModelOutput or an Exception."""
+    abandoned: Callable[[], bool] = lambda: False
+    """Whether its caller gave up (then it is not prepared)."""
+
+    def wanted(self) -> bool:
+        """Whether an answer is still awaited."""
+        return not self.abandoned()
+
+
+class Pending:
+    """Requests not yet taken by a replica, shared by all of them."""
+
+    def __init__(self) -> None:
+        self._jobs: collections.deque[Job] = collections.deque()
+        self._ready = threading.Condition()
+        self._error: Exception | None = None
+
+    def put(self, jobs: Sequence[Job], front: bool = False) -> None:
+        """Queue ``jobs`` (at the front: rows given back after an out-of-memory error)."""
+        with self._ready:
+            if self._error is not None:
+                for job in jobs:
+                    job.deliver(self._error)
+                return
+            if front:
+                self._jobs.extendleft(reversed(jobs))
+            else:
+                self._jobs.extend(jobs)
+            self._ready.notify_all()
+
+    def take(
+        self, most: int, block: bool, key: Callable[[Any], Any] | None = None
+    ) -> list[Job] | None:
+        """Up to ``most`` jobs, oldest first (waiting for one if ``block``); with ``key``, only
+        those whose request has the oldest one's key. None once closed."""
+        with self._ready:
+            while block and not self._jobs and self._error is None:
+                self._ready.wait()
+            if self._error is not None:
+                return None
+            if key is None:
+                return [self._jobs.popleft() for _ in range(min(most, len(self._jobs)))]
+            wanted = key(self._jobs[0].request) if self._jobs else None
+            taken: list[Job] = []
+            rest: collections.deque[Job] = collections.deque()
+            for job in self._jobs:
+                if len(taken) < most and key(job.request) == wanted:
+                    taken.append(job)
+                else:
+                    rest.append(job)
+            self._jobs = rest
+            return taken
+
+    def __len__(self) -> int:
+        return len(self._jobs)
+
+    def close(self, error: Exception) -> None:
+        """Fail every waiting and every later job with ``error``; wake the threads."""
+        with self._ready:
+            self._error = error
+            waiting, self._jobs = list(self._jobs), collections.deque()
+            self._ready.notify_all()
+        for job in waiting:
+            job.deliver(error)
+
+
+@dataclass
+class Group:
+    """Jobs prepared together: the processor's output for the rows that could be read."""
+
+    jobs: list[Job]
+    inputs: Any
+    """The processor's batch (CPU tensors), or None when no row could be read."""
+    prompt_tokens: list[int] = field(default_factory=list)
+
+
+class Backend(Protocol):
+    """What a replica needs from the model it runs (:class:`lvlmbench.models.hf.HFChatModel`)."""
+
+    def load_replica(self, device: str) -> Any: ...
+
+    def batch_key(self, continuous: bool) -> Callable[[Any], Any] | None: ...
+
+    def prepare_group(self, loaded: Any, jobs: list[Job]) -> Group: ...
+
+    def to_device(self, loaded: Any, inputs: Any) -> dict[str, Any]: ...
+
+    def generate_group(self, loaded: Any, group: Group) -> list[Any]: ...
+
+    def make_row(self, job: Job, prompt_tokens: int) -> Row: ...
+
+    def vocabulary(self, loaded: Any) -> Vocabulary: ...
+
+    def answer(self, row: Row, seconds: float) -> Any: ...
+
+    def continuous_for(self, loaded: Any) -> bool: ...
+
+    def failure(self, exc: Exception) -> Exception: ...
+
+
+@dataclass
+class Capacity:
+    """How many rows a replica decodes at once, and what sized it."""
+
+    rows: int
+    limit: int
+    """The most ``auto`` may choose (``max_batch_size``), or the fixed batch size."""
+    auto: bool
+    probing: bool = False
+    halvings: int = 0
+    """Out-of-memory errors answered by halving."""
+    simulated_rows: int | None = None
+    """Test seam: more rows than this in one forward raise an out-of-memory error."""
+
+    def check(self, rows: int) -> None:
+        """Raise the out-of-memory error a memory cap of ``simulated_rows`` would give."""
+        if self.simulated_rows is not None and rows > self.simulated_rows:
+            raise torch.OutOfMemoryError(f"simulated: {rows} rows > {self.simulated_rows}")
+
+
+class Replica:
+    """One copy of the model on one device, with its preparation and generation threads."""
+
+    def __init__(
+        self,
+        backend: Backend,
+        pending: Pending,
+        device: str,
+        capacity: Capacity,
+        *,
+        overlap: bool,
+        continuous: bool,
+        spec: str,
+    ) -> None:
+        self.backend, self.pending, self.device, self.spec = backend, pending, device, spec
+        self.capacity = capacity
+        self.overlap = overlap
+        self.continuous = continuous
+        self.loaded: Any = None
+        self.ready_at = 0.0
+        self.failure: ProviderError | None = None
+        self._ready: queue.Queue[Group | None] = queue.Queue(maxsize=READY_GROUPS)
+        self._held: Group | None = None
+        self._held_back: list[Job] | None = None  # a group whose prefill ran out of memory
+        self._decoding: Decoding | None = None
+        self._stopped = threading.Event()
+        self._threads: list[threading.Thread] = []
+        self.loaded_event = threading.Event()
+        """Set once the weights loaded or failed to (then ``failure`` says why)."""
+
+    def start(self) -> None:
+        """Start the generation thread (it loads the weights, then starts the preparation)."""
+        worker = threading.Thread(target=self._generation_thread, name="hf-generate", daemon=True)
+        self._threads.append(worker)
+        worker.start()
+
+    def stop(self, error: Exception) -> None:
+        """End both threads (the queue was closed first), wait for them, and fail the rows
+        they still held with ``error``."""
+        self._stopped.set()
+        with contextlib.suppress(queue.Full):  # a full queue wakes nobody anyway
+            self._ready.put_nowait(None)
+        for thread in self._threads:
+            thread.join(timeout=60)
+        held = [self._held] if self._held is not None else []
+        while True:
+            try:
+                group = self._ready.get_nowait()
+            except queue.Empty:
+                break
+            held += [group] if group is not None else []
+        jobs = [job for group in held for job in group.jobs]
+        if self._decoding is not None:
+            jobs += [row.ticket for row in self._decoding.rows if row.finished is None]
+        for job in jobs + (self._held_back or []):
+            job.deliver(error)
+        self.loaded = self._decoding = self._held = self._held_back = None
+
+    # Threads ---------------------------------------------------------------------------------
+
+    def _generation_thread(self) -> None:
+        try:
+            self.loaded = self.backend.load_replica(self.device)
+        except ProviderError as exc:
+            self.failure = exc
+            self.pending.close(exc)
+            return
+        finally:
+            self.loaded_event.set()
+        self.ready_at = time.perf_counter()
+        self.continuous = self.continuous and self.backend.continuous_for(self.loaded)
+        if self.capacity.auto and self.device.startswith("cuda"):
+            self.capacity.rows, self.capacity.probing = min(PROBE_ROWS, self.capacity.limit), True
+        self._decoding = Decoding(self.loaded.model, self.backend.vocabulary(self.loaded))
+        if self.overlap:
+            prep = threading.Thread(target=self._preparation_thread, name="hf-prepare", daemon=True)
+            self._threads.append(prep)
+            prep.start()
+        with torch.inference_mode():
+            while not self._stopped.is_set():
+                try:
+                    if not self._turn():
+                        return
+                except torch.OutOfMemoryError as exc:
+                    self._out_of_memory(exc)
+                except Exception as exc:  # a model error fails its rows, not the thread
+                    self._fail_in_flight(self.backend.failure(exc))
+
+    def _preparation_thread(self) -> None:
+        while not self._stopped.is_set():
+            group = self._prepare(block=True)
+            if group is None:
+                return
+            while True:
+                try:
+                    self._ready.put(group, timeout=0.5)
+                    break
+                except queue.Full:
+                    if self._stopped.is_set():
+                        for job in group.jobs:
+                            self.pending.put([job], front=True)
+                        return
+
+    def _prepare(self, block: bool) -> Group | None:
+        """A prepared group of waiting jobs; None once closed, or (not ``block``) when none
+        waits. Rows that cannot be read were answered with their error by ``prepare``."""
+        while True:
+            size = group_size(self.capacity.rows, self.continuous)
+            jobs = self.pending.take(size, block, self.backend.batch_key(self.continuous))
+            if jobs is None or (not jobs and not block):
+                return None
+            if jobs:
+                group = self.backend.prepare_group(self.loaded, jobs)
+                if group.jobs:
+                    return group
+
+    def _next_group(self, block: bool) -> Group | None:
+        """The next prepared group: held back, from the preparation thread, or made here."""
+        if self._held is not None:
+            group, self._held = self._held, None
+            return group
+        if not self.overlap:
+            return self._prepare(block)
+        try:
+            return self._ready.get(block=block)
+        except queue.Empty:
+            return None
+
+    # One turn of the generation loop -----------------------------------------------------------
+
+    def _turn(self) -> bool:
+        """Admit what fits, decode one step; False once the model is closed."""
+        decoding = self._decoding
+        assert decoding is not None
+        if not self.continuous:
+            group = self._next_group(block=True)
+            if group is None:
+                return False
+            if len(group.jobs) > self.capacity.rows:  # prepared before a halving
+                self.pending.put(group.jobs, front=True)
+            else:
+                self._generate_whole(group)
+            return True
+        if not self._admit(block=decoding.live == 0):
+            return False
+        self._deliver(decoding.record())
+        if decoding.live == 0:
+            decoding.clear()
+            return True
+        if len(decoding) - decoding.live >= max(1, len(decoding) // 4):
+            decoding.drop_finished()
+        self.capacity.check(len(decoding))
+        decoding.step()
+        return True
+
+    def _admit(self, block: bool) -> bool:
+        """Prefill the prepared groups the batch has room for; False once closed."""
+        decoding = self._decoding
+        assert decoding is not None
+        while True:
+            group = self._next_group(block=block and len(decoding) == 0)
+            if group is None:
+                return not (self._stopped.is_set() or (block and len(decoding) == 0))
+            if len(group.jobs) > self.capacity.rows:  # prepared before a halving: prepare again
+                self.pending.put(group.jobs, front=True)
+                continue
+            if decoding.live + len(group.jobs) > self.capacity.rows:
+                self._held = group
+                return True
+            decoding.drop_finished()
+            self._prefill(decoding, group)
+            block = False
+
+    def _prefill(self, decoding: Decoding, group: Group) -> None:
+        rows = [
+            self.backend.make_row(job, tokens)
+            for job, tokens in zip(group.jobs, group.prompt_tokens, strict=True)
+        ]
+        started = time.perf_counter()
+        for row in rows:
+            row.group_rows, row.started = len(rows), started
+        try:
+            self.capacity.check(len(decoding) + len(rows))
+            probe = self.capacity.probing
+            before = _memory_before(self.device) if probe else 0
+            decoding.prefill(self.backend.to_device(self.loaded, group.inputs), rows)
+            if probe:
+                self._size_from_probe(decoding, before, rows)
+        except BaseException:
+            # The rows were not merged: they go back (or fail) with the batch's own.
+            self._held_back = group.jobs
+            raise
+
+    def _generate_whole(self, group: Group) -> None:
+        """Answer a whole group with one ``generate`` call (models decoded per batch)."""
+        probe = self.capacity.probing
+        before = _memory_before(self.device) if probe else 0
+        try:
+            self.capacity.check(len(group.jobs))
+            outputs = self.backend.generate_group(self.loaded, group)
+        except BaseException:
+            self._held_back = group.jobs
+            raise
+        if probe:
+            self._size_whole(before, group)
+        for job, output in zip(group.jobs, outputs, strict=True):
+            job.deliver(output)
+
+    def _deliver(self, ended: list[Row]) -> None:
+        now = time.perf_counter()
+        for row in ended:
+            row.ticket.deliver(self.backend.answer(row, now - row.started))
+
+    # Errors ------------------------------------------------------------------------------------
+
+    def _fail_in_flight(self, error: Exception) -> None:
+        """Fail every unanswered row of the batch (and a group whose prefill failed)."""
+        decoding = self._decoding
+        assert decoding is not None
+        jobs = [row.ticket for row in decoding.rows if row.finished is None]
+        jobs += self._held_back or []
+        self._held_back = None
+        decoding.clear()
+        for job in jobs:
+            job.deliver(error)
+
+    def _out_of_memory(self, exc: torch.OutOfMemoryError) -> None:
+        """Give every unanswered row back to the queue and halve the batch; a single row that
+        does not fit alone fails instead."""
+        decoding = self._decoding
+        assert decoding is not None
+        jobs = [row.ticket for row in decoding.rows if row.finished is None]
+        jobs += self._held_back or []
+        self._held_back = None
+        decoding.clear()
+        gc.collect()
+        if self.device.startswith("cuda"):
+            torch.cuda.empty_cache()
+        self.capacity.probing = False
+        if self.capacity.rows <= 1 and len(jobs) <= 1:
+            error = ProviderError(
+                f"{self.spec}: one request does not fit in the device's memory: {exc}"[:500],
+                ErrorKind.FATAL,
+                status_code=413,
+                hint="lower max_tokens, or run the model on a larger device",
+            )
+            for job in jobs:
+                job.deliver(error)
+            return
+        self.capacity.rows = max(1, min(self.capacity.rows, len(jobs)) // 2)
+        self.capacity.halvings += 1
+        self.pending.put(jobs, front=True)
+
+    # Sizing the batch from the device memory ---------------------------------------------------
+
+    def _size_from_probe(self, decoding: Decoding, before: int, rows: list[Row]) -> None:
+        """After the first prefill: each row's cache at its full length, and the prefill's
+        passing memory, against what the device has free."""
+        peak = torch.cuda.max_memory_allocated(self.device)
+        cache = decoding.cache_bytes()
+        per_position = cache / max(1, len(decoding) * decoding.length)
+        longest = decoding.length + max(row.max_tokens for row in rows)
+        full_row = per_position * longest
+        transient = max(0.0, (peak - before - cache) / len(rows))
+        free = _free_bytes(self.device) + cache
+        group = group_size(self.capacity.limit, True)
+        fits = int((MEMORY_SHARE * free - group * transient) // max(full_row, 1.0))
+        self._set_auto(fits)
+
+    def _size_whole(self, before: int, group: Group) -> None:
+        """After the first ``generate`` of a whole group: its peak memory per row."""
+        per_row = (torch.cuda.max_memory_allocated(self.device) - before) / len(group.jobs)
+        free = _free_bytes(self.device)
+        self._set_auto(int(MEMORY_SHARE * free // max(per_row, 1.0)))
+
+    def _set_auto(self, fits: int) -> None:
+        self.capacity.rows = max(1, min(self.capacity.limit, fits))
+        self.capacity.probing = False
+
+
+def _memory_before(device: str) -> int:
+    torch.cuda.reset_peak_memory_stats(device)
+    return int(torch.cuda.memory_allocated(device))
+
+
+def _free_bytes(device: str) -> int:
+    """Device memory this process could still allocate: free on the card plus what the caching
+    allocator holds unused."""
+    free, _total = torch.cuda.mem_get_info(device)
+    unused = torch.cuda.memory_reserved(device) - torch.cuda.memory_allocated(device)
+    return int(free + unused)

@@ -1,0 +1,251 @@
+"""The transformers back-end's replicas: continuous batching, overlap, out-of-memory halving,
+replicas over devices and the concurrency a local model asks for, on the tiny random LLaVA of
+``test_hf.py`` (CPU, float32: batched and single answers are equal)."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+torch = pytest.importorskip("torch")
+pytest.importorskip("transformers")
+
+from models.test_hf import GREEDY, _build_tiny_llava, _question, _varied_prompts  # noqa: E402
+
+from lvlmbench.models import ModelClient, ProviderError, load_chat_model  # noqa: E402
+from lvlmbench.models._hf_engine import Capacity, Group, Job, Pending, Replica  # noqa: E402
+from lvlmbench.models._hf_rows import Vocabulary  # noqa: E402
+from lvlmbench.models.hf import HFChatModel  # noqa: E402
+from lvlmbench.types import GenerationConfig, Message, ModelOutput  # noqa: E402
+
+pytestmark = pytest.mark.integration
+
+
+@pytest.fixture(scope="module")
+def tiny_llava_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("tiny-llava-engine")
+    _build_tiny_llava(path)
+    return path
+
+
+@pytest.fixture(autouse=True)
+def hf_offline(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setenv("TRANSFORMERS_OFFLINE", "1")
+
+
+def _load(directory: Path, **options: object) -> HFChatModel:
+    model = load_chat_model(f"hf/{directory}", device="cpu", **options)
+    assert isinstance(model, HFChatModel)
+    return model
+
+
+async def _answers(
+    model: HFChatModel, prompts: list[list[Message]], configs: list[GenerationConfig] | None = None
+) -> list[ModelOutput]:
+    configs = configs or [GREEDY] * len(prompts)
+    try:
+        return list(
+            await asyncio.gather(
+                *(model.generate(p, c) for p, c in zip(prompts, configs, strict=True))
+            )
+        )
+    finally:
+        await model.aclose()
+
+
+async def _one_at_a_time(
+    directory: Path, prompts: list[list[Message]], configs: list[GenerationConfig]
+) -> list[ModelOutput]:
+    model = _load(directory, batch_size=1)
+    try:
+        return [await model.generate(p, c) for p, c in zip(prompts, configs, strict=True)]
+    finally:
+        await model.aclose()
+
+
+def _mixed() -> tuple[list[list[Message]], list[GenerationConfig]]:
+    """Twelve prompts whose answers end at different points (max_tokens 2 to 12, a stop)."""
+    prompts = _varied_prompts() * 2 + _varied_prompts()[:2]
+    configs = [GenerationConfig(max_tokens=2 + (i * 5) % 11) for i in range(len(prompts))]
+    configs[3] = configs[3].model_copy(update={"temperature": 1.0, "seed": 5})
+    return prompts, configs
+
+
+def _same(got: list[ModelOutput], want: list[ModelOutput]) -> None:
+    assert [o.text for o in got] == [o.text for o in want]
+    assert [o.usage for o in got] == [o.usage for o in want]
+    assert [o.finish_reason for o in got] == [o.finish_reason for o in want]
+
+
+async def test_rows_leave_as_they_end_and_answers_equal_one_at_a_time(
+    tiny_llava_dir: Path,
+) -> None:
+    """Mixed max_tokens share a batch of 4 (the static path could not mix them); 12 rows
+    pass through it, each refill merged into rows mid-answer."""
+    prompts, configs = _mixed()
+    alone = await _one_at_a_time(tiny_llava_dir, prompts, configs)
+    model = _load(tiny_llava_dir, batch_size=4)
+    together = await _answers(model, prompts, configs)
+    _same(together, alone)
+    assert {o.raw["batch_size"] for o in together if o.raw} == {4}
+    static = await _answers(
+        _load(tiny_llava_dir, batch_size=4, continuous="false"), prompts, configs
+    )
+    _same(static, alone)
+
+
+async def test_without_overlap_the_answers_are_the_same(tiny_llava_dir: Path) -> None:
+    prompts, configs = _mixed()
+    overlapped = await _answers(_load(tiny_llava_dir, batch_size=3), prompts, configs)
+    inline = await _answers(_load(tiny_llava_dir, batch_size=3, overlap="false"), prompts, configs)
+    _same(inline, overlapped)
+
+
+@pytest.mark.parametrize("continuous", ["true", "false"])
+async def test_out_of_memory_halves_the_batch_and_fails_no_row(
+    tiny_llava_dir: Path, continuous: str
+) -> None:
+    """A device that holds 3 rows: batch 8 halves to 4, then 2; every row is answered, as
+    one at a time."""
+    prompts = _varied_prompts() * 2
+    alone = await _one_at_a_time(tiny_llava_dir, prompts, [GREEDY] * len(prompts))
+    model = _load(tiny_llava_dir, batch_size=8, continuous=continuous)
+    model.simulated_memory_rows = 3
+    try:
+        outputs = await asyncio.gather(*(model.generate(p, GREEDY) for p in prompts))
+        rows, halvings = model.batch_rows(), model.out_of_memory_halvings()
+    finally:
+        await model.aclose()
+    _same(list(outputs), alone)
+    assert rows == [2] and halvings == 2
+
+
+async def test_a_row_that_fits_nowhere_fails_alone(tiny_llava_dir: Path) -> None:
+    model = _load(tiny_llava_dir, batch_size=4)
+    model.simulated_memory_rows = 0
+    try:
+        with pytest.raises(ProviderError) as caught:
+            await model.generate(_question(), GREEDY)
+    finally:
+        await model.aclose()
+    # 413: this item fails (the run goes on), with what to do about it.
+    assert caught.value.status_code == 413 and "does not fit" in str(caught.value)
+    assert caught.value.hint is not None and "max_tokens" in caught.value.hint
+
+
+async def test_replicas_share_the_queue_and_answer_alike(tiny_llava_dir: Path) -> None:
+    prompts = _varied_prompts() * 4
+    single = await _answers(_load(tiny_llava_dir, batch_size=2), prompts)
+    model = _load(tiny_llava_dir, batch_size=2, replicas=2)
+    assert model.replica_count == 2 and model.devices == ["cpu", "cpu"]
+    try:
+        outputs = await asyncio.gather(*(model.generate(p, GREEDY) for p in prompts))
+        answered = [r.loaded is not None for r in model._replicas]
+    finally:
+        await model.aclose()
+    _same(list(outputs), single)
+    assert answered == [True, True]
+
+
+def test_auto_batch_size_and_the_concurrency_a_local_model_asks_for(
+    tiny_llava_dir: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    auto = _load(tiny_llava_dir)
+    assert auto.settings.batch_size is None and auto.batch_size == 8  # auto on a CPU
+    assert ModelClient(auto, None).concurrency == 24  # a batch decoding, two waiting
+    fixed = _load(tiny_llava_dir, batch_size=32, replicas=2)
+    assert ModelClient(fixed, None).concurrency == 2 * 3 * 32
+    with caplog.at_level(logging.WARNING, logger="lvlmbench.models._client"):
+        ModelClient(fixed, None, concurrency=16)
+        ModelClient(fixed, None, concurrency=16)
+    warned = [r.getMessage() for r in caplog.records if "batch_size" in r.getMessage()]
+    assert len(warned) == 1 and "16" in warned[0] and "32" in warned[0]
+    assert ModelClient(fixed, None, concurrency=64).concurrency == 128
+    with pytest.raises(ValueError, match="batch_size"):
+        _load(tiny_llava_dir, batch_size="big")
+    with pytest.raises(ValueError, match="max_batch_size"):
+        _load(tiny_llava_dir, max_batch_size=0)
+    assert _load(tiny_llava_dir, batch_size="auto").settings.batch_size is None
+
+
+class _SleepyBackend:
+    """A fake model whose preparation and generation each take 40 ms per group, recording
+    when each ran."""
+
+    def __init__(self) -> None:
+        self.spans: dict[str, list[tuple[float, float]]] = {"prepare": [], "generate": []}
+        self.lock = threading.Lock()
+
+    def _span(self, kind: str, seconds: float) -> None:
+        started = time.perf_counter()
+        time.sleep(seconds)
+        with self.lock:
+            self.spans[kind].append((started, time.perf_counter()))
+
+    def load_replica(self, device: str) -> Any:
+        return type("Loaded", (), {"model": None})()
+
+    def batch_key(self, continuous: bool) -> Any:
+        return None
+
+    def prepare_group(self, loaded: Any, jobs: list[Job]) -> Group:
+        self._span("prepare", 0.04)
+        return Group(jobs, None, [1] * len(jobs))
+
+    def generate_group(self, loaded: Any, group: Group) -> list[Any]:
+        self._span("generate", 0.04)
+        return [job.request for job in group.jobs]
+
+    def continuous_for(self, loaded: Any) -> bool:
+        return False
+
+    def vocabulary(self, loaded: Any) -> Vocabulary:
+        return Vocabulary(frozenset(), None, str)
+
+    def failure(self, exc: Exception) -> Exception:
+        return exc
+
+
+@pytest.mark.parametrize("overlap", [True, False])
+def test_the_next_group_is_prepared_while_one_generates(overlap: bool) -> None:
+    backend = _SleepyBackend()
+    pending = Pending()
+    replica = Replica(
+        backend,  # type: ignore[arg-type]
+        pending,
+        "cpu",
+        Capacity(rows=2, limit=2, auto=False),
+        overlap=overlap,
+        continuous=False,
+        spec="fake/model",
+    )
+    results: list[Any] = []
+    done = threading.Semaphore(0)
+
+    def deliver(result: Any) -> None:
+        results.append(result)
+        done.release()
+
+    replica.start()
+    pending.put([Job(n, deliver) for n in range(12)])
+    for _ in range(12):
+        assert done.acquire(timeout=10)
+    pending.close(RuntimeError("closed"))
+    replica.stop(RuntimeError("closed"))
+    assert sorted(results) == list(range(12))
+    overlapping = [
+        (p, g)
+        for p in backend.spans["prepare"]
+        for g in backend.spans["generate"]
+        if p[0] < g[1] and g[0] < p[1]
+    ]
+    # With overlap, groups are prepared during the generation of earlier ones; without, never.
+    assert (len(overlapping) >= 3) is overlap
+    assert overlap or not overlapping
