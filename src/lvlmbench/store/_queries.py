@@ -7,7 +7,7 @@ outside ``store/`` needs the tables or SQL. The same statements run on SQLite an
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Collection, Iterable, Iterator
 from typing import Any, NamedTuple
 
 from pydantic import BaseModel
@@ -66,13 +66,24 @@ class StoredItemText(NamedTuple):
     data: str
 
 
-def stored_item_texts(store: Store, benchmark: str) -> dict[str, StoredItemText]:
-    """item id → (seq, JSON text) of ``benchmark``'s items: what an importer compares a new
-    file against without parsing every stored item."""
-    return {
-        str(row["id"]): StoredItemText(int(row["seq"]), str(row["data"]))
-        for row in store.iter_rows(s.items, benchmark=benchmark)
-    }
+def stored_item_texts(
+    store: Store, benchmark: str, ids: Collection[str] | None = None
+) -> dict[str, StoredItemText]:
+    """item id → (seq, JSON text) of ``benchmark``'s items (only those with these ``ids`` when
+    given): what an importer compares a new file against without parsing every stored item,
+    a batch of ids at a time so a big benchmark is never held whole."""
+    query = select(s.items.c.id, s.items.c.seq, s.items.c.data).where(
+        s.items.c.benchmark == benchmark
+    )
+    if ids is not None:
+        if not ids:
+            return {}
+        query = query.where(s.items.c.id.in_(list(ids)))
+    with store.engine.connect() as conn:
+        return {
+            str(row.id): StoredItemText(int(row.seq), str(row.data))
+            for row in conn.execution_options(stream_results=True).execute(query)
+        }
 
 
 def update_items(store: Store, items: Iterable[tuple[int, BenchmarkItem]]) -> None:
