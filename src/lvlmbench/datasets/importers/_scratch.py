@@ -1,0 +1,98 @@
+"""What an import must remember about every row, kept on disk instead of in memory.
+
+A streamed import still needs facts about rows it has passed: which keys it has seen (a
+duplicate names the first row), which pictures it stored (the summary counts distinct ones),
+which row another row's ``image`` cell points to (VLMEvalKit). Held in dicts, these grow with
+the file (a 10-million-row file: gigabytes); here they are tables of a throwaway SQLite file in
+a temporary folder, so an import's memory stays the same whatever the file's size. Each
+lookup is a few microseconds.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import sqlite3
+import tempfile
+from pathlib import Path
+from types import TracebackType
+
+__all__ = ["DiskMap", "Scratch"]
+
+
+class DiskMap:
+    """A str → str mapping in a :class:`Scratch` table."""
+
+    def __init__(self, connection: sqlite3.Connection, name: str) -> None:
+        self._db = connection
+        self._name = name
+        connection.execute(f"CREATE TABLE IF NOT EXISTS {name} (key TEXT PRIMARY KEY, value TEXT)")
+
+    def setdefault(self, key: str, value: str = "") -> str | None:
+        """Store ``value`` under ``key`` unless the key is there: None when it was stored,
+        else the value already there (``dict.setdefault`` told apart from a first insert)."""
+        cursor = self._db.execute(
+            f"INSERT OR IGNORE INTO {self._name} (key, value) VALUES (?, ?)", (key, value)
+        )
+        if cursor.rowcount == 1:
+            return None
+        return self.get(key)
+
+    def __setitem__(self, key: str, value: str) -> None:
+        self._db.execute(
+            f"INSERT OR REPLACE INTO {self._name} (key, value) VALUES (?, ?)", (key, value)
+        )
+
+    def get(self, key: str) -> str | None:
+        """The value under ``key``, or None."""
+        row = self._db.execute(f"SELECT value FROM {self._name} WHERE key = ?", (key,)).fetchone()
+        return None if row is None else str(row[0])
+
+    def __contains__(self, key: object) -> bool:
+        return isinstance(key, str) and self.get(key) is not None
+
+    def __len__(self) -> int:
+        return int(self._db.execute(f"SELECT count(*) FROM {self._name}").fetchone()[0])
+
+    def first(self, limit: int) -> list[str]:
+        """Up to ``limit`` keys in the order they were first stored."""
+        query = f"SELECT key FROM {self._name} ORDER BY rowid LIMIT ?"
+        return [str(row[0]) for row in self._db.execute(query, (limit,))]
+
+
+class Scratch:
+    """A temporary SQLite file holding named :class:`DiskMap` tables; removed on close (use it
+    as a context manager)."""
+
+    def __init__(self) -> None:
+        self._folder = tempfile.TemporaryDirectory(prefix="lvlmbench-import-")
+        # Nothing here must survive a crash, so nothing is synced or journaled.
+        self._db = sqlite3.connect(Path(self._folder.name) / "scratch.db", isolation_level=None)
+        self._db.execute("PRAGMA journal_mode = OFF")
+        self._db.execute("PRAGMA synchronous = OFF")
+        self._db.execute("PRAGMA cache_size = -8192")  # 8 MiB of pages, whatever the file
+        self._db.execute("BEGIN")
+        self._maps: dict[str, DiskMap] = {}
+
+    def map(self, name: str) -> DiskMap:
+        """The table ``name`` (letters and underscores), created on first use."""
+        if not name.replace("_", "").isalpha():
+            raise ValueError(f"not a table name: {name!r}")
+        if name not in self._maps:
+            self._maps[name] = DiskMap(self._db, name)
+        return self._maps[name]
+
+    def close(self) -> None:
+        with contextlib.suppress(sqlite3.Error):
+            self._db.close()
+        self._folder.cleanup()
+
+    def __enter__(self) -> Scratch:
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        value: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.close()
