@@ -32,11 +32,18 @@ __all__ = [
     "judges_under",
     "judgment_ids",
     "judgment_protocols",
+    "next_item_seq",
     "stored_item_texts",
     "update_items",
 ]
 
 _ERROR = Status.ERROR.value
+
+
+def next_item_seq(store: Store) -> int:
+    """The place after the store's last item (what :func:`put_items` starts from). A scan of
+    the items: an importer asks once and counts on from there, never once per batch."""
+    return store.max_value(s.items, "seq") + 1
 
 
 def count_items(store: Store, benchmark: str) -> int:

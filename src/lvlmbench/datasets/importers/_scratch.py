@@ -66,7 +66,11 @@ class Scratch:
     def __init__(self) -> None:
         self._folder = tempfile.TemporaryDirectory(prefix="lvlmbench-import-")
         # Nothing here must survive a crash, so nothing is synced or journaled.
-        self._db = sqlite3.connect(Path(self._folder.name) / "scratch.db", isolation_level=None)
+        # An import's writing thread uses its tables while the reading thread waits for it:
+        # one thread at a time, so the connection may change threads.
+        self._db = sqlite3.connect(
+            Path(self._folder.name) / "scratch.db", isolation_level=None, check_same_thread=False
+        )
         self._db.execute("PRAGMA journal_mode = OFF")
         self._db.execute("PRAGMA synchronous = OFF")
         self._db.execute("PRAGMA cache_size = -8192")  # 8 MiB of pages, whatever the file

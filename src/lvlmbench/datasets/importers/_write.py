@@ -16,6 +16,7 @@ import json
 import pickle
 from collections import OrderedDict
 from collections.abc import Iterable, Sized
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -27,6 +28,7 @@ from lvlmbench.store import (
     Store,
     count_items,
     get_benchmark,
+    next_item_seq,
     put_benchmark,
     put_items,
     stored_item_texts,
@@ -141,7 +143,14 @@ class _Writer:
         self.deferred = scratch.map("deferred")
         self.batch: list[ParsedItem] = []
         self.batch_bytes = 0
+        # Asked once: the store's last place is a scan of every item, and per batch it made
+        # a million-row import quadratic. New items take the places after it in file order.
+        self.next_seq = next_item_seq(store)
         self._known: OrderedDict[bytes, str] = OrderedDict()
+        # One batch is written on this thread while the caller reads the next: storing a
+        # picture is mostly waiting on the disk (creating its file), reading rows is CPU.
+        self._thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="lvlmbench-import")
+        self._writing: Future[None] | None = None
 
     def add(self, parsed: ParsedItem) -> None:
         self.batch.append(parsed)
@@ -149,9 +158,27 @@ class _Writer:
         if len(self.batch) >= BATCH or self.batch_bytes >= BATCH_BYTES:
             self.flush()
 
+    def flush(self) -> None:
+        """Hand the batch to the writing thread (once it has written the previous one)."""
+        if not self.batch:
+            return
+        batch, self.batch, self.batch_bytes = self.batch, [], 0
+        self._wait()
+        self._writing = self._thread.submit(self._write_batch, batch)
+
+    def _wait(self) -> None:
+        writing, self._writing = self._writing, None
+        if writing is not None:
+            writing.result()  # an error of the writing thread surfaces here
+
+    def close(self) -> None:
+        """Let the batch being written finish (a batch is written whole or not at all)."""
+        self._thread.shutdown(wait=True)
+
     def finish(self) -> None:
         """Write what is left, then the items whose shared pictures came later in the file."""
         self.flush()
+        self._wait()
         for key in self.deferred.first(len(self.deferred)):
             blob = self.deferred.get(key) or ""
             parsed: ParsedItem = pickle.loads(bytes.fromhex(blob))  # this process wrote it
@@ -166,10 +193,7 @@ class _Writer:
                 )
             self._write([(parsed, _Pictures.loads(pictures))])
 
-    def flush(self) -> None:
-        if not self.batch:
-            return
-        batch, self.batch, self.batch_bytes = self.batch, [], 0
+    def _write_batch(self, batch: list[ParsedItem]) -> None:
         hashes = self._store_images(batch)
         found: list[_Pictures | None] = [None] * len(batch)
         # Items with pictures of their own first, so a row showing another row's pictures
@@ -270,7 +294,8 @@ class _Writer:
                 changed.append((before.seq, item))
             else:
                 self.summary.items_unchanged += 1
-        put_items(self.store, added)
+        put_items(self.store, added, start_seq=self.next_seq)
+        self.next_seq += len(added)
         update_items(self.store, changed)
         self.summary.items_added += len(added)
         self.summary.items_updated += len(changed)
@@ -306,12 +331,15 @@ def write_items(
         total = len(parsed_items) if isinstance(parsed_items, Sized) else 0
     with Scratch() if scratch is None else contextlib.nullcontext(scratch) as memory:
         writer = _Writer(store, benchmark, summary, memory, concat_images)
-        for done, parsed in enumerate(parsed_items, start=1):
-            writer.add(parsed)
-            summary.rows = done
-            if on_progress is not None:
-                on_progress(done, max(done, total))
-        writer.finish()
+        try:
+            for done, parsed in enumerate(parsed_items, start=1):
+                writer.add(parsed)
+                summary.rows = done
+                if on_progress is not None:
+                    on_progress(done, max(done, total))
+            writer.finish()
+        finally:
+            writer.close()
         summary.images = len(writer.digests)
         summary.urls_not_fetched = writer.urls.first(SHOWN)
         summary.urls_not_fetched_count = len(writer.urls)
