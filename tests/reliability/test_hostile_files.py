@@ -23,7 +23,7 @@ from web.conftest import CHOICE, LOCAL, build_store
 
 from lvlmbench.cli import app
 from lvlmbench.datasets import import_dataset
-from lvlmbench.datasets.importers import _images
+from lvlmbench.datasets.importers import _images, _json_files
 from lvlmbench.datasets.importers._write import BATCH, write_items
 from lvlmbench.datasets.importers.jsonl import parse_jsonl
 from lvlmbench.ids import MAX_JSON_DEPTH, JSONTooDeep, load_json
@@ -171,6 +171,26 @@ def test_duplicate_columns_are_found_in_a_wide_header(db: Path, tmp_path: Path) 
     line = _refused(db, "import", str(path), "-f", "visit")
     assert "duplicate column(s) in the header: c0, c1, c10, c100," in line
     assert "(380 more)" in line  # 400 duplicated names, the first 20 shown
+
+
+def test_a_header_line_too_long_to_hold_columns_is_refused_unparsed(
+    db: Path, tmp_path: Path
+) -> None:
+    path = tmp_path / "commas.csv"
+    path.write_text("instruction,image" + "," * (2 << 20) + "\nq,good.png\n")
+    for fmt in (["-f", "visit"], []):
+        line = _refused(db, "import", str(path), *fmt)
+        assert f"{path}: the header row is longer than 1,048,576 characters" in line
+
+
+def test_a_json_line_past_the_cell_limit_is_refused_unread(
+    db: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(_json_files, "MAX_CELL_CHARS", 1000)  # the real limit is 64 MiB
+    path = tmp_path / "long.jsonl"
+    path.write_text(json.dumps({"question": "short"}) + "\n" + json.dumps({"question": "x" * 2000}))
+    line = _refused(db, "import", str(path), "-f", "jsonl")
+    assert f"{path}, row 2: the line is longer than 1,000 characters" in line
 
 
 # -- 24.3 a zip-bomb workbook ----------------------------------------------------------------

@@ -10,22 +10,24 @@ from __future__ import annotations
 
 import ast
 import csv
-import sys
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 from lvlmbench.ids import JSONTooDeep, load_json
 
 __all__ = [
+    "MAX_CELL_CHARS",
     "MAX_COLUMNS",
+    "MAX_HEADER_CHARS",
     "DatasetError",
     "ParsedItem",
     "ProgressHook",
     "Row",
     "check_header",
+    "check_header_line",
     "count_lines",
     "count_rows",
     "not_utf8",
@@ -35,6 +37,12 @@ __all__ = [
     "require_columns",
     "shown_names",
 ]
+
+MAX_CELL_CHARS = 64 << 20
+"""Longest cell (or JSON line) read: a row's base64 pictures are a few MB even in MMMU; a cell
+this long is a broken or hostile file, and reading on would hold it all in memory."""
+MAX_HEADER_CHARS = 1 << 20
+"""Longest header line read before it is parsed: 1,000 columns of 1,000 characters."""
 
 MAX_COLUMNS = 1_000
 """Most columns a table may have. The widest published layouts (FORMATS.md: VLMEvalKit's MMMU
@@ -135,6 +143,11 @@ def read_table(
     """
     _lift_field_limit()
     handle = path.open(newline="", encoding="utf-8-sig")
+    try:
+        check_header_line(path, handle)
+    except BaseException:
+        handle.close()
+        raise
     reader = csv.reader(handle, delimiter=delimiter)
     try:
         header = next(reader)
@@ -202,8 +215,22 @@ def shown_names(names: list[str], limit: int = 20) -> str:
     return shown + (f", ... ({len(names) - limit:,} more)" if len(names) > limit else "")
 
 
+def check_header_line(path: Path, handle: TextIO) -> None:
+    """DatasetError when the first line is longer than :data:`MAX_HEADER_CHARS` (it would be
+    parsed into that many columns first); the handle is left at the start."""
+    first = handle.readline(MAX_HEADER_CHARS + 1)
+    handle.seek(0)
+    if len(first) > MAX_HEADER_CHARS:
+        raise DatasetError(
+            path,
+            f"the header row is longer than {MAX_HEADER_CHARS:,} characters; expected at most "
+            f"{MAX_COLUMNS:,} column names",
+        )
+
+
 def _lift_field_limit() -> None:
-    csv.field_size_limit(min(sys.maxsize, 2**31 - 1))
+    # Cells may hold base64 pictures, far over the csv module's 128 KiB default.
+    csv.field_size_limit(MAX_CELL_CHARS)
 
 
 def count_rows(path: Path, delimiter: str) -> int:
@@ -229,13 +256,21 @@ def count_rows(path: Path, delimiter: str) -> int:
 
 
 def count_lines(path: Path) -> int:
-    """Non-blank lines of a text file (JSONL items), for a progress total; like
-    :func:`count_rows`, it never raises."""
+    """Non-blank lines of a text file (JSONL items), for a progress total, read in chunks (a
+    line is never held whole); like :func:`count_rows`, it never raises."""
     count = 0
+    blank = True  # the line being read has only whitespace so far
     try:
-        with path.open(encoding="utf-8-sig") as handle:
-            count = sum(1 for text in handle if text.strip())
-    except (OSError, UnicodeDecodeError):
+        with path.open("rb") as handle:
+            while chunk := handle.read(1 << 20):
+                *ended, rest = chunk.split(b"\n")
+                for piece in ended:
+                    if not blank or (piece and not piece.isspace()):
+                        count += 1
+                    blank = True
+                blank = blank and (not rest or rest.isspace())
+        count += not blank
+    except OSError:
         pass
     return count
 

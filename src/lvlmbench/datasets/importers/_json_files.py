@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, TextIO
 
-from lvlmbench.datasets.importers._common import DatasetError
+from lvlmbench.datasets.importers._common import MAX_CELL_CHARS, DatasetError
 from lvlmbench.ids import MAX_JSON_DEPTH, JSONTooDeep, check_json_depth, load_json
 
 __all__ = ["iter_json_array", "iter_json_lines", "iter_json_records", "json_error"]
@@ -34,20 +34,32 @@ def json_error(
     return DatasetError(path, f"not valid JSON: {exc}", row=row, line=line)
 
 
+def _lines(path: Path) -> Iterator[tuple[int, str]]:
+    """(line number, text) of every non-blank line; DatasetError for a line longer than
+    :data:`MAX_CELL_CHARS` (it is never read whole)."""
+    with path.open(encoding="utf-8-sig") as handle:
+        line = 0
+        while text := handle.readline(MAX_CELL_CHARS + 1):
+            line += 1
+            if len(text) > MAX_CELL_CHARS:
+                raise DatasetError(
+                    path, f"the line is longer than {MAX_CELL_CHARS:,} characters", row=line
+                )
+            if text.strip():
+                yield line, text
+
+
 def iter_json_lines(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
     """(line number, object) of every non-blank line of a JSON Lines file; DatasetError naming
-    the line that is not valid JSON, nests too deep or is not an object."""
-    with path.open(encoding="utf-8-sig") as handle:
-        for line, text in enumerate(handle, start=1):
-            if not text.strip():
-                continue
-            try:
-                record = load_json(text)
-            except ValueError as exc:
-                raise json_error(path, exc, line) from None
-            if not isinstance(record, dict):
-                raise DatasetError(path, "expected a JSON object per line", row=line)
-            yield line, record
+    the line that is not valid JSON, nests too deep, is too long or is not an object."""
+    for line, text in _lines(path):
+        try:
+            record = load_json(text)
+        except ValueError as exc:
+            raise json_error(path, exc, line) from None
+        if not isinstance(record, dict):
+            raise DatasetError(path, "expected a JSON object per line", row=line)
+        yield line, record
 
 
 class _ArrayReader:
@@ -97,6 +109,13 @@ class _ArrayReader:
             except RecursionError:
                 raise json_error(self.path, JSONTooDeep(MAX_JSON_DEPTH), row, line) from None
             except json.JSONDecodeError as exc:
+                if len(self.buffer) - self.pos > MAX_CELL_CHARS:
+                    raise DatasetError(
+                        self.path,
+                        f"the record is longer than {MAX_CELL_CHARS:,} characters",
+                        row=row,
+                        line=line,
+                    ) from None
                 if self._more(want):
                     want *= 2
                     continue
@@ -172,13 +191,9 @@ def iter_json_records(path: Path) -> Iterator[tuple[int, int, Any]]:
     if first == "[":
         yield from iter_json_array(path)
         return
-    number = 0
-    with path.open(encoding="utf-8-sig") as handle:
-        for line, text in enumerate(handle, start=1):
-            if not text.strip():
-                continue
-            number += 1
-            try:
-                yield number, line, load_json(text)
-            except ValueError as exc:
-                raise json_error(path, exc, number, line) from None
+    for number, (line, text) in enumerate(_lines(path), start=1):
+        try:
+            value = load_json(text)
+        except ValueError as exc:
+            raise json_error(path, exc, number, line) from None
+        yield number, line, value

@@ -22,7 +22,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from lvlmbench.datasets.importers._common import DatasetError, check_header, shown_names
+from lvlmbench.datasets.importers._common import (
+    MAX_CELL_CHARS,
+    DatasetError,
+    check_header,
+    check_header_line,
+    shown_names,
+)
 from lvlmbench.datasets.importers._json_files import iter_json_array, json_error
 from lvlmbench.datasets.importers._workbook import EXCEL_SUFFIXES, excel_header
 from lvlmbench.datasets.importers.hf import HF_FORMAT, is_hf_dataset
@@ -89,11 +95,15 @@ def format_rules() -> list[FormatRule]:
 
 
 def _first_line(path: Path) -> str:
+    """The first non-blank line (within the first 64 KiB of blank ones), cut at
+    :data:`MAX_CELL_CHARS`: a hostile one-line file is never read whole."""
     with path.open(encoding="utf-8-sig", errors="replace") as handle:
-        for line in handle:
+        skipped = 0
+        while line := handle.readline(MAX_CELL_CHARS):
             if line.strip():
                 return line.strip()
-            if handle.tell() > _SNIFF_BYTES:
+            skipped += len(line)
+            if skipped > _SNIFF_BYTES:
                 break
     return ""
 
@@ -145,6 +155,7 @@ def read_sample(path: Path) -> FileSample:
     tabbed = suffix == ".tsv" or (suffix != ".csv" and first.count("\t") > first.count(","))
     try:
         with path.open(newline="", encoding="utf-8-sig", errors="replace") as handle:
+            check_header_line(path, handle)
             header = next(csv.reader(handle, delimiter="\t" if tabbed else ","), [])
     except csv.Error as exc:
         raise DatasetError(path, f"not a readable table: {exc}") from None
