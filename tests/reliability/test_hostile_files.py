@@ -190,7 +190,7 @@ def test_a_json_line_past_the_cell_limit_is_refused_unread(
     path = tmp_path / "long.jsonl"
     path.write_text(json.dumps({"question": "short"}) + "\n" + json.dumps({"question": "x" * 2000}))
     line = _refused(db, "import", str(path), "-f", "jsonl")
-    assert f"{path}, row 2: the line is longer than 1,000 characters" in line
+    assert f"{path}, row 2: the line is longer than 1,000 bytes" in line
 
 
 # -- 24.3 a zip-bomb workbook ----------------------------------------------------------------

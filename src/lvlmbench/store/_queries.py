@@ -79,17 +79,20 @@ def stored_item_texts(
     """item id → (seq, JSON text) of ``benchmark``'s items (only those with these ``ids`` when
     given): what an importer compares a new file against without parsing every stored item,
     a batch of ids at a time so a big benchmark is never held whole."""
-    query = select(s.items.c.id, s.items.c.seq, s.items.c.data).where(
-        s.items.c.benchmark == benchmark
-    )
-    if ids is not None:
-        if not ids:
-            return {}
-        query = query.where(s.items.c.id.in_(list(ids)))
+    columns = (s.items.c.id, s.items.c.benchmark, s.items.c.seq, s.items.c.data)
+    if ids is None:
+        query = select(*columns).where(s.items.c.benchmark == benchmark)
+    elif not ids:
+        return {}
+    else:
+        # By id alone: with the benchmark in the WHERE too, SQLite's planner walks the
+        # benchmark's index through every item it holds, once per batch (quadratic).
+        query = select(*columns).where(s.items.c.id.in_(list(ids)))
     with store.engine.connect() as conn:
         return {
             str(row.id): StoredItemText(int(row.seq), str(row.data))
             for row in conn.execution_options(stream_results=True).execute(query)
+            if row.benchmark == benchmark
         }
 
 

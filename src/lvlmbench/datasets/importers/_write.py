@@ -172,7 +172,7 @@ class _Writer:
             writing.result()  # an error of the writing thread surfaces here
 
     def close(self) -> None:
-        """Let the batch being written finish (a batch is written whole or not at all)."""
+        """Let the batch being written finish before returning (also when reading failed)."""
         self._thread.shutdown(wait=True)
 
     def finish(self) -> None:
