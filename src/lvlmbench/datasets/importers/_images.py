@@ -315,8 +315,8 @@ def _local_file(
 ) -> Path | None:
     """The file a path or name in the row stands for, if any; DatasetError when the only file
     it leads to lies outside what may be read."""
-    if len(value) > _MAX_PATH or value.startswith("data:"):
-        return None  # base64 data: no file
+    if len(value) > _MAX_PATH or value.startswith("data:") or _plain_base64(value):
+        return None  # image data, not a file name: no disk lookup for it
     lookup = access.lookup(value, base_dir)
     if lookup.outside is not None:
         raise _outside(row, column, lookup.outside, access)
@@ -399,6 +399,12 @@ def resolve_values(
             found.aliases.append(value)  # the same picture under another column
             continue
         _one_image(value, row, column, base_dir, found, access)
+
+
+def _plain_base64(value: str) -> bool:
+    """Whether ``value`` is long base64 with no dot: a picture's bytes, never a file name
+    (those have an extension), so a base64 column is not looked up on disk row by row."""
+    return len(value) >= 64 and "." not in value and _BASE64.match(value) is not None
 
 
 def _names_picture(value: str) -> bool:

@@ -5,31 +5,54 @@ duplicate names the first row), which pictures it stored (the summary counts dis
 which row another row's ``image`` cell points to (VLMEvalKit). Held in dicts, these grow with
 the file (a 10-million-row file: gigabytes); here they are tables of a throwaway SQLite file in
 a temporary folder, so an import's memory stays the same whatever the file's size. Each
-lookup is a few microseconds.
+lookup is a few microseconds; a file of under :data:`IN_MEMORY` rows never touches the disk.
 """
 
 from __future__ import annotations
 
 import contextlib
+import itertools
 import sqlite3
 import tempfile
 from pathlib import Path
 from types import TracebackType
 
-__all__ = ["DiskMap", "Scratch"]
+__all__ = ["IN_MEMORY", "DiskMap", "Scratch"]
+
+IN_MEMORY = 100_000
+"""Keys a :class:`DiskMap` keeps in memory (about 15 MB of short keys) before it moves them to
+disk."""
 
 
 class DiskMap:
-    """A str → str mapping in a :class:`Scratch` table."""
+    """A str → str mapping that lives in a Python dict while it is small and moves to a
+    :class:`Scratch` table once it holds :data:`IN_MEMORY` keys: files of ordinary size pay
+    nothing for the disk, and memory stops growing there for any size."""
 
     def __init__(self, connection: sqlite3.Connection, name: str) -> None:
         self._db = connection
         self._name = name
-        connection.execute(f"CREATE TABLE IF NOT EXISTS {name} (key TEXT PRIMARY KEY, value TEXT)")
+        self._memory: dict[str, str] | None = {}
+
+    def _spill(self) -> None:
+        assert self._memory is not None
+        self._db.execute(f"CREATE TABLE {self._name} (key TEXT PRIMARY KEY, value TEXT)")
+        self._db.executemany(  # in insertion order, so first() keeps it
+            f"INSERT INTO {self._name} (key, value) VALUES (?, ?)", self._memory.items()
+        )
+        self._memory = None
 
     def setdefault(self, key: str, value: str = "") -> str | None:
         """Store ``value`` under ``key`` unless the key is there: None when it was stored,
         else the value already there (``dict.setdefault`` told apart from a first insert)."""
+        if self._memory is not None:
+            found = self._memory.get(key)
+            if found is not None:
+                return found
+            self._memory[key] = value
+            if len(self._memory) >= IN_MEMORY:
+                self._spill()
+            return None
         cursor = self._db.execute(
             f"INSERT OR IGNORE INTO {self._name} (key, value) VALUES (?, ?)", (key, value)
         )
@@ -38,12 +61,19 @@ class DiskMap:
         return self.get(key)
 
     def __setitem__(self, key: str, value: str) -> None:
+        if self._memory is not None:
+            self._memory[key] = value
+            if len(self._memory) >= IN_MEMORY:
+                self._spill()
+            return
         self._db.execute(
             f"INSERT OR REPLACE INTO {self._name} (key, value) VALUES (?, ?)", (key, value)
         )
 
     def get(self, key: str) -> str | None:
         """The value under ``key``, or None."""
+        if self._memory is not None:
+            return self._memory.get(key)
         row = self._db.execute(f"SELECT value FROM {self._name} WHERE key = ?", (key,)).fetchone()
         return None if row is None else str(row[0])
 
@@ -51,10 +81,14 @@ class DiskMap:
         return isinstance(key, str) and self.get(key) is not None
 
     def __len__(self) -> int:
+        if self._memory is not None:
+            return len(self._memory)
         return int(self._db.execute(f"SELECT count(*) FROM {self._name}").fetchone()[0])
 
     def first(self, limit: int) -> list[str]:
         """Up to ``limit`` keys in the order they were first stored."""
+        if self._memory is not None:
+            return list(itertools.islice(self._memory, limit))
         query = f"SELECT key FROM {self._name} ORDER BY rowid LIMIT ?"
         return [str(row[0]) for row in self._db.execute(query, (limit,))]
 

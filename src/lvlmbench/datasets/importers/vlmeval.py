@@ -72,9 +72,10 @@ def _kind(
     row: Row, has_answer: bool
 ) -> tuple[str, dict[str, str], str | None, str | None, dict[str, Any]]:
     """kind, options, answer key, reference and extra meta of a row."""
-    options = {
-        L: row.get(L.lower()) for L in OPTION_LETTERS if row.get(L.lower()).lower() not in _MISSING
+    cells = {
+        letter: row.get(column) for letter, column in zip(OPTION_LETTERS, _OPTIONS, strict=True)
     }
+    options = {letter: text for letter, text in cells.items() if text.lower() not in _MISSING}
     answer = row.get("answer")
     if options:
         if len(options) < 2:
