@@ -335,6 +335,17 @@ def test_a_vlmeval_row_may_share_the_picture_of_a_row_further_down(tmp_path: Pat
         store.close()
 
 
+def test_a_vlmeval_chain_of_shared_pictures_is_refused(db: Path, tmp_path: Path) -> None:
+    import base64
+
+    red = base64.b64encode(_png((250, 0, 0))).decode()
+    rows = ["1\tA?\tx\ty\tA\t2", "2\tB?\tx\ty\tA\t3", f"3\tC?\tx\ty\tA\t{red}"]
+    path = tmp_path / "chain.tsv"
+    path.write_text("index\tquestion\tA\tB\tanswer\timage\n" + "\n".join(rows) + "\n")
+    line = _refused(db, "import", str(path), "-f", "vlmeval")
+    assert f"{path}, row 1 (line 2), column 'image': the image cell names row '2', whose" in line
+
+
 # -- 24.5 image paths from an untrusted dataset ----------------------------------------------
 
 

@@ -13,6 +13,7 @@ import os
 import re
 import time
 from collections.abc import Iterable, Iterator, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -334,6 +335,7 @@ class Store:
         self.require_writable()
         digests: list[str] = []
         rows: dict[str, dict[str, Any]] = {}
+        files: list[tuple[Path, bytes]] = []
         for given in images:
             try:
                 data, suffix = stored_form(given)
@@ -345,11 +347,7 @@ class Store:
                 continue
             path = self.images_dir / f"{digest}{suffix}"
             if not path.exists():
-                self.images_dir.mkdir(parents=True, exist_ok=True)
-                # Write then rename, so a crash never leaves a half-written file under the hash.
-                tmp = path.with_suffix(f".tmp{os.getpid()}")
-                tmp.write_bytes(data)
-                tmp.replace(path)
+                files.append((path, data))
             width, height, media = image_meta(data)
             rows[digest] = {
                 "sha256": digest,
@@ -359,7 +357,15 @@ class Store:
                 "bytes": len(data),
                 "created_at": time.time(),
             }
-        self.put_rows(s.images, rows.values())
+        if files:
+            self.images_dir.mkdir(parents=True, exist_ok=True)
+            if len(files) < 8:
+                for path, data in files:
+                    _write_image_file(path, data)
+            else:  # creating a file is mostly waiting on the disk: a few at a time
+                with ThreadPoolExecutor(4, thread_name_prefix="lvlmbench-images") as pool:
+                    list(pool.map(_write_image_file, *zip(*files, strict=True)))
+        self.put_rows(s.images, rows.values())  # after the files: a row never lacks its file
         return digests
 
     def image_path(self, digest: str) -> Path:
@@ -399,6 +405,13 @@ class Store:
 
 
 @functools.lru_cache(maxsize=64)
+def _write_image_file(path: Path, data: bytes) -> None:
+    # Write then rename, so a crash never leaves a half-written file under the hash.
+    tmp = path.with_suffix(f".tmp{os.getpid()}")
+    tmp.write_bytes(data)
+    tmp.replace(path)
+
+
 def _upsert(table: Table, dialect: str, replace: bool, columns: tuple[str, ...]) -> Insert:
     """INSERT ... ON CONFLICT for ``table``, built once: building and hashing the statement
     again for every batch cost a quarter of a small batch's write."""
