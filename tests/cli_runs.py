@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 
 from lvlmbench.cli import app
 
-__all__ = ["clean_env", "count_rows", "evaluate_json", "units_stored"]
+__all__ = ["clean_env", "count_rows", "evaluate_json", "store_state", "units_stored"]
 
 
 def evaluate_json(db: Path, benchmark: str, *args: str) -> dict[str, Any]:
@@ -53,3 +53,21 @@ def units_stored(db: Path) -> int:
     except sqlite3.OperationalError:
         return 0
     return int(row[0])
+
+
+def store_state(db: Path) -> dict[str, list[tuple[Any, ...]]]:
+    """Every row of every table of the SQLite store ``db`` (sorted, per table) and the files
+    of its image folder (``images/`` beside it, under the key ``"images/"``): equal before and
+    after a command that must change nothing."""
+    state: dict[str, list[tuple[Any, ...]]] = {}
+    with contextlib.closing(sqlite3.connect(db, timeout=30)) as connection:
+        names = connection.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'"
+        ).fetchall()
+        for (name,) in names:
+            rows = connection.execute(f'SELECT * FROM "{name}"').fetchall()
+            state[name] = sorted(rows, key=repr)
+    folder = db.parent / "images"
+    files = sorted(p.name for p in folder.iterdir()) if folder.is_dir() else []
+    state["images/"] = [(name,) for name in files]
+    return state

@@ -1,4 +1,5 @@
-"""Content ids: the same content always gets the same id, on any machine."""
+"""Content ids: the same content always gets the same id, on any machine; and the JSON they
+are built from, written canonically and read from users with bounded nesting."""
 
 from __future__ import annotations
 
@@ -11,11 +12,15 @@ from typing import Any
 
 __all__ = [
     "BENCHMARK_NAME_RULE",
+    "MAX_JSON_DEPTH",
+    "JSONTooDeep",
     "canonical_json",
     "check_benchmark_name",
+    "check_json_depth",
     "compact_json_writer",
     "content_id",
     "is_text_digest",
+    "load_json",
     "text_digest",
 ]
 
@@ -94,3 +99,55 @@ def check_benchmark_name(name: str) -> str:
     if not _BENCHMARK_NAME.fullmatch(name):
         raise ValueError(f"benchmark name {name[:120]!r} is not allowed: {BENCHMARK_NAME_RULE}")
     return name
+
+
+MAX_JSON_DEPTH = 64
+"""Deepest nesting of arrays and objects accepted in JSON from users' files and uploads. Real
+layouts nest a few levels (a VLMEvalKit list cell 1, FastChat's conversations 3, an exported
+item's meta 3-4); Python's decoder fails with a RecursionError traceback near 1,000 levels, so
+a limit far below that and far above any real file tells a corrupt or hostile file at once."""
+
+# A JSON string (skipped whole, escapes included) or one bracket: what nesting depth counts.
+_JSON_TOKEN = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}]')
+_OPENERS = frozenset("[{")
+
+
+class JSONTooDeep(ValueError):
+    """JSON nested deeper than the limit; the message says the limit and why it exists."""
+
+    def __init__(self, limit: int) -> None:
+        super().__init__(
+            f"JSON nested deeper than {limit} levels (real files nest a few levels; is the "
+            "file corrupt or hostile?)"
+        )
+        self.limit = limit
+
+
+def check_json_depth(text: str, max_depth: int = MAX_JSON_DEPTH) -> None:
+    """:class:`JSONTooDeep` when the arrays and objects of the JSON ``text`` nest deeper than
+    ``max_depth`` (strings skipped); linear, and nearly free for text with few brackets."""
+    # Fast path: a text with no more opening brackets than the limit cannot nest deeper.
+    if text.count("[") + text.count("{") <= max_depth:
+        return
+    depth = 0
+    for token in _JSON_TOKEN.finditer(text):
+        char = text[token.start()]
+        if char in _OPENERS:
+            depth += 1
+            if depth > max_depth:
+                raise JSONTooDeep(max_depth)
+        elif char != '"':
+            depth -= 1
+
+
+def load_json(text: str | bytes, *, max_depth: int = MAX_JSON_DEPTH) -> Any:
+    """``json.loads(text)`` for JSON that comes from users (a file's line or cell, an upload):
+    :class:`JSONTooDeep` (a ValueError) instead of a RecursionError when arrays and objects
+    nest deeper than ``max_depth``; json.JSONDecodeError (also a ValueError) as usual."""
+    if isinstance(text, bytes | bytearray):
+        text = text.decode("utf-8")
+    check_json_depth(text, max_depth)
+    try:
+        return json.loads(text)
+    except RecursionError:  # the stack was already deep: still the same answer, never a trace
+        raise JSONTooDeep(max_depth) from None

@@ -50,7 +50,8 @@ def test_jsonl_fields(
 ) -> None:
     path = write_jsonl(tmp_path, png, b64)
     summary = import_dataset(store, path, "jsonl")
-    assert (summary.benchmark, summary.items_added, summary.images) == ("mine", 4, 4)
+    # red.png is named twice and counted once: red, blue, green
+    assert (summary.benchmark, summary.items_added, summary.images) == ("mine", 4, 3)
     assert summary.urls_not_fetched == ["http://example.com/a.png"]
     first, choice, truth, web = iter_items(store, "mine")
     assert first.id == item_id("mine", "q1") and choice.id == item_id("mine", "line-2")

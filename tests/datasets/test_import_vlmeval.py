@@ -84,7 +84,8 @@ def test_vlmeval_kinds_and_images(
 ) -> None:
     path = write_vlmeval(tmp_path / "MMBench_tiny.tsv", b64)
     summary = import_dataset(store, path, "vlmeval")
-    assert (summary.benchmark, summary.items_added, summary.images) == ("MMBench_tiny", 4, 5)
+    # distinct pictures: red (row 2 shows row 1's), blue (rows 3 and 4), green
+    assert (summary.benchmark, summary.items_added, summary.images) == ("MMBench_tiny", 4, 3)
     mc, shared, tf, open_item = iter_items(store, "MMBench_tiny")
     assert mc.kind == "mc" and mc.answer == "A"
     assert mc.options == {"A": "red", "B": "blue", "C": "green", "D": "grey"}

@@ -205,7 +205,7 @@ def _bad_visit_row(cell: str) -> list[list[str]]:
         (
             "battles",
             lambda tmp: _dump(tmp, [*battles(), {**battles()[0], "auto_evaluation_result": "A"}]),
-            r"row 5, column 'auto_evaluation_result': expected a list of 2 values",
+            r"row 5 \(line \d+\), column 'auto_evaluation_result': expected a list of 2 values",
         ),
     ],
 )
@@ -243,7 +243,7 @@ def test_vote_file_for_the_wrong_benchmark_is_refused(tmp_path: Path, store: Sto
     assert _snapshot(store) == ([], [])
     broken = tmp_path / "broken.json"
     broken.write_text('[{"question_id": 101,')
-    with pytest.raises(DatasetError, match=r"broken\.json: not valid JSON"):
+    with pytest.raises(DatasetError, match=r"broken\.json, row 1: not valid JSON"):
         import_dataset(store, broken, "fastchat-votes", "llava")
 
 

@@ -19,6 +19,7 @@ from lvlmbench.store import (
     judgment_id,
     judgment_ids,
     judgment_protocols,
+    next_item_seq,
     put_artifact,
     put_benchmark,
     put_cached_calls,
@@ -59,6 +60,42 @@ def test_item_queries_keep_benchmarks_apart_and_their_order(store_url, tmp_path)
     assert set(texts) == {"b-3", "b-1", "b-2"}
     assert texts["b-2"].seq > texts["b-1"].seq > texts["b-3"].seq
     assert BenchmarkItem.model_validate_json(texts["b-1"].data) == _item(1)
+
+
+def test_stored_item_texts_of_a_batch_of_ids_and_the_next_place(store_url, tmp_path):
+    store = _open(store_url, tmp_path)
+    assert next_item_seq(store) == 0
+    put_items(store, [_item(i) for i in range(3)])
+    put_items(store, [_item(i, bench="other") for i in range(2)])
+    assert next_item_seq(store) == 5
+    wanted = ["b-2", "b-0", "other-1", "missing"]
+    found = stored_item_texts(store, "b", wanted)
+    assert sorted(found) == ["b-0", "b-2"]  # another benchmark's item is not this one's
+    assert found["b-2"] == stored_item_texts(store, "b")["b-2"]
+    assert stored_item_texts(store, "b", []) == {}
+
+
+def test_put_images_stores_each_picture_once_with_its_row(store_url, tmp_path):
+    import hashlib
+    import io
+
+    from PIL import Image
+
+    def png(shade: int) -> bytes:
+        buffer = io.BytesIO()
+        Image.new("RGB", (3, 2), (shade, 0, 0)).save(buffer, format="PNG")
+        return buffer.getvalue()
+
+    store = _open(store_url, tmp_path)
+    pictures = [png(n) for n in range(12)] + [png(3)]  # more than a few: written in parallel
+    digests = store.put_images(pictures)
+    assert digests == [hashlib.sha256(p).hexdigest() for p in pictures]
+    assert digests[-1] == digests[3] and store.put_image(png(3)) == digests[3]
+    assert sorted(p.name for p in (tmp_path / "images").iterdir()) == sorted(
+        f"{d}.png" for d in set(digests)
+    )
+    assert all(store.read_image(d) == p for d, p in zip(digests, pictures, strict=True))
+    assert store.info()["tables"]["images"] == 12
 
 
 def test_update_items_rewrites_content_in_place(store_url, tmp_path):

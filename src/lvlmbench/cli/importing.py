@@ -23,6 +23,7 @@ from lvlmbench.cli._common import (
 )
 from lvlmbench.datasets import DatasetError, ImportSummary, detect_format
 from lvlmbench.datasets import import_dataset as run_import
+from lvlmbench.datasets.importers import DEFAULT_MAX_UNZIPPED_MB, MAX_UNZIPPED_ENV, unzip_limit
 from lvlmbench.datasets.predictions import PredictionSummary, import_predictions
 
 __all__ = ["DatasetFormat", "import_dataset"]
@@ -105,14 +106,14 @@ def _print_summary(summary: ImportSummary) -> None:
     if summary.urls_not_fetched:
         first = summary.urls_not_fetched[0]
         console.print(
-            f"[yellow]{len(summary.urls_not_fetched)} image URL(s) not fetched[/] (e.g. {first}): "
+            f"[yellow]{summary.urls_not_fetched_count} image URL(s) not fetched[/] (e.g. {first}): "
             "those items fail at evaluation until their images are downloaded (re-import with "
             "--image-root DIR) or imported from files or base64",
             highlight=False,
         )
     if summary.images_missing:
         console.print(
-            f"[yellow]{len(summary.images_missing)} image file(s) not found[/] (e.g. "
+            f"[yellow]{summary.images_missing_count} image file(s) not found[/] (e.g. "
             f"{summary.images_missing[0]}): those items fail at evaluation until the files are "
             "put beside the dataset file or under --image-root DIR and it is re-imported",
             highlight=False,
@@ -211,6 +212,24 @@ def import_dataset(
             "its subfolders) by file name.",
         ),
     ] = None,
+    allow_images_outside: Annotated[
+        bool,
+        typer.Option(
+            "--allow-images-outside",
+            help="Read image paths that lead outside the file's folder and --image-root "
+            "(absolute paths, '..', links). Only for files you trust.",
+        ),
+    ] = False,
+    max_unzipped_mb: Annotated[
+        int | None,
+        typer.Option(
+            "--max-unzipped-mb",
+            envvar=MAX_UNZIPPED_ENV,
+            min=1,
+            help=f"Most MiB an .xlsx workbook may unzip to (default {DEFAULT_MAX_UNZIPPED_MB}); "
+            "larger ones, and zip bombs, are refused before they are opened.",
+        ),
+    ] = None,
     judge: Annotated[
         str | None,
         typer.Option(
@@ -252,17 +271,18 @@ def import_dataset(
         raise BadInput(f"{file} is a directory, expected a dataset file")
     if not file.exists():
         raise BadInput(f"{file}: no such file")
-    try:
-        fmt = format.value if format is not None else detect_format(file)
-    except DatasetError as exc:
-        raise BadInput(str(exc)) from None
-    if fmt == DatasetFormat.PREDICTIONS.value:
-        found = _run_predictions(store, file, name, model, strict)
-        if json_output:
-            print_json(found.as_dict())
-        else:
-            _print_predictions(found)
-        return
+    with unzip_limit(max_unzipped_mb):  # detection opens a workbook too
+        try:
+            fmt = format.value if format is not None else detect_format(file)
+        except DatasetError as exc:
+            raise BadInput(str(exc)) from None
+        if fmt == DatasetFormat.PREDICTIONS.value:
+            found = _run_predictions(store, file, name, model, strict)
+            if json_output:
+                print_json(found.as_dict())
+            else:
+                _print_predictions(found)
+            return
     if model is not None or strict:
         raise BadInput("--model and --strict are for prediction files (-f predictions)")
     opened = open_store(store)
@@ -276,6 +296,8 @@ def import_dataset(
                 name,
                 concat_images=concat_images,
                 image_root=image_root,
+                allow_images_outside=allow_images_outside,
+                max_unzipped_mb=max_unzipped_mb,
                 on_validate=validated,
                 on_progress=written,
                 judge=judge,

@@ -42,6 +42,7 @@ from lvlmbench.store._queries import (
     judges_under,
     judgment_ids,
     judgment_protocols,
+    next_item_seq,
     stored_item_texts,
     update_items,
 )
@@ -130,6 +131,7 @@ __all__ = [
     "list_exclusions",
     "list_stored",
     "new_owner",
+    "next_item_seq",
     "normalise_url",
     "put_artifact",
     "put_benchmark",

@@ -148,6 +148,10 @@ def stored_images(images_dir: Path) -> list[Path]:
 def image_meta(data: bytes) -> tuple[int | None, int | None, str]:
     """Width, height and media type of encoded image bytes (None, None and
     application/octet-stream when PIL cannot read them)."""
+    if data[:8] == b"\x89PNG\r\n\x1a\n" and data[12:16] == b"IHDR" and len(data) >= 24:
+        # A PNG's size is in its first chunk: no need for PIL (a fifth of a millisecond an
+        # image, when an import stores a hundred thousand).
+        return int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big"), "image/png"
     from PIL import Image, UnidentifiedImageError
 
     try:

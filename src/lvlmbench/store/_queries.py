@@ -7,7 +7,7 @@ outside ``store/`` needs the tables or SQL. The same statements run on SQLite an
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Collection, Iterable, Iterator
 from typing import Any, NamedTuple
 
 from pydantic import BaseModel
@@ -32,11 +32,18 @@ __all__ = [
     "judges_under",
     "judgment_ids",
     "judgment_protocols",
+    "next_item_seq",
     "stored_item_texts",
     "update_items",
 ]
 
 _ERROR = Status.ERROR.value
+
+
+def next_item_seq(store: Store) -> int:
+    """The place after the store's last item (what :func:`put_items` starts from). A scan of
+    the items: an importer asks once and counts on from there, never once per batch."""
+    return store.max_value(s.items, "seq") + 1
 
 
 def count_items(store: Store, benchmark: str) -> int:
@@ -66,13 +73,27 @@ class StoredItemText(NamedTuple):
     data: str
 
 
-def stored_item_texts(store: Store, benchmark: str) -> dict[str, StoredItemText]:
-    """item id → (seq, JSON text) of ``benchmark``'s items: what an importer compares a new
-    file against without parsing every stored item."""
-    return {
-        str(row["id"]): StoredItemText(int(row["seq"]), str(row["data"]))
-        for row in store.iter_rows(s.items, benchmark=benchmark)
-    }
+def stored_item_texts(
+    store: Store, benchmark: str, ids: Collection[str] | None = None
+) -> dict[str, StoredItemText]:
+    """item id → (seq, JSON text) of ``benchmark``'s items (only those with these ``ids`` when
+    given): what an importer compares a new file against without parsing every stored item,
+    a batch of ids at a time so a big benchmark is never held whole."""
+    columns = (s.items.c.id, s.items.c.benchmark, s.items.c.seq, s.items.c.data)
+    if ids is None:
+        query = select(*columns).where(s.items.c.benchmark == benchmark)
+    elif not ids:
+        return {}
+    else:
+        # By id alone: with the benchmark in the WHERE too, SQLite's planner walks the
+        # benchmark's index through every item it holds, once per batch (quadratic).
+        query = select(*columns).where(s.items.c.id.in_(list(ids)))
+    with store.engine.connect() as conn:
+        return {
+            str(row.id): StoredItemText(int(row.seq), str(row.data))
+            for row in conn.execution_options(stream_results=True).execute(query)
+            if row.benchmark == benchmark
+        }
 
 
 def update_items(store: Store, items: Iterable[tuple[int, BenchmarkItem]]) -> None:

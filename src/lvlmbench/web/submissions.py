@@ -16,7 +16,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from lvlmbench.ids import content_id
+from lvlmbench.ids import JSONTooDeep, content_id, load_json
 from lvlmbench.runner import score_output
 from lvlmbench.store import (
     Store,
@@ -84,11 +84,13 @@ def _parse_line(
 ) -> tuple[str, str] | str:
     """(item id, answer) or the error text for line ``number``."""
     try:
-        record = json.loads(raw.decode("utf-8"))
+        record = load_json(raw.decode("utf-8"))
     except UnicodeDecodeError:
         return f"line {number}: not UTF-8 text"
     except json.JSONDecodeError as exc:
         return f"line {number}: not JSON ({exc.msg} at column {exc.colno})"
+    except JSONTooDeep as exc:
+        return f"line {number}: {exc}"
     if not isinstance(record, dict):
         return f"line {number}: expected a JSON object, found {type(record).__name__}"
     id_key, item_id = _field(record, _ID_KEYS)

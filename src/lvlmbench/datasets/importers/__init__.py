@@ -5,22 +5,34 @@ vote files (our wide human votes, VisIT-Bench's human preferences, FastChat's hu
 judgments, VisIT-Bench's leaderboard battles), see :mod:`.vote_formats`. The format is
 detected from the file's columns or first record (:func:`detect_format`) unless named.
 
-Every importer parses and validates the whole file first (images decoded, columns checked) and
-writes only when all rows are good, so a bad row leaves nothing behind; the error
+Every importer streams its file row by row. An import reads the file twice: first it validates
+every row (images decoded, columns checked, keys unique) and writes nothing; only when all rows
+are good does it read the file again and write, in batches, the benchmark's row last. So a bad
+row, even the millionth, leaves nothing behind, and memory stays the same whatever the file's
+size (what must be remembered per row is kept on disk, :mod:`._scratch`). The error
 (:class:`DatasetError`, a ValueError) names the file, row and column and what was expected.
-Item ids are content ids of the benchmark name and the row key, so re-importing adds nothing.
-Image URLs are never downloaded: with an image root they are found there by file name, else
-they are kept in ``meta["image_urls"]`` and evaluating such an item fails with a reason naming
-the URL.
+Item ids are content ids of the benchmark name and the row key, so re-importing adds nothing,
+and an import cut short (killed while writing) is finished by running it again. Image URLs are
+never downloaded: with an image root they are found there by file name, else they are kept in
+``meta["image_urls"]`` and evaluating such an item fails with a reason naming the URL. Image
+paths are read only under the file's folder or the image root unless ``allow_images_outside``
+(see :mod:`._images`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Protocol
 
 from lvlmbench.datasets.importers._common import DatasetError, ParsedItem, ProgressHook, not_utf8
-from lvlmbench.datasets.importers._images import ImageRoot
+from lvlmbench.datasets.importers._images import ImageAccess, ImageRoot
+from lvlmbench.datasets.importers._scratch import DiskMap, Scratch
+from lvlmbench.datasets.importers._workbook import (
+    DEFAULT_MAX_UNZIPPED_MB,
+    MAX_UNZIPPED_ENV,
+    unzip_limit,
+)
 from lvlmbench.datasets.importers._write import ImportSummary, item_id, write_items
 from lvlmbench.datasets.importers.detect import (
     FileSample,
@@ -44,11 +56,14 @@ from lvlmbench.ids import check_benchmark_name
 from lvlmbench.store import Store
 
 __all__ = [
+    "DEFAULT_MAX_UNZIPPED_MB",
     "FORMATS",
+    "MAX_UNZIPPED_ENV",
     "VOTE_FORMATS",
     "DatasetError",
     "FileSample",
     "FormatRule",
+    "ImageAccess",
     "ImageRoot",
     "ImportSummary",
     "ParsedItem",
@@ -59,13 +74,18 @@ __all__ = [
     "item_id",
     "parse_items",
     "register_format",
+    "unzip_limit",
 ]
 
 
 class _Parser(Protocol):
     def __call__(
-        self, path: Path, on_progress: ProgressHook | None = None, *, root: ImageRoot | None = None
-    ) -> list[ParsedItem]: ...
+        self,
+        path: Path,
+        on_progress: ProgressHook | None = None,
+        *,
+        access: ImageAccess | None = None,
+    ) -> Iterator[ParsedItem]: ...
 
 
 _PARSERS: dict[str, _Parser] = {
@@ -99,37 +119,62 @@ def check_text_sizes(path: Path, item: ParsedItem) -> None:
             )
 
 
+def _image_access(
+    path: Path, fmt: str, image_root: Path | None, allow_outside: bool
+) -> ImageAccess:
+    folder = path if fmt == HF_FORMAT and path.is_dir() else path.parent
+    root = ImageRoot(image_root) if image_root is not None else None
+    return ImageAccess(folder, root, allow_outside=allow_outside)
+
+
+def iter_parsed(
+    path: Path,
+    fmt: str,
+    access: ImageAccess,
+    *,
+    on_progress: ProgressHook | None = None,
+    keys: DiskMap | None = None,
+) -> Iterator[ParsedItem]:
+    """The items of an item file in ``fmt``, streamed and checked (text sizes; unique keys,
+    remembered in ``keys``, when given); DatasetError at the first problem."""
+    if fmt not in _PARSERS:
+        raise ValueError(f"unknown item format {fmt!r}; known: {', '.join(_PARSERS)}")
+    if not (path.is_file() or (fmt == HF_FORMAT and path.is_dir())):
+        raise DatasetError(path, "no such file")
+    try:
+        for item in _PARSERS[fmt](path, on_progress, access=access):
+            check_text_sizes(path, item)
+            first = keys.setdefault(item.key, str(item.row)) if keys is not None else None
+            if first is not None:
+                raise DatasetError(
+                    path,
+                    f"duplicate key {item.key!r} (already used by row {first}); expected each "
+                    "id/index once",
+                    row=item.row,
+                )
+            yield item
+    except UnicodeDecodeError as exc:
+        raise not_utf8(path, exc) from None
+
+
 def parse_items(
     path: Path,
     fmt: str,
     *,
     on_progress: ProgressHook | None = None,
     image_root: Path | None = None,
+    allow_images_outside: bool = False,
 ) -> list[ParsedItem]:
-    """Validated items of an item file in ``fmt``; DatasetError at the first problem.
-    ``on_progress`` hears (rows validated, rows in the file) as validation goes; URLs and file
-    names are looked up by name under ``image_root`` (a folder of downloaded images)."""
-    if fmt not in _PARSERS:
-        raise ValueError(f"unknown item format {fmt!r}; known: {', '.join(_PARSERS)}")
-    if not (path.is_file() or (fmt == HF_FORMAT and path.is_dir())):
-        raise DatasetError(path, "no such file")
-    root = ImageRoot(image_root) if image_root is not None else None
-    try:
-        parsed = _PARSERS[fmt](path, on_progress, root=root)
-    except UnicodeDecodeError as exc:
-        raise not_utf8(path, exc) from None
-    seen: dict[str, int] = {}
-    for item in parsed:
-        check_text_sizes(path, item)
-        if item.key in seen:
-            raise DatasetError(
-                path,
-                f"duplicate key {item.key!r} (already used by row {seen[item.key]}); "
-                "expected each id/index once",
-                row=item.row,
-            )
-        seen[item.key] = item.row
-    return parsed
+    """Validated items of an item file in ``fmt``, all in memory (:func:`import_dataset`
+    streams instead); DatasetError at the first problem. ``on_progress`` hears (rows
+    validated, rows in the file) as validation goes; URLs and file names are looked up by name
+    under ``image_root`` (a folder of downloaded images); image paths outside the file's folder
+    and ``image_root`` are refused unless ``allow_images_outside``."""
+    access = _image_access(path, fmt, image_root, allow_images_outside)
+    with Scratch() as scratch:
+        return list(
+            iter_parsed(path, fmt, access, on_progress=on_progress, keys=scratch.map("keys"))
+        )
 
 
 def import_dataset(
@@ -140,6 +185,8 @@ def import_dataset(
     *,
     concat_images: bool = False,
     image_root: Path | None = None,
+    allow_images_outside: bool = False,
+    max_unzipped_mb: int | None = None,
     on_validate: ProgressHook | None = None,
     on_progress: ProgressHook | None = None,
     judge: str | None = None,
@@ -149,30 +196,41 @@ def import_dataset(
     exported benchmark's name). ``concat_images`` stores multi-image
     rows as one side-by-side image (the originals stay in the store, listed in
     ``meta["original_images"]``); ``image_root`` is a folder where URL and file-name images are
-    found by file name. Votes go to the benchmark ``name`` names, which must exist; ``judge``
-    names the judge of a battle dump (default: its ``engine`` field). ``on_validate`` hears
-    (rows validated, rows) while the file is checked, ``on_progress`` (items written, items)
-    while it is stored."""
+    found by file name; image paths leading outside the file's folder and ``image_root`` are
+    refused unless ``allow_images_outside``; ``max_unzipped_mb`` raises the limit on what a
+    workbook may unzip to. Votes go to the benchmark ``name`` names, which must exist;
+    ``judge`` names the judge of a battle dump (default: its ``engine`` field). ``on_validate``
+    hears (rows validated, rows) while the file is checked, ``on_progress`` (items written,
+    items) while it is stored."""
     path = Path(path)
-    if fmt is None:
-        fmt = detect_format(path)
-    benchmark = name or (hf_benchmark_name(path) if fmt == HF_FORMAT else path.stem)
-    if fmt not in FORMATS:
-        raise ValueError(f"unknown format {fmt!r}; known: {', '.join(FORMATS)}")
-    if fmt in VOTE_FORMATS:
-        return import_vote_file(store, path, fmt, benchmark, judge=judge)
-    try:
-        check_benchmark_name(benchmark)
-    except ValueError as exc:
-        raise DatasetError(path, f"{exc} (choose one with --name)") from None
-    parsed = parse_items(path, fmt, on_progress=on_validate, image_root=image_root)
-    return write_items(
-        store,
-        benchmark,
-        fmt,
-        path,
-        parsed,
-        concat_images=concat_images,
-        on_progress=on_progress,
-        image_root=image_root,
-    )
+    with unzip_limit(max_unzipped_mb):
+        if fmt is None:
+            fmt = detect_format(path)
+        benchmark = name or (hf_benchmark_name(path) if fmt == HF_FORMAT else path.stem)
+        if fmt not in FORMATS:
+            raise ValueError(f"unknown format {fmt!r}; known: {', '.join(FORMATS)}")
+        if fmt in VOTE_FORMATS:
+            return import_vote_file(store, path, fmt, benchmark, judge=judge)
+        try:
+            check_benchmark_name(benchmark)
+        except ValueError as exc:
+            raise DatasetError(path, f"{exc} (choose one with --name)") from None
+        access = _image_access(path, fmt, image_root, allow_images_outside)
+        with Scratch() as scratch:
+            checked = iter_parsed(
+                path, fmt, access, on_progress=on_validate, keys=scratch.map("keys")
+            )
+            rows = sum(1 for _ in checked)  # the validating pass: nothing is written
+            access.validated = True
+            return write_items(
+                store,
+                benchmark,
+                fmt,
+                path,
+                iter_parsed(path, fmt, access),
+                concat_images=concat_images,
+                on_progress=on_progress,
+                image_root=image_root,
+                total=rows,
+                scratch=scratch,
+            )

@@ -1,42 +1,54 @@
 """What every importer shares: the error type, table reading and the parsed-row record.
 
-Importers parse and validate the whole file into :class:`ParsedItem` values first (images
-decoded and checked, nothing written); only a file that parses completely is written, so a bad
-row never leaves half an import behind.
+Importers stream a file as :class:`ParsedItem` values, one row at a time (images decoded and
+checked). An import reads the file twice: once to validate every row, writing nothing, then
+again to write, so a bad row never leaves half an import behind and memory never holds the
+file.
 """
 
 from __future__ import annotations
 
 import ast
 import csv
-import json
-import sys
-import zipfile
+from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
+
+from lvlmbench.ids import JSONTooDeep, load_json
 
 __all__ = [
-    "EXCEL_SUFFIXES",
+    "MAX_CELL_CHARS",
+    "MAX_COLUMNS",
+    "MAX_HEADER_CHARS",
     "DatasetError",
     "ParsedItem",
     "ProgressHook",
     "Row",
-    "cell_text",
+    "check_header",
+    "check_header_line",
     "count_lines",
     "count_rows",
-    "excel_header",
-    "iter_json_lines",
     "not_utf8",
     "parse_list",
     "read_table",
     "report_progress",
     "require_columns",
+    "shown_names",
 ]
 
-EXCEL_SUFFIXES = (".xlsx", ".xlsm")
-"""Workbooks read with openpyxl (VLMEvalKit writes its prediction files with pandas to_excel)."""
+MAX_CELL_CHARS = 64 << 20
+"""Longest cell (or JSON line) read: a row's base64 pictures are a few MB even in MMMU; a cell
+this long is a broken or hostile file, and reading on would hold it all in memory."""
+MAX_HEADER_CHARS = 1 << 20
+"""Longest header line read before it is parsed: 1,000 columns of 1,000 characters."""
+
+MAX_COLUMNS = 1_000
+"""Most columns a table may have. The widest published layouts (FORMATS.md: VLMEvalKit's MMMU
+TSV with options A-I, VisIT-Bench's CSV) have 12-20; a VisIT-Bench submission adds one per model
+and our wide votes CSV one per annotator. A header far wider is a broken or hostile file, and
+every row of it would be as wide."""
 
 ProgressHook = Callable[[int, int], None]
 """Called with (done, total) as rows are validated or items written."""
@@ -114,6 +126,11 @@ class ParsedItem:
     caption: str | None = None
     category: str | None = None
     meta: dict[str, Any] = field(default_factory=dict)
+    image_of: str | None = None
+    """The key of the item whose pictures this one shows (VLMEvalKit's ``image`` cell holding
+    another row's index): the writer gives it that item's stored images."""
+    shares_images: bool = False
+    """Whether other items show this one's pictures (the writer remembers its images)."""
 
 
 def read_table(
@@ -126,6 +143,11 @@ def read_table(
     """
     _lift_field_limit()
     handle = path.open(newline="", encoding="utf-8-sig")
+    try:
+        check_header_line(path, handle)
+    except BaseException:
+        handle.close()
+        raise
     reader = csv.reader(handle, delimiter=delimiter)
     try:
         header = next(reader)
@@ -136,11 +158,11 @@ def read_table(
         handle.close()
         raise DatasetError(path, f"not a readable table: {exc}") from None
     columns = [c.strip() if keep_case else c.strip().lower() for c in header]
-    lowered = [c.lower() for c in columns]
-    duplicates = sorted({c for c in lowered if lowered.count(c) > 1})
-    if duplicates:
+    try:
+        check_header(path, columns)
+    except DatasetError:
         handle.close()
-        raise DatasetError(path, f"duplicate column(s) in the header: {', '.join(duplicates)}")
+        raise
 
     def rows() -> Iterator[Row]:
         with handle:
@@ -170,8 +192,45 @@ def read_table(
     return columns, rows()
 
 
+def check_header(path: Path, columns: list[str]) -> None:
+    """DatasetError for a header with more than :data:`MAX_COLUMNS` columns or a column named
+    twice (case ignored; empty names, as spreadsheets pad rows, are not compared). Linear: a
+    hostile header of 100,000 columns is answered at once."""
+    if len(columns) > MAX_COLUMNS:
+        raise DatasetError(
+            path,
+            f"the header has {len(columns):,} columns; expected at most {MAX_COLUMNS:,} (the "
+            "widest published layout has about 20; a votes file has one per annotator: split "
+            "a wider one)",
+        )
+    counts = Counter(c.lower() for c in columns if c)
+    duplicates = sorted(name for name, count in counts.items() if count > 1)
+    if duplicates:
+        raise DatasetError(path, f"duplicate column(s) in the header: {shown_names(duplicates)}")
+
+
+def shown_names(names: list[str], limit: int = 20) -> str:
+    """``names`` joined by commas, the first ``limit`` of them and a count of the rest."""
+    shown = ", ".join(names[:limit])
+    return shown + (f", ... ({len(names) - limit:,} more)" if len(names) > limit else "")
+
+
+def check_header_line(path: Path, handle: TextIO) -> None:
+    """DatasetError when the first line is longer than :data:`MAX_HEADER_CHARS` (it would be
+    parsed into that many columns first); the handle is left at the start."""
+    first = handle.readline(MAX_HEADER_CHARS + 1)
+    handle.seek(0)
+    if len(first) > MAX_HEADER_CHARS:
+        raise DatasetError(
+            path,
+            f"the header row is longer than {MAX_HEADER_CHARS:,} characters; expected at most "
+            f"{MAX_COLUMNS:,} column names",
+        )
+
+
 def _lift_field_limit() -> None:
-    csv.field_size_limit(min(sys.maxsize, 2**31 - 1))
+    # Cells may hold base64 pictures, far over the csv module's 128 KiB default.
+    csv.field_size_limit(MAX_CELL_CHARS)
 
 
 def count_rows(path: Path, delimiter: str) -> int:
@@ -197,13 +256,21 @@ def count_rows(path: Path, delimiter: str) -> int:
 
 
 def count_lines(path: Path) -> int:
-    """Non-blank lines of a text file (JSONL items), for a progress total; like
-    :func:`count_rows`, it never raises."""
+    """Non-blank lines of a text file (JSONL items), for a progress total, read in chunks (a
+    line is never held whole); like :func:`count_rows`, it never raises."""
     count = 0
+    blank = True  # the line being read has only whitespace so far
     try:
-        with path.open(encoding="utf-8-sig") as handle:
-            count = sum(1 for text in handle if text.strip())
-    except (OSError, UnicodeDecodeError):
+        with path.open("rb") as handle:
+            while chunk := handle.read(1 << 20):
+                *ended, rest = chunk.split(b"\n")
+                for piece in ended:
+                    if not blank or (piece and not piece.isspace()):
+                        count += 1
+                    blank = True
+                blank = blank and (not rest or rest.isspace())
+        count += not blank
+    except OSError:
         pass
     return count
 
@@ -222,7 +289,7 @@ def require_columns(path: Path, columns: list[str], *required: str | tuple[str, 
         if not any(o in columns for o in options):
             wanted = " or ".join(repr(o) for o in options)
             error = DatasetError(
-                path, f"missing required column {wanted}; the header has: {', '.join(columns)}"
+                path, f"missing required column {wanted}; the header has: {shown_names(columns)}"
             )
             error.column = options[0]
             raise error
@@ -236,7 +303,9 @@ def parse_list(value: str) -> list[str] | None:
         return None
     parsed: Any
     try:
-        parsed = json.loads(text)
+        parsed = load_json(text)
+    except JSONTooDeep:
+        return None
     except ValueError:
         try:
             parsed = ast.literal_eval(_without_nan(ast.parse(text, mode="eval")))
@@ -259,51 +328,6 @@ def _without_nan(tree: ast.AST) -> ast.AST:
     which neither JSON nor Python literals allow next to quoted strings."""
     cleaned: ast.AST = _NanToNone().visit(tree)
     return cleaned
-
-
-def cell_text(value: Any) -> str:
-    """A spreadsheet cell as the text a TSV would hold: empty for None, ``12`` for the float
-    12.0 (pandas writes integer columns holding NaN as floats), ``str`` otherwise."""
-    if value is None:
-        return ""
-    if isinstance(value, bool):
-        return "TRUE" if value else "FALSE"
-    if isinstance(value, float) and value.is_integer():
-        return str(int(value))
-    return str(value)
-
-
-def excel_header(path: Path) -> list[str]:
-    """The first row of a workbook's first sheet, as text (the rows are not read)."""
-    import openpyxl  # a core dependency, imported only when a workbook is read
-
-    try:
-        workbook = openpyxl.load_workbook(path, read_only=True, data_only=True)
-    except (zipfile.BadZipFile, KeyError, OSError, ValueError) as exc:
-        raise DatasetError(path, f"not a readable .xlsx workbook ({exc})") from None
-    try:
-        first = next(workbook.worksheets[0].iter_rows(values_only=True, max_row=1), ())
-        return [cell_text(v).strip() for v in first]
-    finally:
-        workbook.close()
-
-
-def iter_json_lines(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
-    """(line number, object) of every non-blank line of a JSON Lines file; DatasetError naming
-    the line that is not valid JSON or not an object."""
-    with path.open(encoding="utf-8-sig") as handle:
-        for line, text in enumerate(handle, start=1):
-            if not text.strip():
-                continue
-            try:
-                record = json.loads(text)
-            except json.JSONDecodeError as exc:
-                raise DatasetError(
-                    path, f"not valid JSON: {exc.msg} at column {exc.colno}", row=line
-                ) from None
-            if not isinstance(record, dict):
-                raise DatasetError(path, "expected a JSON object per line", row=line)
-            yield line, record
 
 
 def not_utf8(path: Path, exc: UnicodeDecodeError) -> DatasetError:

@@ -7,25 +7,59 @@ in the item's ``meta["image_urls"]``; a bare file name that is nowhere to be fou
 and MME name their pictures, they do not ship them in the file) goes to
 ``meta["missing_images"]``. Evaluating such an item fails with a reason naming what to download
 instead of asking the examinee without its image.
+
+A dataset file is untrusted input: an image path in it is read only when it lies under the
+file's own folder or under ``--image-root`` (``../secret.png``, absolute paths and symlinks that
+lead out count as outside) unless the user passes ``--allow-images-outside``
+(:class:`ImageAccess`). ``--image-root`` may not be a system folder (``/``, ``/proc``, ...),
+and its search stops with a clear error past :data:`MAX_ROOT_ENTRIES` files and folders.
+
+An image named by many rows (a JSONL whose rows share a picture) is read and checked once:
+the bytes of recently read files and the verdicts on recently checked images are kept, within
+a fixed budget, by the per-import :class:`ImageAccess`.
 """
 
 from __future__ import annotations
 
 import base64
 import binascii
+import hashlib
 import io
+import os
 import re
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 from lvlmbench.datasets.importers._common import DatasetError, Row, parse_list
 
-__all__ = ["ImageRoot", "ResolvedImages", "check_image", "image_name", "is_url", "resolve_images"]
+__all__ = [
+    "MAX_ROOT_ENTRIES",
+    "ImageAccess",
+    "ImageRoot",
+    "ResolvedImages",
+    "check_image",
+    "image_name",
+    "is_url",
+    "resolve_images",
+    "resolve_values",
+]
 
 _URL = re.compile(r"^(https?|ftp)://", re.IGNORECASE)
 _BASE64 = re.compile(r"^[A-Za-z0-9+/=_-]+$")
 _MAX_PATH = 1024
+
+MAX_ROOT_ENTRIES = 250_000
+"""Most files and folders searched under ``--image-root``: a folder of one dataset's downloaded
+pictures holds hundreds to tens of thousands (COCO's train split, 118k); a search past this is
+a wrong folder (a home directory, a disk) and would take minutes."""
+_SYSTEM_FOLDERS = frozenset(
+    {"/", "/bin", "/boot", "/dev", "/etc", "/lib", "/lib32", "/lib64", "/proc", "/run", "/sbin"}
+    | {"/sys", "/usr", "/var"}
+)
+_CACHED_BYTES = 64 << 20  # file bytes kept for rows that name the same picture again
+_CACHED_VERDICTS = 4096  # images whose check passed, by hash
 
 
 @dataclass
@@ -57,29 +91,145 @@ def image_name(url_or_path: str) -> str:
 class ImageRoot:
     """The ``--image-root`` folder: image files found by file name, in it or any subfolder
     (indexed once, on first use; where two subfolders hold the same name the first in sorted
-    order wins)."""
+    order wins). System folders are refused, and the index stops past
+    :data:`MAX_ROOT_ENTRIES` entries with a DatasetError."""
 
     def __init__(self, root: Path) -> None:
         if not root.is_dir():
             raise DatasetError(root, "--image-root: expected a folder of downloaded images")
         self.root = root
-        self._files: dict[str, Path] | None = None
+        self.resolved = root.resolve()
+        if str(self.resolved) in _SYSTEM_FOLDERS or self.resolved == Path(self.resolved.anchor):
+            raise DatasetError(
+                root,
+                "--image-root: refusing to search a system folder; expected the folder of this "
+                "dataset's downloaded images",
+            )
+        self._files: dict[str, tuple[str, ...]] | None = None
 
     def find(self, value: str) -> Path | None:
         """The file ``value`` (a URL, a path or a file name) names under the root, if any."""
         if not is_url(value):
             direct = self.root / value
             try:
-                if direct.is_file():
+                if _inside(direct, self.resolved) and direct.is_file():
                     return direct
             except OSError:
                 pass
         if self._files is None:
-            self._files = {}
-            for path in sorted(self.root.rglob("*")):
-                if path.is_file():
-                    self._files.setdefault(path.name, path)
-        return self._files.get(image_name(value))
+            self._files = self._index()
+        parts = self._files.get(image_name(value))
+        return self.root.joinpath(*parts) if parts is not None else None
+
+    def _index(self) -> dict[str, tuple[str, ...]]:
+        """File name -> its path's parts under the root (folders linked from inside are not
+        followed: they may lead anywhere)."""
+        files: dict[str, tuple[str, ...]] = {}
+        seen = 0
+        for folder, folders, names in os.walk(self.root, followlinks=False):
+            seen += len(folders) + len(names)
+            if seen > MAX_ROOT_ENTRIES:
+                raise DatasetError(
+                    self.root,
+                    f"--image-root: more than {MAX_ROOT_ENTRIES:,} files and folders under it; "
+                    "expected the folder of this dataset's downloaded images (point "
+                    "--image-root at it, not at a disk or a home folder)",
+                )
+            relative = Path(folder).relative_to(self.root).parts
+            for name in names:
+                parts = (*relative, name)
+                if name not in files or parts < files[name]:
+                    files[name] = parts
+        return files
+
+
+def _inside(path: Path, folder: Path) -> bool:
+    """Whether ``path``, links and ``..`` resolved, lies in the resolved ``folder``."""
+    try:
+        return path.resolve().is_relative_to(folder)
+    except (OSError, RuntimeError):  # a link loop
+        return False
+
+
+class ImageAccess:
+    """Where one import may read pictures from, and what it remembers of them.
+
+    ``folder`` is the dataset file's folder; paths must resolve into it or into ``root`` (the
+    ``--image-root``) unless ``allow_outside``. Bytes of files read recently and hashes of
+    images checked recently are kept (bounded), so rows naming one picture read it once."""
+
+    def __init__(
+        self, folder: Path, root: ImageRoot | None = None, *, allow_outside: bool = False
+    ) -> None:
+        self.folder = folder.resolve()
+        self.root = root
+        self.allow_outside = allow_outside
+        self._bytes: OrderedDict[Path, bytes] = OrderedDict()
+        self._cached = 0
+        self._good: OrderedDict[bytes, None] = OrderedDict()
+        self._lookups: OrderedDict[tuple[Path, str], _Lookup] = OrderedDict()
+        self.validated = False
+        """Set once every row passed validation: the writing pass does not decode the same
+        pictures again (a photo's decode costs milliseconds)."""
+
+    def allows(self, path: Path) -> bool:
+        """Whether reading ``path`` is allowed: it resolves (links and ``..`` followed) into
+        the dataset's folder or the image root, or anything is allowed."""
+        if self.allow_outside:
+            return True
+        roots = [self.folder] + ([self.root.resolved] if self.root is not None else [])
+        return any(_inside(path, folder) for folder in roots)
+
+    def lookup(self, value: str, base_dir: Path) -> _Lookup:
+        """Where the path or name ``value`` (relative to ``base_dir``) leads: remembered, so
+        rows naming one picture resolve its path once."""
+        key = (base_dir, value)
+        found = self._lookups.get(key)
+        if found is None:
+            found = self._lookups[key] = _look_up(value, base_dir, self)
+            if len(self._lookups) > _CACHED_VERDICTS:
+                self._lookups.popitem(last=False)
+        else:
+            self._lookups.move_to_end(key)
+        return found
+
+    def where(self) -> str:
+        """The allowed folders, for messages."""
+        extra = f" or --image-root {self.root.root}" if self.root is not None else ""
+        return f"{self.folder}{extra}"
+
+    def read(self, path: Path) -> bytes:
+        """The bytes of the file at ``path`` (from memory when read recently: an import reads
+        files that do not change while it runs)."""
+        key = path
+        data = self._bytes.get(key)
+        if data is not None:
+            self._bytes.move_to_end(key)
+            return data
+        data = path.read_bytes()
+        if len(data) <= _CACHED_BYTES // 8:
+            self._bytes[key] = data
+            self._cached += len(data)
+            while self._cached > _CACHED_BYTES:
+                _, dropped = self._bytes.popitem(last=False)
+                self._cached -= len(dropped)
+        return data
+
+    def check(self, data: bytes) -> str | None:
+        """:func:`check_image`, answered from memory for an image that passed recently (or
+        for every image once the file is :attr:`validated`)."""
+        if self.validated:
+            return None
+        digest = hashlib.sha256(data).digest()
+        if digest in self._good:
+            self._good.move_to_end(digest)
+            return None
+        problem = check_image(data)
+        if problem is None:
+            self._good[digest] = None
+            if len(self._good) > _CACHED_VERDICTS:
+                self._good.popitem(last=False)
+        return problem
 
 
 def is_url(value: str) -> bool:
@@ -125,49 +275,79 @@ def _as_path(value: str, base_dir: Path) -> Path | None:
         return None
 
 
-def _from_root(value: str, root: ImageRoot | None, found: ResolvedImages) -> bytes | None:
+def _outside(row: Row, column: str, value: str, access: ImageAccess) -> DatasetError:
+    return row.error(
+        f"image path {value[:300]!r} lies outside {access.where()} (links and '..' followed); "
+        "a dataset's pictures are read only from its folder: pass --allow-images-outside for "
+        "a file you trust",
+        column,
+    )
+
+
+@dataclass(frozen=True)
+class _Lookup:
+    """Where a path or file name in a row leads: a file that may be read (and whether it was
+    found under the image root), or a file outside what may be read (``outside``: the path
+    to name in the error), or nothing."""
+
+    path: Path | None = None
+    from_root: bool = False
+    outside: str | None = None
+
+
+def _look_up(value: str, base_dir: Path, access: ImageAccess) -> _Lookup:
+    """The path itself where it may be read, else the same name under the image root; a file
+    that exists only outside (or a link under the root leading out) is ``outside``."""
+    direct = None if is_url(value) else _as_path(value, base_dir)
+    if direct is not None and access.allows(direct):
+        return _Lookup(direct)
+    root = access.root
     local = root.find(value) if root is not None and _names_picture(value) else None
-    if local is None:
-        return None
-    found.from_root += 1
-    return local.read_bytes()
+    if local is not None:
+        if not access.allows(local):  # a link under the root leading out
+            return _Lookup(outside=f"{local} -> {local.resolve()}")
+        return _Lookup(local, from_root=True)
+    return _Lookup(outside=value) if direct is not None else _Lookup()
+
+
+def _local_file(
+    value: str, row: Row, column: str, base_dir: Path, found: ResolvedImages, access: ImageAccess
+) -> Path | None:
+    """The file a path or name in the row stands for, if any; DatasetError when the only file
+    it leads to lies outside what may be read."""
+    if len(value) > _MAX_PATH or value.startswith("data:") or _plain_base64(value):
+        return None  # image data, not a file name: no disk lookup for it
+    lookup = access.lookup(value, base_dir)
+    if lookup.outside is not None:
+        raise _outside(row, column, lookup.outside, access)
+    found.from_root += lookup.from_root
+    return lookup.path
 
 
 def _one_image(
-    value: str,
-    row: Row,
-    column: str,
-    base_dir: Path,
-    found: ResolvedImages,
-    root: ImageRoot | None = None,
+    value: str, row: Row, column: str, base_dir: Path, found: ResolvedImages, access: ImageAccess
 ) -> None:
-    data: bytes | None
+    data: bytes | None = None
     source = value
-    if is_url(value):
-        data = _from_root(value, root, found)
-        if data is None:
-            found.urls.append(value)
-            found.sources.append(value)
-            return
-    elif value.startswith("data:"):
+    if value.startswith("data:"):
         _, _, payload = value.partition(",")
-        data = _decode_base64(payload)
-        source = "base64"
-    elif (path := _as_path(value, base_dir)) is not None:
-        data = path.read_bytes()
-    elif (data := _from_root(value, root, found)) is not None:
-        pass
+        data, source = _decode_base64(payload), "base64"
+    elif (local := _local_file(value, row, column, base_dir, found, access)) is not None:
+        data = access.read(local)
+    elif is_url(value):
+        found.urls.append(value)
+        found.sources.append(value)
+        return
     elif "." in value or "\\" in value:  # base64 has neither: a file name that is not there
         if "/" not in value and "\\" not in value:  # a bare name: the user downloads it
             found.missing.append(value)
             found.sources.append(value)
             return
         missing = Path(value) if Path(value).is_absolute() else base_dir / value
-        where = f" (nor by name under {root.root})" if root is not None else ""
+        where = f" (nor by name under {access.root.root})" if access.root is not None else ""
         raise row.error(f"image file not found: {missing}{where}", column)
     else:
-        data = _decode_base64(value)
-        source = "base64"
+        data, source = _decode_base64(value), "base64"
     if data is None:
         shown = value if len(value) <= 80 else value[:77] + "..."
         raise row.error(
@@ -175,7 +355,7 @@ def _one_image(
             f"data; {shown!r} is none of these",
             column,
         )
-    problem = check_image(data)
+    problem = access.check(data)
     if problem is not None:
         what = "file" if source != "base64" else "base64 data"
         raise row.error(f"the {what} is not a readable image: {problem}", column)
@@ -188,24 +368,43 @@ def resolve_images(
     columns: list[str],
     base_dir: Path,
     found: ResolvedImages | None = None,
-    root: ImageRoot | None = None,
+    access: ImageAccess | None = None,
 ) -> ResolvedImages:
     """Read the images named in ``columns`` of ``row`` (each cell one image or a list of them),
-    looking up URLs and file names under ``root`` too; DatasetError naming the row and column
-    for a value that is no image."""
+    paths relative to ``base_dir``, URLs and file names also looked up under ``access.root``;
+    DatasetError naming the row and column for a value that is no image or lies outside what
+    ``access`` allows (default: ``base_dir`` only)."""
     found = found if found is not None else ResolvedImages()
+    access = access if access is not None else ImageAccess(base_dir)
     for column in columns:
         cell = row.get(column)
-        if not cell:
-            continue
-        values = parse_list(cell)
-        named = {image_name(s) for s in found.sources if s != "base64"}
-        for value in values if values is not None else [cell]:
-            if _names_picture(value) and image_name(value) in named:
-                found.aliases.append(value)  # the same picture under another column
-                continue
-            _one_image(value, row, column, base_dir, found, root)
+        if cell:
+            values = parse_list(cell)
+            resolve_values(row, column, values or [cell], base_dir, found, access)
     return found
+
+
+def resolve_values(
+    row: Row,
+    column: str,
+    values: list[str],
+    base_dir: Path,
+    found: ResolvedImages,
+    access: ImageAccess,
+) -> None:
+    """:func:`resolve_images` for one column's values, already split (a JSON list)."""
+    named = {image_name(s) for s in found.sources if s != "base64"} if found.sources else set()
+    for value in values:
+        if named and _names_picture(value) and image_name(value) in named:
+            found.aliases.append(value)  # the same picture under another column
+            continue
+        _one_image(value, row, column, base_dir, found, access)
+
+
+def _plain_base64(value: str) -> bool:
+    """Whether ``value`` is long base64 with no dot: a picture's bytes, never a file name
+    (those have an extension), so a base64 column is not looked up on disk row by row."""
+    return len(value) >= 64 and "." not in value and _BASE64.match(value) is not None
 
 
 def _names_picture(value: str) -> bool:

@@ -18,7 +18,6 @@ and instruction like the human-preference file; answers only the dump holds beco
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +31,7 @@ from lvlmbench.datasets.importers._vote_rows import (
 )
 from lvlmbench.datasets.importers._write import ImportSummary
 from lvlmbench.datasets.importers.fastchat_votes import read_records
+from lvlmbench.ids import JSONTooDeep, load_json
 from lvlmbench.store import Store
 
 __all__ = ["BATTLE_FIELDS", "import_battles", "parse_battles"]
@@ -48,7 +48,9 @@ def _list_of(row: Row, column: str, size: int = 2) -> list[Any] | None:
     if not cell:
         return None
     try:
-        value = json.loads(cell)
+        value = load_json(cell)
+    except JSONTooDeep as exc:
+        raise row.error(str(exc), column) from None
     except ValueError:
         value = None
     if not isinstance(value, list) or len(value) != size:
@@ -61,7 +63,9 @@ def _pair_list(row: Row, column: str) -> list[Any] | None:
     README does not pin these optional fields down, so they only refine the order)."""
     try:
         return _list_of(row, column)
-    except DatasetError:
+    except DatasetError as exc:
+        if "nested deeper" in str(exc):  # hostile, not merely another shape: never ignored
+            raise
         return None
 
 

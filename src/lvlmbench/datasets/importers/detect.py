@@ -22,9 +22,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from lvlmbench.datasets.importers._common import EXCEL_SUFFIXES, DatasetError, excel_header
+from lvlmbench.datasets.importers._common import (
+    MAX_CELL_CHARS,
+    DatasetError,
+    check_header,
+    check_header_line,
+    shown_names,
+)
+from lvlmbench.datasets.importers._json_files import iter_json_array, json_error
+from lvlmbench.datasets.importers._workbook import EXCEL_SUFFIXES, excel_header
 from lvlmbench.datasets.importers.hf import HF_FORMAT, is_hf_dataset
 from lvlmbench.datasets.importers.visit import image_columns
+from lvlmbench.ids import JSONTooDeep, load_json
 
 __all__ = [
     "DATASET_PRIORITY",
@@ -86,30 +95,32 @@ def format_rules() -> list[FormatRule]:
 
 
 def _first_line(path: Path) -> str:
+    """The first non-blank line (within the first 64 KiB of blank ones), cut at
+    :data:`MAX_CELL_CHARS`: a hostile one-line file is never read whole."""
     with path.open(encoding="utf-8-sig", errors="replace") as handle:
-        for line in handle:
+        skipped = 0
+        while line := handle.readline(MAX_CELL_CHARS):
             if line.strip():
                 return line.strip()
-            if handle.tell() > _SNIFF_BYTES:
+            skipped += len(line)
+            if skipped > _SNIFF_BYTES:
                 break
     return ""
 
 
 def _json_sample(path: Path, first: str) -> FileSample:
-    layout = "jsonl"
     record: Any = None
-    try:
-        record = json.loads(first)
-    except json.JSONDecodeError:
-        if first.startswith("["):  # a JSON array over several lines: its first element
-            layout = "json"
-            try:
-                whole = json.loads(path.read_text(encoding="utf-8-sig"))
-            except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-                raise DatasetError(path, f"not valid JSON: {exc}") from None
-            record = whole[0] if isinstance(whole, list) and whole else None
-    if isinstance(record, list):
-        layout, record = "json", record[0] if record else None
+    if first.startswith("["):  # a JSON array (on one line or many): its first element
+        layout = "json"
+        record = next((value for _, _, value in iter_json_array(path)), None)
+    else:
+        layout = "jsonl"
+        try:
+            record = load_json(first)
+        except JSONTooDeep as exc:
+            raise json_error(path, exc, row=1) from None
+        except json.JSONDecodeError:
+            record = None
     if not isinstance(record, dict):
         raise DatasetError(path, "expected JSON objects (one per line, or an array of them)")
     return FileSample(path, layout, frozenset(str(k).lower() for k in record), record)
@@ -144,9 +155,11 @@ def read_sample(path: Path) -> FileSample:
     tabbed = suffix == ".tsv" or (suffix != ".csv" and first.count("\t") > first.count(","))
     try:
         with path.open(newline="", encoding="utf-8-sig", errors="replace") as handle:
+            check_header_line(path, handle)
             header = next(csv.reader(handle, delimiter="\t" if tabbed else ","), [])
     except csv.Error as exc:
         raise DatasetError(path, f"not a readable table: {exc}") from None
+    check_header(path, [c.strip() for c in header])
     columns = frozenset(c.strip().lower() for c in header if c.strip())
     return FileSample(path, "tsv" if tabbed else "csv", columns)
 
@@ -158,7 +171,7 @@ def detect_format(path: str | Path) -> str:
     for rule in _RULES:
         if rule.matches(sample):
             return rule.name
-    found = ", ".join(sorted(sample.columns)) or "none"
+    found = shown_names(sorted(sample.columns)) or "none"
     wanted = "; ".join(f"{r.name} ({r.needs})" for r in _RULES)
     what = "columns" if sample.table else "fields"
     raise DatasetError(

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from lvlmbench.datasets.importers._common import DatasetError, Row, parse_list, read_table
+from lvlmbench.datasets.importers._json_files import iter_json_records
 from lvlmbench.datasets.importers._vote_rows import (
     CROWD,
     ItemIndex,
@@ -35,6 +36,7 @@ from lvlmbench.datasets.importers._vote_rows import (
     store_votes,
 )
 from lvlmbench.datasets.importers._write import ImportSummary
+from lvlmbench.ids import JSONTooDeep, load_json
 from lvlmbench.store import Store
 
 __all__ = ["FASTCHAT_COLUMNS", "import_fastchat_votes", "parse_fastchat_votes", "read_records"]
@@ -53,25 +55,7 @@ def read_records(path: Path) -> Iterator[Row]:
         _, rows = read_table(path, ",")
         yield from rows
         return
-    text = path.read_text(encoding="utf-8-sig")
-    stripped = text.lstrip()
-    if stripped.startswith("["):
-        try:
-            records = json.loads(text)
-        except ValueError as exc:
-            raise DatasetError(path, f"not valid JSON: {exc}") from None
-        for number, record in enumerate(records, start=1):
-            yield _row(path, number, number, record)
-        return
-    number = 0
-    for line, raw in enumerate(text.splitlines(), start=1):
-        if not raw.strip():
-            continue
-        number += 1
-        try:
-            record = json.loads(raw)
-        except ValueError as exc:
-            raise DatasetError(path, f"not a JSON object: {exc}", row=number, line=line) from None
+    for number, line, record in iter_json_records(path):
         yield _row(path, number, line, record)
 
 
@@ -94,7 +78,9 @@ def _answer(row: Row, column: str, turn: int) -> str | None:
         return None
     messages: Any
     try:
-        messages = json.loads(cell)
+        messages = load_json(cell)
+    except JSONTooDeep as exc:
+        raise row.error(str(exc), column) from None
     except ValueError:
         try:
             messages = ast.literal_eval(cell)

@@ -16,7 +16,6 @@ Reading needs pyarrow (the ``export`` extra); ``datasets`` itself is not needed.
 
 from __future__ import annotations
 
-import json
 import math
 import re
 from collections.abc import Iterator
@@ -31,8 +30,9 @@ from lvlmbench.datasets.importers._common import (
     report_progress,
     require_columns,
 )
-from lvlmbench.datasets.importers._images import ImageRoot, check_image
+from lvlmbench.datasets.importers._images import ImageAccess
 from lvlmbench.datasets.importers.jsonl import item_kind
+from lvlmbench.ids import JSONTooDeep, load_json
 
 __all__ = [
     "EXPORT_METADATA_KEY",
@@ -69,7 +69,7 @@ def is_hf_dataset(path: Path) -> bool:
 
 def _save_to_disk_files(path: Path) -> list[Path]:
     try:
-        state = json.loads((path / "state.json").read_text(encoding="utf-8"))
+        state = load_json((path / "state.json").read_text(encoding="utf-8"))
         names = [entry["filename"] for entry in state["_data_files"]]
     except (OSError, ValueError, KeyError, TypeError) as exc:
         raise DatasetError(
@@ -101,7 +101,7 @@ def locate_hf_files(path: Path) -> tuple[str, list[Path]]:
         return "parquet", [path]
     if (path / "dataset_dict.json").is_file():
         try:
-            splits = json.loads((path / "dataset_dict.json").read_text(encoding="utf-8"))["splits"]
+            splits = load_json((path / "dataset_dict.json").read_text(encoding="utf-8"))["splits"]
         except (OSError, ValueError, KeyError, TypeError) as exc:
             raise DatasetError(path / "dataset_dict.json", f"not a DatasetDict: {exc}") from None
         return locate_hf_files(path / _pick_split(path, [str(s) for s in splits]))
@@ -120,23 +120,37 @@ def locate_hf_files(path: Path) -> tuple[str, list[Path]]:
     return "parquet", by_split[_pick_split(path, sorted(by_split))]
 
 
-def _tables(kind: str, files: list[Path]) -> Iterator[tuple[Path, Any]]:
-    """(file, pyarrow.Table) of every file, in order; DatasetError for an unreadable one."""
+def _batches(kind: str, file: Path) -> tuple[Any, int, Iterator[Any]]:
+    """(schema, rows, record batches of at most 256 rows) of one file, read batch by batch
+    (a parquet file or Arrow stream is never loaded whole); DatasetError when unreadable."""
     try:
         import pyarrow as pa
         import pyarrow.parquet as pq
     except ImportError:
-        raise DatasetError(files[0], _PYARROW_MISSING) from None
-    for file in files:
+        raise DatasetError(file, _PYARROW_MISSING) from None
+
+    def stream() -> Iterator[Any]:
         try:
             if kind == "parquet":
-                table = pq.read_table(str(file))
+                yield from pq.ParquetFile(str(file)).iter_batches(batch_size=256)
             else:  # datasets writes Arrow IPC streams
                 with pa.memory_map(str(file)) as source:
-                    table = pa.ipc.open_stream(source).read_all()
+                    yield from pa.ipc.open_stream(source)
         except (OSError, pa.ArrowException) as exc:
             raise DatasetError(file, f"not a readable {kind} file: {exc}") from None
-        yield file, table
+
+    try:
+        if kind == "parquet":
+            parquet = pq.ParquetFile(str(file))
+            return parquet.schema_arrow, parquet.metadata.num_rows, stream()
+        with pa.memory_map(str(file)) as source:
+            reader = pa.ipc.open_stream(source)
+            schema, rows = reader.schema, 0
+            for batch in reader:  # counted without keeping a batch: the progress total
+                rows += batch.num_rows
+        return schema, rows, stream()
+    except (OSError, pa.ArrowException) as exc:
+        raise DatasetError(file, f"not a readable {kind} file: {exc}") from None
 
 
 def hf_benchmark_name(path: Path) -> str:
@@ -150,7 +164,7 @@ def hf_benchmark_name(path: Path) -> str:
 
             metadata = pq.read_schema(str(files[0])).metadata or {}
             if EXPORT_METADATA_KEY in metadata:
-                return str(json.loads(metadata[EXPORT_METADATA_KEY])["benchmark"])
+                return str(load_json(metadata[EXPORT_METADATA_KEY])["benchmark"])
     except (ImportError, OSError, ValueError, KeyError, TypeError):
         pass  # the import itself reports what is wrong with the files
     return fallback
@@ -169,29 +183,39 @@ def _image_columns(schema: Any) -> list[str]:
     ]
 
 
-def _image_bytes(row: Row, column: str, value: dict[str, Any], base: Path) -> bytes:
+def _image_bytes(
+    row: Row, column: str, value: dict[str, Any], base: Path, access: ImageAccess
+) -> bytes:
     data = value.get("bytes")
     if data is None and value.get("path"):
         file = Path(str(value["path"]))
         file = file if file.is_absolute() else base / file
         if not file.is_file():
             raise row.error(f"image has no bytes and its path {value['path']!r} is no file", column)
-        data = file.read_bytes()
+        if not access.allows(file):
+            raise row.error(
+                f"image path {value['path']!r} lies outside {access.where()} (links and '..' "
+                "followed); pass --allow-images-outside for a dataset you trust",
+                column,
+            )
+        data = access.read(file)
     if not isinstance(data, bytes):
         raise row.error("expected an image ({bytes, path}) with bytes or a readable path", column)
-    problem = check_image(data)
+    problem = access.check(data)
     if problem is not None:
         raise row.error(f"not a readable image: {problem}", column)
     return data
 
 
-def _images(row: Row, record: dict[str, Any], columns: list[str], base: Path) -> list[bytes]:
+def _images(
+    row: Row, record: dict[str, Any], columns: list[str], base: Path, access: ImageAccess
+) -> list[bytes]:
     images = []
     for column in columns:
         value = record.get(column)
         for one in value if isinstance(value, list) else [value]:
             if one is not None:
-                images.append(_image_bytes(row, column, one, base))
+                images.append(_image_bytes(row, column, one, base, access))
     return images
 
 
@@ -214,7 +238,9 @@ def _meta(row: Row, record: dict[str, Any], skip: set[str]) -> dict[str, Any]:
     packed = record.get(META_COLUMN)
     if packed not in (None, ""):
         try:
-            decoded = json.loads(packed) if isinstance(packed, str) else None
+            decoded = load_json(packed) if isinstance(packed, str) else None
+        except JSONTooDeep as exc:
+            raise row.error(str(exc), META_COLUMN) from None
         except ValueError:
             decoded = None
         if not isinstance(decoded, dict):
@@ -234,7 +260,12 @@ def _meta(row: Row, record: dict[str, Any], skip: set[str]) -> dict[str, Any]:
 
 
 def _parse_row(
-    path: Path, number: int, record: dict[str, Any], images: list[str], base: Path
+    path: Path,
+    number: int,
+    record: dict[str, Any],
+    images: list[str],
+    base: Path,
+    access: ImageAccess,
 ) -> ParsedItem:
     row = Row(path, number, number, {})
     question = next(
@@ -255,7 +286,7 @@ def _parse_row(
         key=str(key) if key not in (None, "") else f"row-{number}",
         row=number,
         question=question,
-        images=_images(row, record, images, base),
+        images=_images(row, record, images, base, access),
         kind=kind,
         options=options,
         answer=answer,
@@ -267,20 +298,24 @@ def _parse_row(
 
 
 def parse_hf(
-    path: Path, on_progress: ProgressHook | None = None, *, root: ImageRoot | None = None
-) -> list[ParsedItem]:
-    """Validated items of a parquet file or dataset folder; DatasetError at the first bad row
-    (rows numbered from 1 across all files). ``root`` is unused: images are in the files."""
+    path: Path, on_progress: ProgressHook | None = None, *, access: ImageAccess | None = None
+) -> Iterator[ParsedItem]:
+    """Validated items of a parquet file or dataset folder, streamed 256 rows at a time;
+    DatasetError at the first bad row (rows numbered from 1 across all files). Images are in
+    the files; an image given by path is read only where ``access`` allows (default: the
+    dataset's folder)."""
     kind, files = locate_hf_files(path)
     base = path if path.is_dir() else path.parent
-    parsed: list[ParsedItem] = []
-    for file, table in _tables(kind, files):
-        require_columns(file, table.column_names, ("question", "instruction"))
-        images = _image_columns(table.schema)
-        for batch in table.to_batches(max_chunksize=256):
+    access = access if access is not None else ImageAccess(base)
+    count = 0
+    for file in files:
+        schema, rows, batches = _batches(kind, file)
+        require_columns(file, list(schema.names), ("question", "instruction"))
+        images = _image_columns(schema)
+        for batch in batches:
             for record in batch.to_pylist():
-                parsed.append(_parse_row(file, len(parsed) + 1, record, images, base))
-                report_progress(on_progress, len(parsed), table.num_rows)
-    if not parsed:
+                count += 1
+                yield _parse_row(file, count, record, images, base, access)
+                report_progress(on_progress, count, rows)
+    if not count:
         raise DatasetError(path, "no items: the dataset has no rows")
-    return parsed

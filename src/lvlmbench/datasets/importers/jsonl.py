@@ -17,7 +17,7 @@ multiple-choice item may lack its answer only when it is from a TEST split (``sp
 
 from __future__ import annotations
 
-import json
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -27,10 +27,10 @@ from lvlmbench.datasets.importers._common import (
     ProgressHook,
     Row,
     count_lines,
-    iter_json_lines,
     report_progress,
 )
-from lvlmbench.datasets.importers._images import ImageRoot, resolve_images
+from lvlmbench.datasets.importers._images import ImageAccess, ResolvedImages, resolve_values
+from lvlmbench.datasets.importers._json_files import iter_json_lines
 
 __all__ = ["item_kind", "parse_jsonl"]
 
@@ -102,9 +102,7 @@ def _image_fields(record: dict[str, Any]) -> tuple[str, ...]:
     return (_EXPORTED_IMAGES,) if _EXPORTED_IMAGES in record else _IMAGE_FIELDS
 
 
-def _parse_record(
-    path: Path, line: int, record: dict[str, Any], root: ImageRoot | None = None
-) -> ParsedItem:
+def _parse_record(path: Path, line: int, record: dict[str, Any], access: ImageAccess) -> ParsedItem:
     row = Row(path, line, line, {})
     question = _text(row, record, "question") or _text(row, record, "instruction")
     if question is None:
@@ -117,9 +115,9 @@ def _parse_record(
         values = value if isinstance(value, list) else [value]
         if not all(isinstance(v, str) for v in values):
             raise row.error("expected an image path, base64 or URL string (or a list)", name)
-        found = resolve_images(
-            Row(path, line, line, {name: json.dumps(values)}), [name], path.parent, found, root
-        )
+        found = found if found is not None else ResolvedImages()
+        cleaned = [v.strip() for v in values if v.strip()]
+        resolve_values(row, name, cleaned, path.parent, found, access)
     options = _options(row, record.get("options"))
     kind, answer, reference = item_kind(row, record, options)
     meta: dict[str, Any] = {"row": line}
@@ -157,15 +155,17 @@ def _parse_record(
 
 
 def parse_jsonl(
-    path: Path, on_progress: ProgressHook | None = None, *, root: ImageRoot | None = None
-) -> list[ParsedItem]:
-    """Validated items of a JSONL file; DatasetError at the first bad line. ``on_progress``
-    hears (lines validated, non-blank lines in the file); ``root`` is the ``--image-root``."""
+    path: Path, on_progress: ProgressHook | None = None, *, access: ImageAccess | None = None
+) -> Iterator[ParsedItem]:
+    """Validated items of a JSONL file, streamed; DatasetError at the first bad line.
+    ``on_progress`` hears (lines validated, non-blank lines in the file); ``access`` says where
+    pictures may be read (default: the file's folder)."""
+    access = access if access is not None else ImageAccess(path.parent)
     total = count_lines(path) if on_progress is not None else 0
-    parsed = []
+    count = 0
     for line, record in iter_json_lines(path):
-        parsed.append(_parse_record(path, line, record, root))
-        report_progress(on_progress, len(parsed), total)
-    if not parsed:
+        yield _parse_record(path, line, record, access)
+        count += 1
+        report_progress(on_progress, count, total)
+    if not count:
         raise DatasetError(path, "no items: the file has no JSON lines")
-    return parsed

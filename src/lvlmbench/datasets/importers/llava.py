@@ -12,6 +12,7 @@ captions. ``meta["question_id"]`` keeps the join column of answer/prediction fil
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -21,10 +22,10 @@ from lvlmbench.datasets.importers._common import (
     ProgressHook,
     Row,
     count_lines,
-    iter_json_lines,
     report_progress,
 )
-from lvlmbench.datasets.importers._images import ImageRoot, resolve_images
+from lvlmbench.datasets.importers._images import ImageAccess, resolve_images
+from lvlmbench.datasets.importers._json_files import iter_json_lines
 
 __all__ = ["parse_llava"]
 
@@ -33,18 +34,13 @@ _CONTEXT = "context.jsonl"
 _KNOWN = {"question_id", "image", "text", "category"}
 
 
-def _records(path: Path) -> list[tuple[int, dict[str, Any]]]:
-    """(line, object) of every non-blank line; DatasetError naming a line that is no object."""
-    return list(iter_json_lines(path))
-
-
 def _side_file(path: Path, name: str, key: str, value: str) -> dict[str, str]:
     """``key`` → ``value`` of a companion JSONL beside ``path`` (empty when there is none)."""
     side = path.parent / name
     if not side.is_file() or side == path:
         return {}
     found: dict[str, str] = {}
-    for line, record in _records(side):
+    for line, record in iter_json_lines(side):
         if key not in record or not isinstance(record.get(value), str):
             raise DatasetError(side, f"expected fields {key!r} and {value!r}", row=line)
         found.setdefault(str(record[key]), record[value].strip())
@@ -59,23 +55,26 @@ def _field(row: Row, record: dict[str, Any], name: str) -> str:
 
 
 def parse_llava(
-    path: Path, on_progress: ProgressHook | None = None, *, root: ImageRoot | None = None
-) -> list[ParsedItem]:
-    """Validated items of a LLaVA-Bench questions.jsonl; DatasetError at the first bad line."""
+    path: Path, on_progress: ProgressHook | None = None, *, access: ImageAccess | None = None
+) -> Iterator[ParsedItem]:
+    """Validated items of a LLaVA-Bench questions.jsonl, streamed; DatasetError at the first
+    bad line. ``access`` says where pictures may be read (default: the file's folder)."""
+    access = access if access is not None else ImageAccess(path.parent)
     total = count_lines(path) if on_progress is not None else 0
     references = _side_file(path, _REFERENCES, "question_id", "text")
     captions = _side_file(path, _CONTEXT, "image", "caption")
     images_dir = path.parent / "images"
     base = images_dir if images_dir.is_dir() else path.parent
-    parsed = []
-    for line, record in _records(path):
+    count = 0
+    for line, record in iter_json_lines(path):
         row = Row(path, line, line, {})
         key = _field(row, record, "question_id")
         name = _field(row, record, "image")
-        found = resolve_images(Row(path, line, line, {"image": name}), ["image"], base, root=root)
+        cell = Row(path, line, line, {"image": name})
+        found = resolve_images(cell, ["image"], base, access=access)
         meta: dict[str, Any] = {"row": line, "question_id": key, "image_sources": found.sources}
         meta.update({k: v for k, v in record.items() if k not in _KNOWN})
-        parsed.append(
+        yield (
             ParsedItem(
                 key=key,
                 row=line,
@@ -90,7 +89,7 @@ def parse_llava(
                 meta=meta,
             )
         )
-        report_progress(on_progress, len(parsed), total)
-    if not parsed:
+        count += 1
+        report_progress(on_progress, count, total)
+    if not count:
         raise DatasetError(path, "no items: the file has no JSON lines")
-    return parsed

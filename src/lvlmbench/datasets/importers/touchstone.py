@@ -9,6 +9,7 @@ reference, "GPT4-HA"), ``category`` (the ability), ``task_name`` (the sub-task, 
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +21,7 @@ from lvlmbench.datasets.importers._common import (
     report_progress,
     require_columns,
 )
-from lvlmbench.datasets.importers._images import ImageRoot, resolve_images
+from lvlmbench.datasets.importers._images import ImageAccess, resolve_images
 from lvlmbench.types import TASK_NAME
 
 __all__ = ["parse_touchstone"]
@@ -31,18 +32,19 @@ _KNOWN = {"index", "question", "image", "human_annotation", "gpt4_ha_answer", "c
 
 
 def parse_touchstone(
-    path: Path, on_progress: ProgressHook | None = None, *, root: ImageRoot | None = None
-) -> list[ParsedItem]:
-    """Validated items of a TouchStone TSV; DatasetError at the first bad row. ``on_progress``
-    hears (rows validated, rows in the file); ``root`` is the ``--image-root`` folder."""
+    path: Path, on_progress: ProgressHook | None = None, *, access: ImageAccess | None = None
+) -> Iterator[ParsedItem]:
+    """Validated items of a TouchStone TSV, streamed; DatasetError at the first bad row.
+    ``on_progress`` hears (rows validated, rows in the file); ``access`` says where pictures
+    may be read (default: the file's folder)."""
+    access = access if access is not None else ImageAccess(path.parent)
     columns, rows = read_table(path, "\t")
     require_columns(path, columns, "index", "question", "image")
     total = count_rows(path, "\t") if on_progress is not None else 0
-    parsed = []
-    for row in rows:
+    for count, row in enumerate(rows, start=1):
         key = row.required("index", "the question's index")
         question = row.required("question", "the question text")
-        found = resolve_images(row, ["image"], path.parent, root=root)
+        found = resolve_images(row, ["image"], path.parent, access=access)
         if not found.images and not found.urls and not found.missing:
             raise row.error("expected a base64 image (or a list of them)", "image")
         meta: dict[str, Any] = {"row": row.number, "index": key}
@@ -51,7 +53,7 @@ def parse_touchstone(
         for column, value in row.cells.items():
             if column not in _KNOWN and value.strip():
                 meta[_META_KEYS.get(column, column)] = value.strip()
-        parsed.append(
+        yield (
             ParsedItem(
                 key=key,
                 row=row.number,
@@ -66,5 +68,4 @@ def parse_touchstone(
                 meta=meta,
             )
         )
-        report_progress(on_progress, len(parsed), total)
-    return parsed
+        report_progress(on_progress, count, total)

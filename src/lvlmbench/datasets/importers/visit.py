@@ -33,6 +33,7 @@ leaderboard compares with: it is kept in ``meta["reference_output"]``. A file wi
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -47,7 +48,7 @@ from lvlmbench.datasets.importers._common import (
     require_columns,
 )
 from lvlmbench.datasets.importers._images import (
-    ImageRoot,
+    ImageAccess,
     ResolvedImages,
     is_url,
     resolve_images,
@@ -86,17 +87,17 @@ def image_columns(columns: list[str]) -> list[str]:
     return ([_FILE_NAME] if _FILE_NAME in columns else []) + named
 
 
-def _row_images(row: Row, images: list[str], base: Path, root: ImageRoot | None) -> ResolvedImages:
+def _row_images(row: Row, images: list[str], base: Path, access: ImageAccess) -> ResolvedImages:
     """The row's pictures: from ``file_name`` when it has one (its URL columns then only join),
     else from every image column, the same picture named twice read once."""
     if row.get(_FILE_NAME):
-        found = resolve_images(row, [_FILE_NAME], base, root=root)
+        found = resolve_images(row, [_FILE_NAME], base, access=access)
         others = [row.get(c) for c in images if c != _FILE_NAME]
         for cell in others:
             values = parse_list(cell)
             found.aliases.extend(v for v in values or [cell] if v and is_url(v))
         return found
-    return resolve_images(row, images, base, root=root)
+    return resolve_images(row, images, base, access=access)
 
 
 def _first(row: Row, names: tuple[str, ...]) -> tuple[str | None, str | None]:
@@ -126,10 +127,10 @@ def _rating(value: str) -> str | bool:
 
 
 def _parse_row(
-    row: Row, images: list[str], key_column: str | None, base: Path, root: ImageRoot | None
+    row: Row, images: list[str], key_column: str | None, base: Path, access: ImageAccess
 ) -> ParsedItem:
     question = row.required("instruction", "the instruction text")
-    found = _row_images(row, images, base, root)
+    found = _row_images(row, images, base, access)
     if not found.images and not found.urls and not found.missing:
         raise row.error("expected at least one image path, URL or base64 image", images[0])
     caption_col, caption = _first(row, _CAPTIONS)
@@ -180,19 +181,19 @@ def _parse_row(
 
 
 def parse_visit(
-    path: Path, on_progress: ProgressHook | None = None, *, root: ImageRoot | None = None
-) -> list[ParsedItem]:
-    """Validated items of a VisIT-Bench CSV; DatasetError at the first bad row. ``on_progress``
-    hears (rows validated, rows in the file); ``root`` is the ``--image-root`` folder."""
+    path: Path, on_progress: ProgressHook | None = None, *, access: ImageAccess | None = None
+) -> Iterator[ParsedItem]:
+    """Validated items of a VisIT-Bench CSV, streamed; DatasetError at the first bad row.
+    ``on_progress`` hears (rows validated, rows in the file); ``access`` says where pictures
+    may be read (default: the file's folder)."""
+    access = access if access is not None else ImageAccess(path.parent)
     columns, rows = read_table(path, ",")
     images = image_columns(columns)
     require_columns(path, columns, "instruction", tuple(images) or ("image",))
     key_column = next((k for k in _KEYS if k in columns), None)
     total = count_rows(path, ",") if on_progress is not None else 0
-    parsed = []
-    for row in rows:
+    for count, row in enumerate(rows, start=1):
         if key_column is not None:
             row.required(key_column, "an instance id")
-        parsed.append(_parse_row(row, images, key_column, path.parent, root))
-        report_progress(on_progress, len(parsed), total)
-    return parsed
+        yield _parse_row(row, images, key_column, path.parent, access)
+        report_progress(on_progress, count, total)

@@ -24,6 +24,8 @@ Every other non-empty cell goes to meta under its column name (``l2-category`` a
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -36,7 +38,8 @@ from lvlmbench.datasets.importers._common import (
     report_progress,
     require_columns,
 )
-from lvlmbench.datasets.importers._images import ImageRoot, ResolvedImages, resolve_images
+from lvlmbench.datasets.importers._images import ImageAccess, ResolvedImages, resolve_images
+from lvlmbench.datasets.importers._scratch import DiskMap, Scratch
 
 __all__ = ["OPTION_LETTERS", "parse_vlmeval"]
 
@@ -45,6 +48,7 @@ _OPTIONS = tuple(letter.lower() for letter in OPTION_LETTERS)
 _KNOWN = {"index", "question", "image", "image_path", "answer", "hint", "category", *_OPTIONS}
 _YES_NO = {"yes": "true", "no": "false"}
 _MISSING = {"", "nan", "none"}
+_REFERENCE_CHARS = 64  # an image cell this short may be another row's index, never base64
 
 
 def _choice_answer(
@@ -68,9 +72,10 @@ def _kind(
     row: Row, has_answer: bool
 ) -> tuple[str, dict[str, str], str | None, str | None, dict[str, Any]]:
     """kind, options, answer key, reference and extra meta of a row."""
-    options = {
-        L: row.get(L.lower()) for L in OPTION_LETTERS if row.get(L.lower()).lower() not in _MISSING
+    cells = {
+        letter: row.get(column) for letter, column in zip(OPTION_LETTERS, _OPTIONS, strict=True)
     }
+    options = {letter: text for letter, text in cells.items() if text.lower() not in _MISSING}
     answer = row.get("answer")
     if options:
         if len(options) < 2:
@@ -82,16 +87,57 @@ def _kind(
     return "open", {}, None, answer or None, {}
 
 
+@dataclass(frozen=True)
+class _Shared:
+    """What a pass over the file's ``index`` and ``image`` columns learns (kept on disk):
+    every row's index, and the rows whose ``image`` cell holds another row's index."""
+
+    indexes: DiskMap
+    """index -> the ``image`` cell when it is short (a candidate reference), else ""."""
+    targets: DiskMap
+    """indexes that other rows' ``image`` cells name."""
+
+    def reference(self, row: Row) -> str | None:
+        """The index the row's ``image`` cell names, if it names another row's."""
+        cell = row.get("image")
+        if cell and len(cell) <= _REFERENCE_CHARS and cell != row.get("index"):
+            return cell if cell in self.indexes else None
+        return None
+
+
+def _index_pass(rows: Iterator[Row], scratch: Scratch) -> _Shared:
+    """Read the rows once for their indexes and short ``image`` cells (images not decoded)."""
+    shared = _Shared(scratch.map("indexes"), scratch.map("targets"))
+    candidates = scratch.map("candidates")
+    for row in rows:
+        index = row.required("index", "the row's index")
+        cell = row.get("image")
+        short = cell if cell and len(cell) <= _REFERENCE_CHARS and cell != index else ""
+        shared.indexes.setdefault(index, short)
+        if short:
+            candidates.setdefault(short)
+    for cell in candidates.first(len(candidates)):
+        if cell in shared.indexes:
+            shared.targets.setdefault(cell)
+    return shared
+
+
 def _images(
-    row: Row, by_index: dict[str, Row], base: Path, root: ImageRoot | None
+    row: Row, shared: _Shared, base: Path, access: ImageAccess
 ) -> tuple[ResolvedImages, str | None]:
-    """The row's images and, where its ``image`` cell names another row, that row's index."""
-    cell = row.get("image")
-    source, shared = row, None
-    if cell and len(cell) <= 64 and cell in by_index and cell != row.get("index"):
-        source, shared = by_index[cell], cell  # VLMEvalKit's shared image: another row's index
-    column = "image" if source.get("image") else "image_path"
-    return resolve_images(source, [column], base, root=root), shared
+    """The row's own images, or (nothing, the index of the row whose image it shares)."""
+    target = shared.reference(row)
+    if target is not None:
+        chained = shared.indexes.get(target)
+        if chained and chained in shared.indexes:  # that row shows yet another row's image
+            raise row.error(
+                f"the image cell names row {target!r}, whose own image cell names row "
+                f"{chained!r}; expected the index of a row with an image",
+                "image",
+            )
+        return ResolvedImages(), target
+    column = "image" if row.get("image") else "image_path"
+    return resolve_images(row, [column], base, access=access), None
 
 
 def _image_meta(row: Row, shared: str | None) -> dict[str, Any]:
@@ -108,11 +154,11 @@ def _image_meta(row: Row, shared: str | None) -> dict[str, Any]:
 
 
 def _parse_row(
-    row: Row, by_index: dict[str, Row], has_answer: bool, base: Path, root: ImageRoot | None
+    row: Row, shared_images: _Shared, has_answer: bool, base: Path, access: ImageAccess
 ) -> ParsedItem:
     question = row.required("question", "the question text")
-    found, shared = _images(row, by_index, base, root)
-    if not found.images and not found.urls and not found.missing:
+    found, shared = _images(row, shared_images, base, access)
+    if shared is None and not found.images and not found.urls and not found.missing:
         raise row.error(
             "expected a base64 image (or a list of them), another row's index, or an "
             "image_path file",
@@ -142,22 +188,25 @@ def _parse_row(
         reference=reference,
         category=row.get("category") or None,
         meta=meta,
+        image_of=shared,
+        shares_images=row.get("index") in shared_images.targets,
     )
 
 
 def parse_vlmeval(
-    path: Path, on_progress: ProgressHook | None = None, *, root: ImageRoot | None = None
-) -> list[ParsedItem]:
-    """Validated items of a VLMEvalKit TSV; DatasetError at the first bad row. ``on_progress``
-    hears (rows validated, rows in the file); ``root`` is the ``--image-root`` folder."""
-    columns, stream = read_table(path, "\t")
+    path: Path, on_progress: ProgressHook | None = None, *, access: ImageAccess | None = None
+) -> Iterator[ParsedItem]:
+    """Validated items of a VLMEvalKit TSV, streamed; DatasetError at the first bad row.
+    ``on_progress`` hears (rows validated, rows in the file); ``access`` says where pictures
+    may be read (default: the file's folder). A first pass reads only the ``index`` and
+    ``image`` cells, so a row may share the image of a row further down."""
+    access = access if access is not None else ImageAccess(path.parent)
+    columns, first_pass = read_table(path, "\t")
     require_columns(path, columns, "index", "question", ("image", "image_path"))
-    rows = list(stream)
-    by_index: dict[str, Row] = {}
-    for row in rows:
-        by_index.setdefault(row.required("index", "the row's index"), row)
-    parsed = []
-    for row in rows:
-        parsed.append(_parse_row(row, by_index, "answer" in columns, path.parent, root))
-        report_progress(on_progress, len(parsed), len(rows))
-    return parsed
+    with Scratch() as scratch:
+        shared = _index_pass(first_pass, scratch)
+        total = len(shared.indexes)
+        _, rows = read_table(path, "\t")
+        for count, row in enumerate(rows, start=1):
+            yield _parse_row(row, shared, "answer" in columns, path.parent, access)
+            report_progress(on_progress, count, total)

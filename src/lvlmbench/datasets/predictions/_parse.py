@@ -14,7 +14,6 @@
 
 from __future__ import annotations
 
-import json
 import re
 import zipfile
 from dataclasses import dataclass
@@ -24,11 +23,12 @@ from typing import Any
 from lvlmbench.datasets.importers._common import (
     DatasetError,
     Row,
-    iter_json_lines,
     not_utf8,
     parse_list,
 )
+from lvlmbench.datasets.importers._json_files import iter_json_lines
 from lvlmbench.datasets.predictions._tables import column_map, read_header, read_prediction_table
+from lvlmbench.ids import load_json
 
 __all__ = [
     "JSONL_ANSWER_FIELDS",
@@ -253,7 +253,7 @@ def looks_like_predictions(path: Path) -> bool:
         if path.suffix.lower() in (".jsonl", ".json"):
             with path.open(encoding="utf-8-sig") as handle:
                 first = next((line for line in handle if line.strip()), "")
-            record = json.loads(first)
+            record = load_json(first)
             return (
                 isinstance(record, dict)
                 and any(k in record for k in JSONL_KEY_FIELDS)

@@ -7,17 +7,20 @@ model's name. Lookups go through :func:`column_map` (lower-cased name → the he
 
 from __future__ import annotations
 
-import zipfile
 from pathlib import Path
 
 from lvlmbench.datasets.importers._common import (
-    EXCEL_SUFFIXES,
     DatasetError,
     Row,
-    cell_text,
-    excel_header,
+    check_header,
     not_utf8,
     read_table,
+)
+from lvlmbench.datasets.importers._workbook import (
+    EXCEL_SUFFIXES,
+    cell_text,
+    excel_header,
+    open_workbook,
 )
 
 __all__ = ["EXCEL_SUFFIXES", "cell_text", "column_map", "read_header", "read_prediction_table"]
@@ -29,14 +32,7 @@ def column_map(columns: list[str]) -> dict[str, str]:
 
 
 def _read_xlsx(path: Path) -> tuple[list[str], list[Row]]:
-    try:
-        import openpyxl
-    except ImportError:  # a core dependency; only a broken install lacks it
-        raise DatasetError(path, "reading .xlsx needs openpyxl: pip install openpyxl") from None
-    try:
-        workbook = openpyxl.load_workbook(path, read_only=True, data_only=True)
-    except (zipfile.BadZipFile, KeyError, OSError, ValueError) as exc:
-        raise DatasetError(path, f"not a readable .xlsx workbook ({exc})") from None
+    workbook = open_workbook(path)  # the archive's sizes checked first: no zip bomb inflates
     try:
         sheet = workbook.worksheets[0]
         values = sheet.iter_rows(values_only=True)
@@ -44,7 +40,7 @@ def _read_xlsx(path: Path) -> tuple[list[str], list[Row]]:
         if header is None:
             raise DatasetError(path, "the first sheet is empty (expected a header row)")
         columns = [cell_text(v).strip() for v in header]
-        _check_header(path, columns)
+        check_header(path, columns)
         rows: list[Row] = []
         for line, raw in enumerate(values, start=2):
             texts = [cell_text(v) for v in raw]
@@ -55,13 +51,6 @@ def _read_xlsx(path: Path) -> tuple[list[str], list[Row]]:
         return columns, rows
     finally:
         workbook.close()
-
-
-def _check_header(path: Path, columns: list[str]) -> None:
-    lowered = [c.lower() for c in columns if c]
-    duplicates = sorted({c for c in lowered if lowered.count(c) > 1})
-    if duplicates:
-        raise DatasetError(path, f"duplicate column(s) in the header: {', '.join(duplicates)}")
 
 
 def _delimiter(path: Path) -> str:
