@@ -60,8 +60,12 @@ class HttpResponse:
         return self.content.decode(self.charset or "utf-8", errors="replace")
 
     def json(self) -> Any:
-        """The body decoded as JSON; raises JSONDecodeError or UnicodeDecodeError."""
-        return json.loads(self.content)
+        """The body decoded as JSON; raises JSONDecodeError or UnicodeDecodeError, also for a
+        body nested too deep for the decoder (a hostile server's RecursionError is no crash)."""
+        try:
+            return json.loads(self.content)
+        except RecursionError:
+            raise json.JSONDecodeError("JSON nested too deeply", "", 0) from None
 
 
 class HttpError(Exception):

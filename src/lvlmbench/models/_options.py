@@ -247,7 +247,7 @@ def _param_value(value: str) -> str:
     written canonically so ``{"a":1}`` and ``{ "a": 1 }`` are one identity."""
     try:
         parsed = json.loads(value)
-    except ValueError:
+    except (ValueError, RecursionError):
         return value  # plain text such as ``high``: kept as written, readable in identities
     if isinstance(parsed, str) and parse_param(parsed) == parsed:
         return parsed  # ``"high"`` is ``high``

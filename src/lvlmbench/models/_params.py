@@ -34,7 +34,7 @@ def parse_param(value: str) -> object:
     """The value a ``param.*`` option sends: its JSON when it parses, else the text."""
     try:
         parsed: object = json.loads(value)
-    except ValueError:
+    except (ValueError, RecursionError):  # not JSON (or nested past the stack): the text
         return value
     return parsed
 

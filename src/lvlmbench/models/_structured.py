@@ -9,6 +9,7 @@ from typing import Any
 __all__ = ["extract_json"]
 
 _FENCE = re.compile(r"```(?:json|JSON)?\s*\n?(.*?)```", re.DOTALL)
+_TOO_DEEP = "the reply's JSON nests too deeply to read"
 
 
 def extract_json(text: str) -> Any:
@@ -25,6 +26,8 @@ def extract_json(text: str) -> Any:
             return json.loads(candidate)
         except json.JSONDecodeError:
             continue
+        except RecursionError:  # every inner bracket nests nearly as deep: stop here
+            raise ValueError(_TOO_DEEP) from None
     decoder = json.JSONDecoder()
     for index, char in enumerate(text):
         if char in "{[":
@@ -32,6 +35,8 @@ def extract_json(text: str) -> Any:
                 value, _ = decoder.raw_decode(text, index)
             except json.JSONDecodeError:
                 continue
+            except RecursionError:
+                raise ValueError(_TOO_DEEP) from None
             if isinstance(value, dict | list):
                 return value
     preview = stripped[:80].replace("\n", " ")
