@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import threading
-import time
 from pathlib import Path
 from typing import Any
 
@@ -19,8 +17,7 @@ pytest.importorskip("transformers")
 from models.test_hf import GREEDY, _build_tiny_llava, _question, _varied_prompts  # noqa: E402
 
 from lvlmbench.models import ModelClient, ProviderError, load_chat_model  # noqa: E402
-from lvlmbench.models._hf_engine import Capacity, Group, Job, Pending, Replica  # noqa: E402
-from lvlmbench.models._hf_rows import Vocabulary  # noqa: E402
+from lvlmbench.models._hf_load import Loaded  # noqa: E402
 from lvlmbench.models.hf import HFChatModel  # noqa: E402
 from lvlmbench.types import GenerationConfig, Message, ModelOutput  # noqa: E402
 
@@ -44,6 +41,43 @@ def _load(directory: Path, **options: object) -> HFChatModel:
     model = load_chat_model(f"hf/{directory}", device="cpu", **options)
     assert isinstance(model, HFChatModel)
     return model
+
+
+class _MemoryCapped:
+    """The loaded model, raising ``torch.OutOfMemoryError`` for a forward or ``generate`` of
+    more than ``rows`` rows, as a full GPU would."""
+
+    def __init__(self, model: Any, rows: int) -> None:
+        self._model, self._rows = model, rows
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._model, name)
+
+    def _check(self, inputs: dict[str, Any]) -> None:
+        rows = int(inputs["input_ids"].shape[0])
+        if rows > self._rows:
+            raise torch.OutOfMemoryError(f"{rows} rows > {self._rows}")
+
+    def __call__(self, **inputs: Any) -> Any:
+        self._check(inputs)
+        return self._model(**inputs)
+
+    def generate(self, **inputs: Any) -> Any:
+        self._check(inputs)
+        return self._model.generate(**inputs)
+
+
+class _CappedHF(HFChatModel):
+    """The hf back-end on a device that holds ``rows`` rows at once."""
+
+    def __init__(self, model: HFChatModel, rows: int) -> None:
+        super().__init__(model.name, model.settings)
+        self.rows = rows
+
+    def load_replica(self, device: str) -> Loaded:
+        loaded = super().load_replica(device)
+        loaded.model = _MemoryCapped(loaded.model, self.rows)
+        return loaded
 
 
 async def _answers(
@@ -91,7 +125,7 @@ async def test_rows_leave_as_they_end_and_answers_equal_one_at_a_time(
     pass through it, each refill merged into rows mid-answer."""
     prompts, configs = _mixed()
     alone = await _one_at_a_time(tiny_llava_dir, prompts, configs)
-    model = _load(tiny_llava_dir, batch_size=4)
+    model = _load(tiny_llava_dir, batch_size=4, continuous="true")
     together = await _answers(model, prompts, configs)
     _same(together, alone)
     assert {o.raw["batch_size"] for o in together if o.raw} == {4}
@@ -101,10 +135,19 @@ async def test_rows_leave_as_they_end_and_answers_equal_one_at_a_time(
     _same(static, alone)
 
 
-async def test_without_overlap_the_answers_are_the_same(tiny_llava_dir: Path) -> None:
+@pytest.mark.parametrize("continuous", ["true", "false"])
+async def test_without_overlap_the_answers_are_the_same(
+    tiny_llava_dir: Path, continuous: str
+) -> None:
     prompts, configs = _mixed()
-    overlapped = await _answers(_load(tiny_llava_dir, batch_size=3), prompts, configs)
-    inline = await _answers(_load(tiny_llava_dir, batch_size=3, overlap="false"), prompts, configs)
+    overlapped = await _answers(
+        _load(tiny_llava_dir, batch_size=3, continuous=continuous), prompts, configs
+    )
+    inline = await _answers(
+        _load(tiny_llava_dir, batch_size=3, continuous=continuous, overlap="false"),
+        prompts,
+        configs,
+    )
     _same(inline, overlapped)
 
 
@@ -116,8 +159,7 @@ async def test_out_of_memory_halves_the_batch_and_fails_no_row(
     one at a time."""
     prompts = _varied_prompts() * 2
     alone = await _one_at_a_time(tiny_llava_dir, prompts, [GREEDY] * len(prompts))
-    model = _load(tiny_llava_dir, batch_size=8, continuous=continuous)
-    model.simulated_memory_rows = 3
+    model = _CappedHF(_load(tiny_llava_dir, batch_size=8, continuous=continuous), rows=3)
     try:
         outputs = await asyncio.gather(*(model.generate(p, GREEDY) for p in prompts))
         rows, halvings = model.batch_rows(), model.out_of_memory_halvings()
@@ -128,8 +170,7 @@ async def test_out_of_memory_halves_the_batch_and_fails_no_row(
 
 
 async def test_a_row_that_fits_nowhere_fails_alone(tiny_llava_dir: Path) -> None:
-    model = _load(tiny_llava_dir, batch_size=4)
-    model.simulated_memory_rows = 0
+    model = _CappedHF(_load(tiny_llava_dir, batch_size=4), rows=0)
     try:
         with pytest.raises(ProviderError) as caught:
             await model.generate(_question(), GREEDY)
@@ -173,79 +214,3 @@ def test_auto_batch_size_and_the_concurrency_a_local_model_asks_for(
     with pytest.raises(ValueError, match="max_batch_size"):
         _load(tiny_llava_dir, max_batch_size=0)
     assert _load(tiny_llava_dir, batch_size="auto").settings.batch_size is None
-
-
-class _SleepyBackend:
-    """A fake model whose preparation and generation each take 40 ms per group, recording
-    when each ran."""
-
-    def __init__(self) -> None:
-        self.spans: dict[str, list[tuple[float, float]]] = {"prepare": [], "generate": []}
-        self.lock = threading.Lock()
-
-    def _span(self, kind: str, seconds: float) -> None:
-        started = time.perf_counter()
-        time.sleep(seconds)
-        with self.lock:
-            self.spans[kind].append((started, time.perf_counter()))
-
-    def load_replica(self, device: str) -> Any:
-        return type("Loaded", (), {"model": None})()
-
-    def batch_key(self, continuous: bool) -> Any:
-        return None
-
-    def prepare_group(self, loaded: Any, jobs: list[Job]) -> Group:
-        self._span("prepare", 0.04)
-        return Group(jobs, None, [1] * len(jobs))
-
-    def generate_group(self, loaded: Any, group: Group) -> list[Any]:
-        self._span("generate", 0.04)
-        return [job.request for job in group.jobs]
-
-    def continuous_for(self, loaded: Any) -> bool:
-        return False
-
-    def vocabulary(self, loaded: Any) -> Vocabulary:
-        return Vocabulary(frozenset(), None, str)
-
-    def failure(self, exc: Exception) -> Exception:
-        return exc
-
-
-@pytest.mark.parametrize("overlap", [True, False])
-def test_the_next_group_is_prepared_while_one_generates(overlap: bool) -> None:
-    backend = _SleepyBackend()
-    pending = Pending()
-    replica = Replica(
-        backend,  # type: ignore[arg-type]
-        pending,
-        "cpu",
-        Capacity(rows=2, limit=2, auto=False),
-        overlap=overlap,
-        continuous=False,
-        spec="fake/model",
-    )
-    results: list[Any] = []
-    done = threading.Semaphore(0)
-
-    def deliver(result: Any) -> None:
-        results.append(result)
-        done.release()
-
-    replica.start()
-    pending.put([Job(n, deliver) for n in range(12)])
-    for _ in range(12):
-        assert done.acquire(timeout=10)
-    pending.close(RuntimeError("closed"))
-    replica.stop(RuntimeError("closed"))
-    assert sorted(results) == list(range(12))
-    overlapping = [
-        (p, g)
-        for p in backend.spans["prepare"]
-        for g in backend.spans["generate"]
-        if p[0] < g[1] and g[0] < p[1]
-    ]
-    # With overlap, groups are prepared during the generation of earlier ones; without, never.
-    assert (len(overlapping) >= 3) is overlap
-    assert overlap or not overlapping
