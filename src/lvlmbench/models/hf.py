@@ -4,9 +4,10 @@
 (auto, float32, bfloat16, float16), ``batch_size`` (``auto``, the default: on a GPU the most rows
 the device memory holds for the run's prompt, image and max-token shape, found by a probe on the
 first rows and halved on any out-of-memory error, at most ``max_batch_size``, default 256; on a
-CPU 8), ``continuous`` (default true: rows leave the batch as they finish and waiting requests
-take their place), ``overlap`` (default true: images and prompts of the next rows are prepared
-on a thread of their own while the model generates), ``devices`` (``all`` or a comma list such
+CPU 8), ``continuous`` (default false: each batch is one ``generate`` call; true: rows leave
+the batch as they finish and waiting requests take their place), ``overlap`` (default true:
+images and prompts of the next rows are prepared on a thread of their own while the model
+generates), ``devices`` (``all`` or a comma list such
 as ``cuda:0,cuda:1``: one replica per device, requests spread over them) and ``replicas`` (that
 many replicas, cycling over the devices), ``revision``, ``trust_remote_code`` (default false) and
 ``local_files_only`` (default true: a repo id must already be in the Hugging Face cache, so an
