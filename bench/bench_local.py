@@ -16,7 +16,8 @@ lvlmbench's runner builds, about 617 prompt tokens) are answered greedily, every
 One JSON line per part (``--json`` collects them), each part guarded so a failure prints its
 traceback and the others still report. Every lvlmbench run also says what it ran: ``calls``
 (``generate`` calls, or prefills with continuous batching), the mean and least rows of a call,
-and (continuous batching) decode ``steps`` and their mean rows.
+and (continuous batching) decode ``steps``, their mean rows and the ``refills`` (prefills
+merged into rows still answering).
 
 - ``fixed``: per batch size, items/s of both and the ratio (target ≥ 0.95), how many answers
   equal the bare loop's (float32 on a CPU: all must; bfloat16 on a GPU: information only, random
@@ -150,6 +151,7 @@ class Run:
     calls: list[int]
     steps: int
     step_rows: int
+    refills: int
 
     @property
     def items_s(self) -> float:
@@ -169,6 +171,7 @@ class Run:
         if self.steps:
             shown["steps"] = self.steps
             shown["step_rows_mean"] = round(self.step_rows / self.steps, 1)
+            shown["refills"] = self.refills
         return shown
 
 
@@ -207,6 +210,7 @@ async def ours(model_dir: Path, items: int, options: str, max_tokens: int, warm_
             log.groups[len(before.groups) :],
             log.steps - before.steps,
             log.step_rows - before.step_rows,
+            log.refills - before.refills,
         )
         await client.aclose()
         store.close()

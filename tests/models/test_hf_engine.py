@@ -17,7 +17,10 @@ pytest.importorskip("transformers")
 from models.test_hf import GREEDY, _build_tiny_llava, _question, _varied_prompts  # noqa: E402
 
 from lvlmbench.models import ModelClient, ProviderError, load_chat_model  # noqa: E402
-from lvlmbench.models._hf_load import Loaded  # noqa: E402
+from lvlmbench.models._hf_engine import BatchLog  # noqa: E402
+from lvlmbench.models._hf_load import Loaded, Request  # noqa: E402
+from lvlmbench.models._hf_queue import Job  # noqa: E402
+from lvlmbench.models._hf_rows import Decoding, Row  # noqa: E402
 from lvlmbench.models.hf import HFChatModel  # noqa: E402
 from lvlmbench.types import GenerationConfig, Message, ModelOutput  # noqa: E402
 
@@ -94,6 +97,19 @@ async def _answers(
         await model.aclose()
 
 
+async def _answers_logged(
+    model: HFChatModel, prompts: list[list[Message]], configs: list[GenerationConfig]
+) -> tuple[list[ModelOutput], BatchLog]:
+    """``_answers``, and what the replicas ran."""
+    try:
+        outputs = await asyncio.gather(
+            *(model.generate(p, c) for p, c in zip(prompts, configs, strict=True))
+        )
+        return list(outputs), model.batch_log()
+    finally:
+        await model.aclose()
+
+
 async def _one_at_a_time(
     directory: Path, prompts: list[list[Message]], configs: list[GenerationConfig]
 ) -> list[ModelOutput]:
@@ -133,6 +149,60 @@ async def test_rows_leave_as_they_end_and_answers_equal_one_at_a_time(
         _load(tiny_llava_dir, batch_size=4, continuous="false"), prompts, configs
     )
     _same(static, alone)
+
+
+@pytest.mark.parametrize("overlap", ["true", "false"])
+async def test_a_running_batch_is_refilled_and_answers_as_one_at_a_time(
+    tiny_llava_dir: Path, overlap: str
+) -> None:
+    """36 calls of mixed lengths at batch 32, groups of 16: once 16 rows ended, the rows
+    still waiting are prefilled into the running batch; every answer as one at a time."""
+    prompts, configs = _mixed()
+    prompts, configs = prompts * 3, configs * 3
+    alone = await _one_at_a_time(tiny_llava_dir, prompts, configs)
+    model = _load(tiny_llava_dir, batch_size=32, continuous="true", overlap=overlap)
+    together, log = await _answers_logged(model, prompts, configs)
+    _same(together, alone)
+    assert log.refills >= 1 and max(log.groups) == 16
+
+
+async def test_groups_merged_into_rows_mid_answer_answer_as_one_at_a_time(
+    tiny_llava_dir: Path,
+) -> None:
+    """Continuous batching's cache surgery, driven step by step: a group of 3 is prefilled
+    every 2 decode steps into rows already answering (longer, so each side is left-padded to
+    the other), finished rows are dropped and their padding trimmed, and every answer equals
+    the one-at-a-time answer (a sampled row included)."""
+    prompts, configs = _mixed()
+    alone = await _one_at_a_time(tiny_llava_dir, prompts, configs)
+    model = _load(tiny_llava_dir, batch_size=12, continuous="true")
+    loaded = model.load_replica("cpu")
+    jobs = [Job(Request(p, c, 0.0), lambda _: None) for p, c in zip(prompts, configs, strict=True)]
+    groups = [model.prepare_group(loaded, jobs[i : i + 3]) for i in range(0, len(jobs), 3)]
+    decoding = Decoding(loaded.model, model.vocabulary(loaded))
+    ended: list[Row] = []
+    merged_into_live = dropped = 0
+    with torch.inference_mode():
+        for turn in range(200):
+            if turn % 2 == 0 and groups:
+                group = groups.pop(0)
+                merged_into_live += decoding.live > 0
+                pairs = zip(group.jobs, group.prompt_tokens, strict=True)
+                rows = [model.make_row(job, tokens) for job, tokens in pairs]
+                decoding.prefill(model.to_device(loaded, group.inputs), rows)
+            ended += decoding.record()
+            if decoding.live == 0 and not groups:
+                break
+            if len(decoding) > decoding.live:
+                dropped += 1
+                decoding.drop_finished()
+            decoding.step()
+    assert merged_into_live >= 3 and dropped >= 1
+    by_job = {id(row.ticket): row.finished for row in ended}
+    got = [by_job[id(job)] for job in jobs]
+    assert [f.text for f in got if f] == [o.text for o in alone]
+    assert [f.output_tokens for f in got if f] == [o.usage.output_tokens for o in alone]
+    assert [f.finish_reason for f in got if f] == [o.finish_reason for o in alone]
 
 
 @pytest.mark.parametrize("continuous", ["true", "false"])

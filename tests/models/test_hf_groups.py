@@ -17,7 +17,12 @@ torch = pytest.importorskip("torch")
 pytest.importorskip("transformers")
 
 from lvlmbench.models._hf_engine import Capacity, Group, Replica  # noqa: E402
-from lvlmbench.models._hf_memory import MEMORY_SHARE, PROBE_ROWS  # noqa: E402
+from lvlmbench.models._hf_memory import (  # noqa: E402
+    MEMORY_SHARE,
+    PROBE_ROWS,
+    rows_for_decoding,
+    rows_for_generate,
+)
 from lvlmbench.models._hf_queue import QUIET_S, Job, Pending  # noqa: E402
 from lvlmbench.models._hf_rows import Vocabulary  # noqa: E402
 
@@ -242,3 +247,22 @@ def test_a_row_that_fits_nowhere_fails_alone(run_replica: Any) -> None:
     errors = [a for a in answers.got if isinstance(a, Exception)]
     assert len(errors) == 3 and all(getattr(e, "status_code", None) == 413 for e in errors)
     assert replica.capacity.rows == 1
+
+
+def test_the_rows_auto_plans_from_a_probe() -> None:
+    """Hand-worked. generate: 8 rows took 8 MB, 100 MB free: 0.85 × 100 / 1 = 85 rows.
+    Continuous: 8 rows × 100 positions of cache took 8 MB (10.24 KB a position); a row at its
+    full 164 positions takes 1.64 MB; the prefill passed 1 MB a row beyond its cache, and a
+    refill of 16 rows must fit beside the batch: (0.85 × (100 + 8) − 16) / 1.64 = 46.2 rows."""
+    assert rows_for_generate(8 * MB, 8, 100 * MB) == 85
+    planned = rows_for_decoding(
+        cache_bytes=8 * MB,
+        cache_positions=8 * 100,
+        full_positions=164,
+        transient_bytes=8 * MB,
+        rows=8,
+        group_rows=16,
+        free_bytes=100 * MB,
+    )
+    assert planned == 46
+    assert rows_for_generate(8 * MB, 8, 0) == 1  # nothing free: one row, then halving decides

@@ -111,6 +111,8 @@ class BatchLog:
     groups: list[int] = field(default_factory=list)
     steps: int = 0
     step_rows: int = 0
+    refills: int = 0
+    """Prefills merged into rows still answering (continuous batching)."""
 
 
 class Replica:
@@ -282,7 +284,14 @@ class Replica:
             return self._idle and prepared == 0
         decoding = self._decoding
         live = decoding.live if decoding is not None else 0
-        return live + prepared < self.capacity.rows
+        return self.capacity.rows - live - prepared >= self._refill_rows()
+
+    def _refill_rows(self) -> int:
+        """Free rows a running batch waits for before it takes new ones: a quarter of it (at
+        least a group), so that refills are few and large rather than one small prefill, and
+        one copy of the whole cache to merge it, every few steps."""
+        rows = self.capacity.rows
+        return min(rows, max(group_size(rows, True), rows // 4))
 
     # One turn of the generation loop -----------------------------------------------------------
 
@@ -311,9 +320,12 @@ class Replica:
         return True
 
     def _admit(self, block: bool) -> bool:
-        """Prefill the prepared groups the batch has room for; False once closed."""
+        """Prefill the prepared groups the batch has room for, once a refill's worth of rows
+        is free; False once closed."""
         decoding = self._decoding
         assert decoding is not None
+        if decoding.live and self.capacity.rows - decoding.live < self._refill_rows():
+            return True
         while True:
             group = self._next_group(block=block and len(decoding) == 0)
             if group is None:
@@ -338,6 +350,7 @@ class Replica:
         try:
             probe = self.capacity.probing and self.memory is not None
             before = self.memory.mark() if probe and self.memory is not None else 0
+            self.log.refills += decoding.live > 0
             decoding.prefill(self.backend.to_device(self.loaded, group.inputs), rows)
             self.log.groups.append(len(rows))
             if probe:

@@ -135,6 +135,7 @@ class HFChatModel:
             log.groups += replica.log.groups
             log.steps += replica.log.steps
             log.step_rows += replica.log.step_rows
+            log.refills += replica.log.refills
         return log
 
     def device_memory(self, device: str) -> DeviceMemory | None:
