@@ -30,7 +30,8 @@ merged into rows still answering).
   useful tokens/s of both and the ratio (target ≥ 0.9), and each variant on the uneven items.
 
 Run: ``python bench/bench_local.py [--tiny] [--batches 8,32,64,128] [--variants
-"continuous=true;overlap=false"] [--json out.json]``. Needs the ``hf`` extra. Figures also go to
+"continuous=true;overlap=false"] [--uneven-variants continuous=true] [--items N]
+[--uneven-items N] [--auto-items N] [--json out.json]``. Needs the ``hf`` extra. Figures also go to
 ``$LVLMBENCH_BENCH_JSON`` (bench/figures.py); without a CUDA device and without ``--tiny`` it
 prints that it was skipped.
 """
@@ -337,9 +338,11 @@ def part_auto(bench: Bench, folder: Path, n: int, best_bare: float | None) -> No
     bench.record(row)
 
 
-def part_uneven(bench: Bench, even: Path, uneven: Path, batch: int) -> None:
+def part_uneven(
+    bench: Bench, even: Path, uneven: Path, batch: int, n: int, variants: list[str]
+) -> None:
     """Mixed answer lengths against answers of their mean length (and each variant)."""
-    n = bench.count(batch)
+    n = n or bench.count(batch)
     opts = f"batch_size={batch}"
     mixed = bench.run(uneven, n, opts, batch)
     mean = max(1, round(sum(mixed.answers.tokens.values()) / max(1, mixed.items)))
@@ -356,7 +359,7 @@ def part_uneven(bench: Bench, even: Path, uneven: Path, batch: int) -> None:
         "ratio": round(ratio, 3),
         **mixed.shape(),
     }
-    for variant in bench.variants:
+    for variant in variants:
         other = bench.run(uneven, n, f"{opts}&{variant}", batch)
         row[variant] = {
             "uneven_tokens_s": round(other.tokens_s, 1),
@@ -389,6 +392,8 @@ def _arguments(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument(
         "--variants", default="", help="option sets also run, ';'-separated: continuous=true"
     )
+    parser.add_argument("--uneven-items", type=int, default=0, help="default: as --items")
+    parser.add_argument("--uneven-variants", help="default: --variants")
     parser.add_argument("--skip", default="", help="comma list of parts: fixed,auto,uneven")
     parser.add_argument("--json", type=Path, help="write every figure here too")
     return parser.parse_args(argv)
@@ -433,13 +438,17 @@ def main(argv: list[str] | None = None) -> int:
             if "fixed" not in skip:
                 for batch in batches:
                     _guarded(f"fixed {batch}", part_fixed, bench, even, batch)
+            if "uneven" not in skip:
+                uneven_copy(even, uneven, args.eos_every)
+                variants = bench.variants
+                if args.uneven_variants is not None:
+                    variants = [v for v in args.uneven_variants.split(";") if v]
+                part = (bench, even, uneven, max(batches), args.uneven_items, variants)
+                _guarded("uneven", part_uneven, *part)
             fixed = [r["bare_items_s"] for r in bench.results if r.get("part") == "fixed"]
             if "auto" not in skip:
                 auto_items = args.auto_items or (16 if args.tiny else 512)
                 _guarded("auto", part_auto, bench, even, auto_items, max(fixed, default=None))
-            if "uneven" not in skip:
-                uneven_copy(even, uneven, args.eos_every)
-                _guarded("uneven", part_uneven, bench, even, uneven, max(batches))
     finally:
         seconds = time.perf_counter() - started
         print(f"done: {len(bench.results)} rows in {seconds:.0f} s; {_load()}", flush=True)

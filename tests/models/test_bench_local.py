@@ -37,7 +37,7 @@ def test_bench_local_tiny_answers_as_the_bare_loop(tmp_path: Path) -> None:
     assert "failed" not in done.stdout, done.stdout[-3000:]
     rows = json.loads(out.read_text(encoding="utf-8"))
     parts = [row["part"] for row in rows]
-    assert parts == ["model", "fixed", "fixed", "auto", "uneven"]
+    assert parts == ["model", "fixed", "fixed", "uneven", "auto"]
     assert rows[0]["card"] == "CPU" and rows[0]["dtype"] == "float32"
     for row in rows[1:3]:
         assert row["exact_lengths"] is True
@@ -45,7 +45,7 @@ def test_bench_local_tiny_answers_as_the_bare_loop(tmp_path: Path) -> None:
         assert row["continuous=true"]["answers_equal_bare"] == row["answers_equal_bare"]
         # Whole batches: one generate call per batch of items, none cut short.
         assert row["calls"] == -(-row["items"] // row["batch"])
-    auto, uneven = rows[3], rows[4]
+    uneven, auto = rows[3], rows[4]
     assert auto["batch_chosen"] == [8] and auto["exact_lengths"] is True  # auto on a CPU: 8
     assert uneven["shortest"] < uneven["mean_tokens"] < 12  # the rows did stop unevenly
     assert (
