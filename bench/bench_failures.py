@@ -80,7 +80,10 @@ def all_503(db: Path) -> None:
     faults = Faults(server_error=1.0, max_faults_per_prompt=10**9)
     with FakeOpenAIServer(faults=faults, server_error_status=503) as server:
         spec = f"openai/m?base_url={server.base_url}"
-        wall, code, stderr = cli("evaluate", BENCHMARK, "-m", spec, "--store", str(db))
+        # C=16 as a remote API gets by default (a server on 127.0.0.1 would get 128).
+        wall, code, stderr = cli(
+            "evaluate", BENCHMARK, "-m", spec, "--store", str(db), "--concurrency", "16"
+        )
         requests = server.stats.requests
     tripped = "calls in a row" in stderr
     last = stderr.splitlines()[-1] if stderr else ""
@@ -104,7 +107,8 @@ async def half_faults(db: Path, items: int) -> None:
     aborted = False
     retry = RetryPolicy(max_retries=2, base_delay=0.01, max_delay=0.05)
     with FakeOpenAIServer(concurrency=16, faults=faults, seed=5) as server:
-        client = ModelClient(load_chat_model(f"openai/m?base_url={server.base_url}"), store)
+        model = load_chat_model(f"openai/m?base_url={server.base_url}")
+        client = ModelClient(model, store, concurrency=16)
         client.retry = retry
         try:
             await run_examinee(store, BENCHMARK, client)

@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import threading
-import time
 from pathlib import Path
 from typing import Any
 
@@ -19,8 +17,10 @@ pytest.importorskip("transformers")
 from models.test_hf import GREEDY, _build_tiny_llava, _question, _varied_prompts  # noqa: E402
 
 from lvlmbench.models import ModelClient, ProviderError, load_chat_model  # noqa: E402
-from lvlmbench.models._hf_engine import Capacity, Group, Job, Pending, Replica  # noqa: E402
-from lvlmbench.models._hf_rows import Vocabulary  # noqa: E402
+from lvlmbench.models._hf_engine import BatchLog  # noqa: E402
+from lvlmbench.models._hf_load import Loaded, Request  # noqa: E402
+from lvlmbench.models._hf_queue import Job  # noqa: E402
+from lvlmbench.models._hf_rows import Decoding, Row  # noqa: E402
 from lvlmbench.models.hf import HFChatModel  # noqa: E402
 from lvlmbench.types import GenerationConfig, Message, ModelOutput  # noqa: E402
 
@@ -46,6 +46,43 @@ def _load(directory: Path, **options: object) -> HFChatModel:
     return model
 
 
+class _MemoryCapped:
+    """The loaded model, raising ``torch.OutOfMemoryError`` for a forward or ``generate`` of
+    more than ``rows`` rows, as a full GPU would."""
+
+    def __init__(self, model: Any, rows: int) -> None:
+        self._model, self._rows = model, rows
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._model, name)
+
+    def _check(self, inputs: dict[str, Any]) -> None:
+        rows = int(inputs["input_ids"].shape[0])
+        if rows > self._rows:
+            raise torch.OutOfMemoryError(f"{rows} rows > {self._rows}")
+
+    def __call__(self, **inputs: Any) -> Any:
+        self._check(inputs)
+        return self._model(**inputs)
+
+    def generate(self, **inputs: Any) -> Any:
+        self._check(inputs)
+        return self._model.generate(**inputs)
+
+
+class _CappedHF(HFChatModel):
+    """The hf back-end on a device that holds ``rows`` rows at once."""
+
+    def __init__(self, model: HFChatModel, rows: int) -> None:
+        super().__init__(model.name, model.settings)
+        self.rows = rows
+
+    def load_replica(self, device: str) -> Loaded:
+        loaded = super().load_replica(device)
+        loaded.model = _MemoryCapped(loaded.model, self.rows)
+        return loaded
+
+
 async def _answers(
     model: HFChatModel, prompts: list[list[Message]], configs: list[GenerationConfig] | None = None
 ) -> list[ModelOutput]:
@@ -56,6 +93,19 @@ async def _answers(
                 *(model.generate(p, c) for p, c in zip(prompts, configs, strict=True))
             )
         )
+    finally:
+        await model.aclose()
+
+
+async def _answers_logged(
+    model: HFChatModel, prompts: list[list[Message]], configs: list[GenerationConfig]
+) -> tuple[list[ModelOutput], BatchLog]:
+    """``_answers``, and what the replicas ran."""
+    try:
+        outputs = await asyncio.gather(
+            *(model.generate(p, c) for p, c in zip(prompts, configs, strict=True))
+        )
+        return list(outputs), model.batch_log()
     finally:
         await model.aclose()
 
@@ -91,7 +141,7 @@ async def test_rows_leave_as_they_end_and_answers_equal_one_at_a_time(
     pass through it, each refill merged into rows mid-answer."""
     prompts, configs = _mixed()
     alone = await _one_at_a_time(tiny_llava_dir, prompts, configs)
-    model = _load(tiny_llava_dir, batch_size=4)
+    model = _load(tiny_llava_dir, batch_size=4, continuous="true")
     together = await _answers(model, prompts, configs)
     _same(together, alone)
     assert {o.raw["batch_size"] for o in together if o.raw} == {4}
@@ -101,10 +151,73 @@ async def test_rows_leave_as_they_end_and_answers_equal_one_at_a_time(
     _same(static, alone)
 
 
-async def test_without_overlap_the_answers_are_the_same(tiny_llava_dir: Path) -> None:
+@pytest.mark.parametrize("overlap", ["true", "false"])
+async def test_a_running_batch_is_refilled_and_answers_as_one_at_a_time(
+    tiny_llava_dir: Path, overlap: str
+) -> None:
+    """36 calls of mixed lengths at batch 32, groups of 16: once 16 rows ended, the rows
+    still waiting are prefilled into the running batch; every answer as one at a time."""
     prompts, configs = _mixed()
-    overlapped = await _answers(_load(tiny_llava_dir, batch_size=3), prompts, configs)
-    inline = await _answers(_load(tiny_llava_dir, batch_size=3, overlap="false"), prompts, configs)
+    prompts, configs = prompts * 3, configs * 3
+    alone = await _one_at_a_time(tiny_llava_dir, prompts, configs)
+    model = _load(tiny_llava_dir, batch_size=32, continuous="true", overlap=overlap)
+    together, log = await _answers_logged(model, prompts, configs)
+    _same(together, alone)
+    assert log.refills >= 1 and max(log.groups) == 16
+
+
+async def test_groups_merged_into_rows_mid_answer_answer_as_one_at_a_time(
+    tiny_llava_dir: Path,
+) -> None:
+    """Continuous batching's cache surgery, driven step by step: a group of 3 is prefilled
+    every 2 decode steps into rows already answering (longer, so each side is left-padded to
+    the other), finished rows are dropped and their padding trimmed, and every answer equals
+    the one-at-a-time answer (a sampled row included)."""
+    prompts, configs = _mixed()
+    alone = await _one_at_a_time(tiny_llava_dir, prompts, configs)
+    model = _load(tiny_llava_dir, batch_size=12, continuous="true")
+    loaded = model.load_replica("cpu")
+    jobs = [Job(Request(p, c, 0.0), lambda _: None) for p, c in zip(prompts, configs, strict=True)]
+    groups = [model.prepare_group(loaded, jobs[i : i + 3]) for i in range(0, len(jobs), 3)]
+    decoding = Decoding(loaded.model, model.vocabulary(loaded))
+    ended: list[Row] = []
+    merged_into_live = dropped = 0
+    with torch.inference_mode():
+        for turn in range(200):
+            if turn % 2 == 0 and groups:
+                group = groups.pop(0)
+                merged_into_live += decoding.live > 0
+                pairs = zip(group.jobs, group.prompt_tokens, strict=True)
+                rows = [model.make_row(job, tokens) for job, tokens in pairs]
+                decoding.prefill(model.to_device(loaded, group.inputs), rows)
+            ended += decoding.record()
+            if decoding.live == 0 and not groups:
+                break
+            if len(decoding) > decoding.live:
+                dropped += 1
+                decoding.drop_finished()
+            decoding.step()
+    assert merged_into_live >= 3 and dropped >= 1
+    by_job = {id(row.ticket): row.finished for row in ended}
+    got = [by_job[id(job)] for job in jobs]
+    assert [f.text for f in got if f] == [o.text for o in alone]
+    assert [f.output_tokens for f in got if f] == [o.usage.output_tokens for o in alone]
+    assert [f.finish_reason for f in got if f] == [o.finish_reason for o in alone]
+
+
+@pytest.mark.parametrize("continuous", ["true", "false"])
+async def test_without_overlap_the_answers_are_the_same(
+    tiny_llava_dir: Path, continuous: str
+) -> None:
+    prompts, configs = _mixed()
+    overlapped = await _answers(
+        _load(tiny_llava_dir, batch_size=3, continuous=continuous), prompts, configs
+    )
+    inline = await _answers(
+        _load(tiny_llava_dir, batch_size=3, continuous=continuous, overlap="false"),
+        prompts,
+        configs,
+    )
     _same(inline, overlapped)
 
 
@@ -116,8 +229,7 @@ async def test_out_of_memory_halves_the_batch_and_fails_no_row(
     one at a time."""
     prompts = _varied_prompts() * 2
     alone = await _one_at_a_time(tiny_llava_dir, prompts, [GREEDY] * len(prompts))
-    model = _load(tiny_llava_dir, batch_size=8, continuous=continuous)
-    model.simulated_memory_rows = 3
+    model = _CappedHF(_load(tiny_llava_dir, batch_size=8, continuous=continuous), rows=3)
     try:
         outputs = await asyncio.gather(*(model.generate(p, GREEDY) for p in prompts))
         rows, halvings = model.batch_rows(), model.out_of_memory_halvings()
@@ -128,8 +240,7 @@ async def test_out_of_memory_halves_the_batch_and_fails_no_row(
 
 
 async def test_a_row_that_fits_nowhere_fails_alone(tiny_llava_dir: Path) -> None:
-    model = _load(tiny_llava_dir, batch_size=4)
-    model.simulated_memory_rows = 0
+    model = _CappedHF(_load(tiny_llava_dir, batch_size=4), rows=0)
     try:
         with pytest.raises(ProviderError) as caught:
             await model.generate(_question(), GREEDY)
@@ -173,79 +284,3 @@ def test_auto_batch_size_and_the_concurrency_a_local_model_asks_for(
     with pytest.raises(ValueError, match="max_batch_size"):
         _load(tiny_llava_dir, max_batch_size=0)
     assert _load(tiny_llava_dir, batch_size="auto").settings.batch_size is None
-
-
-class _SleepyBackend:
-    """A fake model whose preparation and generation each take 40 ms per group, recording
-    when each ran."""
-
-    def __init__(self) -> None:
-        self.spans: dict[str, list[tuple[float, float]]] = {"prepare": [], "generate": []}
-        self.lock = threading.Lock()
-
-    def _span(self, kind: str, seconds: float) -> None:
-        started = time.perf_counter()
-        time.sleep(seconds)
-        with self.lock:
-            self.spans[kind].append((started, time.perf_counter()))
-
-    def load_replica(self, device: str) -> Any:
-        return type("Loaded", (), {"model": None})()
-
-    def batch_key(self, continuous: bool) -> Any:
-        return None
-
-    def prepare_group(self, loaded: Any, jobs: list[Job]) -> Group:
-        self._span("prepare", 0.04)
-        return Group(jobs, None, [1] * len(jobs))
-
-    def generate_group(self, loaded: Any, group: Group) -> list[Any]:
-        self._span("generate", 0.04)
-        return [job.request for job in group.jobs]
-
-    def continuous_for(self, loaded: Any) -> bool:
-        return False
-
-    def vocabulary(self, loaded: Any) -> Vocabulary:
-        return Vocabulary(frozenset(), None, str)
-
-    def failure(self, exc: Exception) -> Exception:
-        return exc
-
-
-@pytest.mark.parametrize("overlap", [True, False])
-def test_the_next_group_is_prepared_while_one_generates(overlap: bool) -> None:
-    backend = _SleepyBackend()
-    pending = Pending()
-    replica = Replica(
-        backend,  # type: ignore[arg-type]
-        pending,
-        "cpu",
-        Capacity(rows=2, limit=2, auto=False),
-        overlap=overlap,
-        continuous=False,
-        spec="fake/model",
-    )
-    results: list[Any] = []
-    done = threading.Semaphore(0)
-
-    def deliver(result: Any) -> None:
-        results.append(result)
-        done.release()
-
-    replica.start()
-    pending.put([Job(n, deliver) for n in range(12)])
-    for _ in range(12):
-        assert done.acquire(timeout=10)
-    pending.close(RuntimeError("closed"))
-    replica.stop(RuntimeError("closed"))
-    assert sorted(results) == list(range(12))
-    overlapping = [
-        (p, g)
-        for p in backend.spans["prepare"]
-        for g in backend.spans["generate"]
-        if p[0] < g[1] and g[0] < p[1]
-    ]
-    # With overlap, groups are prepared during the generation of earlier ones; without, never.
-    assert (len(overlapping) >= 3) is overlap
-    assert overlap or not overlapping

@@ -62,6 +62,7 @@ from lvlmbench.models import (
     resolve_spec,
     spec_label,
 )
+from lvlmbench.models.openai import LOCAL_CONCURRENCY
 from lvlmbench.runner import (
     VARIANTS,
     EvalSummary,
@@ -236,8 +237,10 @@ def evaluate(
     concurrency: Annotated[
         int | None,
         typer.Option(
-            help=f"Requests in flight per endpoint [default: {DEFAULT_CONCURRENCY}, or what a "
-            "local hf/ model asks for to keep its batches full].",
+            # Parentheses, not brackets: rich reads "[default: ...]" as markup and drops it.
+            help=f"Requests in flight per endpoint (default: {DEFAULT_CONCURRENCY}; "
+            f"{LOCAL_CONCURRENCY} for a server on this machine or a private network; what a "
+            "local hf/ model asks for to keep its batches full).",
             show_default=False,
         ),
     ] = None,

@@ -1,12 +1,13 @@
 """The transformers back-end's two threads per model replica: one prepares, one generates.
 
-Requests wait in one :class:`Pending` queue shared by every replica. Each replica's preparation
-thread takes a group of them, decodes their images and runs the processor (CPU work that lets go
-of the GIL for most of its time) while the replica's generation thread decodes the groups taken
-before: the model never waits for the CPU to encode its next batch. The generation thread admits
-a prepared group as soon as the rows still decoding leave room for it (continuous batching, see
-:mod:`lvlmbench.models._hf_rows`), or answers whole groups with ``generate`` where the model
-cannot be decoded row by row.
+Requests wait in one :class:`~lvlmbench.models._hf_queue.Pending` queue shared by every replica.
+Each replica's preparation thread takes a group of them, decodes their images and runs the
+processor while the replica's generation thread decodes the groups taken before: the model does
+not wait for the CPU to encode its next batch. By default the generation thread answers each
+group with one ``generate`` call (whole batches); with ``continuous=true`` it admits a prepared
+group as soon as the rows still decoding leave room for it (see :mod:`lvlmbench.models._hf_rows`).
+A group is cut short only when the generation thread could use it at once
+(:mod:`lvlmbench.models._hf_queue`).
 
 Out of memory never fails a request: the rows in flight go back to the front of the queue, the
 replica's batch capacity halves, and they are answered again from their prompts (greedy rows
@@ -16,28 +17,30 @@ does not fit alone fails, as a bad input does.
 
 from __future__ import annotations
 
-import collections
 import contextlib
 import gc
 import math
 import queue
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 import torch
 
 from lvlmbench.models._api import ErrorKind, ProviderError
+from lvlmbench.models._hf_memory import (
+    PROBE_ROWS,
+    DeviceMemory,
+    rows_for_decoding,
+    rows_for_generate,
+)
+from lvlmbench.models._hf_queue import Job, Pending
 from lvlmbench.models._hf_rows import Decoding, Row, Vocabulary
 
-__all__ = ["Capacity", "Group", "Job", "Pending", "Replica", "group_size"]
+__all__ = ["BatchLog", "Capacity", "Group", "Replica", "group_size"]
 
-PROBE_ROWS = 8
-"""Rows of the first group on a GPU with ``batch_size=auto``: the probe that sizes the batch."""
-MEMORY_SHARE = 0.85
-"""Share of the device memory free after the weights that ``auto`` plans to use."""
 READY_GROUPS = 2
 """Groups prepared ahead of the generation thread."""
 
@@ -52,78 +55,6 @@ def group_size(capacity: int, continuous: bool) -> int:
 
 
 @dataclass
-class Job:
-    """One request and how to hand its answer (or error) back to whoever asked."""
-
-    request: Any
-    deliver: Callable[[Any], None]
-    """Called once, from any thread, with a ModelOutput or an Exception."""
-    abandoned: Callable[[], bool] = lambda: False
-    """Whether its caller gave up (then it is not prepared)."""
-
-    def wanted(self) -> bool:
-        """Whether an answer is still awaited."""
-        return not self.abandoned()
-
-
-class Pending:
-    """Requests not yet taken by a replica, shared by all of them."""
-
-    def __init__(self) -> None:
-        self._jobs: collections.deque[Job] = collections.deque()
-        self._ready = threading.Condition()
-        self._error: Exception | None = None
-
-    def put(self, jobs: Sequence[Job], front: bool = False) -> None:
-        """Queue ``jobs`` (at the front: rows given back after an out-of-memory error)."""
-        with self._ready:
-            if self._error is not None:
-                for job in jobs:
-                    job.deliver(self._error)
-                return
-            if front:
-                self._jobs.extendleft(reversed(jobs))
-            else:
-                self._jobs.extend(jobs)
-            self._ready.notify_all()
-
-    def take(
-        self, most: int, block: bool, key: Callable[[Any], Any] | None = None
-    ) -> list[Job] | None:
-        """Up to ``most`` jobs, oldest first (waiting for one if ``block``); with ``key``, only
-        those whose request has the oldest one's key. None once closed."""
-        with self._ready:
-            while block and not self._jobs and self._error is None:
-                self._ready.wait()
-            if self._error is not None:
-                return None
-            if key is None:
-                return [self._jobs.popleft() for _ in range(min(most, len(self._jobs)))]
-            wanted = key(self._jobs[0].request) if self._jobs else None
-            taken: list[Job] = []
-            rest: collections.deque[Job] = collections.deque()
-            for job in self._jobs:
-                if len(taken) < most and key(job.request) == wanted:
-                    taken.append(job)
-                else:
-                    rest.append(job)
-            self._jobs = rest
-            return taken
-
-    def __len__(self) -> int:
-        return len(self._jobs)
-
-    def close(self, error: Exception) -> None:
-        """Fail every waiting and every later job with ``error``; wake the threads."""
-        with self._ready:
-            self._error = error
-            waiting, self._jobs = list(self._jobs), collections.deque()
-            self._ready.notify_all()
-        for job in waiting:
-            job.deliver(error)
-
-
-@dataclass
 class Group:
     """Jobs prepared together: the processor's output for the rows that could be read."""
 
@@ -131,6 +62,8 @@ class Group:
     inputs: Any
     """The processor's batch (CPU tensors), or None when no row could be read."""
     prompt_tokens: list[int] = field(default_factory=list)
+    size: int = 0
+    """The group size it was cut for (a batch size changed since makes it stale)."""
 
 
 class Backend(Protocol):
@@ -168,13 +101,18 @@ class Capacity:
     probing: bool = False
     halvings: int = 0
     """Out-of-memory errors answered by halving."""
-    simulated_rows: int | None = None
-    """Test seam: more rows than this in one forward raise an out-of-memory error."""
 
-    def check(self, rows: int) -> None:
-        """Raise the out-of-memory error a memory cap of ``simulated_rows`` would give."""
-        if self.simulated_rows is not None and rows > self.simulated_rows:
-            raise torch.OutOfMemoryError(f"simulated: {rows} rows > {self.simulated_rows}")
+
+@dataclass
+class BatchLog:
+    """What a replica ran: the rows of each ``generate`` call (or prefill, when rows decode
+    continuously), and its decode steps with the rows they carried."""
+
+    groups: list[int] = field(default_factory=list)
+    steps: int = 0
+    step_rows: int = 0
+    refills: int = 0
+    """Prefills merged into rows still answering (continuous batching)."""
 
 
 class Replica:
@@ -190,11 +128,15 @@ class Replica:
         overlap: bool,
         continuous: bool,
         spec: str,
+        memory: DeviceMemory | None = None,
     ) -> None:
         self.backend, self.pending, self.device, self.spec = backend, pending, device, spec
         self.capacity = capacity
         self.overlap = overlap
         self.continuous = continuous
+        self.memory = memory
+        """Where ``batch_size=auto`` reads the device's memory (None: no probe, a fixed size)."""
+        self.log = BatchLog()
         self.loaded: Any = None
         self.ready_at = 0.0
         self.failure: ProviderError | None = None
@@ -203,6 +145,7 @@ class Replica:
         self._held_back: list[Job] | None = None  # a group whose prefill ran out of memory
         self._decoding: Decoding | None = None
         self._stopped = threading.Event()
+        self._idle = False  # the generation thread waits for a prepared group
         self._threads: list[threading.Thread] = []
         self.loaded_event = threading.Event()
         """Set once the weights loaded or failed to (then ``failure`` says why)."""
@@ -248,7 +191,7 @@ class Replica:
             self.loaded_event.set()
         self.ready_at = time.perf_counter()
         self.continuous = self.continuous and self.backend.continuous_for(self.loaded)
-        if self.capacity.auto and self.device.startswith("cuda"):
+        if self.capacity.auto and self.memory is not None:
             self.capacity.rows, self.capacity.probing = min(PROBE_ROWS, self.capacity.limit), True
         self._decoding = Decoding(self.loaded.model, self.backend.vocabulary(self.loaded))
         if self.overlap:
@@ -285,13 +228,24 @@ class Replica:
         waits. Rows that cannot be read were answered with their error by ``prepare``."""
         while True:
             size = group_size(self.capacity.rows, self.continuous)
-            jobs = self.pending.take(size, block, self.backend.batch_key(self.continuous))
+            key = self.backend.batch_key(self.continuous)
+            jobs = self.pending.take(size, block, key, short_ok=self._short_ok)
             if jobs is None or (not jobs and not block):
                 return None
             if jobs:
                 group = self.backend.prepare_group(self.loaded, jobs)
+                group.size = size
                 if group.jobs:
                     return group
+
+    def _stale(self, group: Group) -> bool:
+        """Whether ``group`` was cut for a batch size since changed (a probe or a halving): its
+        rows go back to the queue to be grouped again, rather than run as a batch too large
+        for the device or one far smaller than it holds."""
+        if group.size == group_size(self.capacity.rows, self.continuous):
+            return False
+        self.pending.put(group.jobs, front=True)
+        return True
 
     def _next_group(self, block: bool) -> Group | None:
         """The next prepared group: held back, from the preparation thread, or made here."""
@@ -299,11 +253,45 @@ class Replica:
             group, self._held = self._held, None
             return group
         if not self.overlap:
-            return self._prepare(block)
+            self._idle = block
+            try:
+                return self._prepare(block)
+            finally:
+                self._idle = False
         try:
-            return self._ready.get(block=block)
+            return self._ready.get_nowait()
         except queue.Empty:
-            return None
+            if not block:
+                return None
+        # Nothing prepared: a short group is now worth preparing (see _short_ok).
+        self._idle = True
+        self.pending.wake()
+        try:
+            return self._ready.get()
+        finally:
+            self._idle = False
+
+    def _short_ok(self) -> bool:
+        """Whether a group of fewer rows than asked for is worth preparing now: the generation
+        thread waits with nothing prepared (whole batches: a call costs about as much for a
+        few rows as for a full batch), or its running batch has room for more rows than are
+        prepared (continuous batching)."""
+        with self._ready.mutex:
+            prepared = sum(len(group.jobs) for group in self._ready.queue if group is not None)
+        held = self._held
+        prepared += len(held.jobs) if held is not None else 0
+        if not self.continuous:
+            return self._idle and prepared == 0
+        decoding = self._decoding
+        live = decoding.live if decoding is not None else 0
+        return self.capacity.rows - live - prepared >= self._refill_rows()
+
+    def _refill_rows(self) -> int:
+        """Free rows a running batch waits for before it takes new ones: a quarter of it (at
+        least a group), so that refills are few and large rather than one small prefill, and
+        one copy of the whole cache to merge it, every few steps."""
+        rows = self.capacity.rows
+        return min(rows, max(group_size(rows, True), rows // 4))
 
     # One turn of the generation loop -----------------------------------------------------------
 
@@ -315,9 +303,7 @@ class Replica:
             group = self._next_group(block=True)
             if group is None:
                 return False
-            if len(group.jobs) > self.capacity.rows:  # prepared before a halving
-                self.pending.put(group.jobs, front=True)
-            else:
+            if not self._stale(group):
                 self._generate_whole(group)
             return True
         if not self._admit(block=decoding.live == 0):
@@ -328,20 +314,23 @@ class Replica:
             return True
         if len(decoding) - decoding.live >= max(1, len(decoding) // 4):
             decoding.drop_finished()
-        self.capacity.check(len(decoding))
         decoding.step()
+        self.log.steps += 1
+        self.log.step_rows += len(decoding)
         return True
 
     def _admit(self, block: bool) -> bool:
-        """Prefill the prepared groups the batch has room for; False once closed."""
+        """Prefill the prepared groups the batch has room for, once a refill's worth of rows
+        is free; False once closed."""
         decoding = self._decoding
         assert decoding is not None
+        if decoding.live and self.capacity.rows - decoding.live < self._refill_rows():
+            return True
         while True:
             group = self._next_group(block=block and len(decoding) == 0)
             if group is None:
                 return not (self._stopped.is_set() or (block and len(decoding) == 0))
-            if len(group.jobs) > self.capacity.rows:  # prepared before a halving: prepare again
-                self.pending.put(group.jobs, front=True)
+            if self._stale(group):
                 continue
             if decoding.live + len(group.jobs) > self.capacity.rows:
                 self._held = group
@@ -359,10 +348,11 @@ class Replica:
         for row in rows:
             row.group_rows, row.started = len(rows), started
         try:
-            self.capacity.check(len(decoding) + len(rows))
-            probe = self.capacity.probing
-            before = _memory_before(self.device) if probe else 0
+            probe = self.capacity.probing and self.memory is not None
+            before = self.memory.mark() if probe and self.memory is not None else 0
+            self.log.refills += decoding.live > 0
             decoding.prefill(self.backend.to_device(self.loaded, group.inputs), rows)
+            self.log.groups.append(len(rows))
             if probe:
                 self._size_from_probe(decoding, before, rows)
         except BaseException:
@@ -372,14 +362,14 @@ class Replica:
 
     def _generate_whole(self, group: Group) -> None:
         """Answer a whole group with one ``generate`` call (models decoded per batch)."""
-        probe = self.capacity.probing
-        before = _memory_before(self.device) if probe else 0
+        probe = self.capacity.probing and self.memory is not None
+        before = self.memory.mark() if probe and self.memory is not None else 0
         try:
-            self.capacity.check(len(group.jobs))
             outputs = self.backend.generate_group(self.loaded, group)
         except BaseException:
             self._held_back = group.jobs
             raise
+        self.log.groups.append(len(group.jobs))
         if probe:
             self._size_whole(before, group)
         for job, output in zip(group.jobs, outputs, strict=True):
@@ -435,36 +425,25 @@ class Replica:
     def _size_from_probe(self, decoding: Decoding, before: int, rows: list[Row]) -> None:
         """After the first prefill: each row's cache at its full length, and the prefill's
         passing memory, against what the device has free."""
-        peak = torch.cuda.max_memory_allocated(self.device)
+        assert self.memory is not None
         cache = decoding.cache_bytes()
-        per_position = cache / max(1, len(decoding) * decoding.length)
-        longest = decoding.length + max(row.max_tokens for row in rows)
-        full_row = per_position * longest
-        transient = max(0.0, (peak - before - cache) / len(rows))
-        free = _free_bytes(self.device) + cache
-        group = group_size(self.capacity.limit, True)
-        fits = int((MEMORY_SHARE * free - group * transient) // max(full_row, 1.0))
+        fits = rows_for_decoding(
+            cache_bytes=cache,
+            cache_positions=len(decoding) * decoding.length,
+            full_positions=decoding.length + max(row.max_tokens for row in rows),
+            transient_bytes=self.memory.peak() - before - cache,
+            rows=len(rows),
+            group_rows=group_size(self.capacity.limit, True),
+            free_bytes=self.memory.free(),
+        )
         self._set_auto(fits)
 
     def _size_whole(self, before: int, group: Group) -> None:
         """After the first ``generate`` of a whole group: its peak memory per row."""
-        per_row = (torch.cuda.max_memory_allocated(self.device) - before) / len(group.jobs)
-        free = _free_bytes(self.device)
-        self._set_auto(int(MEMORY_SHARE * free // max(per_row, 1.0)))
+        assert self.memory is not None
+        peak = self.memory.peak() - before
+        self._set_auto(rows_for_generate(peak, len(group.jobs), self.memory.free()))
 
     def _set_auto(self, fits: int) -> None:
         self.capacity.rows = max(1, min(self.capacity.limit, fits))
         self.capacity.probing = False
-
-
-def _memory_before(device: str) -> int:
-    torch.cuda.reset_peak_memory_stats(device)
-    return int(torch.cuda.memory_allocated(device))
-
-
-def _free_bytes(device: str) -> int:
-    """Device memory this process could still allocate: free on the card plus what the caching
-    allocator holds unused."""
-    free, _total = torch.cuda.mem_get_info(device)
-    unused = torch.cuda.memory_reserved(device) - torch.cuda.memory_allocated(device)
-    return int(free + unused)

@@ -5,10 +5,10 @@ Requests reach the model exactly as they do locally (the runner calls
 :class:`~lvlmbench.models._hf_batch.Batcher` gathers concurrent calls into chunks. A chunk runs
 on the actor pool of :mod:`lvlmbench.models._ray`: each actor holds an
 :class:`~lvlmbench.models.hf.HFChatModel` and answers its rows with the same replica code as a
-local model (the preparation thread, continuous batching, ``batch_size=auto``, out-of-memory
-halving), so answers equal those without Ray and the cache identity is shared: nothing answered
-either way is asked again. Each actor takes two batches at a time, so the rows of the second
-take the places of the first's as they finish, and the next chunk is handed out while the
+local model (the preparation thread, whole batches or continuous batching, ``batch_size=auto``,
+out-of-memory halving), so answers equal those without Ray and the cache identity is shared:
+nothing answered either way is asked again. Each actor takes two batches at a time, so the
+second is prepared while the first decodes, and the next chunk is handed out while the
 previous one's last batches run. The actors load the weights once and live until the model is
 closed (end of the run). Each answer is cached (and the runner stores it) as soon as its chunk
 is back; the default concurrency keeps every actor's batches full.
@@ -33,7 +33,8 @@ from lvlmbench.types import GenerationConfig, Message, ModelOutput
 __all__ = ["BATCHES_PER_ACTOR", "RayHFChatModel"]
 
 BATCHES_PER_ACTOR = 2
-"""Batches an actor holds at once: one decoding, one whose rows refill it as its rows finish."""
+"""Batches an actor holds at once: one decoding, one prepared to follow it (or, with continuous
+batching, to refill its finished rows)."""
 
 
 @dataclass(frozen=True)

@@ -4,9 +4,10 @@
 (auto, float32, bfloat16, float16), ``batch_size`` (``auto``, the default: on a GPU the most rows
 the device memory holds for the run's prompt, image and max-token shape, found by a probe on the
 first rows and halved on any out-of-memory error, at most ``max_batch_size``, default 256; on a
-CPU 8), ``continuous`` (default true: rows leave the batch as they finish and waiting requests
-take their place), ``overlap`` (default true: images and prompts of the next rows are prepared
-on a thread of their own while the model generates), ``devices`` (``all`` or a comma list such
+CPU 8), ``continuous`` (default false: each batch is one ``generate`` call; true: rows leave
+the batch as they finish and waiting requests take their place), ``overlap`` (default true:
+images and prompts of the next rows are prepared on a thread of their own while the model
+generates), ``devices`` (``all`` or a comma list such
 as ``cuda:0,cuda:1``: one replica per device, requests spread over them) and ``replicas`` (that
 many replicas, cycling over the devices), ``revision``, ``trust_remote_code`` (default false) and
 ``local_files_only`` (default true: a repo id must already be in the Hugging Face cache, so an
@@ -34,7 +35,7 @@ from typing import Any
 import torch
 
 from lvlmbench.models._api import ErrorKind, ProviderError
-from lvlmbench.models._hf_engine import Capacity, Group, Job, Pending, Replica
+from lvlmbench.models._hf_engine import BatchLog, Capacity, Group, Replica
 from lvlmbench.models._hf_generate import finish_row, sampling_of, to_conversation
 from lvlmbench.models._hf_load import (
     HFSettings,
@@ -47,6 +48,8 @@ from lvlmbench.models._hf_load import (
     load,
     parse_hf_settings,
 )
+from lvlmbench.models._hf_memory import CudaMemory, DeviceMemory
+from lvlmbench.models._hf_queue import Job, Pending
 from lvlmbench.models._hf_rows import Row, Vocabulary, continuous_unsupported
 from lvlmbench.models._local import (
     LocalSource,
@@ -87,8 +90,6 @@ class HFChatModel:
         self._replicas: list[Replica] = []
         self._outbox: list[Job] = []
         self._ready_at = 0.0
-        self.simulated_memory_rows: int | None = None
-        """Test seam: a forward of more rows than this raises out-of-memory, as a full GPU."""
 
     # What the client and the runner read -----------------------------------------------------
 
@@ -98,14 +99,14 @@ class HFChatModel:
         may reach (``max_batch_size`` on a GPU, 8 on a CPU)."""
         if self.settings.batch_size is not None:
             return self.settings.batch_size
-        if self.devices[0].startswith("cuda"):
+        if self.auto_batch:
             return self.settings.max_batch_size
         return min(8, self.settings.max_batch_size)
 
     @property
     def auto_batch(self) -> bool:
         """Whether the batch size is sized from the device (``batch_size=auto`` on a GPU)."""
-        return self.settings.batch_size is None and self.devices[0].startswith("cuda")
+        return self.settings.batch_size is None and self.device_memory(self.devices[0]) is not None
 
     @property
     def replica_count(self) -> int:
@@ -125,6 +126,22 @@ class HFChatModel:
     def out_of_memory_halvings(self) -> int:
         """Out-of-memory errors answered by halving a batch, over all replicas."""
         return sum(replica.capacity.halvings for replica in self._replicas)
+
+    def batch_log(self) -> BatchLog:
+        """What the started replicas ran, together: the rows of each ``generate`` call (or
+        prefill) and the decode steps (the bench prints them)."""
+        log = BatchLog()
+        for replica in self._replicas:
+            log.groups += replica.log.groups
+            log.steps += replica.log.steps
+            log.step_rows += replica.log.step_rows
+            log.refills += replica.log.refills
+        return log
+
+    def device_memory(self, device: str) -> DeviceMemory | None:
+        """Where ``batch_size=auto`` reads ``device``'s free memory; None where it is not
+        probed (a CPU: auto means a fixed small batch there)."""
+        return CudaMemory(device) if device.startswith("cuda") else None
 
     def cache_identity(self) -> dict[str, object]:
         # Device and batch settings are left out: they change speed, not (beyond float noise)
@@ -204,6 +221,7 @@ class HFChatModel:
                 overlap=self.settings.overlap,
                 continuous=self.settings.continuous,
                 spec=self.spec,
+                memory=self.device_memory(device) if self.auto_batch else None,
             )
             for device in self.devices
         ]
@@ -212,9 +230,7 @@ class HFChatModel:
 
     def _capacity(self) -> Capacity:
         size = self.batch_size
-        capacity = Capacity(rows=size, limit=size, auto=self.auto_batch)
-        capacity.simulated_rows = self.simulated_memory_rows
-        return capacity
+        return Capacity(rows=size, limit=size, auto=self.auto_batch)
 
     async def aclose(self) -> None:
         """Fail waiting calls, stop the replicas, drop the weights and give memory back. A

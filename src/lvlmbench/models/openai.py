@@ -15,11 +15,13 @@ else the first URL, never the replica that answered.
 from __future__ import annotations
 
 import asyncio
+import ipaddress
 import logging
 import secrets
 import time
 from collections.abc import Mapping
 from typing import Any
+from urllib.parse import urlsplit
 
 from lvlmbench.models._api import ErrorKind, ProviderError
 from lvlmbench.models._http import HttpClient, post_json, probe, split_credentials
@@ -36,11 +38,15 @@ from lvlmbench.types import (
     Usage,
 )
 
-__all__ = ["OpenAIChatModel", "create", "encode_messages"]
+__all__ = ["LOCAL_CONCURRENCY", "OpenAIChatModel", "create", "encode_messages", "is_local_url"]
 
 log = logging.getLogger(__name__)
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
+LOCAL_CONCURRENCY = 128
+"""Calls in flight per replica, unless ``--concurrency`` says otherwise, for a server on this
+machine or a private network (vLLM, SGLang): such a server decodes every sequence it is sent
+in one batch (vLLM up to ``--max-num-seqs``), so the 16 a remote API gets would starve it."""
 _JSON_MODES = ("json_schema", "json_object", "none")
 
 
@@ -137,6 +143,10 @@ class OpenAIChatModel:
         self.replicas = ReplicaSet(urls)
         self.replica_count = len(urls)
         """Replicas serving this model: the client allows its concurrency on each."""
+        self.default_concurrency = (
+            LOCAL_CONCURRENCY if all(is_local_url(url) for url in urls) else None
+        )
+        """Calls in flight per replica when the caller names none (None: the client's)."""
         self.endpoint = ",".join(urls)
         self._api_key = read_secret(api_key_env)
         self._api_key_env = api_key_env
@@ -283,6 +293,22 @@ class OpenAIChatModel:
 
     async def aclose(self) -> None:
         await self._client.aclose()
+
+
+def is_local_url(url: str) -> bool:
+    """Whether ``url`` names this machine or a private network: ``localhost``, a loopback,
+    private or link-local address (a host name is not resolved: only these are known local)."""
+    try:
+        host = urlsplit(url).hostname or ""
+    except ValueError:  # an unparsable URL is no known local server
+        return False
+    if host == "localhost" or host.endswith(".localhost"):
+        return True
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    return address.is_private or address.is_loopback or address.is_link_local
 
 
 def _none_reachable(spec: str, dead: list[tuple[Replica, ProviderError]]) -> ProviderError:
