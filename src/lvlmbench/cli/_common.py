@@ -39,6 +39,7 @@ from lvlmbench.models import (
     redact_text,
 )
 from lvlmbench.store import Store, StoreError, discard_if_empty, sqlite_store_path
+from lvlmbench.workflows import InvalidOptions
 
 __all__ = [
     "EXIT_BAD_INPUT",
@@ -81,8 +82,9 @@ StoreOption = Annotated[
 ]
 
 
-class BadInput(Exception):
-    """A user error whose message already says what is wrong and how to fix it."""
+# The use cases raise InvalidOptions for options they refuse; the CLI raises the same class for
+# its own argument checks, so both end in one error line and exit 2.
+BadInput = InvalidOptions
 
 
 def fail(message: str, code: int = EXIT_BAD_INPUT) -> typer.Exit:
