@@ -39,7 +39,7 @@ from lvlmbench.models import (
     redact_text,
 )
 from lvlmbench.store import Store, StoreError, discard_if_empty, sqlite_store_path
-from lvlmbench.workflows import InvalidOptions
+from lvlmbench.workflows import InvalidOptions, usd
 
 __all__ = [
     "EXIT_BAD_INPUT",
@@ -235,11 +235,6 @@ class _RetryStatus:
             return count
         reason = redact_text(last.reason)
         return f"retry {last.attempt}/{last.max_retries} in {last.wait_s:.0f} s: {reason} ({count})"
-
-
-def usd(amount: float) -> str:
-    """An amount of US dollars as a run report shows it: cents of a cent below $10."""
-    return f"${amount:.4f}" if abs(amount) < 10 else f"${amount:,.2f}"
 
 
 def paid_text(summary: RunSummary) -> str:

@@ -4,7 +4,8 @@ the examinees answering each round's new items through the same round loop as ``
 (:func:`._budgeted.decide_in_rounds`), until the question is answered, the budget is spent or
 the plan is built. The budget then counts examiner and text-to-image requests plus one examinee
 call per item and examinee run; ``--budget-usd`` what they cost at the specs' prices
-(:mod:`._gen_money`), the examinees' answers costed from the store as ``evaluate`` costs them.
+(:mod:`lvlmbench.workflows._generation_money`), the examinees' answers costed from the store as
+``evaluate`` costs them.
 """
 
 from __future__ import annotations
@@ -17,23 +18,25 @@ from lvlmbench.autobench.budgeted import RoundBuilder
 from lvlmbench.autobench.pipeline import GenerateSettings
 from lvlmbench.autobench.rounds import STRATA
 from lvlmbench.autobench.unit_costs import GenerationMoney, GenerationPrices
-from lvlmbench.cli._budgeted import (
-    Asked,
-    Decided,
-    check_round_options,
-    decide_in_rounds,
-    decision_json,
-    make_rule,
-    parse_until,
-)
 from lvlmbench.cli._common import BadInput, console, progress_bar
-from lvlmbench.cli._gen_money import money_text
-from lvlmbench.cli._money import Meter, check_budget_usd
-from lvlmbench.cli.evaluate import check_specs, run_models
+from lvlmbench.cli._runs import run_models
 from lvlmbench.models import metered, model_identity, model_price
 from lvlmbench.runner import EvalSummary
 from lvlmbench.store import Store
 from lvlmbench.types import BenchmarkItem
+from lvlmbench.workflows import (
+    Asked,
+    Decided,
+    Meter,
+    check_budget_usd,
+    check_round_options,
+    check_specs,
+    decide_in_rounds,
+    decision_json,
+    make_rule,
+    money_text,
+    parse_until,
+)
 
 __all__ = ["Generated", "RoundOptions", "check_rounds", "generate_in_rounds", "print_rounds"]
 

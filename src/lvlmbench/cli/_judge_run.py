@@ -28,7 +28,7 @@ from lvlmbench.cli._common import (
     progress_bar,
 )
 from lvlmbench.cli._fanout import combined, run_workers
-from lvlmbench.cli.evaluate import could_be_imported, imported_models
+from lvlmbench.cli._runs import run_models
 from lvlmbench.judging import (
     REFERENCE,
     REFERENCE_PREFIX,
@@ -39,6 +39,7 @@ from lvlmbench.judging import (
 )
 from lvlmbench.models import DEFAULT_CONCURRENCY, ChatModel, ModelClient, spec_label
 from lvlmbench.store import Store, iter_items, require_benchmark
+from lvlmbench.workflows import could_be_imported, imported_models
 
 __all__ = ["JudgeCommand", "Load", "Resolve", "Results", "RunJudge", "open_checked", "players_of"]
 
@@ -109,7 +110,6 @@ def _empty_reason(store: Store, benchmark: str, players: list[str], s: JudgeRunS
 
 async def _answer_missing(store: Store, benchmark: str, models: dict[str, str], show: bool) -> None:
     """Ask the examinees whose answers are missing (run_examinee resumes; answered is skipped)."""
-    from lvlmbench.cli.evaluate import run_models
 
     imported = set(imported_models(store, benchmark, list(models.values())))  # never run
     todo = [

@@ -16,8 +16,8 @@ from lvlmbench.autobench.leaderboard import leaderboard, write_leaderboard
 from lvlmbench.autobench.pipeline import GenerateSettings
 from lvlmbench.choice.accuracy import accuracy_table
 from lvlmbench.cli._common import BadInput, console, friendly_errors
+from lvlmbench.cli._runs import run_models
 from lvlmbench.cli._tables import accuracy_pivot
-from lvlmbench.cli.evaluate import run_models
 from lvlmbench.cli.experiment import (
     print_bias_table,
     print_leakage_table,

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Collection, Sequence
-from contextlib import AbstractContextManager
 from typing import Annotated, Any
 
 import typer
@@ -16,13 +15,6 @@ from lvlmbench.choice.accuracy import (
     scored_answers,
 )
 from lvlmbench.choice.vlmeval_scores import circular_table, mme_table
-from lvlmbench.cli._budgeted import (
-    BudgetedRun,
-    check_round_options,
-    parse_until,
-    print_budgeted,
-    run_budgeted,
-)
 from lvlmbench.cli._common import (
     EXIT_FAILURES,
     BadInput,
@@ -35,11 +27,10 @@ from lvlmbench.cli._common import (
     print_json,
     print_reasons,
     print_warnings,
-    progress_bar,
 )
 from lvlmbench.cli._extract import print_extraction, run_extractor
 from lvlmbench.cli._fanout import Workers, combined, run_workers
-from lvlmbench.cli._money import check_budget_usd, meter_for, require_prices
+from lvlmbench.cli._runs import print_budgeted, run_models
 from lvlmbench.cli._settings import (
     MaxTokens,
     Params,
@@ -53,42 +44,34 @@ from lvlmbench.cli._settings import (
 from lvlmbench.cli._tables import accuracy_pivot, accuracy_rows_json, overall_json
 from lvlmbench.cli._vlmeval_tables import circular_json, circular_pivot, mme_json, mme_pivot
 from lvlmbench.models import (
-    CHAT_PROVIDERS,
     DEFAULT_CONCURRENCY,
-    ModelClient,
-    RegistryError,
     model_identity,
-    parse_spec,
-    resolve_spec,
-    spec_label,
 )
 from lvlmbench.models.openai import LOCAL_CONCURRENCY
 from lvlmbench.runner import (
     VARIANTS,
     EvalSummary,
-    ProgressHook,
-    run_examinees,
-    stratified_subset,
 )
 from lvlmbench.store import (
-    Store,
-    did_you_mean,
-    iter_benchmark_responses,
     iter_items,
-    list_stored,
     require_benchmark,
 )
+from lvlmbench.workflows import (
+    BudgetedRun,
+    check_budget_usd,
+    check_round_options,
+    check_specs,
+    check_stored_names,
+    could_be_imported,
+    imported_models,
+    meter_for,
+    parse_until,
+    require_prices,
+    run_budgeted,
+    subset_for,
+)
 
-__all__ = [
-    "check_specs",
-    "check_stored_names",
-    "could_be_imported",
-    "evaluate",
-    "imported_models",
-    "parse_groupings",
-    "run_models",
-    "subset_for",
-]
+__all__ = ["evaluate", "parse_groupings"]
 
 Models = Annotated[list[str], typer.Option("--model", "-m", help="Examinee spec; repeatable.")]
 
@@ -105,98 +88,12 @@ def parse_groupings(by: str, available: Sequence[str] = GROUPINGS) -> list[str]:
     return facets
 
 
-def could_be_imported(spec: str) -> bool:
-    """Whether ``spec`` is no provider spec at all but may name an imported player (a
-    prediction file's ``llava-7b``): a spec naming a known provider must resolve, so its typos
-    fail before the store is opened."""
-    provider = spec.partition("?")[0].partition("/")[0]
-    return "?" not in spec and provider not in CHAT_PROVIDERS
-
-
-def imported_models(store: Store, benchmark: str, specs: list[str]) -> list[str]:
-    """The ``--model`` names that are no runnable spec but have responses stored on
-    ``benchmark`` (imported prediction files, web submissions): scored, not run."""
-    found = []
-    for spec in specs:
-        try:
-            parse_spec(spec)
-        except RegistryError:
-            if next(iter_benchmark_responses(store, benchmark, model=spec), None) is not None:
-                found.append(spec)
-    return found
-
-
-def check_stored_names(store: Store, benchmark: str, specs: list[str]) -> None:
-    """BadInput naming the closest stored models when a ``--model`` is neither a runnable
-    spec nor a name with responses on ``benchmark`` (a misspelt imported player, or a bare
-    ``random`` for ``baseline/random``)."""
-    for spec in specs:
-        if not could_be_imported(spec):
-            continue
-        try:
-            parse_spec(spec)
-        except RegistryError as exc:
-            known = [m for row in list_stored(store) if row.name == benchmark for m in row.models]
-            hint = did_you_mean(spec, known)
-            if hint:
-                raise BadInput(
-                    f"--model {spec!r} is no model spec and has no responses on {benchmark!r}"
-                    f"{hint}; `lvlmbench ls` lists the models run on each benchmark"
-                ) from None
-            raise exc from None
-
-
-def check_specs(specs: list[str]) -> None:
-    """Reject a malformed spec, an unknown provider, or an unknown or malformed option before
-    any work is stored (RegistryError, exit 2), so a typo in the last --model does not leave the
-    others' runs half done."""
-    for spec in specs:
-        resolve_spec(spec)
-
-
-async def run_models(
-    store: Store,
-    benchmark: str,
-    specs: list[str],
-    *,
-    variant: str,
-    concurrency: int | None,
-    show_progress: bool,
-    epochs: int = 1,
-    only: Collection[str] | None = None,
-) -> list[EvalSummary]:
-    """:func:`lvlmbench.runner.run_examinees` with a progress bar per examinee."""
-
-    def bar(spec: str, client: ModelClient) -> AbstractContextManager[ProgressHook | None]:
-        return progress_bar(f"{spec_label(spec)} [{variant}]", show_progress, client)
-
-    return await run_examinees(
-        store,
-        benchmark,
-        specs,
-        variant=variant,
-        concurrency=concurrency,
-        epochs=epochs,
-        only=only,
-        progress=bar,
-    )
-
-
 def _worker_summaries(outputs: list[dict[str, Any]], specs: list[str]) -> list[EvalSummary]:
     """Each model's run summed over the --workers processes (each printed one run per spec)."""
     return [
         EvalSummary(**combined([out["runs"][i] for out in outputs], "model"))
         for i in range(len(specs))
     ]
-
-
-def subset_for(store: Store, benchmark: str, limit: int | None, seed: int) -> set[str] | None:
-    """The ``--limit`` subset's item ids (None: every item)."""
-    if limit is None:
-        return None
-    if limit < 1:
-        raise BadInput(f"--limit {limit}: expected a whole number of at least 1")
-    return stratified_subset(iter_items(store, benchmark), limit, seed)
 
 
 def _check_until(

@@ -18,9 +18,11 @@ from lvlmbench.cli._common import (
     open_store,
     print_json,
 )
-from lvlmbench.cli.evaluate import Models, check_specs, run_models
+from lvlmbench.cli._runs import run_models
+from lvlmbench.cli.evaluate import Models
 from lvlmbench.models import DEFAULT_CONCURRENCY, display_names, resolve_spec
 from lvlmbench.store import Store, get_benchmark
+from lvlmbench.workflows import check_specs
 
 __all__ = ["leakage_levels", "ranks"]
 

@@ -22,10 +22,10 @@ from lvlmbench.cli._common import (
     print_json,
     progress_bar,
 )
-from lvlmbench.cli._gen_money import generation_prices
 from lvlmbench.cli._gen_rounds import RoundOptions, check_rounds, generate_in_rounds, print_rounds
 from lvlmbench.scenes.compose import compose_capability
 from lvlmbench.store import Store
+from lvlmbench.workflows import generation_prices
 
 __all__ = ["generate", "parse_levels", "parse_zeta", "run_generation"]
 

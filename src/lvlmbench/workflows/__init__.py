@@ -15,6 +15,34 @@ generation), ``runner.run_examinees`` (several examinees on one benchmark).
 """
 
 from lvlmbench.workflows._errors import InvalidOptions
+from lvlmbench.workflows._examinees import (
+    check_specs,
+    check_stored_names,
+    could_be_imported,
+    imported_models,
+    subset_for,
+)
+from lvlmbench.workflows._generation_money import generation_prices, money_text
+from lvlmbench.workflows._money import (
+    Meter,
+    check_budget_usd,
+    meter_for,
+    money_line,
+    require_prices,
+    usd,
+)
+from lvlmbench.workflows._rounds import (
+    STRATA,
+    Asked,
+    BudgetedRun,
+    Decided,
+    check_round_options,
+    decide_in_rounds,
+    decision_json,
+    make_rule,
+    parse_until,
+    run_budgeted,
+)
 from lvlmbench.workflows.open_ended import (
     DEFAULT_LIMIT,
     OPEN_DEMO_MODELS,
@@ -26,8 +54,31 @@ from lvlmbench.workflows.open_ended import (
 __all__ = [
     "DEFAULT_LIMIT",
     "OPEN_DEMO_MODELS",
+    "STRATA",
+    "Asked",
+    "BudgetedRun",
+    "Decided",
     "InvalidOptions",
+    "Meter",
     "build_open_benchmark",
+    "check_budget_usd",
+    "check_round_options",
+    "check_specs",
+    "check_stored_names",
+    "could_be_imported",
+    "decide_in_rounds",
+    "decision_json",
+    "generation_prices",
+    "imported_models",
+    "make_rule",
+    "meter_for",
+    "money_line",
+    "money_text",
     "open_benchmark_name",
+    "parse_until",
+    "require_prices",
+    "run_budgeted",
     "run_open_ended",
+    "subset_for",
+    "usd",
 ]

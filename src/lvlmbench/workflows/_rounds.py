@@ -7,11 +7,12 @@ answers are found stored (a killed run restarted pays for nothing twice and, wit
 takes the same draws and reaches the same decision). After each round the stopping rule reads
 the new items' scores from the store and decides whether the question is answered.
 ``--budget`` caps the examinee calls (items × examinees run × epochs), ``--budget-usd`` what
-their answers cost at the specs' ``price=IN,OUT`` (:mod:`lvlmbench.cli._money`); the first cap
+their answers cost at the specs' ``price=IN,OUT`` (:mod:`lvlmbench.workflows._money`); the first cap
 reached stops the rounds.
 
 :func:`decide_in_rounds` is the one round loop: ``evaluate --until`` feeds it the stored items
-round by round, ``generate --until`` (:mod:`._gen_rounds`) the items each round generates.
+round by round, ``generate --until`` (:mod:`lvlmbench.cli._gen_rounds`) the items each round
+generates.
 """
 
 from __future__ import annotations
@@ -32,11 +33,11 @@ from lvlmbench.budget import (
     stratified_order,
 )
 from lvlmbench.choice.accuracy import facet_value, scored_answers
-from lvlmbench.cli._common import BadInput, console
-from lvlmbench.cli._money import Meter, money_line
 from lvlmbench.runner import EvalSummary
 from lvlmbench.store import Store, iter_items
 from lvlmbench.types import BenchmarkItem
+from lvlmbench.workflows._errors import InvalidOptions
+from lvlmbench.workflows._money import Meter
 
 __all__ = [
     "STRATA",
@@ -48,7 +49,6 @@ __all__ = [
     "decision_json",
     "make_rule",
     "parse_until",
-    "print_budgeted",
     "run_budgeted",
 ]
 
@@ -89,21 +89,21 @@ class Decided:
 def parse_until(until: str, models: Sequence[str]) -> tuple[int, ...]:
     """Positions in ``models`` (the ``--model`` values as typed) the question decides on:
     ``rank`` -> every model; ``compare:A,B`` (or ``compare`` with exactly two models) -> A's
-    and B's. BadInput otherwise."""
+    and B's. InvalidOptions otherwise."""
     question, _, named = until.partition(":")
     if question == "rank" and not named:
         if len(models) < 2:
-            raise BadInput("--until rank: give at least two --model to rank")
+            raise InvalidOptions("--until rank: give at least two --model to rank")
         return tuple(range(len(models)))
     if question != "compare":
-        raise BadInput(f"--until {until!r}: expected rank, or compare:A,B naming two --model")
+        raise InvalidOptions(f"--until {until!r}: expected rank, or compare:A,B naming two --model")
     if not named and len(models) != 2:
-        raise BadInput("--until compare: give exactly two --model, or name them: compare:A,B")
+        raise InvalidOptions("--until compare: give exactly two --model, or name them: compare:A,B")
     pair = [m.strip() for m in named.split(",", 1)] if named else list(models)
     if len(pair) != 2 or pair[0] == pair[1]:
-        raise BadInput(f"--until {until!r}: compare needs two different models, compare:A,B")
+        raise InvalidOptions(f"--until {until!r}: compare needs two different models, compare:A,B")
     if any(m not in models for m in pair) or len(models) != 2:
-        raise BadInput(
+        raise InvalidOptions(
             f"--until {until!r}: give exactly the compared models as --model "
             f"(got {', '.join(models)})"
         )
@@ -111,11 +111,11 @@ def parse_until(until: str, models: Sequence[str]) -> tuple[int, ...]:
 
 
 def check_round_options(alpha: float, first_round: int) -> None:
-    """BadInput for an ``--alpha`` or ``--first-round`` no budgeted run can use."""
+    """InvalidOptions for an ``--alpha`` or ``--first-round`` no budgeted run can use."""
     if not 0 < alpha < 1:
-        raise BadInput(f"--alpha {alpha}: expected a number between 0 and 1")
+        raise InvalidOptions(f"--alpha {alpha}: expected a number between 0 and 1")
     if first_round < 1:
-        raise BadInput(f"--first-round {first_round}: expected at least 1")
+        raise InvalidOptions(f"--first-round {first_round}: expected at least 1")
 
 
 def decision_json(question: str | None, decision: Decision) -> dict[str, Any]:
@@ -236,7 +236,7 @@ def _pool(store: Store, benchmark: str, only: Collection[str] | None) -> dict[st
         if item.kind != "open" and item.answer is not None and (only is None or item.id in only)
     }
     if not pool:
-        raise BadInput(
+        raise InvalidOptions(
             f"--until: benchmark {benchmark!r} has no keyed choice items to decide on "
             "(open items are judged, not scored: use the judge commands)"
         )
@@ -248,7 +248,7 @@ def _affordable(pool: int, calls_per_item: int, budget: int | None) -> int:
     if budget is None or calls_per_item == 0:
         return pool
     if budget < calls_per_item:
-        raise BadInput(
+        raise InvalidOptions(
             f"--budget {budget}: one item costs {calls_per_item} examinee calls "
             "(examinees run × epochs); give at least that"
         )
@@ -374,24 +374,3 @@ async def run_budgeted(
         gap,
         None if money is None else money.spend,
     )
-
-
-def print_budgeted(run: BudgetedRun) -> None:
-    """The decision, items used and calls saved against the full run."""
-    share = len(run.used) / run.pool
-    cap = f" of a budget of {run.budget}" if run.budget is not None else ""
-    console.print(f"[bold]decision[/]: {run.decision.text}")
-    console.print(
-        f"items used: {len(run.used)} of {run.pool} ({share:.0%}) in {run.rounds} round(s), "
-        f"stratified over {' × '.join(STRATA)} (largest stratum share gap "
-        f"{100 * run.mix_gap:.1f} points)"
-    )
-    full = run.pool * run.calls_per_item
-    saved = f"{run.saved} saved ({run.saved / full:.0%})" if full else "none needed"
-    console.print(
-        f"examinee calls: {run.calls}{cap} against {full} for the full run: {saved}; "
-        f"{sum(s.requests for s in run.summaries)} requests sent by this run (stored and cached "
-        "answers cost none)"
-    )
-    if run.money is not None:
-        console.print(money_line(run.money, run.paid_usd, run.pool, len(run.used)))

@@ -13,29 +13,34 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from lvlmbench.budget import Spend
-from lvlmbench.cli._common import BadInput, usd
 from lvlmbench.models import model_identity, model_price
 from lvlmbench.store import Store, iter_benchmark_responses
 from lvlmbench.types import Status, Usage
+from lvlmbench.workflows._errors import InvalidOptions
 
-__all__ = ["Meter", "check_budget_usd", "meter_for", "money_line", "require_prices"]
+__all__ = ["Meter", "check_budget_usd", "meter_for", "money_line", "require_prices", "usd"]
 
 Price = tuple[float, float]
 """USD per million input and output tokens."""
 
 
+def usd(amount: float) -> str:
+    """An amount of US dollars as a run report shows it: cents of a cent below $10."""
+    return f"${amount:.4f}" if abs(amount) < 10 else f"${amount:,.2f}"
+
+
 def check_budget_usd(budget_usd: float | None) -> None:
-    """BadInput for a ``--budget-usd`` that is not a positive amount."""
+    """InvalidOptions for a ``--budget-usd`` that is not a positive amount."""
     if budget_usd is not None and not (math.isfinite(budget_usd) and budget_usd > 0):
-        raise BadInput(f"--budget-usd {budget_usd}: expected an amount of US dollars above 0")
+        raise InvalidOptions(f"--budget-usd {budget_usd}: expected an amount of US dollars above 0")
 
 
 def require_prices(specs: Sequence[str]) -> None:
-    """BadInput naming the first examinee spec without a ``price=IN,OUT`` (a money cap must
+    """InvalidOptions naming the first examinee spec without a ``price=IN,OUT`` (a money cap must
     know what every call it runs costs)."""
     for spec in specs:
         if model_price(spec) is None:
-            raise BadInput(
+            raise InvalidOptions(
                 f"--budget-usd: --model {spec!r} has no price; give it one in the spec as "
                 f"'{spec}{'&' if '?' in spec else '?'}price=IN,OUT' (USD per million input and "
                 "output tokens, e.g. price=2.5,10)"

@@ -13,10 +13,10 @@ from collections.abc import Sequence
 from typing import Any
 
 from lvlmbench.autobench.unit_costs import GenerationPrices
-from lvlmbench.cli._common import BadInput, usd
-from lvlmbench.cli._money import require_prices
 from lvlmbench.images import image_price
 from lvlmbench.models import model_price
+from lvlmbench.workflows._errors import InvalidOptions
+from lvlmbench.workflows._money import require_prices, usd
 
 __all__ = ["generation_prices", "money_text"]
 
@@ -37,7 +37,7 @@ def _examiner_price(examiner: str, required: bool) -> tuple[float, float] | None
         return (0.0, 0.0)
     price = model_price(examiner)
     if price is None and required:
-        raise BadInput(
+        raise InvalidOptions(
             f"--budget-usd: --examiner {examiner!r} has no price; give it one in the spec as "
             f"{_with_price(examiner, 'IN,OUT')} (USD per million input and output tokens, e.g. "
             "price=2.5,10)"
@@ -50,7 +50,7 @@ def _image_price(images: str, required: bool) -> float | None:
         return 0.0
     price = image_price(images)
     if price is None and required:
-        raise BadInput(
+        raise InvalidOptions(
             f"--budget-usd: --images {images!r} has no price; give it one in the spec as "
             f"{_with_price(images, 'USD_PER_IMAGE')} (US dollars per image, e.g. price=0.04)"
         )
@@ -60,7 +60,7 @@ def _image_price(images: str, required: bool) -> float | None:
 def generation_prices(
     examiner: str, images: str, models: Sequence[str], budget_usd: float | None
 ) -> GenerationPrices | None:
-    """The generation's prices. With ``budget_usd``: BadInput naming the first spec without a
+    """The generation's prices. With ``budget_usd``: InvalidOptions naming the first spec without a
     price (the examiner, the images, then the ``--model`` examinees). Without: the prices when
     every spec that costs money has one and some spec has one (the money is then reported),
     else None."""
