@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
+from rich.markup import escape
 from rich.table import Table
 
 from lvlmbench.cli._common import (
@@ -17,10 +18,12 @@ from lvlmbench.cli._common import (
     friendly_errors,
     print_json,
 )
+from lvlmbench.images import IMAGE_PROVIDERS
 from lvlmbench.models import (
     CHAT_PROVIDERS,
     ImageTokens,
     ModelClient,
+    ProviderTable,
     RetryPolicy,
     compare_image_tokens,
     load_chat_model,
@@ -129,8 +132,34 @@ def check(
         )
 
 
+def _provider_rows(kind: str, table: ProviderTable) -> list[dict[str, Any]]:
+    return [
+        {
+            "kind": kind,
+            "provider": name,
+            "install": f"pip install 'lvlmbench[{p.extra}]'" if p.extra else "",
+            "options": sorted(p.options),
+            "identity_options": sorted(o for o, spec in p.options.items() if spec.changes_output),
+        }
+        for name, p in table.items()
+    ]
+
+
 @models_app.command("providers")
-def providers() -> None:
-    """List the chat providers lvlmbench knows."""
-    for name in CHAT_PROVIDERS:
-        console.print(name)
+def providers(
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+) -> None:
+    """List the chat and text-to-image providers, what each needs installed and the options
+    it takes (those marked * change the answers, so they are part of the stored identity)."""
+    rows = _provider_rows("chat", CHAT_PROVIDERS) + _provider_rows("image", IMAGE_PROVIDERS)
+    if as_json:
+        print_json(rows)
+        return
+    table = Table("kind", "provider", "needs", "options (* part of the identity)")
+    for row in rows:
+        marked = [o + ("*" if o in row["identity_options"] else "") for o in row["options"]]
+        # Escaped: 'lvlmbench[hf]' would otherwise be read as rich markup and vanish.
+        install = escape(row["install"]) or "-"
+        table.add_row(row["kind"], row["provider"], install, ", ".join(marked))
+    console.print(table)
+    console.print("Every chat spec also takes price=IN,OUT (USD per million tokens; not identity).")
