@@ -11,13 +11,16 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from typing import Annotated, Any
+from typing import Annotated, Any, TypeVar
 
 import typer
 
 from lvlmbench.cli._common import BadInput
+from lvlmbench.models import RunSummary
 
 __all__ = ["Workers", "combined", "run_workers"]
+
+S = TypeVar("S", bound=RunSummary)
 
 Workers = Annotated[
     int,
@@ -83,32 +86,9 @@ def run_workers(workers: int) -> list[dict[str, Any]]:
     return outputs
 
 
-def combined(runs: list[dict[str, Any]], key: str) -> dict[str, Any]:
-    """One summary from the workers' summaries of the same run (keyed by ``key``): counts of
-    work done add up, the time is the slowest worker's, and units every worker found finished
-    count as done before (work another worker did is not "already done")."""
-    total = max(int(r.get("total", 0)) for r in runs)
-    merged = dict(runs[0])
-    for field in ("ok", "unparseable", "refused", "failed", "truncated", "missing"):
-        if field in merged:
-            merged[field] = sum(int(r[field]) for r in runs)
-    for field in ("requests", "cache_hits", "input_tokens", "output_tokens"):
-        merged[field] = sum(int(r.get(field, 0)) for r in runs)
-    costs = [float(r["cost_usd"]) for r in runs if r.get("cost_usd") is not None]
-    merged["cost_usd"] = sum(costs) if costs else None  # None: the model has no price
-    merged["wall_s"] = max(float(r.get("wall_s", 0.0)) for r in runs)
-    # Each worker counts units another worker finished meanwhile as skipped; what no worker
-    # did here was done before.
-    outcomes = ("ok", "unparseable", "refused", "failed", "missing")
-    worked = sum(int(merged.get(field, 0)) for field in outcomes)
-    merged["skipped"] = max(0, total - worked)
-    merged["total"] = total
-    reasons: dict[str, int] = {}
-    for run in runs:
-        for reason, count in run.get("reasons", {}).items():
-            reasons[reason] = reasons.get(reason, 0) + int(count)
-    merged["reasons"] = reasons
-    if "warnings" in merged:  # each worker may find the same thing: said once
-        merged["warnings"] = list(dict.fromkeys(w for run in runs for w in run["warnings"]))
-    merged[key] = runs[0][key]
-    return merged
+def combined(runs: list[dict[str, Any]], summary: type[S]) -> S:
+    """One summary from the workers' JSON summaries of the same run, merged by
+    :meth:`~lvlmbench.models.RunSummary.merge` as parallel runs: counts of work done add up, the
+    time is the slowest worker's, and units every worker found finished count as done before
+    (work another worker did is not "already done")."""
+    return summary.merged([summary(**run) for run in runs], parallel=True)

@@ -90,10 +90,7 @@ def parse_groupings(by: str, available: Sequence[str] = GROUPINGS) -> list[str]:
 
 def _worker_summaries(outputs: list[dict[str, Any]], specs: list[str]) -> list[EvalSummary]:
     """Each model's run summed over the --workers processes (each printed one run per spec)."""
-    return [
-        EvalSummary(**combined([out["runs"][i] for out in outputs], "model"))
-        for i in range(len(specs))
-    ]
+    return [combined([out["runs"][i] for out in outputs], EvalSummary) for i in range(len(specs))]
 
 
 def _check_until(
