@@ -88,6 +88,8 @@ class _Plan:
     """The checked options against one store: who runs, who is scored only, which items."""
 
     specs: list[str]
+    identities: tuple[str, ...]
+    """Each spec's identity, the name its rows are stored under (read once, here)."""
     to_run: list[str]
     stored: list[str]
     facets: list[str]
@@ -123,9 +125,6 @@ def evaluate(
         runs = _in_copies(store, benchmark, options, plan)
     else:
         runs = run_sync(_run(store, benchmark, options, plan.to_run, only, progress))
-    # Rows are stored under each model's identity (endpoint and options included), not the
-    # spec as typed; imported names pass through unchanged.
-    identities = tuple(model_identity(spec) for spec in plan.specs)
     extraction = None
     if options.extract_with is not None:  # after the examinees: reads what they left unparseable
         extraction = run_sync(
@@ -133,12 +132,12 @@ def evaluate(
                 store,
                 benchmark,
                 options.extract_with,
-                identities,
+                plan.identities,
                 variant=options.variant,
                 concurrency=options.concurrency or DEFAULT_CONCURRENCY,
             )
         )
-    scored = _scored(store, benchmark, options.variant, plan.facets, identities, only)
+    scored = _scored(store, benchmark, options.variant, plan.facets, plan.identities, only)
     return replace(
         scored,
         runs=runs,
@@ -175,7 +174,10 @@ def _plan(store: Store, benchmark: str, options: EvaluateOptions) -> _Plan:
     check_specs(to_run)
     if to_run or options.extract_with is not None:
         store.require_writable()  # refused before any paid call, not at its first write
-    return _Plan(specs, to_run, stored, facets, only, decided)
+    # Rows are stored under each model's identity (endpoint and options included), not the
+    # spec as typed; imported names pass through unchanged.
+    identities = tuple(model_identity(spec) for spec in specs)
+    return _Plan(specs, identities, to_run, stored, facets, only, decided)
 
 
 async def _run(
@@ -220,7 +222,7 @@ async def _budgeted(
     return await run_budgeted(
         store,
         benchmark,
-        models=[model_identity(plan.specs[i]) for i in plan.decided],
+        models=[plan.identities[i] for i in plan.decided],
         question="rank" if options.until == "rank" else "compare",
         run_round=run_round,
         calls_per_item=len(plan.to_run) * options.epochs,
