@@ -235,9 +235,9 @@ def evaluate(
     (model, items done, items) as each examinee's items finish. Refused options raise
     InvalidOptions (a ValueError) before anything is written."""
     options = EvaluateOptions(
-        models=tuple(models),
+        models=models,
         variant=variant,
-        by=tuple(by),
+        by=by,
         concurrency=concurrency,
         extract_with=extract_with,
         limit=limit,

@@ -53,3 +53,14 @@ def test_a_misspelt_imported_player_gets_the_commands_hint(tmp_path: Path) -> No
     assert refused.exit_code == 2 and "did you mean 'llava-7b'" in refused.output
     with pytest.raises(ValueError, match=r"--model 'llava-7' .*\(did you mean 'llava-7b'\?\)"):
         api.evaluate(BENCH, ["llava-7"], store=str(db))
+
+
+def test_no_model_or_one_string_is_refused_as_the_command_refuses_it(tmp_path: Path) -> None:
+    db = write_quiz(tmp_path / "s.db", BENCH, 4)
+    no_model = CliRunner().invoke(app, ["evaluate", BENCH, "--store", str(db)])
+    assert no_model.exit_code == 2
+    # The API returned an empty table for no model, and read a string as one spec per letter.
+    with pytest.raises(ValueError, match="give at least one model"):
+        api.evaluate(BENCH, [], store=str(db))
+    with pytest.raises(ValueError, match="got the string 'baseline/random'"):
+        api.evaluate(BENCH, "baseline/random", store=str(db))

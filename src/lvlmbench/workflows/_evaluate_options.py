@@ -22,10 +22,10 @@ class EvaluateOptions:
     """Every option of ``lvlmbench evaluate``, with its defaults (``--json`` and ``--store``
     are the front door's: how to print, where the store is)."""
 
-    models: tuple[str, ...]
+    models: Sequence[str]
     """Examinee specs, or names with stored responses (imported players: scored, not run)."""
     variant: str = "default"
-    by: tuple[str, ...] = ("difficulty",)
+    by: Sequence[str] = ("difficulty",)
     """Facets the accuracy is grouped by (empty: one row per model)."""
     concurrency: int | None = None
     """Requests in flight per endpoint (None: the client's default, or a local model's)."""
@@ -46,6 +46,14 @@ class EvaluateOptions:
     alpha: float = 0.05
     first_round: int = 50
 
+    def __post_init__(self) -> None:
+        # Kept as tuples (the value is frozen); one string would read as a name per character.
+        for name in ("models", "by"):
+            value = getattr(self, name)
+            if isinstance(value, str):
+                raise InvalidOptions(f"{name}: expected a list of names, got the string {value!r}")
+            object.__setattr__(self, name, tuple(value))
+
 
 def parse_groupings(by: Sequence[str], available: Sequence[str] = GROUPINGS) -> list[str]:
     """Validated facet names (``available``: the benchmark's facets; ``l2-category`` names
@@ -60,7 +68,9 @@ def parse_groupings(by: Sequence[str], available: Sequence[str] = GROUPINGS) -> 
     return facets
 
 
-def _check_numbers(options: EvaluateOptions) -> None:
+def _check_values(options: EvaluateOptions) -> None:
+    if not options.models:
+        raise InvalidOptions("--model: give at least one model to evaluate")
     if options.variant not in VARIANTS:
         raise InvalidOptions(f"--variant {options.variant!r}: choose from {', '.join(VARIANTS)}")
     for value, option in ((options.concurrency, "--concurrency"), (options.workers, "--workers")):
@@ -97,7 +107,7 @@ def checked_specs(options: EvaluateOptions) -> tuple[list[str], tuple[int, ...] 
     """The model names with the generation settings written into each provider spec, and the
     positions ``until`` decides on; InvalidOptions (or RegistryError for a spec naming a
     provider) before any store is opened."""
-    _check_numbers(options)
+    _check_values(options)
     decided = _check_until(options)
     try:
         specs = specs_with_settings(list(options.models), options.settings)
