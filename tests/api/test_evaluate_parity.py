@@ -107,6 +107,18 @@ CASES: list[tuple[list[str], dict[str, Any]]] = [
         {"models": [RANDOM], "limit": 7, "limit_seed": 3, "epochs": 2, "by": []},
     ),
     (
+        ["-m", RANDOM, "--variant", "question-only", "--concurrency", "3", "--by", "capability"],
+        {"models": [RANDOM], "variant": "question-only", "concurrency": 3, "by": ["capability"]},
+    ),
+    (
+        [
+            *("-m", ORACLE, "-m", f"{RANDOM}?price=1,1", "--until", "compare"),
+            *("--budget-usd", "5", "--limit", "20", "--limit-seed", "2"),
+        ],
+        {"models": [ORACLE, f"{RANDOM}?price=1,1"], "until": "compare", "budget_usd": 5.0}
+        | {"limit": 20, "limit_seed": 2},
+    ),
+    (
         [
             *("-m", ORACLE, "-m", RANDOM, "--until", "rank", "--budget", "40"),
             *("--first-round", "6", "--alpha", "0.2"),
