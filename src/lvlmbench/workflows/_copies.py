@@ -8,6 +8,7 @@ starts them, waits, and reads the JSON each prints, so the use case can merge th
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import subprocess
@@ -32,10 +33,7 @@ def run_copies(argv: list[str], count: int, env: Mapping[str, str] | None = None
     if count < 1:
         raise InvalidOptions(f"--workers must be at least 1, got {count}")
     child_env = {**os.environ, **(env or {})}
-    procs = [
-        subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=child_env)
-        for _ in range(count)
-    ]
+    procs = [_started(argv, child_env) for _ in range(count)]
     try:
         finished = [proc.communicate() for proc in procs]
     except BaseException:
@@ -57,6 +55,22 @@ def run_copies(argv: list[str], count: int, env: Mapping[str, str] | None = None
         code, line = failures[0]
         raise InvalidOptions(f"{len(failures)} of {count} workers failed (exit {code}): {line}")
     return outputs
+
+
+def _started(argv: list[str], env: dict[str, str]) -> subprocess.Popen[bytes]:
+    try:
+        return subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+    except OSError as exc:
+        if exc.errno != errno.E2BIG:
+            raise
+        # The specs travel on the copies' command line; a huge system prompt written into
+        # them can pass the system's limit on one argument.
+        longest = max(len(arg) for arg in argv)
+        raise InvalidOptions(
+            f"--workers: a copy's command line is too long for this system (an argument of "
+            f"{longest} characters: a long --system-prompt?); run without --workers, or start "
+            "copies by hand (they share the work through the store)"
+        ) from None
 
 
 def merged_runs(runs: list[dict[str, Any]], summary: type[S]) -> S:
