@@ -19,17 +19,14 @@ private loop in a worker thread, so ``api.evaluate(...)`` works in a notebook ce
 
 from __future__ import annotations
 
-import asyncio
-import concurrent.futures
 import contextlib
-from collections.abc import Coroutine, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, TypeVar
+from typing import Any, Literal
 
 from lvlmbench.autobench.backends import generate_with
 from lvlmbench.autobench.pipeline import LEVELS, GenerateSettings
-from lvlmbench.choice.accuracy import AccuracyRow, accuracy_table, overall_rows
 from lvlmbench.judging import (
     HUMAN,
     METRIC,
@@ -68,7 +65,7 @@ from lvlmbench.models import (
 )
 from lvlmbench.ratings import COMBINE_RULES
 from lvlmbench.report import ReportFiles, write_report
-from lvlmbench.runner import VARIANTS, EvalSummary, run_examinees
+from lvlmbench.runner import run_examinees
 from lvlmbench.store import (
     Store,
     StoredBenchmark,
@@ -79,11 +76,21 @@ from lvlmbench.store import (
     sqlite_store_path,
 )
 from lvlmbench.types import GenerationConfig
+from lvlmbench.workflows import (
+    EvaluateOptions,
+    EvaluateResult,
+    ProgressCallback,
+    check_options,
+    progress_for,
+    run_sync,
+)
+from lvlmbench.workflows import evaluate as evaluate_benchmark
 
 __all__ = [
     "AgreementResult",
     "EvaluationResult",
     "GenerationResult",
+    "ProgressCallback",
     "StoreLike",
     "agreement",
     "evaluate",
@@ -95,7 +102,6 @@ __all__ = [
 ]
 
 StoreLike = Store | str | Path | None
-T = TypeVar("T")
 BuiltinJudgeProtocol = Literal["pairwise", "score", "hallucination"]
 """The built-in protocols `judge` runs; any registered protocol with a `run` is accepted too."""
 
@@ -110,21 +116,8 @@ class GenerationResult:
     report: dict[str, Any] = field(repr=False)
 
 
-@dataclass(frozen=True)
-class EvaluationResult:
-    """What :func:`evaluate` did and found."""
-
-    benchmark: str
-    runs: list[EvalSummary]
-    """One per examinee run (models scored from the store only have none)."""
-    accuracy: list[AccuracyRow]
-    """Per (model, variant, group of ``by``), Wilson 95% intervals in ``row.interval``."""
-    overall: list[AccuracyRow]
-    """Per (model, variant): every group pooled."""
-
-    def overall_accuracy(self) -> dict[str, float]:
-        """model identity -> overall accuracy (default variant rows)."""
-        return {row.model: row.accuracy for row in self.overall if row.variant == "default"}
+EvaluationResult = EvaluateResult
+"""What :func:`evaluate` did and found (the use case's result, as the command gets it)."""
 
 
 @contextlib.contextmanager
@@ -146,14 +139,8 @@ def _opened(store: StoreLike) -> Iterator[Store]:
             opened.close()
 
 
-def _run(work: Coroutine[Any, Any, T]) -> T:
-    """Run a coroutine to completion from sync code, also under a running loop (Jupyter)."""
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return asyncio.run(work)
-    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
-        return pool.submit(asyncio.run, work).result()
+_run = run_sync
+"""Run a coroutine to completion from sync code, also under a running loop (Jupyter)."""
 
 
 def ls(store: StoreLike = None) -> list[StoredBenchmark]:
@@ -222,38 +209,51 @@ def evaluate(
     variant: str = "default",
     concurrency: int | None = None,
     config: GenerationConfig | GenerationSettings | None = None,
+    extract_with: str | None = None,
+    limit: int | None = None,
+    limit_seed: int = 0,
+    epochs: int = 1,
+    workers: int = 1,
+    until: str | None = None,
+    budget: int | None = None,
+    budget_usd: float | None = None,
+    alpha: float = 0.05,
+    first_round: int = 50,
+    progress: ProgressCallback | None = None,
 ) -> EvaluationResult:
-    """Ask every model every item of ``benchmark`` it has not answered yet, then score them
-    all: accuracy per group of ``by`` and overall, with Wilson 95% intervals. A name with
-    stored responses but no provider (an imported prediction file) is scored, not run.
+    """``lvlmbench evaluate`` in Python: the same use case with the same options and defaults
+    (:class:`~lvlmbench.workflows.EvaluateOptions` documents each). Ask every model every item
+    of ``benchmark`` it has not answered yet, then score them all: accuracy per group of ``by``
+    and overall, with Wilson 95% intervals. A name with stored responses but no provider (an
+    imported prediction file) is scored, not run.
 
-    ``config``: generation settings for every model run, as ``lvlmbench evaluate``'s flags
+    ``config``: generation settings for every model run, as the command's flags
     (``GenerationConfig(temperature=0.5)`` is ``--temperature 0.5``; a field not given keeps
     the command's default, e.g. a reply budget of EXAMINEE_MAX_TOKENS). They become part of
     each model's name in the store, as the flags do, so answers under other settings are never
-    reused for each other; the result's rows are under those names.
-
-    ``concurrency`` None: 16 calls in flight, or what a local model asks for."""
-    settings = as_settings(config)
-    if variant not in VARIANTS:
-        raise ValueError(f"variant {variant!r}: choose from {', '.join(VARIANTS)}")
-    if concurrency is not None and concurrency < 1:
-        raise ValueError(f"concurrency must be at least 1, got {concurrency}")
+    reused for each other; the result's rows are under those names. ``progress``: called with
+    (model, items done, items) as each examinee's items finish. Refused options raise
+    InvalidOptions (a ValueError) before anything is written."""
+    options = EvaluateOptions(
+        models=models,
+        variant=variant,
+        by=by,
+        concurrency=concurrency,
+        extract_with=extract_with,
+        limit=limit,
+        limit_seed=limit_seed,
+        epochs=epochs,
+        settings=as_settings(config),
+        workers=workers,
+        until=until,
+        budget=budget,
+        budget_usd=budget_usd,
+        alpha=alpha,
+        first_round=first_round,
+    )
+    check_options(options)
     with _opened(store) as opened:
-        require_benchmark(opened, benchmark)
-        specs = specs_with_settings(models, settings)
-        stored = _stored_only(opened, benchmark, specs)
-        to_run = [spec for spec in specs if spec not in stored]
-        for spec in to_run:
-            resolve_spec(spec)  # every spec checked before the first call
-        if to_run:
-            opened.require_writable()
-        runs = _run(
-            run_examinees(opened, benchmark, to_run, variant=variant, concurrency=concurrency)
-        )
-        identities = [model_identity(spec) for spec in specs]
-        rows = accuracy_table(opened, benchmark, list(by), variant=variant, models=identities)
-    return EvaluationResult(benchmark, runs, rows, overall_rows(rows))
+        return evaluate_benchmark(opened, benchmark, options, progress_for(progress))
 
 
 def judge(

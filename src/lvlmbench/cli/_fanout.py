@@ -8,14 +8,13 @@ summaries so the command can print one combined summary.
 
 from __future__ import annotations
 
-import json
-import subprocess
 import sys
 from typing import Annotated, Any
 
 import typer
 
-from lvlmbench.cli._common import BadInput
+from lvlmbench.workflows import merged_runs as combined
+from lvlmbench.workflows import run_copies
 
 __all__ = ["Workers", "combined", "run_workers"]
 
@@ -48,67 +47,7 @@ def _child_argv(argv: list[str]) -> list[str]:
     return [*args, "--workers", "1", "--json"]
 
 
-def run_workers(workers: int) -> list[dict[str, Any]]:
-    """Run ``workers`` copies of the current command and return their JSON outputs.
-
-    A copy that fails ends the command with its exit code and its last error line."""
-    if workers < 1:
-        raise BadInput(f"--workers must be at least 1, got {workers}")
+def run_workers(workers: int) -> list[Any]:
+    """Run ``workers`` copies of the current command and return their JSON outputs."""
     argv = [sys.executable, "-m", "lvlmbench", *_child_argv(sys.argv[1:])]
-    procs = [
-        subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-        for _ in range(workers)
-    ]
-    outputs: list[dict[str, Any]] = []
-    failures: list[tuple[int, str]] = []
-    try:
-        finished = [proc.communicate() for proc in procs]
-    except BaseException:
-        # Stopped (SIGTERM, Ctrl-C): so are the copies, each releasing its leases as it ends.
-        for proc in procs:
-            if proc.poll() is None:
-                proc.terminate()
-        for proc in procs:
-            proc.wait()
-        raise
-    for proc, (out, err) in zip(procs, finished, strict=True):
-        try:
-            outputs.append(json.loads(out))
-        except json.JSONDecodeError:
-            lines = err.decode(errors="replace").strip().splitlines()
-            failures.append((proc.returncode or 1, lines[-1] if lines else "no output"))
-    if failures:
-        code, line = failures[0]
-        raise BadInput(f"{len(failures)} of {workers} workers failed (exit {code}): {line}")
-    return outputs
-
-
-def combined(runs: list[dict[str, Any]], key: str) -> dict[str, Any]:
-    """One summary from the workers' summaries of the same run (keyed by ``key``): counts of
-    work done add up, the time is the slowest worker's, and units every worker found finished
-    count as done before (work another worker did is not "already done")."""
-    total = max(int(r.get("total", 0)) for r in runs)
-    merged = dict(runs[0])
-    for field in ("ok", "unparseable", "refused", "failed", "truncated", "missing"):
-        if field in merged:
-            merged[field] = sum(int(r[field]) for r in runs)
-    for field in ("requests", "cache_hits", "input_tokens", "output_tokens"):
-        merged[field] = sum(int(r.get(field, 0)) for r in runs)
-    costs = [float(r["cost_usd"]) for r in runs if r.get("cost_usd") is not None]
-    merged["cost_usd"] = sum(costs) if costs else None  # None: the model has no price
-    merged["wall_s"] = max(float(r.get("wall_s", 0.0)) for r in runs)
-    # Each worker counts units another worker finished meanwhile as skipped; what no worker
-    # did here was done before.
-    outcomes = ("ok", "unparseable", "refused", "failed", "missing")
-    worked = sum(int(merged.get(field, 0)) for field in outcomes)
-    merged["skipped"] = max(0, total - worked)
-    merged["total"] = total
-    reasons: dict[str, int] = {}
-    for run in runs:
-        for reason, count in run.get("reasons", {}).items():
-            reasons[reason] = reasons.get(reason, 0) + int(count)
-    merged["reasons"] = reasons
-    if "warnings" in merged:  # each worker may find the same thing: said once
-        merged["warnings"] = list(dict.fromkeys(w for run in runs for w in run["warnings"]))
-    merged[key] = runs[0][key]
-    return merged
+    return run_copies(argv, workers)

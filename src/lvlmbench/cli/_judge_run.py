@@ -143,7 +143,7 @@ def _run(
     concurrency, workers = parallel
     if workers != 1:
         runs = [out["run"] for out in run_workers(workers)]
-        return JudgeRunSummary(**combined(runs, "judge"))
+        return combined(runs, JudgeRunSummary)
 
     async def main() -> JudgeRunSummary:
         await _answer_missing(store, benchmark, models, show)

@@ -8,11 +8,11 @@ from contextlib import AbstractContextManager
 
 from lvlmbench.cli._common import console, progress_bar
 from lvlmbench.models import ModelClient, spec_label
-from lvlmbench.runner import EvalSummary, ProgressHook, run_examinees
+from lvlmbench.runner import EvalSummary, ProgressFor, ProgressHook, run_examinees
 from lvlmbench.store import Store
 from lvlmbench.workflows import STRATA, BudgetedRun, money_line
 
-__all__ = ["print_budgeted", "run_models"]
+__all__ = ["print_budgeted", "progress_bars", "run_models"]
 
 
 async def run_models(
@@ -27,10 +27,6 @@ async def run_models(
     only: Collection[str] | None = None,
 ) -> list[EvalSummary]:
     """:func:`lvlmbench.runner.run_examinees` with a progress bar per examinee."""
-
-    def bar(spec: str, client: ModelClient) -> AbstractContextManager[ProgressHook | None]:
-        return progress_bar(f"{spec_label(spec)} [{variant}]", show_progress, client)
-
     return await run_examinees(
         store,
         benchmark,
@@ -39,8 +35,17 @@ async def run_models(
         concurrency=concurrency,
         epochs=epochs,
         only=only,
-        progress=bar,
+        progress=progress_bars(variant, show_progress),
     )
+
+
+def progress_bars(variant: str, show: bool) -> ProgressFor:
+    """A progress bar per examinee run (none when not ``show``: --json output)."""
+
+    def bar(spec: str, client: ModelClient) -> AbstractContextManager[ProgressHook | None]:
+        return progress_bar(f"{spec_label(spec)} [{variant}]", show, client)
+
+    return bar
 
 
 def print_budgeted(run: BudgetedRun) -> None:

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field, replace
 from typing import TypeVar
 
 from lvlmbench._concurrency import BatchWriter, drain
-from lvlmbench.models import ModelClient, RunSummary
+from lvlmbench.models import OUTCOME, ModelClient, RunSummary
 from lvlmbench.runner import LOOKAHEAD, drain_leased
 from lvlmbench.store import Leases, Store, final_judgment_ids, judgment_id, put_judgments
 from lvlmbench.types import Judgment
@@ -33,7 +33,7 @@ class JudgeRunSummary(RunSummary):
     judge: str
     protocol: str
     benchmark: str
-    missing: int = 0
+    missing: int = field(default=0, metadata=OUTCOME)
     """Units that could not be built: an answer (or caption/reference) is missing."""
     warnings: list[str] = field(default_factory=list)
 

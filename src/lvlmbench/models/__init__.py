@@ -60,13 +60,15 @@ from lvlmbench.models._secrets import (
     register_secret,
 )
 from lvlmbench.models._structured import extract_json
-from lvlmbench.models._summary import RunSummary
+from lvlmbench.models._summary import OUTCOME, SAME_RUN, RunSummary
 
 __all__ = [
     "CHAT_PROVIDERS",
     "DEFAULT_CONCURRENCY",
     "EXAMINEE_MAX_TOKENS",
+    "OUTCOME",
     "PRICE",
+    "SAME_RUN",
     "CallClient",
     "CallOutput",
     "CallStats",

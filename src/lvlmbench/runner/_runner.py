@@ -11,11 +11,18 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable, Collection, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from lvlmbench._concurrency import BatchWriter
 from lvlmbench.choice import extract_choice
-from lvlmbench.models import CallStats, ModelClient, PreparedCall, RunSummary, is_truncated
+from lvlmbench.models import (
+    SAME_RUN,
+    CallStats,
+    ModelClient,
+    PreparedCall,
+    RunSummary,
+    is_truncated,
+)
 from lvlmbench.runner._leased import drain_leased
 from lvlmbench.runner._messages import ItemUnavailable, MessageBuilder, item_messages
 from lvlmbench.store import (
@@ -50,7 +57,7 @@ class EvalSummary(RunSummary):
     benchmark: str
     truncated: int = 0
     """Replies cut by the token limit (whether or not an answer could be read from them)."""
-    epochs: int = 1
+    epochs: int = field(default=1, metadata=SAME_RUN)
     """Samples asked per item (``total`` counts every sample)."""
 
 

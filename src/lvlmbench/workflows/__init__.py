@@ -14,7 +14,9 @@ Single-purpose runners stay with their concept: ``autobench.backends.generate_wi
 generation), ``runner.run_examinees`` (several examinees on one benchmark).
 """
 
+from lvlmbench.workflows._copies import merged_runs, run_copies
 from lvlmbench.workflows._errors import InvalidOptions
+from lvlmbench.workflows._evaluate_options import parse_groupings
 from lvlmbench.workflows._examinees import (
     check_specs,
     check_stored_names,
@@ -43,6 +45,15 @@ from lvlmbench.workflows._rounds import (
     parse_until,
     run_budgeted,
 )
+from lvlmbench.workflows._sync import run_sync
+from lvlmbench.workflows.evaluate import (
+    EvaluateOptions,
+    EvaluateResult,
+    ProgressCallback,
+    check_options,
+    evaluate,
+    progress_for,
+)
 from lvlmbench.workflows.open_ended import (
     DEFAULT_LIMIT,
     OPEN_DEMO_MODELS,
@@ -58,27 +69,37 @@ __all__ = [
     "Asked",
     "BudgetedRun",
     "Decided",
+    "EvaluateOptions",
+    "EvaluateResult",
     "InvalidOptions",
     "Meter",
+    "ProgressCallback",
     "build_open_benchmark",
     "check_budget_usd",
+    "check_options",
     "check_round_options",
     "check_specs",
     "check_stored_names",
     "could_be_imported",
     "decide_in_rounds",
     "decision_json",
+    "evaluate",
     "generation_prices",
     "imported_models",
     "make_rule",
+    "merged_runs",
     "meter_for",
     "money_line",
     "money_text",
     "open_benchmark_name",
+    "parse_groupings",
     "parse_until",
+    "progress_for",
     "require_prices",
     "run_budgeted",
+    "run_copies",
     "run_open_ended",
+    "run_sync",
     "subset_for",
     "usd",
 ]

@@ -212,20 +212,7 @@ def _scores(
 def _summed(rounds: list[list[EvalSummary]]) -> list[EvalSummary]:
     """Each examinee's runs over all rounds as one (items done in earlier rounds, skipped
     again in later ones, are counted once)."""
-    if not rounds:
-        return []
-    total = [
-        EvalSummary(model=s.model, variant=s.variant, benchmark=s.benchmark, epochs=s.epochs)
-        for s in rounds[0]
-    ]
-    for runs in rounds:
-        for acc, s in zip(total, runs, strict=True):
-            acc.add_work(s)
-            acc.truncated += s.truncated
-    for acc, s in zip(total, rounds[-1], strict=True):
-        acc.total = s.total  # the last round's prefix holds every earlier one
-        acc.skipped = s.total - (acc.ok + acc.unparseable + acc.refused + acc.failed)
-    return total
+    return [EvalSummary.merged(runs) for runs in zip(*rounds, strict=True)]
 
 
 def _pool(store: Store, benchmark: str, only: Collection[str] | None) -> dict[str, BenchmarkItem]:
