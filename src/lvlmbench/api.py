@@ -70,8 +70,8 @@ from lvlmbench.ratings import COMBINE_RULES
 from lvlmbench.report import ReportFiles, write_report
 from lvlmbench.runner import VARIANTS, EvalSummary, run_examinees
 from lvlmbench.store import (
+    ListedBenchmark,
     Store,
-    StoredBenchmark,
     discard_if_empty,
     iter_benchmark_responses,
     list_stored,
@@ -156,7 +156,7 @@ def _run(work: Coroutine[Any, Any, T]) -> T:
         return pool.submit(asyncio.run, work).result()
 
 
-def ls(store: StoreLike = None) -> list[StoredBenchmark]:
+def ls(store: StoreLike = None) -> list[ListedBenchmark]:
     """Every benchmark in the store: kind, item count, the models run on it, its judges."""
     with _opened(store) as opened:
         return list_stored(opened)

@@ -111,7 +111,7 @@ def test_budget_is_kept_reported_and_built_as_a_stratified_prefix(tmp_path: Path
     assert budget["calls_full_estimate"] == round(PLANNED * mean)
     assert budget["calls_saved_estimate"] == budget["calls_full_estimate"] - requests
     stored = get_benchmark(store, SETTINGS.benchmark)
-    assert stored is not None and stored["data"]["budget"]["units_built"] == built
+    assert stored is not None and stored.data.budget["units_built"] == built
     store.close()
 
 

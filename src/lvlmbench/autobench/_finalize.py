@@ -10,8 +10,16 @@ from lvlmbench.autobench._backend import AspectPlan, KeyCheck, QuestionDraft
 from lvlmbench.autobench._unit import AttemptRecord, Decision, UnitResult
 from lvlmbench.autobench.balance import LETTERS, ChoiceDraft, Slot, letter_counts, lettered, spread
 from lvlmbench.autobench.settings import GenerateSettings
-from lvlmbench.ids import content_id
-from lvlmbench.store import Store, get_artifact, iter_items, put_benchmark, put_items
+from lvlmbench.ids import canonical_json, content_id
+from lvlmbench.store import (
+    AUTOBENCH_KIND,
+    GenerationReport,
+    Store,
+    get_artifact,
+    iter_items,
+    put_benchmark,
+    put_items,
+)
 from lvlmbench.types import BenchmarkItem
 
 __all__ = [
@@ -243,5 +251,7 @@ def finalize_benchmark(
         "wall_s": wall_s,
         **(extra or {}),
     }
-    put_benchmark(store, name, "autobench", report)
+    # Read from its JSON, as the store will keep it (the settings' tuples become lists).
+    typed = GenerationReport.model_validate_json(canonical_json(report))
+    put_benchmark(store, name, AUTOBENCH_KIND, typed)
     return report

@@ -402,7 +402,7 @@ def evaluate(
     rows = answers.table(facets, identities)
     # The groups an overall is over: a model's overall over fewer of them says so.
     groups, noun = answers.groups(facets), f"{' / '.join(facets) or 'all'} groups"
-    vlmeval = stored_benchmark["kind"] == "vlmeval"  # its CircularEval and MME scores
+    vlmeval = stored_benchmark.kind == "vlmeval"  # its CircularEval and MME scores
     circular = (
         circular_table(opened, benchmark, variant=variant, models=identities) if vlmeval else []
     )
