@@ -220,6 +220,24 @@ class ModelSpec:
     name: str
     options: Mapping[str, str]
 
+    @property
+    def label(self) -> str:
+        """``provider/name``, the options left out (no endpoint, no prompt digest)."""
+        return (
+            f"{self.provider}/{self.name}"
+            if self.provider and self.name
+            else self.provider or self.name
+        )
+
+    @classmethod
+    def read(cls, identity: str) -> ModelSpec:
+        """An identity read back from the store, split as written and checked against no
+        registry (it was when stored): a player that is no spec (``llava-7b``) is all name."""
+        base, _, query = identity.partition("?")
+        provider, sep, name = base.partition("/")
+        options = dict(parse_qsl(query, keep_blank_values=True))
+        return cls(provider, name, options) if sep else cls("", base, options)
+
 
 def _split_options(spec: str, query: str) -> dict[str, str]:
     # Credentials written into a base_url are secrets from the moment the spec is read: every
@@ -381,11 +399,10 @@ def model_price(spec: str) -> tuple[float, float] | None:
     """The ``price=IN,OUT`` of a chat spec (USD per million input and output tokens); for a
     free provider's spec (``baseline/…``) that sets none, 0; otherwise None when it sets none.
     RegistryError for a spec that does not resolve."""
-    price = spec_option(spec, PRICE)
-    if price is not None:
-        return parse_price(price)
-    provider = CHAT_PROVIDERS.get(spec.partition("?")[0].partition("/")[0])
-    return (0.0, 0.0) if provider is not None and provider.free else None
+    parsed, options = _resolved(spec, CHAT_PROVIDERS, {})
+    if PRICE in options:
+        return parse_price(options[PRICE])
+    return (0.0, 0.0) if CHAT_PROVIDERS[parsed.provider].free else None
 
 
 def generation_options(spec: str) -> dict[str, str]:
