@@ -14,6 +14,7 @@ from lvlmbench.models import (
     load_chat_model,
     model_identity,
     parse_spec,
+    resolve_model,
 )
 
 
@@ -199,3 +200,23 @@ def test_a_stored_identity_reads_back_into_its_parts() -> None:
     assert read.options["system"].startswith("sha256:")
     assert ModelSpec.read("llava-7b") == ModelSpec("", "llava-7b", {})
     assert ModelSpec.read("llava-7b").label == "llava-7b"
+
+
+def test_one_resolve_gives_identity_generation_settings_and_price() -> None:
+    """What a caller reads of a spec comes from one parse: the rows' name (timeout and price
+    left out), the settings the client applies, the price, the label."""
+    spec = "openai/m?temperature=0.2&max_tokens=64&price=1,2&timeout=30&base_url=http://h:9/v1"
+    resolved = resolve_model(spec)
+    assert resolved.identity == "openai/m?base_url=http://h:9/v1&max_tokens=64&temperature=0.2"
+    assert resolved.identity == model_identity(spec)
+    assert dict(resolved.generation) == {"temperature": "0.2", "max_tokens": "64"}
+    assert resolved.price == (1.0, 2.0) and resolved.label == "openai/m"
+    free = resolve_model("baseline/random")
+    assert (free.identity, free.price, free.label) == (
+        "baseline/random",
+        (0.0, 0.0),
+        "baseline/random",
+    )
+    assert resolve_model("openai/m").price is None  # no price given: unknown, not free
+    with pytest.raises(RegistryError, match="unknown provider"):
+        resolve_model("nope/m")
