@@ -22,14 +22,12 @@ JSON_EDGE = {
 
 NOT_YET_TYPED = {
     "lvlmbench.autobench.backends:generate_with",
-    "lvlmbench.autobench.budgeted:RoundBuilder.summary",
     "lvlmbench.autobench.leaderboard:leaderboard",
     "lvlmbench.autobench.leaderboard:write_leaderboard",
     "lvlmbench.autobench.llm:ModelBackend.describe",
     "lvlmbench.autobench.llm:ModelBackend.draft",
     "lvlmbench.autobench.procedural:ProceduralBackend.describe",
     "lvlmbench.autobench.procedural:ProceduralBackend.draft",
-    "lvlmbench.autobench.unit_costs:GenerationMoney.summary",
     "lvlmbench.choice.vlmeval_scores:CircularRow.as_dict",
     "lvlmbench.choice.vlmeval_scores:MMERow.as_dict",
     "lvlmbench.datasets.importers._write:ImportSummary.as_dict",

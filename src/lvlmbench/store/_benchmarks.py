@@ -19,8 +19,10 @@ __all__ = [
     "OPEN_KIND",
     "REKEYED_KIND",
     "BenchmarkData",
+    "GenerationBudget",
     "GenerationPlan",
     "GenerationReport",
+    "GenerationSpend",
     "ImportedData",
     "OpenEndedData",
     "OpenEndedSettings",
@@ -57,6 +59,41 @@ class GenerationPlan(_Data):
     problems: list[str] = Field(default_factory=list)
 
 
+class GenerationSpend(_Data):
+    """The money section of a budgeted generation's report, in USD (estimates say so)."""
+
+    cap_usd: float | None = None
+    used_usd: float = 0.0
+    generation_usd: float = 0.0
+    examiner_usd: float = 0.0
+    images_usd: float = 0.0
+    examinees_usd: float = 0.0
+    unit_mean_usd: float | None = None
+    """A unit's mean cost; None before any unit was costed."""
+    full_estimate_usd: float | None = None
+    """The full plan's cost, an estimate."""
+
+
+class GenerationBudget(_Data):
+    """The budget section of a budgeted generation's report (full-plan figures are estimates)."""
+
+    units_built: int = 0
+    units_planned: int = 0
+    rounds: int = 0
+    budget: int | None = None
+    """The request budget, if one was given."""
+    stopped_by_budget: bool = False
+    calls: int = 0
+    generation_calls: int = 0
+    examinee_calls: int = 0
+    calls_per_unit: float | None = None
+    calls_full_estimate: int | None = None
+    calls_saved_estimate: int | None = None
+    strata: list[str] = Field(default_factory=list)
+    strata_share_gap: float = 0.0
+    money: GenerationSpend | None = None
+
+
 class GenerationReport(_Data):
     """``autobench``: the generation report ``lvlmbench generate`` stores with the benchmark."""
 
@@ -72,7 +109,7 @@ class GenerationReport(_Data):
     truth_by_level: dict[str, dict[str, int]] | None = None
     items: int | None = None
     wall_s: float | None = None
-    budget: JsonObject | None = None
+    budget: GenerationBudget | None = None
     """A budgeted run's figures (money, rounds), when it was one."""
 
     @property
