@@ -35,7 +35,6 @@ NOT_YET_TYPED = {
     "lvlmbench.judging.metrics.run:MetricScore.as_dict",
     "lvlmbench.judging.metrics.run:MetricRating.as_dict",
     "lvlmbench.judging.summaries:PairwiseReport.as_dict",
-    "lvlmbench.models._local:local_settings",
     "lvlmbench.ratings.categories:Coverage.as_dict",
     "lvlmbench.ratings.categories:CategoryTotal.as_dict",
     "lvlmbench.ratings.elo:OnlineElo.as_dict",
