@@ -55,8 +55,8 @@ STORED = {
 }
 
 
-def _stored(tmp_path) -> Store:
-    store = Store.open(str(tmp_path / "s.db"))
+def _stored(store_url: str, tmp_path) -> Store:
+    store = Store.open(store_url, images_dir=tmp_path / "images")
     rows = [
         {"name": name, "kind": kind, "data": json.dumps(data), "created_at": 1.0}
         for name, (kind, data) in STORED.items()
@@ -71,8 +71,8 @@ def _raw(store: Store, name: str) -> object:
     return json.loads(row["data"])
 
 
-def test_each_kind_reads_back_as_its_own_record(tmp_path):
-    store = _stored(tmp_path)
+def test_each_kind_reads_back_as_its_own_record(store_url, tmp_path):
+    store = _stored(store_url, tmp_path)
     gen = get_benchmark(store, "gen")
     assert gen is not None and isinstance(gen.data, GenerationReport)
     assert gen.data.plan.note == "thin plan" and gen.data.examiner == "procedural + procedural"
@@ -90,9 +90,9 @@ def test_each_kind_reads_back_as_its_own_record(tmp_path):
     assert [b.name for b in list_benchmarks(store)] == sorted(STORED)
 
 
-def test_a_record_written_back_keeps_its_json_exactly(tmp_path):
+def test_a_record_written_back_keeps_its_json_exactly(store_url, tmp_path):
     """Keys no field names survive, and no defaulted field is added to an old row."""
-    store = _stored(tmp_path)
+    store = _stored(store_url, tmp_path)
     for name, (_, data) in STORED.items():
         record = get_benchmark(store, name)
         assert record is not None
@@ -100,8 +100,8 @@ def test_a_record_written_back_keeps_its_json_exactly(tmp_path):
         assert _raw(store, name) == data, name
 
 
-def test_data_of_another_kind_is_refused_and_nothing_changes(tmp_path):
-    store = _stored(tmp_path)
+def test_data_of_another_kind_is_refused_and_nothing_changes(store_url, tmp_path):
+    store = _stored(store_url, tmp_path)
     with pytest.raises(ValidationError, match="needs GenerationReport data, not RekeyedCopy"):
         put_benchmark(store, "gen", "autobench", RekeyedCopy(source="x"))
     assert _raw(store, "gen") == STORED["gen"][1]
