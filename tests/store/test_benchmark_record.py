@@ -12,6 +12,7 @@ from lvlmbench.store import (
     RekeyedCopy,
     Store,
     StoredBenchmark,
+    StoreError,
     get_benchmark,
     list_benchmarks,
     put_benchmark,
@@ -52,6 +53,7 @@ STORED = {
     ),
     "gen@keys-A-s3": ("autobench-rekeyed", {"source": "gen", "target": "A", "seed": 3}),
     "hand": ("test", {}),
+    "older": ("autobench", {"plan": None, "items": 2}),
 }
 
 
@@ -85,6 +87,9 @@ def test_each_kind_reads_back_as_its_own_record(store_url, tmp_path):
     assert demo.data.settings is not None and demo.data.settings.capabilities == ["counting"]
     copy = get_benchmark(store, "gen@keys-A-s3")
     assert copy is not None and copy.data == RekeyedCopy(source="gen", target="A", seed=3)
+    older = get_benchmark(store, "older")
+    assert older is not None and isinstance(older.data, GenerationReport)
+    assert older.data.plan is None and older.data.items == 2
     hand = get_benchmark(store, "hand")
     assert hand is not None and hand.data == ImportedData()
     assert [b.name for b in list_benchmarks(store)] == sorted(STORED)
@@ -107,3 +112,17 @@ def test_data_of_another_kind_is_refused_and_nothing_changes(store_url, tmp_path
     assert _raw(store, "gen") == STORED["gen"][1]
     with pytest.raises(ValidationError, match="needs RekeyedCopy data"):
         StoredBenchmark(name="c", kind="autobench-rekeyed", data=ImportedData())
+
+
+def test_a_row_that_does_not_read_is_named_in_one_line(store_url, tmp_path):
+    store = _stored(store_url, tmp_path)
+    row = {"name": "odd", "kind": "autobench", "data": '{"items": "many"}', "created_at": 1.0}
+    store.put_rows(tables.benchmarks, [row])
+    with pytest.raises(StoreError) as raised:
+        get_benchmark(store, "odd")
+    message = str(raised.value)
+    assert "benchmark 'odd'" in message and "kind 'autobench'" in message
+    assert "items:" in message and "\n" not in message
+    with pytest.raises(StoreError, match="benchmark 'odd'"):
+        list_benchmarks(store)
+    assert get_benchmark(store, "gen") is not None  # the others still read

@@ -264,7 +264,7 @@ def benchmark_summary(
         "name": name,
         "kind": row.kind if row else None,
         "items": len(items),
-        "capability_note": generated.plan.note,
+        "capability_note": generated.plan.note if generated.plan else None,
         "models": models,
         "overall": overall,
         "circular": circular,

@@ -100,7 +100,7 @@ class GenerationReport(_Data):
     settings: JsonObject = Field(default_factory=dict)
     """The generation settings (seeds included), as ``GenerateSettings`` dumps them."""
     examiner: str | None = None
-    plan: GenerationPlan = Field(default_factory=GenerationPlan)
+    plan: GenerationPlan | None = None
     self_check: JsonObject | None = None
     key_check: JsonObject | None = None
     diversity: JsonObject | None = None

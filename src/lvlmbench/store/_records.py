@@ -10,6 +10,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from pydantic import ValidationError
 from sqlalchemy import select
 
 from lvlmbench.ids import canonical_json, content_id
@@ -62,19 +63,28 @@ def put_benchmark(store: Store, name: str, kind: str, data: BenchmarkData) -> No
     )
 
 
-def _record(row: dict[str, Any]) -> StoredBenchmark:
-    return StoredBenchmark.model_validate({**row, "data": json.loads(row["data"])})
+def _record(store: Store, row: dict[str, Any]) -> StoredBenchmark:
+    try:
+        return StoredBenchmark.model_validate({**row, "data": json.loads(row["data"])})
+    except ValidationError as exc:
+        # One line naming the row and the field, not pydantic's page: every figure reads it.
+        first = exc.errors()[0]
+        field = ".".join(str(part) for part in first["loc"])
+        raise StoreError(
+            f"benchmark {row['name']!r} in {store.url}: its stored definition (kind "
+            f"{row['kind']!r}) does not read: {field}: {first['msg']}"
+        ) from None
 
 
 def get_benchmark(store: Store, name: str) -> StoredBenchmark | None:
     """A benchmark's record, its ``data`` typed by its kind, or None."""
     row = store.get_row(s.benchmarks, name)
-    return None if row is None else _record(row)
+    return None if row is None else _record(store, row)
 
 
 def list_benchmarks(store: Store) -> list[StoredBenchmark]:
     """Every benchmark's record, by name."""
-    return [_record(row) for row in store.iter_rows(s.benchmarks, order_by="name")]
+    return [_record(store, row) for row in store.iter_rows(s.benchmarks, order_by="name")]
 
 
 def put_items(store: Store, items: Iterable[BenchmarkItem], start_seq: int | None = None) -> None:
