@@ -112,6 +112,8 @@ def test_data_of_another_kind_is_refused_and_nothing_changes(store_url, tmp_path
     assert _raw(store, "gen") == STORED["gen"][1]
     with pytest.raises(ValidationError, match="needs RekeyedCopy data"):
         StoredBenchmark(name="c", kind="autobench-rekeyed", data=ImportedData())
+    # No data at all is the kind's record with nothing set, not another kind's.
+    assert StoredBenchmark(name="g", kind="autobench").data == GenerationReport()
 
 
 def test_a_row_that_does_not_read_is_named_in_one_line(store_url, tmp_path):

@@ -181,10 +181,11 @@ class StoredBenchmark(BaseModel):
     @model_validator(mode="before")
     @classmethod
     def _typed_by_kind(cls, values: Any) -> Any:
-        """The kind, not the shape, says which model ``data`` is (every field may be absent)."""
-        if isinstance(values, dict) and isinstance(values.get("data"), dict):
+        """The kind, not the shape, says which model ``data`` is (every field may be absent, and
+        so may ``data``: the kind's record with nothing set)."""
+        if isinstance(values, dict) and isinstance(values.get("data", {}), dict):
             kind = str(values.get("kind", ""))
-            return {**values, "data": _data_type(kind).model_validate(values["data"])}
+            return {**values, "data": _data_type(kind).model_validate(values.get("data", {}))}
         return values
 
     @model_validator(mode="after")
