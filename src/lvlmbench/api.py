@@ -67,8 +67,8 @@ from lvlmbench.ratings import COMBINE_RULES
 from lvlmbench.report import ReportFiles, write_report
 from lvlmbench.runner import run_examinees
 from lvlmbench.store import (
+    ListedBenchmark,
     Store,
-    StoredBenchmark,
     discard_if_empty,
     iter_benchmark_responses,
     list_stored,
@@ -143,7 +143,7 @@ _run = run_sync
 """Run a coroutine to completion from sync code, also under a running loop (Jupyter)."""
 
 
-def ls(store: StoreLike = None) -> list[StoredBenchmark]:
+def ls(store: StoreLike = None) -> list[ListedBenchmark]:
     """Every benchmark in the store: kind, item count, the models run on it, its judges."""
     with _opened(store) as opened:
         return list_stored(opened)

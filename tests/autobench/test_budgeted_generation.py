@@ -111,7 +111,7 @@ def test_budget_is_kept_reported_and_built_as_a_stratified_prefix(tmp_path: Path
     assert budget["calls_full_estimate"] == round(PLANNED * mean)
     assert budget["calls_saved_estimate"] == budget["calls_full_estimate"] - requests
     stored = get_benchmark(store, SETTINGS.benchmark)
-    assert stored is not None and stored["data"]["budget"]["units_built"] == built
+    assert stored is not None and stored.data.budget.units_built == built
     store.close()
 
 
@@ -291,7 +291,9 @@ async def _priced(store: Store, model: ScriptedExaminer, cap: float | None) -> P
             async for _ in builder.rounds_built(4):
                 pass
         calls = len(model.kinds)
-        return PricedRun(builder.summary(), money.paid_usd, slack, calls, meter.requests - calls)
+        return PricedRun(
+            builder.summary().as_json(), money.paid_usd, slack, calls, meter.requests - calls
+        )
     finally:
         await images.aclose()
         await backend.aclose()

@@ -199,7 +199,7 @@ def test_rekeyed_copies_move_keys_and_keep_the_rest(store: Store) -> None:
         assert name == f"{BENCH}@keys-{target}-s3"
         definition = get_benchmark(store, name)
         assert definition is not None
-        assert definition["data"] == {"source": BENCH, "target": target, "seed": 3}
+        assert definition.data.as_json() == {"source": BENCH, "target": target, "seed": 3}
         copies = list(iter_items(store, name))
         assert len(copies) == len(source)
         letters: Counter[str] = Counter()
@@ -230,7 +230,7 @@ def test_rekeyed_copies_move_keys_and_keep_the_rest(store: Store) -> None:
     # Another seed is another copy (it used to reuse seed 0's copies silently).
     other = rekey_benchmark(store, BENCH, "even", seed=99)
     assert other == f"{BENCH}@keys-even-s99"
-    assert get_benchmark(store, other)["data"]["seed"] == 99  # type: ignore[index]
+    assert get_benchmark(store, other).data.seed == 99  # type: ignore[union-attr]
     assert store.count(tables.items) == before + N_MC + N_TF
 
 

@@ -58,7 +58,7 @@ def test_no_guideline_is_written_and_the_prompts_say_so(tmp_path: Path):
     plan = get_artifact(store, "ablation", "plan", "plan")
     assert plan is not None and {a["guideline"] for a in plan["aspects"]} == {NO_GUIDELINE}
     row = get_benchmark(store, "ablation")
-    assert row is not None and row["data"]["settings"]["guidelines"] is False
+    assert row is not None and row.data.settings["guidelines"] is False
     assert report["items"] > 0
     with pytest.raises(ValueError, match="guidelines"):
         _generate(store, replace(SETTINGS, guidelines=True))

@@ -213,8 +213,8 @@ def test_self_check_report_adds_up(built: Built) -> None:
     for entry in renders:
         assert built.store.image_path(entry["image"]).exists()
     stored = get_benchmark(built.store, SETTINGS.benchmark)
-    assert stored is not None and stored["kind"] == "autobench"
-    assert stored["data"]["self_check"] == check
+    assert stored is not None and stored.kind == "autobench"
+    assert stored.data.self_check == check
 
 
 def test_same_seed_gives_the_same_benchmark_in_another_store(built: Built, tmp_path: Path) -> None:

@@ -91,6 +91,6 @@ def test_position_bias_refuses_copies_of_an_unreachable_name(tmp_path: Path) -> 
     assert "'old/bench@keys-A-s0' is not allowed" in " ".join(result.output.split())
     store = Store.open(str(db))
     try:
-        assert [b["name"] for b in list_benchmarks(store)] == [legacy]
+        assert [b.name for b in list_benchmarks(store)] == [legacy]
     finally:
         store.close()

@@ -18,7 +18,7 @@ import pytest
 from typer.testing import CliRunner
 
 from lvlmbench.cli import app
-from lvlmbench.store import Store, get_benchmark, iter_items, iter_responses, list_benchmarks
+from lvlmbench.store import Store, get_benchmark, iter_items, iter_responses, list_stored
 
 runner = CliRunner()
 CAPABILITY = "spatial understanding"
@@ -221,7 +221,7 @@ def test_experiment_position_bias_prints_its_figures(
         ("baseline/prior", "D"),
     ]
     store = Store.open(str(store_copy))
-    names = {b["name"]: b["items"] for b in list_benchmarks(store)}
+    names = {b.name: b.items for b in list_stored(store)}
     n_items: int = generated.report["items"]
     assert {f"{NAME}@keys-{t}-s0" for t in ("A", "D", "even")} <= set(names)
     for target in ("A", "D"):

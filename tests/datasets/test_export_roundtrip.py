@@ -184,7 +184,7 @@ def test_imported_benchmark_round_trips_with_its_ids(
     for item in back:
         for digest in item.images:
             assert copy.read_image(digest) == source.read_image(digest)
-    assert get_benchmark(copy, "visit-rt")["kind"] == "hf"  # type: ignore[index]
+    assert get_benchmark(copy, "visit-rt").kind == "hf"  # type: ignore[union-attr]
     copy.close()
     source.close()
 

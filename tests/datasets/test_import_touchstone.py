@@ -71,7 +71,7 @@ def test_touchstone_items(
     for digest in single.images + multi.images:
         assert hashlib.sha256(store.image_path(digest).read_bytes()).hexdigest() == digest
     bench = get_benchmark(store, "ts")
-    assert bench is not None and bench["kind"] == "touchstone"
+    assert bench is not None and bench.kind == "touchstone"
     again = import_dataset(store, path, "touchstone", "ts")
     assert (again.items_added, again.items_unchanged) == (0, 2)
     assert len(list(iter_items(store, "ts"))) == 2

@@ -102,7 +102,7 @@ def test_visit_items_images_and_meta(
     assert blue.size == (8, 6) and blue.getpixel((5, 4))[2] > 200  # type: ignore[index]
     assert web.images == [] and web.meta["image_urls"] == [URL]
     bench = get_benchmark(store, "visit_small")
-    assert bench is not None and bench["kind"] == "visit" and bench["data"]["items"] == 3
+    assert bench is not None and bench.kind == "visit" and bench.data.items == 3
 
 
 def test_visit_reimport_is_idempotent(

@@ -8,11 +8,13 @@ import pytest
 import lvlmbench.baselines  # noqa: F401  (registers baseline/...)
 from lvlmbench.images import image_identity, load_image_model
 from lvlmbench.models import (
+    ModelSpec,
     RegistryError,
     display_names,
     load_chat_model,
     model_identity,
     parse_spec,
+    resolve_model,
 )
 
 
@@ -186,3 +188,35 @@ def test_credentials_in_an_endpoint_never_reach_the_identity() -> None:
     assert "s3cret" not in model.spec
     # They connect as basic auth (tests/models/test_url_credentials.py), not in the URL.
     assert model.base_url == "https://proxy.example:8443/v1"
+
+
+def test_a_stored_identity_reads_back_into_its_parts() -> None:
+    """Pages and the family guard read stored identities through ModelSpec.read, not by hand:
+    the options come back decoded (a ``?`` inside a value, stored as ``%3F``, included)."""
+    identity = model_identity("openai/gpt-4o?max_tokens=64&base_url=http://h:9/v1?x=1&system=hi")
+    read = ModelSpec.read(identity)
+    assert (read.provider, read.name, read.label) == ("openai", "gpt-4o", "openai/gpt-4o")
+    assert read.options["base_url"] == "http://h:9/v1?x=1" and read.options["max_tokens"] == "64"
+    assert read.options["system"].startswith("sha256:")
+    assert ModelSpec.read("llava-7b") == ModelSpec("", "llava-7b", {})
+    assert ModelSpec.read("llava-7b").label == "llava-7b"
+
+
+def test_one_resolve_gives_identity_generation_settings_and_price() -> None:
+    """What a caller reads of a spec comes from one parse: the rows' name (timeout and price
+    left out), the settings the client applies, the price, the label."""
+    spec = "openai/m?temperature=0.2&max_tokens=64&price=1,2&timeout=30&base_url=http://h:9/v1"
+    resolved = resolve_model(spec)
+    assert resolved.identity == "openai/m?base_url=http://h:9/v1&max_tokens=64&temperature=0.2"
+    assert resolved.identity == model_identity(spec)
+    assert dict(resolved.generation) == {"temperature": "0.2", "max_tokens": "64"}
+    assert resolved.price == (1.0, 2.0) and resolved.label == "openai/m"
+    free = resolve_model("baseline/random")
+    assert (free.identity, free.price, free.label) == (
+        "baseline/random",
+        (0.0, 0.0),
+        "baseline/random",
+    )
+    assert resolve_model("openai/m").price is None  # no price given: unknown, not free
+    with pytest.raises(RegistryError, match="unknown provider"):
+        resolve_model("nope/m")

@@ -10,8 +10,17 @@ from lvlmbench.autobench._backend import AspectPlan, KeyCheck, QuestionDraft
 from lvlmbench.autobench._unit import AttemptRecord, Decision, UnitResult
 from lvlmbench.autobench.balance import LETTERS, ChoiceDraft, Slot, letter_counts, lettered, spread
 from lvlmbench.autobench.settings import GenerateSettings
-from lvlmbench.ids import content_id
-from lvlmbench.store import Store, get_artifact, iter_items, put_benchmark, put_items
+from lvlmbench.ids import canonical_json, content_id
+from lvlmbench.store import (
+    AUTOBENCH_KIND,
+    GenerationBudget,
+    GenerationReport,
+    Store,
+    get_artifact,
+    iter_items,
+    put_benchmark,
+    put_items,
+)
 from lvlmbench.types import BenchmarkItem
 
 __all__ = [
@@ -207,10 +216,10 @@ def finalize_benchmark(
     unit_keys: list[str],
     examiner: str,
     wall_s: float,
-    extra: dict[str, Any] | None = None,
+    budget: GenerationBudget | None = None,
 ) -> dict[str, Any]:
     """Balance answer positions over the accepted units, store the items and the benchmark
-    (``extra``: more sections for its report, e.g. a budgeted run's)."""
+    (``budget``: a budgeted run's section of its report)."""
     name = settings.benchmark
     stored = [get_artifact(store, name, "units", k) for k in unit_keys]
     units = [UnitResult.from_json(u) for u in stored if u is not None]
@@ -241,7 +250,10 @@ def finalize_benchmark(
         "truth_by_level": _truth_counts(accepted),
         "items": len(items),
         "wall_s": wall_s,
-        **(extra or {}),
     }
-    put_benchmark(store, name, "autobench", report)
+    if budget is not None:
+        report["budget"] = budget.as_json()
+    # Read from its JSON, as the store will keep it (the settings' tuples become lists).
+    typed = GenerationReport.model_validate_json(canonical_json(report))
+    put_benchmark(store, name, AUTOBENCH_KIND, typed)
     return report

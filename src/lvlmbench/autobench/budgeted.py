@@ -63,7 +63,7 @@ from lvlmbench.autobench.unit_costs import GenerationMoney, UnitUsage
 from lvlmbench.budget import round_ends
 from lvlmbench.images import ImageClient
 from lvlmbench.models import RequestMeter, metered
-from lvlmbench.store import Store, get_artifact, iter_items, put_artifact
+from lvlmbench.store import GenerationBudget, Store, get_artifact, iter_items, put_artifact
 from lvlmbench.types import BenchmarkItem
 
 __all__ = ["COSTS", "BuiltRound", "RoundBuilder"]
@@ -344,7 +344,7 @@ class RoundBuilder:
             [u.key for u in self.built],
             f"{self.backend.name} + {self.images.spec}",
             time.perf_counter() - self._started,
-            extra={"budget": self.summary()},
+            budget=self.summary(),
         )
         wanted = [item_id(s.benchmark, u.key) for u in self.built[self._handed :]]
         self._handed = len(self.built)
@@ -371,10 +371,10 @@ class RoundBuilder:
     def settle(self) -> None:
         """Store the report once more if it changed since the last round was finalized: with
         ``--until`` the last round's answers are costed (and may spend the money) after it."""
-        if self.report.get("budget") != self.summary():
+        if self.report.get("budget") != self.summary().as_json():
             self.finalize()
 
-    def summary(self) -> dict[str, Any]:
+    def summary(self) -> GenerationBudget:
         """The budget section of the generation report (full-plan figures are estimates)."""
         mean = self.mean_unit_calls()
         planned = len(self.order)
@@ -384,21 +384,21 @@ class RoundBuilder:
             full = round(self.plan_cost + planned * mean + examinees)
         calls = self.generation_calls + self.examinee_calls
         money = self.money
-        return {
-            "units_built": len(self.built),
-            "units_planned": planned,
-            "rounds": self.rounds,
-            "budget": self.budget,
-            "stopped_by_budget": self.stopped,
-            "calls": calls,
-            "generation_calls": self.generation_calls,
-            "examinee_calls": self.examinee_calls,
-            "calls_per_unit": mean,
-            "calls_full_estimate": full,
-            "calls_saved_estimate": None if full is None else max(0, full - calls),
-            "strata": list(STRATA),
-            "strata_share_gap": strata_gap(self.built, self.order),
-            "money": None
+        return GenerationBudget(
+            units_built=len(self.built),
+            units_planned=planned,
+            rounds=self.rounds,
+            budget=self.budget,
+            stopped_by_budget=self.stopped,
+            calls=calls,
+            generation_calls=self.generation_calls,
+            examinee_calls=self.examinee_calls,
+            calls_per_unit=mean,
+            calls_full_estimate=full,
+            calls_saved_estimate=None if full is None else max(0, full - calls),
+            strata=list(STRATA),
+            strata_share_gap=strata_gap(self.built, self.order),
+            money=None
             if money is None
             else money.summary(planned, len(self.built), self.item_share()),
-        }
+        )

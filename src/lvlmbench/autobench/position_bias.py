@@ -25,6 +25,8 @@ from lvlmbench.autobench.balance import LETTERS, ChoiceDraft, Slot, lettered, sp
 from lvlmbench.choice.accuracy import scored_answers
 from lvlmbench.ids import check_benchmark_name, content_id
 from lvlmbench.store import (
+    REKEYED_KIND,
+    RekeyedCopy,
     Store,
     get_benchmark,
     iter_items,
@@ -105,7 +107,7 @@ def rekey_benchmark(store: Store, benchmark: str, target: Target, seed: int = 0)
         )
     put_items(store, copies)
     put_benchmark(
-        store, name, "autobench-rekeyed", {"source": benchmark, "target": target, "seed": seed}
+        store, name, REKEYED_KIND, RekeyedCopy(source=benchmark, target=target, seed=seed)
     )
     return name
 

@@ -23,6 +23,7 @@ from typing import Any
 
 from lvlmbench.budget import Spend
 from lvlmbench.models import RequestMeter
+from lvlmbench.store import GenerationSpend
 
 __all__ = ["GENERATION", "GenerationMoney", "GenerationPrices", "UnitUsage"]
 
@@ -145,17 +146,17 @@ class GenerationMoney:
         per_unit = self._mean(GENERATION) + item_share * answers
         return self.spend.used_usd + max(planned - built, 0) * per_unit
 
-    def summary(self, planned: int, built: int, item_share: float) -> dict[str, Any]:
+    def summary(self, planned: int, built: int, item_share: float) -> GenerationSpend:
         """The money section of the generation report (estimates say so)."""
         spend = self.spend
         examinees = sum(spend.totals.get(m, 0.0) for m in self.examinees)
-        return {
-            "cap_usd": spend.cap_usd,
-            "used_usd": spend.used_usd,
-            "generation_usd": self.examiner_usd + self.images_usd,
-            "examiner_usd": self.examiner_usd,
-            "images_usd": self.images_usd,
-            "examinees_usd": examinees,
-            "unit_mean_usd": self._mean(GENERATION) if spend.counts.get(GENERATION) else None,
-            "full_estimate_usd": self.full_estimate_usd(planned, built, item_share),
-        }
+        return GenerationSpend(
+            cap_usd=spend.cap_usd,
+            used_usd=spend.used_usd,
+            generation_usd=self.examiner_usd + self.images_usd,
+            examiner_usd=self.examiner_usd,
+            images_usd=self.images_usd,
+            examinees_usd=examinees,
+            unit_mean_usd=self._mean(GENERATION) if spend.counts.get(GENERATION) else None,
+            full_estimate_usd=self.full_estimate_usd(planned, built, item_share),
+        )

@@ -52,7 +52,7 @@ def report(
 def _check_not_empty(store: Store, benchmarks: list[str] | None) -> None:
     """BadInput when the report would be empty: no benchmark, or not one response or judgment
     on the chosen ones (a page of empty tables would read as "every model scored nothing")."""
-    stored = [b["name"] for b in list_benchmarks(store)]
+    stored = [b.name for b in list_benchmarks(store)]
     names = [b for b in benchmarks or stored if b in stored]
     if not stored:
         raise BadInput(f"nothing to report: {store.url} has no benchmarks")

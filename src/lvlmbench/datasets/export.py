@@ -27,7 +27,7 @@ from typing import Any
 
 from lvlmbench.datasets.card import dataset_card
 from lvlmbench.datasets.importers.hf import EXPORT_METADATA_KEY, META_COLUMN
-from lvlmbench.store import Store, count_items, get_benchmark, iter_items
+from lvlmbench.store import BenchmarkData, Store, count_items, get_benchmark, iter_items
 from lvlmbench.types import BenchmarkItem
 
 __all__ = [
@@ -70,7 +70,7 @@ class ExportLayout:
 
     benchmark: str
     kind: str
-    data: dict[str, Any]
+    data: BenchmarkData
     """The benchmark's stored definition (settings, seeds, provenance)."""
     rows: int = 0
     letters: list[str] = field(default_factory=list)
@@ -105,7 +105,7 @@ def plan_export(store: Store, benchmark: str) -> ExportLayout:
     stored = get_benchmark(store, benchmark)
     if stored is None or count_items(store, benchmark) == 0:
         raise ValueError(f"benchmark {benchmark!r} has no items in {store.url}")
-    layout = ExportLayout(benchmark, str(stored["kind"]), dict(stored["data"]))
+    layout = ExportLayout(benchmark, stored.kind, stored.data)
     letters: set[str] = set()
     dtypes: dict[str, set[str | None]] = {}
     digests: set[str] = set()

@@ -130,8 +130,8 @@ def export_vlmeval(
     ValueError when the benchmark was not imported from VLMEvalKit or the model has no
     answers on it."""
     stored = get_benchmark(store, benchmark)
-    if stored is None or stored["kind"] != "vlmeval":
-        kind = "missing" if stored is None else f"of kind {stored['kind']!r}"
+    if stored is None or stored.kind != "vlmeval":
+        kind = "missing" if stored is None else f"of kind {stored.kind!r}"
         raise ValueError(
             f"benchmark {benchmark!r} is {kind}; a VLMEvalKit prediction file needs a benchmark "
             "imported from a VLMEvalKit TSV (-f vlmeval)"

@@ -14,6 +14,7 @@ output into a refusal; the blacked-out image is not returned.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import inspect
 import io
 import time
@@ -191,17 +192,24 @@ def create(name: str, options: Mapping[str, str]) -> DiffusersTextToImage:
         guidance = float(options.get("guidance", 7.5))
     except ValueError:
         raise ValueError(f"option guidance={options['guidance']!r}: expected a number") from None
-    settings: dict[str, Any] = {
-        **local_settings(options),
-        "steps": parse_positive_int(options.get("steps"), 30, "steps"),
-        "guidance": guidance,
-    }
+    local = local_settings(options)
+    steps = parse_positive_int(options.get("steps"), 30, "steps")
     if not wants_ray(options):
-        return DiffusersTextToImage(name, **settings)
+        return DiffusersTextToImage(
+            name,
+            device=local.device,
+            dtype=local.dtype,
+            steps=steps,
+            guidance=guidance,
+            revision=local.revision,
+            local_files_only=local.local_files_only,
+        )
     try:
         # Same package, imported only when asked for: Ray is an optional extra.
         from lvlmbench.images._diffusers_ray import RayDiffusersTextToImage
         from lvlmbench.models.ray_actors import ray_settings
     except ImportError as exc:
         raise ray_missing(exc) from None
+    # The actors take the same keywords, in the options Ray hands each one.
+    settings = {**dataclasses.asdict(local), "steps": steps, "guidance": guidance}
     return RayDiffusersTextToImage(name, ray_settings(options), **settings)

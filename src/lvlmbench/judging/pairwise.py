@@ -27,7 +27,7 @@ from itertools import combinations
 from lvlmbench.judging._pool import JudgeRunSummary, ProgressHook, done_judgments, run_jobs, unit_id
 from lvlmbench.judging.reference import REFERENCE, answer_texts
 from lvlmbench.judging.verdict import PairVerdict, ParsedVerdict, judged, parse_verdict
-from lvlmbench.models import ModelClient
+from lvlmbench.models import ModelClient, ModelSpec
 from lvlmbench.prompts import render_prompt
 from lvlmbench.ratings import MAJORITY, CombineRule, combine_winners
 from lvlmbench.store import Store, iter_items
@@ -75,7 +75,7 @@ guard and diagnostic."""
 
 def model_family(spec: str) -> str | None:
     """The family named in ``spec`` ('gpt', 'claude', 'gemini', 'qwen', ...), or None."""
-    lowered = spec.partition("?")[0].lower()  # an endpoint URL names no family
+    lowered = ModelSpec.read(spec).label.lower()  # an endpoint URL names no family
     for family in FAMILIES:
         if family in lowered:
             return family

@@ -14,6 +14,7 @@ from urllib.parse import parse_qsl, urlsplit
 
 # The digest a model identity shows for a system prompt (the same text, the same digest).
 from lvlmbench.ids import is_text_digest, text_digest
+from lvlmbench.models._registry import ModelSpec
 
 __all__ = ["display_name", "display_names", "spec_label"]
 
@@ -25,11 +26,11 @@ LABEL_CHARS = 48
 
 def display_name(identity: str) -> str:
     """``identity`` without its options (``openai/m?base_url=...`` -> ``openai/m``)."""
-    return identity.partition("?")[0] or identity
+    return ModelSpec.read(identity).label or identity
 
 
 def _options(identity: str) -> dict[str, str]:
-    return dict(parse_qsl(identity.partition("?")[2], keep_blank_values=True))
+    return dict(ModelSpec.read(identity).options)
 
 
 def _endpoint(url: str, others: list[str]) -> str:

@@ -76,8 +76,12 @@ def parse_hf_settings(options: Mapping[str, str]) -> HFSettings:
     batch = options.get("batch_size")
     auto = batch is None or batch == "" or batch.strip().lower() == "auto"
     replicas = options.get("replicas")
+    local = local_settings(options)
     return HFSettings(
-        **local_settings(options),
+        device=local.device,
+        dtype=local.dtype,
+        revision=local.revision,
+        local_files_only=local.local_files_only,
         batch_size=None if auto else parse_positive_int(batch, 8, "batch_size"),
         max_batch_size=parse_positive_int(
             options.get("max_batch_size"), DEFAULT_MAX_BATCH, "max_batch_size"

@@ -11,7 +11,7 @@ import gc
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Generic, TypeVar
+from typing import Generic, TypeVar
 
 import torch
 
@@ -20,6 +20,7 @@ from lvlmbench.models._api import ErrorKind, ProviderError
 __all__ = [
     "DTYPES",
     "LoadOnce",
+    "LocalSettings",
     "LocalSource",
     "check_weights",
     "load_error",
@@ -235,15 +236,26 @@ class LoadOnce(Generic[T]):
             torch.cuda.empty_cache()
 
 
-def local_settings(options: Mapping[str, str]) -> dict[str, Any]:
+@dataclass(frozen=True)
+class LocalSettings:
+    """The options every local back-end takes, parsed."""
+
+    device: str = "auto"
+    dtype: str = "auto"
+    revision: str | None = None
+    local_files_only: bool = True
+    """Whether only files already on disk may be used."""
+
+
+def local_settings(options: Mapping[str, str]) -> LocalSettings:
     """The options every local back-end takes, parsed: device, dtype, revision and whether
     only files already on disk may be used."""
-    return {
-        "device": options.get("device", "auto"),
-        "dtype": options.get("dtype", "auto"),
-        "revision": options.get("revision") or None,
-        "local_files_only": parse_bool(options.get("local_files_only"), True, "local_files_only"),
-    }
+    return LocalSettings(
+        device=options.get("device", "auto"),
+        dtype=options.get("dtype", "auto"),
+        revision=options.get("revision") or None,
+        local_files_only=parse_bool(options.get("local_files_only"), True, "local_files_only"),
+    )
 
 
 def ray_missing(exc: ImportError) -> ValueError:

@@ -67,15 +67,10 @@ __all__ = [
     "Provider",
     "ProviderTable",
     "RegistryError",
-    "generation_options",
     "load_chat_model",
     "load_model",
-    "model_identity",
-    "model_price",
     "parse_spec",
     "register_chat_provider",
-    "resolve_spec",
-    "spec_option",
 ]
 
 
@@ -220,6 +215,24 @@ class ModelSpec:
     name: str
     options: Mapping[str, str]
 
+    @property
+    def label(self) -> str:
+        """``provider/name``, the options left out (no endpoint, no prompt digest)."""
+        return (
+            f"{self.provider}/{self.name}"
+            if self.provider and self.name
+            else self.provider or self.name
+        )
+
+    @classmethod
+    def read(cls, identity: str) -> ModelSpec:
+        """An identity read back from the store, split as written and checked against no
+        registry (it was when stored): a player that is no spec (``llava-7b``) is all name."""
+        base, _, query = identity.partition("?")
+        provider, sep, name = base.partition("/")
+        options = dict(parse_qsl(query, keep_blank_values=True))
+        return cls(provider, name, options) if sep else cls("", base, options)
+
 
 def _split_options(spec: str, query: str) -> dict[str, str]:
     # Credentials written into a base_url are secrets from the moment the spec is read: every
@@ -341,58 +354,6 @@ def _identity(parsed: ModelSpec, provider: Provider, options: Mapping[str, str])
         if option.changes_output and value != option.default:
             kept.append((name, option.public(value) if option.public else value))
     return f"{base}?{urlencode(kept, safe=':/@')}" if kept else base
-
-
-def resolve_spec(spec: str, providers: ProviderTable | None = None) -> str:
-    """The identity of ``spec`` (see :func:`model_identity`), raising RegistryError for a
-    spec that is malformed, names an unknown provider or takes an unknown/malformed option.
-    ``providers``: the registry the spec names a provider of (default: the chat one)."""
-    providers = CHAT_PROVIDERS if providers is None else providers
-    parsed, options = _resolved(spec, providers, {})
-    return _identity(parsed, providers[parsed.provider], options)
-
-
-def model_identity(spec: str, providers: ProviderTable | None = None) -> str:
-    """The name a model's rows are stored under: ``provider/name`` plus the output-changing
-    options not at their default (endpoint after environment defaults, ``max_tokens``,
-    ``revision``...), sorted, as ``provider/name?k=v&k=v``. Secrets, timeouts, transport
-    options and the ``price`` are left out. Replicas (``base_url=URL1,URL2``) are one model:
-    named by ``deployment=NAME`` when given (whatever URLs serve it), else by their first URL
-    (so a replica appended later keeps the identity). A string that is not a provider spec (an
-    imported player such as ``llava-7b``, ``reference``, ``human:...``, ``submission/x``) is
-    returned unchanged; a provider spec with an unknown or malformed option raises
-    RegistryError. ``providers``: as for :func:`resolve_spec`."""
-    providers = CHAT_PROVIDERS if providers is None else providers
-    provider, sep, name = spec.partition("?")[0].partition("/")
-    entry = providers.get(provider)
-    if entry is None or (not sep and not entry.nameless) or (sep and not name):
-        return spec
-    return resolve_spec(spec, providers)
-
-
-def spec_option(spec: str, name: str, providers: ProviderTable | None = None) -> str | None:
-    """The canonical value of option ``name`` in ``spec`` (environment defaults applied), None
-    when unset; RegistryError for a spec that does not resolve. ``providers``: as for
-    :func:`resolve_spec`."""
-    return _resolved(spec, CHAT_PROVIDERS if providers is None else providers, {})[1].get(name)
-
-
-def model_price(spec: str) -> tuple[float, float] | None:
-    """The ``price=IN,OUT`` of a chat spec (USD per million input and output tokens); for a
-    free provider's spec (``baseline/…``) that sets none, 0; otherwise None when it sets none.
-    RegistryError for a spec that does not resolve."""
-    price = spec_option(spec, PRICE)
-    if price is not None:
-        return parse_price(price)
-    provider = CHAT_PROVIDERS.get(spec.partition("?")[0].partition("/")[0])
-    return (0.0, 0.0) if provider is not None and provider.free else None
-
-
-def generation_options(spec: str) -> dict[str, str]:
-    """The generation settings a chat spec carries (``temperature``, ``top_p``, ``seed``,
-    ``max_tokens``, ``system``, ``param.*``), canonical, the system prompt in full; the
-    :class:`~lvlmbench.models.ModelClient` applies them to every call of the model."""
-    return _generation_only(_resolved(spec, CHAT_PROVIDERS, {})[1])
 
 
 def _generation_only(options: Mapping[str, str]) -> dict[str, str]:

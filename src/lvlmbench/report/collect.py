@@ -29,7 +29,15 @@ from lvlmbench.report.judged import judged_data
 from lvlmbench.report.scores import hallucination_scores, touchstone_scores
 from lvlmbench.report.summary import BenchmarkSummary, ReportData, Row
 from lvlmbench.report.votes import human_votes
-from lvlmbench.store import Store, get_benchmark, iter_items, iter_judgments, list_benchmarks
+from lvlmbench.store import (
+    GenerationReport,
+    Store,
+    StoredBenchmark,
+    get_benchmark,
+    iter_items,
+    iter_judgments,
+    list_benchmarks,
+)
 from lvlmbench.types import BenchmarkItem
 
 if TYPE_CHECKING:  # only for the annotation: the metrics stay imported where they are used
@@ -205,11 +213,11 @@ def level_spread(rows: list[AccuracyRow]) -> list[dict[str, Any]]:
 
 
 def _vlmeval_scores(
-    store: Store, name: str, row: dict[str, Any] | None, items: list[BenchmarkItem]
+    store: Store, name: str, row: StoredBenchmark | None, items: list[BenchmarkItem]
 ) -> tuple[list[Row], list[Row]]:
     """CircularEval and MME tables of a benchmark imported from VLMEvalKit (empty lists for
     any other: generated benchmarks have neither rotated copies nor MME's picture pairs)."""
-    if row is None or row["kind"] != "vlmeval":
+    if row is None or row.kind != "vlmeval":
         return [], []
     return (
         [r.as_dict() for r in circular_table(store, name, items=items)],
@@ -218,7 +226,7 @@ def _vlmeval_scores(
 
 
 def benchmark_summary(
-    store: Store, name: str, benchmarks: list[dict[str, Any]] | None = None
+    store: Store, name: str, benchmarks: list[StoredBenchmark] | None = None
 ) -> BenchmarkSummary:
     """Every figure of one benchmark (sections without data are empty or None).
 
@@ -226,7 +234,8 @@ def benchmark_summary(
     position-bias experiment's re-keyed copies of ``name``.
     """
     row = get_benchmark(store, name)
-    data: dict[str, Any] = row["data"] if row else {}
+    # Generation figures exist for AutoBench-V's benchmarks only: the others report them empty.
+    generated = row.data if row and isinstance(row.data, GenerationReport) else GenerationReport()
     items = {i.id: i for i in iter_items(store, name)}
     item_ids = set(items)
     # One pass over the responses for every accuracy table below.
@@ -253,9 +262,9 @@ def benchmark_summary(
     )
     summary: BenchmarkSummary = {
         "name": name,
-        "kind": row["kind"] if row else None,
+        "kind": row.kind if row else None,
         "items": len(items),
-        "capability_note": (data.get("plan") or {}).get("note"),
+        "capability_note": generated.plan.note if generated.plan else None,
         "models": models,
         "overall": overall,
         "circular": circular,
@@ -264,10 +273,10 @@ def benchmark_summary(
         "difficulty": _rows(by_level, ["difficulty"], level_chance),
         "spread": level_spread(by_level),
         "fine_aspect": _facet_rows(answers, items.values(), "fine_aspect"),
-        "self_check": data.get("self_check"),
-        "key_check": data.get("key_check"),
-        "diversity": data.get("diversity"),
-        "answer_letters": data.get("answer_letters"),
+        "self_check": generated.self_check,
+        "key_check": generated.key_check,
+        "diversity": generated.diversity,
+        "answer_letters": generated.answer_letters,
         "pairwise": judged["pairwise"],
         "metrics": judged["metrics"],
         "touchstone": judged["touchstone"],
@@ -292,7 +301,7 @@ def collect(store: Store, benchmarks: Sequence[str] | None = None) -> ReportData
     figures appear in the source's section, and a section per copy would only repeat them.
     """
     listed = list_benchmarks(store)
-    known = [b["name"] for b in listed]
+    known = [b.name for b in listed]
     copies = rekeyed_sources(listed)
     names = list(benchmarks) if benchmarks else [n for n in known if copies.get(n) not in known]
     missing = [n for n in names if n not in known]

@@ -19,21 +19,14 @@ from lvlmbench.autobench.experiments import (
 )
 from lvlmbench.choice.accuracy import accuracy_table
 from lvlmbench.report._common import pct
-from lvlmbench.store import Store
+from lvlmbench.store import RekeyedCopy, Store, StoredBenchmark
 
-__all__ = ["REKEYED", "leakage_summary", "position_bias_summary", "rekeyed_sources"]
-
-REKEYED = "autobench-rekeyed"
-"""Benchmark kind of the position-bias experiment's re-keyed copies."""
+__all__ = ["leakage_summary", "position_bias_summary", "rekeyed_sources"]
 
 
-def rekeyed_sources(benchmarks: list[dict[str, Any]]) -> dict[str, str]:
-    """{re-keyed copy: the benchmark it was copied from} among ``list_benchmarks`` rows."""
-    return {
-        b["name"]: str(b["data"].get("source"))
-        for b in benchmarks
-        if b["kind"] == REKEYED and isinstance(b.get("data"), dict)
-    }
+def rekeyed_sources(benchmarks: list[StoredBenchmark]) -> dict[str, str]:
+    """{re-keyed copy: the benchmark it was copied from} among ``list_benchmarks`` records."""
+    return {b.name: b.data.source for b in benchmarks if isinstance(b.data, RekeyedCopy)}
 
 
 def _answering(store: Store, benchmark: str, variant: str = "default") -> list[str]:
@@ -41,15 +34,14 @@ def _answering(store: Store, benchmark: str, variant: str = "default") -> list[s
 
 
 def position_bias_summary(
-    store: Store, benchmark: str, benchmarks: list[dict[str, Any]]
+    store: Store, benchmark: str, benchmarks: list[StoredBenchmark]
 ) -> list[dict[str, Any]]:
     """Bias figures, per seed, for every model evaluated on that seed's evenly re-keyed copy
     ([] without one)."""
     by_seed: dict[int, set[str]] = {}
     for b in benchmarks:
-        data = b.get("data")
-        if b["kind"] == REKEYED and isinstance(data, dict) and data.get("source") == benchmark:
-            by_seed.setdefault(int(data.get("seed") or 0), set()).add(str(data.get("target")))
+        if isinstance(b.data, RekeyedCopy) and b.data.source == benchmark:
+            by_seed.setdefault(b.data.seed, set()).add(b.data.target)
     rows = []
     for seed, targets in sorted(by_seed.items()):
         if "even" not in targets or len(targets) < 2:

@@ -14,7 +14,7 @@ from lvlmbench.autobench.exp_levels import leakage_by_level, ranks_by_level, ran
 from lvlmbench.choice.accuracy import AccuracyRow, accuracy_table
 from lvlmbench.judging.human_checks import CHECKS, alignment_rates
 from lvlmbench.report._common import pct
-from lvlmbench.store import Store, get_artifact, get_benchmark
+from lvlmbench.store import GenerationReport, Store, get_artifact, get_benchmark
 
 __all__ = ["EXPERIMENT_STAGE", "ab_experiments_summary"]
 
@@ -61,8 +61,9 @@ def _alignment(store: Store, benchmark: str) -> dict[str, Any] | None:
     if not rates:
         return None
     row = get_benchmark(store, benchmark)
-    settings = (row or {}).get("data", {}).get("settings") or {}
-    condition = "no guidelines" if settings.get("guidelines") is False else "guidelines"
+    data = row.data if row is not None else None
+    guided = not isinstance(data, GenerationReport) or data.guidelines
+    condition = "guidelines" if guided else "no guidelines"
     rows = []
     for r in rates:
         ci = r.interval

@@ -23,6 +23,21 @@ from lvlmbench.store._annotators import (
     valid_annotator,
     web_secret,
 )
+from lvlmbench.store._benchmarks import (
+    AUTOBENCH_KIND,
+    OPEN_KIND,
+    REKEYED_KIND,
+    BenchmarkData,
+    GenerationBudget,
+    GenerationPlan,
+    GenerationReport,
+    GenerationSpend,
+    ImportedData,
+    OpenEndedData,
+    OpenEndedSettings,
+    RekeyedCopy,
+    StoredBenchmark,
+)
 from lvlmbench.store._calls import CachedCall, cached_call, cached_outputs, put_cached_calls
 from lvlmbench.store._fresh import discard_if_empty, sqlite_store_path
 from lvlmbench.store._leases import DEFAULT_LEASE_S, Claim, Holder, Leases, new_owner
@@ -47,8 +62,8 @@ from lvlmbench.store._queries import (
     update_items,
 )
 from lvlmbench.store._records import (
+    ListedBenchmark,
     NotInStore,
-    StoredBenchmark,
     did_you_mean,
     get_artifact,
     get_benchmark,
@@ -79,19 +94,32 @@ from lvlmbench.store._store import (
 
 __all__ = [
     "ANNOTATOR_PATTERN",
+    "AUTOBENCH_KIND",
     "DEFAULT_LEASE_S",
     "DEFAULT_SERVER_IMAGES",
     "DEFAULT_STORE_URL",
     "MIGRATIONS",
+    "OPEN_KIND",
+    "REKEYED_KIND",
     "SCHEMA_VERSION",
     "AnswerFields",
+    "BenchmarkData",
     "CachedCall",
     "Claim",
     "Exclusion",
+    "GenerationBudget",
+    "GenerationPlan",
+    "GenerationReport",
+    "GenerationSpend",
     "Holder",
+    "ImportedData",
     "InvitedAnnotator",
     "Leases",
+    "ListedBenchmark",
     "NotInStore",
+    "OpenEndedData",
+    "OpenEndedSettings",
+    "RekeyedCopy",
     "Store",
     "StoreError",
     "StoredBenchmark",

@@ -10,16 +10,18 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from pydantic import ValidationError
 from sqlalchemy import select
 
 from lvlmbench.ids import canonical_json, content_id
 from lvlmbench.store import _schema as s
+from lvlmbench.store._benchmarks import BenchmarkData, StoredBenchmark
 from lvlmbench.store._store import Store, StoreError
 from lvlmbench.types import BenchmarkItem, Judgment, Response, Status
 
 __all__ = [
+    "ListedBenchmark",
     "NotInStore",
-    "StoredBenchmark",
     "did_you_mean",
     "get_artifact",
     "get_benchmark",
@@ -41,31 +43,48 @@ __all__ = [
 ]
 
 
-def put_benchmark(store: Store, name: str, kind: str, data: dict[str, Any]) -> None:
-    """Record a benchmark's definition (config, provenance); replaces an older definition."""
+def put_benchmark(store: Store, name: str, kind: str, data: BenchmarkData) -> None:
+    """Record a benchmark's definition (config, provenance); replaces an older definition.
+
+    ``data`` must be the kind's model (see :class:`StoredBenchmark`); its JSON is validated
+    into it, so a JSON object of the right shape is accepted too."""
+    record = StoredBenchmark(name=name, kind=kind, data=data, created_at=time.time())
     store.put_rows(
         s.benchmarks,
-        [{"name": name, "kind": kind, "data": canonical_json(data), "created_at": time.time()}],
+        [
+            {
+                "name": record.name,
+                "kind": record.kind,
+                "data": canonical_json(record.data.as_json()),
+                "created_at": record.created_at,
+            }
+        ],
         replace=True,
     )
 
 
-def get_benchmark(store: Store, name: str) -> dict[str, Any] | None:
-    """A benchmark's row with ``data`` decoded, or None."""
+def _record(store: Store, row: dict[str, Any]) -> StoredBenchmark:
+    try:
+        return StoredBenchmark.model_validate({**row, "data": json.loads(row["data"])})
+    except ValidationError as exc:
+        # One line naming the row and the field, not pydantic's page: every figure reads it.
+        first = exc.errors()[0]
+        field = ".".join(str(part) for part in first["loc"])
+        raise StoreError(
+            f"benchmark {row['name']!r} in {store.url}: its stored definition (kind "
+            f"{row['kind']!r}) does not read: {field}: {first['msg']}"
+        ) from None
+
+
+def get_benchmark(store: Store, name: str) -> StoredBenchmark | None:
+    """A benchmark's record, its ``data`` typed by its kind, or None."""
     row = store.get_row(s.benchmarks, name)
-    if row is None:
-        return None
-    row["data"] = json.loads(row["data"])
-    return row
+    return None if row is None else _record(store, row)
 
 
-def list_benchmarks(store: Store) -> list[dict[str, Any]]:
-    """All benchmarks with their item counts."""
-    rows = list(store.iter_rows(s.benchmarks, order_by="name"))
-    for row in rows:
-        row["data"] = json.loads(row["data"])
-        row["items"] = store.count(s.items, benchmark=row["name"])
-    return rows
+def list_benchmarks(store: Store) -> list[StoredBenchmark]:
+    """Every benchmark's record, by name."""
+    return [_record(store, row) for row in store.iter_rows(s.benchmarks, order_by="name")]
 
 
 def put_items(store: Store, items: Iterable[BenchmarkItem], start_seq: int | None = None) -> None:
@@ -224,7 +243,7 @@ def did_you_mean(name: str, known: Iterable[str]) -> str:
     return f" (did you mean {' or '.join(repr(c) for c in close)}?)" if close else ""
 
 
-def require_benchmark(store: Store, name: str) -> dict[str, Any]:
+def require_benchmark(store: Store, name: str) -> StoredBenchmark:
     """The benchmark's row like :func:`get_benchmark`; NotInStore with the close names and
     how to list them when the store has no benchmark of that name."""
     found = get_benchmark(store, name)
@@ -232,7 +251,7 @@ def require_benchmark(store: Store, name: str) -> dict[str, Any]:
         return found
     if store.count(s.items, benchmark=name):
         # Items put without a definition row (by hand, or a test's fixture) still make one.
-        return {"name": name, "kind": "", "data": {}}
+        return StoredBenchmark(name=name, kind="")
     stored = store.existing_keys(s.benchmarks, "name")
     hint = did_you_mean(name, sorted(stored))
     listing = "`lvlmbench ls` lists them" if stored else "it has no benchmarks yet"
@@ -240,7 +259,7 @@ def require_benchmark(store: Store, name: str) -> dict[str, Any]:
 
 
 @dataclass(frozen=True)
-class StoredBenchmark:
+class ListedBenchmark:
     """One benchmark as ``lvlmbench ls`` lists it."""
 
     name: str
@@ -252,7 +271,7 @@ class StoredBenchmark:
     """Judges (models, metrics, human annotators) with judgments on its items."""
 
 
-def list_stored(store: Store) -> list[StoredBenchmark]:
+def list_stored(store: Store) -> list[ListedBenchmark]:
     """Every benchmark with its kind, item count, models and judges, by name; the players are
     read from indexed columns in SQL (no response or judgment is parsed)."""
     queries = {
@@ -269,12 +288,12 @@ def list_stored(store: Store) -> list[StoredBenchmark]:
             for bench, who in conn.execute(query):
                 players.setdefault((bench, key), []).append(str(who))
     return [
-        StoredBenchmark(
-            name=row["name"],
-            kind=row["kind"],
-            items=row["items"],
-            models=sorted(players.get((row["name"], "models"), [])),
-            judges=sorted(players.get((row["name"], "judges"), [])),
+        ListedBenchmark(
+            name=bench.name,
+            kind=bench.kind,
+            items=store.count(s.items, benchmark=bench.name),
+            models=sorted(players.get((bench.name, "models"), [])),
+            judges=sorted(players.get((bench.name, "judges"), [])),
         )
-        for row in list_benchmarks(store)
+        for bench in list_benchmarks(store)
     ]

@@ -10,7 +10,7 @@ from fastapi import HTTPException, Request
 from fastapi.responses import HTMLResponse
 from fastapi.templating import Jinja2Templates
 
-from lvlmbench.store import Store, get_benchmark
+from lvlmbench.store import Store, StoredBenchmark, get_benchmark
 from lvlmbench.web.identity import identify
 from lvlmbench.web.limits import Rate
 from lvlmbench.web.revision_cache import RevisionCache
@@ -73,7 +73,7 @@ def figures_of(request: Request) -> RevisionCache:
     return figures
 
 
-def require_benchmark(request: Request, name: str) -> dict[str, Any]:
+def require_benchmark(request: Request, name: str) -> StoredBenchmark:
     """The benchmark's record, or 404 naming it."""
     bench = get_benchmark(store_of(request), name)
     if bench is None:

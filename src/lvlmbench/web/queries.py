@@ -70,12 +70,12 @@ def benchmark_listing(store: Store) -> list[BenchmarkListing]:
     listing: dict[str, BenchmarkListing] = {}
     copies: list[str] = []
     for bench in list_benchmarks(store):
-        name = bench["name"]
+        name = bench.name
         if "@keys-" in name:
             copies.append(name)
             continue
         items = count_items(store, name)
-        listing[name] = BenchmarkListing(name, bench["kind"], items, models_of(store, name))
+        listing[name] = BenchmarkListing(name, bench.kind, items, models_of(store, name))
     for copy in copies:
         source = listing.get(copy.partition("@keys-")[0])
         if source is None:  # the source was deleted: show the copy on its own

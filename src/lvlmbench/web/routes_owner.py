@@ -37,7 +37,7 @@ def annotators_page(request: Request, benchmark: str = "") -> Response:
         "annotators.html",
         rows=report.rows,
         benchmark=benchmark,
-        benchmarks=[b["name"] for b in list_benchmarks(store)],
+        benchmarks=[b.name for b in list_benchmarks(store)],
         thresholds={
             "min_votes": MIN_VOTES,
             "one_side": ONE_SIDE,

@@ -14,9 +14,8 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import unquote
 
-from lvlmbench.models import GenerationSettings, redact_text
+from lvlmbench.models import GenerationSettings, ModelSpec, redact_text
 from lvlmbench.runner import VARIANTS, ItemUnavailable, item_messages
 from lvlmbench.store import Store, benchmark_item_ids, cached_call, system_prompt
 from lvlmbench.types import BenchmarkItem, ImagePart, Message, ModelOutput, Response, TextPart
@@ -126,11 +125,7 @@ def _call_record(store: Store, key: str | None) -> tuple[CallRecord | None, str]
 
 def _system_digest(model: str) -> str | None:
     """The ``system=sha256:…`` a model identity carries when ``--system-prompt`` was set."""
-    for option in model.partition("?")[2].split("&"):
-        name, _, value = option.partition("=")
-        if name == "system":
-            return unquote(value)
-    return None
+    return ModelSpec.read(model).options.get("system")
 
 
 def _with_system_prompt(

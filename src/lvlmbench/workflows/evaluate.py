@@ -278,7 +278,7 @@ def _scored(
     rows = answers.table(facets, identities)
     circular: list[CircularRow] = []
     mme: list[MMERow] = []
-    if require_benchmark(store, benchmark)["kind"] == "vlmeval":
+    if require_benchmark(store, benchmark).kind == "vlmeval":
         circular = circular_table(store, benchmark, variant=variant, models=identities)
         mme = mme_table(store, benchmark, variant=variant, models=identities)
     return EvaluateResult(

@@ -26,7 +26,16 @@ from lvlmbench.judging.metrics.run import judge_with_metrics, summarise_metrics
 from lvlmbench.models import ModelClient, load_chat_model
 from lvlmbench.runner import run_examinee
 from lvlmbench.scenes import CAPABILITIES, ProceduralExaminer, SceneSample, render_png
-from lvlmbench.store import Store, count_items, get_benchmark, put_benchmark, put_items
+from lvlmbench.store import (
+    OPEN_KIND,
+    OpenEndedData,
+    OpenEndedSettings,
+    Store,
+    count_items,
+    get_benchmark,
+    put_benchmark,
+    put_items,
+)
 from lvlmbench.types import BenchmarkItem, GenerationConfig
 
 __all__ = [
@@ -89,15 +98,12 @@ def build_open_benchmark(
     ``limit`` keeps only the first ``limit`` scenes."""
     name = open_benchmark_name(seed)
     chosen = list(capabilities or CAPABILITIES)
-    settings = {
-        "seed": seed,
-        "per_aspect": per_aspect,
-        "capabilities": chosen,
-        "image": IMAGE_SIZE,
-        "limit": limit,
-    }
+    settings = OpenEndedSettings(
+        seed=seed, per_aspect=per_aspect, capabilities=chosen, image=IMAGE_SIZE, limit=limit
+    )
     stored = get_benchmark(store, name)
-    if stored is not None and stored["data"].get("settings") == settings:
+    data = stored.data if stored is not None else None
+    if isinstance(data, OpenEndedData) and data.settings == settings:
         return name, count_items(store, name)
     examiner = ProceduralExaminer()
     items = []
@@ -109,16 +115,10 @@ def build_open_benchmark(
         image = store.put_image(render_png(sample.program, IMAGE_SIZE, IMAGE_SIZE))
         items.append(_item(name, sample, index, image))
     put_items(store, items)
-    put_benchmark(
-        store,
-        name,
-        "open",
-        {
-            "source": "procedural examiner, open-ended instructions",
-            "settings": settings,
-            "items": len(items),
-        },
+    data = OpenEndedData(
+        source="procedural examiner, open-ended instructions", settings=settings, items=len(items)
     )
+    put_benchmark(store, name, OPEN_KIND, data)
     return name, len(items)
 
 

@@ -25,6 +25,7 @@ from lvlmbench.datasets.importers._common import DatasetError, ParsedItem, Progr
 from lvlmbench.datasets.importers._scratch import Scratch
 from lvlmbench.ids import content_id
 from lvlmbench.store import (
+    ImportedData,
     Store,
     count_items,
     get_benchmark,
@@ -319,10 +320,10 @@ def write_items(
     changed. ``total`` (else ``len(parsed_items)``) is the progress total; ``scratch`` (else a
     new one) is where the import's counts are kept. The benchmark's row is written last."""
     existing = get_benchmark(store, benchmark)
-    if existing is not None and existing["kind"] != fmt:
+    if existing is not None and existing.kind != fmt:
         raise DatasetError(
             source,
-            f"benchmark {benchmark!r} already exists with kind {existing['kind']!r}; import "
+            f"benchmark {benchmark!r} already exists with kind {existing.kind!r}; import "
             f"{fmt} data under another --name",
         )
     summary = ImportSummary(benchmark=benchmark, format=fmt, source=str(source))
@@ -345,12 +346,9 @@ def write_items(
         summary.urls_not_fetched_count = len(writer.urls)
         summary.images_missing = writer.missing.first(SHOWN)
         summary.images_missing_count = len(writer.missing)
-    sources = set(existing["data"].get("sources", [])) if existing is not None else set()
-    sources.add(source.name)
-    data = {
-        "format": fmt,
-        "sources": sorted(sources),
-        "items": count_items(store, benchmark),
-    }
+    sources = {source.name}
+    if existing is not None and isinstance(existing.data, ImportedData):
+        sources.update(existing.data.sources)
+    data = ImportedData(format=fmt, sources=sorted(sources), items=count_items(store, benchmark))
     put_benchmark(store, benchmark, fmt, data)
     return summary

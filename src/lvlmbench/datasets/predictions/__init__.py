@@ -26,7 +26,7 @@ from lvlmbench.datasets.predictions._parse import (
     parse_prediction_file,
 )
 from lvlmbench.runner import score_output
-from lvlmbench.store import Store, get_benchmark, iter_items, put_responses
+from lvlmbench.store import ImportedData, Store, get_benchmark, iter_items, put_responses
 from lvlmbench.types import BenchmarkItem, ModelOutput, Response, Status
 
 __all__ = [
@@ -183,7 +183,8 @@ def import_predictions(
         )
     if model is not None and not model.strip():
         raise DatasetError(path, "--model must not be empty")
-    names = [benchmark, *(Path(s).stem for s in stored["data"].get("sources", []))]
+    sources = stored.data.sources if isinstance(stored.data, ImportedData) else []
+    names = [benchmark, *(Path(s).stem for s in sources)]
     parsed = parse_prediction_file(path, model_from_file_name(path, names))
     chosen = _select_model(parsed, model)
     matched, unmatched = match_predictions(benchmark, iter_items(store, benchmark), chosen)
