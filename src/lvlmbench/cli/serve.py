@@ -6,13 +6,14 @@ import errno
 import functools
 import os
 import socket
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
 from lvlmbench.cli._common import BadInput, StoreOption, console, friendly_errors, open_store
-from lvlmbench.models import load_chat_model, register_secret
+from lvlmbench.models import ChatModel, load_chat_model, register_secret
 
 __all__ = ["TOKEN_ENV", "serve"]
 
@@ -52,59 +53,86 @@ def _port_problem(host: str, port: int) -> str | None:
     return None
 
 
+Host = Annotated[
+    str, typer.Option(help="Address to bind; anything but loopback needs a write token.")
+]
+Port = Annotated[int, typer.Option(min=1, max=65535, help="Port to listen on.")]
+TokenFile = Annotated[
+    Path | None,
+    typer.Option(
+        help=f"File holding the write token (votes, checks, submissions) for a server "
+        f"others can reach; or set {TOKEN_ENV}.",
+        show_default=False,
+    ),
+]
+AllowHost = Annotated[
+    list[str] | None,
+    typer.Option(
+        help="Host name the server answers besides the bound address's own (repeat; "
+        "'*' for any). Other Host headers get 400, which stops DNS rebinding.",
+        show_default=False,
+    ),
+]
+HiddenToken = Annotated[str | None, typer.Option(hidden=True)]
+Judge = Annotated[
+    str | None,
+    typer.Option(
+        "--judge",
+        "-j",
+        help="Pairwise judge for open-ended submissions (metrics only without one).",
+    ),
+]
+MaxUploadMb = Annotated[int, typer.Option(min=1, max=2048, help="Largest upload accepted, MiB.")]
+Annotator = Annotated[
+    str,
+    typer.Option(
+        help="Name your own votes are stored under (human:NAME): the local user's without "
+        "a token, whoever signs in with the write token's with one."
+    ),
+]
+VoteLimit = Annotated[
+    int,
+    typer.Option(
+        min=0, help="Votes (and check forms) per minute per annotator, bursts of half; 0: none."
+    ),
+]
+IpVoteLimit = Annotated[
+    int,
+    typer.Option(min=0, help="Votes per minute from one client address, whoever votes; 0: none."),
+]
+
+
+def _judge_factory(judge: str | None) -> Callable[[], ChatModel] | None:
+    """The submissions' judge, loaded once now so a bad spec or a missing extra fails here, not
+    in the background."""
+    if judge is None:
+        return None
+    load_chat_model(judge)
+    return functools.partial(load_chat_model, judge)
+
+
+def _print_mode(annotator: str, shared: bool) -> None:
+    mode = (
+        "shared: people sign in with the write token (you, the owner) or an invite token "
+        "(`lvlmbench annotators invite NAME`)"
+        if shared
+        else f"one trusted local user, votes stored as human:{annotator}"
+    )
+    console.print(f"mode: {mode}", markup=False, highlight=False)
+
+
 @friendly_errors
 def serve(
-    host: Annotated[
-        str, typer.Option(help="Address to bind; anything but loopback needs a write token.")
-    ] = "127.0.0.1",
-    port: Annotated[int, typer.Option(min=1, max=65535, help="Port to listen on.")] = 8000,
-    token_file: Annotated[
-        Path | None,
-        typer.Option(
-            help=f"File holding the write token (votes, checks, submissions) for a server "
-            f"others can reach; or set {TOKEN_ENV}.",
-            show_default=False,
-        ),
-    ] = None,
-    allow_host: Annotated[
-        list[str] | None,
-        typer.Option(
-            help="Host name the server answers besides the bound address's own (repeat; "
-            "'*' for any). Other Host headers get 400, which stops DNS rebinding.",
-            show_default=False,
-        ),
-    ] = None,
-    token: Annotated[str | None, typer.Option(hidden=True)] = None,
-    judge: Annotated[
-        str | None,
-        typer.Option(
-            "--judge",
-            "-j",
-            help="Pairwise judge for open-ended submissions (metrics only without one).",
-        ),
-    ] = None,
-    max_upload_mb: Annotated[
-        int, typer.Option(min=1, max=2048, help="Largest upload accepted, MiB.")
-    ] = 20,
-    annotator: Annotated[
-        str,
-        typer.Option(
-            help="Name your own votes are stored under (human:NAME): the local user's without "
-            "a token, whoever signs in with the write token's with one."
-        ),
-    ] = "owner",
-    vote_limit: Annotated[
-        int,
-        typer.Option(
-            min=0, help="Votes (and check forms) per minute per annotator, bursts of half; 0: none."
-        ),
-    ] = 20,
-    ip_vote_limit: Annotated[
-        int,
-        typer.Option(
-            min=0, help="Votes per minute from one client address, whoever votes; 0: none."
-        ),
-    ] = 120,
+    host: Host = "127.0.0.1",
+    port: Port = 8000,
+    token_file: TokenFile = None,
+    allow_host: AllowHost = None,
+    token: HiddenToken = None,
+    judge: Judge = None,
+    max_upload_mb: MaxUploadMb = 20,
+    annotator: Annotator = "owner",
+    vote_limit: VoteLimit = 20,
+    ip_vote_limit: IpVoteLimit = 120,
     store: StoreOption = None,
 ) -> None:
     """Serve the store in a browser: leaderboards with the report's charts, the item browser
@@ -132,11 +160,7 @@ def serve(
         vote_limit=Rate(per_minute=vote_limit, burst=max(1, vote_limit // 2)),
         ip_vote_limit=Rate(per_minute=ip_vote_limit, burst=max(1, ip_vote_limit // 2)),
     )
-    judge_factory = None
-    if judge is not None:
-        spec = judge
-        load_chat_model(spec)  # a bad spec or missing extra fails now, not in the background
-        judge_factory = functools.partial(load_chat_model, spec)
+    judge_factory = _judge_factory(judge)
     problem = _port_problem(host, port)
     if problem is not None:
         raise BadInput(problem)
@@ -144,13 +168,7 @@ def serve(
         app = create_app(open_store(store), settings, judge_factory)
     except ValueError as exc:
         raise BadInput(str(exc)) from None
-    mode = (
-        f"one trusted local user, votes stored as human:{annotator}"
-        if write_token is None
-        else "shared: people sign in with the write token (you, the owner) or an invite token "
-        "(`lvlmbench annotators invite NAME`)"
-    )
-    console.print(f"mode: {mode}", markup=False, highlight=False)
+    _print_mode(annotator, shared=write_token is not None)
     console.print(f"lvlmbench web app on http://{host}:{port}/ (Ctrl-C stops it)")
     if not is_loopback(host) and not allow_host:
         console.print(
