@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from rich.table import Table
 
@@ -35,6 +36,55 @@ def _overall_cell(row: AccuracyRow, covered: Coverage | None) -> str:
     return f"{_cell(row)}\n[yellow]{covered.text()}[/]"
 
 
+@dataclass(frozen=True)
+class _CountColumns:
+    """The count columns after the groups; which of them a table shows depends on its rows."""
+
+    sampled: bool
+    """--epochs K: each item's accuracy is the mean over its K answers."""
+    llm_read: bool
+    """Only when an LLM extractor read some answers."""
+    unkeyed: bool
+    """A TEST split: answers kept for the benchmark's server, not scored here."""
+    truncated: bool
+    """Cut by the token limit: "read" ones scored as usual, unread ones wrong."""
+
+    @classmethod
+    def of(cls, rows: Sequence[AccuracyRow]) -> _CountColumns:
+        return cls(
+            sampled=any(row.epochs > 1 for row in rows),
+            llm_read=any(row.llm_read for row in rows),
+            unkeyed=any(row.no_key for row in rows),
+            truncated=any(row.truncated for row in rows),
+        )
+
+    def headers(self) -> list[str]:
+        return [
+            "items",
+            *(["epochs", "answers"] if self.sampled else []),
+            "unparseable",
+            "failed",
+            *(["read by LLM"] if self.llm_read else []),
+            *(["no key"] if self.unkeyed else []),
+            *(["truncated (unread)"] if self.truncated else []),
+        ]
+
+    def cells(self, present: Sequence[AccuracyRow]) -> list[str]:
+        return [
+            str(sum(r.items for r in present)),
+            *(
+                [_epochs_cell(present), str(sum(r.answered for r in present))]
+                if self.sampled
+                else []
+            ),
+            str(sum(r.unparseable for r in present)),
+            str(sum(r.failed for r in present)),
+            *([str(sum(r.llm_read for r in present))] if self.llm_read else []),
+            *([str(sum(r.no_key for r in present))] if self.unkeyed else []),
+            *([_truncated_cell(present)] if self.truncated else []),
+        ]
+
+
 def accuracy_pivot(
     rows: Sequence[AccuracyRow],
     title: str,
@@ -59,25 +109,11 @@ def accuracy_pivot(
     covered = group_coverage(rows, expected, noun) if several else {}
     if overall:
         table.add_column("overall", justify="right", style="bold")
-    table.add_column("items", justify="right")
-    sampled = any(row.epochs > 1 for row in rows)
-    if sampled:  # --epochs K: each item's accuracy is the mean over its K answers
-        table.add_column("epochs", justify="right")
-        table.add_column("answers", justify="right")
-    table.add_column("unparseable", justify="right")
-    table.add_column("failed", justify="right")
-    llm_read = any(row.llm_read for row in rows)
-    if llm_read:  # only when an LLM extractor read some answers
-        table.add_column("read by LLM", justify="right")
-    unkeyed = any(row.no_key for row in rows)
-    if unkeyed:  # a TEST split: answers kept for the benchmark's server, not scored here
-        table.add_column("no key", justify="right")
-    truncated = any(row.truncated for row in rows)
-    if truncated:  # cut by the token limit: "read" ones scored as usual, unread ones wrong
-        table.add_column("truncated (unread)", justify="right")
+    counts = _CountColumns.of(rows)
+    for header in counts.headers():
+        table.add_column(header, justify="right")
     for model, variant in models:
         mine = [cells.get((model, variant, g)) for g in shown_groups]
-        present = [r for r in mine if r is not None]
         label = shown[model] if variant == "default" else f"{shown[model]} [{variant}]"
         table.add_row(
             label,
@@ -87,13 +123,7 @@ def accuracy_pivot(
                 if overall
                 else []
             ),
-            str(sum(r.items for r in present)),
-            *([_epochs_cell(present), str(sum(r.answered for r in present))] if sampled else []),
-            str(sum(r.unparseable for r in present)),
-            str(sum(r.failed for r in present)),
-            *([str(sum(r.llm_read for r in present))] if llm_read else []),
-            *([str(sum(r.no_key for r in present))] if unkeyed else []),
-            *([_truncated_cell(present)] if truncated else []),
+            *counts.cells([r for r in mine if r is not None]),
         )
     return table
 
