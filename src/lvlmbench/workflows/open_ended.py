@@ -18,6 +18,7 @@ from typing import Any
 from lvlmbench.ids import content_id
 from lvlmbench.judging.metrics._base import (
     DEFAULT_METRICS,
+    Metric,
     MetricUnavailable,
     available_metrics,
     load_metric,
@@ -122,6 +123,31 @@ def build_open_benchmark(
     return name, len(items)
 
 
+async def _answer(store: Store, benchmark: str, models: Sequence[str]) -> None:
+    """Every model answers every item (cached and resumable, like any run)."""
+    for spec in models:
+        client = ModelClient(load_chat_model(spec), store, concurrency=16)
+        try:
+            await run_examinee(store, benchmark, client, config=GenerationConfig(max_tokens=256))
+        finally:
+            await client.aclose()
+
+
+def _load_metrics(metrics: Sequence[str] | None) -> tuple[list[Metric], dict[str, str]]:
+    """The metrics to judge with, and why each one left out cannot run here. ``None``: every
+    metric of :data:`DEFAULT_METRICS` whose extra is installed."""
+    if metrics is not None:
+        return [load_metric(name) for name in metrics], {}
+    candidates, unavailable = available_metrics(DEFAULT_METRICS)
+    loaded = []
+    for name in candidates:
+        try:
+            loaded.append(load_metric(name))  # imports, WordNet, MiniLM: seconds, once
+        except MetricUnavailable as exc:
+            unavailable[name] = str(exc)
+    return loaded, unavailable
+
+
 async def run_open_ended(
     store: Store,
     seed: int = 0,
@@ -148,25 +174,11 @@ async def run_open_ended(
     timings["build"] = time.perf_counter() - started
 
     step = time.perf_counter()
-    for spec in models:
-        client = ModelClient(load_chat_model(spec), store, concurrency=16)
-        try:
-            await run_examinee(store, benchmark, client, config=GenerationConfig(max_tokens=256))
-        finally:
-            await client.aclose()
+    await _answer(store, benchmark, models)
     timings["examinees"] = time.perf_counter() - step
 
     step = time.perf_counter()
-    if metrics is None:  # every metric that can run here; the others say why not
-        candidates, unavailable = available_metrics(DEFAULT_METRICS)
-        loaded = []
-        for name in candidates:
-            try:
-                loaded.append(load_metric(name))  # imports, WordNet, MiniLM: seconds, once
-            except MetricUnavailable as exc:
-                unavailable[name] = str(exc)
-    else:
-        loaded, unavailable = [load_metric(name) for name in metrics], {}
+    loaded, unavailable = _load_metrics(metrics)
     chosen = [m.name for m in loaded]
     timings["load_metrics"] = time.perf_counter() - step
     runs = judge_with_metrics(store, benchmark, models, loaded)
