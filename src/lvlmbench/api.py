@@ -32,7 +32,6 @@ from lvlmbench.judging import (
     METRIC,
     RATING_ROUNDS,
     RATING_SEED,
-    REFERENCE,
     Annotators,
     HumanAgreement,
     JudgeRunSummary,
@@ -45,32 +44,22 @@ from lvlmbench.judging import (
     judges_for,
     pairwise_protocols,
     pairwise_report,
-    protocol_for,
-    protocols,
-    run_pairwise,
-    run_score,
     vote_agreement,
 )
 from lvlmbench.models import (
     DEFAULT_CONCURRENCY,
     GenerationSettings,
-    ModelClient,
-    RegistryError,
     as_settings,
     load_chat_model,
     model_identity,
-    parse_spec,
     resolve_spec,
-    specs_with_settings,
 )
 from lvlmbench.ratings import COMBINE_RULES
 from lvlmbench.report import ReportFiles, write_report
-from lvlmbench.runner import run_examinees
 from lvlmbench.store import (
     ListedBenchmark,
     Store,
     discard_if_empty,
-    iter_benchmark_responses,
     list_stored,
     require_benchmark,
     sqlite_store_path,
@@ -79,8 +68,12 @@ from lvlmbench.types import GenerationConfig
 from lvlmbench.workflows import (
     EvaluateOptions,
     EvaluateResult,
+    InvalidOptions,
+    JudgeOptions,
     ProgressCallback,
+    check_judge_options,
     check_options,
+    judge_benchmark,
     progress_for,
     run_sync,
 )
@@ -186,20 +179,6 @@ def generate(
     return GenerationResult(benchmark=settings.benchmark, items=int(made["items"]), report=made)
 
 
-def _stored_only(store: Store, benchmark: str, specs: Sequence[str]) -> set[str]:
-    """Names that are no runnable spec but have responses on ``benchmark`` (imported
-    prediction files): scored, never run. Any other unparseable spec raises RegistryError."""
-    found = set()
-    for spec in specs:
-        try:
-            parse_spec(spec)
-        except RegistryError:
-            if next(iter_benchmark_responses(store, benchmark, model=spec), None) is None:
-                raise
-            found.add(spec)
-    return found
-
-
 def evaluate(
     benchmark: str,
     models: Sequence[str],
@@ -264,52 +243,48 @@ def judge(
     protocol: BuiltinJudgeProtocol | str = "pairwise",
     store: StoreLike = None,
     reference_free: bool = False,
+    play_reference: bool = True,
+    combine: str = "majority",
+    regenerate_reference: bool = False,
+    writer: str | None = None,
     concurrency: int = DEFAULT_CONCURRENCY,
+    workers: int = 1,
     config: GenerationConfig | GenerationSettings | None = None,
 ) -> JudgeRunSummary:
-    """Judge the models' stored answers on an open-ended benchmark with the ``judge`` model:
+    """Judge the models' stored answers on an open-ended benchmark with the ``judge`` model,
+    as ``lvlmbench judge PROTOCOL`` does (the same use case,
+    :func:`lvlmbench.workflows.judge_benchmark`, and the same options and defaults):
     ``pairwise`` (VisIT-Bench: every pair in both orders, against the reference unless
-    ``reference_free``), ``score`` (TouchStone, against the dataset's reference answers) or
-    ``hallucination`` (TouchStone), or any registered protocol that judges by itself
-    (:attr:`lvlmbench.judging.JudgeProtocol.run`). Models still missing answers are asked
-    first (with the command line's defaults). ``config``: the judge's generation settings, as
-    the judge commands' flags (part of the judge's name, so its verdicts under other settings
-    stay apart; a field not given keeps the protocol's own default)."""
-    judge = specs_with_settings([judge], as_settings(config))[0]
-    runnable = ["pairwise", "score", *(p.name for p in protocols() if p.run is not None)]
-    if protocol not in runnable:
-        choices = ", ".join(runnable[:-1]) + f" or {runnable[-1]}"
-        raise ValueError(f"protocol {protocol!r}: choose {choices}")
-    run_protocol = None if protocol in ("pairwise", "score") else protocol_for(protocol).run
-    resolve_spec(judge)
+    ``reference_free``), ``score`` (TouchStone, against the dataset's reference answers, or
+    with ``regenerate_reference`` a caption-assisted one by ``writer``) or ``hallucination``
+    (TouchStone), or any registered protocol that judges by itself. Models still missing
+    answers are asked first. ``config``: the judge's generation settings, as the judge
+    commands' flags (part of the judge's name, so its verdicts under other settings stay
+    apart). A run that had nothing to judge raises
+    :class:`~lvlmbench.workflows.NothingToJudge` (the command exits 1); units that failed are
+    counted in the summary (``failed``) and asked again on the next run."""
+    if isinstance(models, str):  # a bare spec would be read as one spec per letter
+        raise InvalidOptions(f"models: expected a list of model specs, got {models!r}")
+    options = JudgeOptions(
+        models=tuple(models),
+        judge=judge,
+        protocol=protocol,
+        reference_free=reference_free,
+        play_reference=play_reference,
+        combine=combine,
+        regenerate_reference=regenerate_reference,
+        writer=writer,
+        concurrency=concurrency,
+        workers=workers,
+        settings=as_settings(config),
+    )
+    check_judge_options(options, resolve_spec)  # before the store is opened or created
     with _opened(store) as opened:
-        require_benchmark(opened, benchmark)
         opened.require_writable()
-        stored = _stored_only(opened, benchmark, models)
-        to_run = [spec for spec in models if spec not in stored]
-        players = [model_identity(spec) for spec in models]
-
-        async def work() -> JudgeRunSummary:
-            await run_examinees(opened, benchmark, to_run, concurrency=concurrency)
-            client = ModelClient(load_chat_model(judge), opened, concurrency=concurrency)
-            try:
-                await client.check()
-                if protocol == "score":
-                    return await run_score(opened, benchmark, players, client, reference=REFERENCE)
-                if run_protocol is not None:
-                    return await run_protocol(opened, benchmark, players, client, None)
-                return await run_pairwise(
-                    opened,
-                    benchmark,
-                    players,
-                    client,
-                    reference_backed=not reference_free,
-                    include_reference=reference_free,
-                )
-            finally:
-                await client.aclose()
-
-        return _run(work())
+        found = judge_benchmark(
+            opened, benchmark, options, resolve=resolve_spec, load=load_chat_model
+        )
+        return found.run
 
 
 def rate(

@@ -25,6 +25,7 @@ from lvlmbench.workflows._examinees import (
     subset_for,
 )
 from lvlmbench.workflows._generation_money import generation_prices, money_text
+from lvlmbench.workflows._judge_options import JudgeOptions, Resolve, check_judge_options
 from lvlmbench.workflows._money import (
     Meter,
     check_budget_usd,
@@ -54,6 +55,7 @@ from lvlmbench.workflows.evaluate import (
     evaluate,
     progress_for,
 )
+from lvlmbench.workflows.judge import Bars, JudgeResult, Load, NothingToJudge, judge_benchmark
 from lvlmbench.workflows.open_ended import (
     DEFAULT_LIMIT,
     OPEN_DEMO_MODELS,
@@ -67,15 +69,22 @@ __all__ = [
     "OPEN_DEMO_MODELS",
     "STRATA",
     "Asked",
+    "Bars",
     "BudgetedRun",
     "Decided",
     "EvaluateOptions",
     "EvaluateResult",
     "InvalidOptions",
+    "JudgeOptions",
+    "JudgeResult",
+    "Load",
     "Meter",
+    "NothingToJudge",
     "ProgressCallback",
+    "Resolve",
     "build_open_benchmark",
     "check_budget_usd",
+    "check_judge_options",
     "check_options",
     "check_round_options",
     "check_specs",
@@ -86,6 +95,7 @@ __all__ = [
     "evaluate",
     "generation_prices",
     "imported_models",
+    "judge_benchmark",
     "make_rule",
     "merged_runs",
     "meter_for",

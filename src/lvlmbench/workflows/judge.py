@@ -1,0 +1,324 @@
+"""The judge use case: ask the examinees whose answers are missing, run the judge (here or in
+worker copies), and read back the protocol's results. ``lvlmbench judge PROTOCOL`` and
+``api.judge`` both call :func:`judge_benchmark`, so a run with nothing to judge fails alike
+through both front doors (:class:`NothingToJudge`).
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Awaitable, Callable
+from contextlib import AbstractContextManager, nullcontext
+from dataclasses import dataclass, field
+from typing import Any
+
+from lvlmbench.judging import (
+    PAIRWISE,
+    PAIRWISE_REF,
+    REFERENCE,
+    REFERENCE_PREFIX,
+    SCORE,
+    JudgeRunSummary,
+    PairwiseReport,
+    ProgressHook,
+    make_references,
+    missing_answers,
+    pairwise_report,
+    protocol_for,
+    reference_name,
+    run_pairwise,
+    run_score,
+    score_report,
+)
+from lvlmbench.models import DEFAULT_CONCURRENCY, ChatModel, ModelClient, spec_label
+from lvlmbench.runner import run_examinees
+from lvlmbench.store import Store, iter_items, iter_judgments, require_benchmark
+from lvlmbench.workflows._copies import merged_runs, run_copies
+from lvlmbench.workflows._errors import InvalidOptions
+from lvlmbench.workflows._examinees import imported_models
+from lvlmbench.workflows._judge_options import (
+    JudgeOptions,
+    Resolve,
+    check_judge_options,
+    players_of,
+)
+from lvlmbench.workflows._sync import run_sync
+
+__all__ = ["Bars", "JudgeResult", "Load", "NothingToJudge", "judge_benchmark"]
+
+Load = Callable[[str], ChatModel]
+"""A model spec -> the chat model that serves it."""
+Bars = Callable[[str, ModelClient], AbstractContextManager[ProgressHook | None]]
+"""A progress display: (label, client) -> a context giving the run its progress hook (the
+CLI's bars; None from the API)."""
+
+
+class NothingToJudge(RuntimeError):
+    """A judge run that had nothing to judge (no answers, no pairs, every unit missing an
+    answer, caption or reference); the message says why, ``result`` what the run did. The CLI
+    prints the run and exits 1 with it."""
+
+    def __init__(self, message: str, result: JudgeResult) -> None:
+        super().__init__(message)
+        self.result = result
+
+
+@dataclass(frozen=True)
+class JudgeResult:
+    """What one judge run did, and the protocol's results over the stored judgments."""
+
+    benchmark: str
+    run: JudgeRunSummary
+    players: tuple[str, ...]
+    """The examinees' identities (the names their answers and verdicts are stored under)."""
+    reference: str | None = None
+    """score: the reference player the models were scored against."""
+    report: PairwiseReport | None = None
+    """pairwise: ratings, win rates and diagnostics under ``options.combine``."""
+    rows: list[dict[str, Any]] = field(default_factory=list)
+    """score and self-judging protocols: the summary rows (one per model)."""
+
+
+def judge_benchmark(
+    store: Store,
+    benchmark: str,
+    options: JudgeOptions,
+    *,
+    resolve: Resolve,
+    load: Load,
+    bars: Bars | None = None,
+) -> JudgeResult:
+    """Judge ``options.models``' answers on ``benchmark`` with ``options.judge``. Refused
+    options raise InvalidOptions (RegistryError for a spec) before anything is asked; a run
+    with nothing to judge raises :class:`NothingToJudge` after its summary is complete (units
+    that failed are in ``result.run.failed``, asked again on the next run). ``resolve`` and
+    ``load`` map specs to identities and models (the front door's, which tests replace)."""
+    check_judge_options(options, resolve)
+    _check_items(store, benchmark)
+    players = players_of(options.models, resolve)
+    reference = _reference_for(store, benchmark, options, resolve)
+    if options.workers != 1:
+        run = _in_copies(store, benchmark, options)
+    else:
+        run = run_sync(_judged_here(store, benchmark, options, players, reference, load, bars))
+    result = _results(store, benchmark, options, tuple(players), reference, run)
+    also = [reference] if reference is not None else []
+    empty = _empty_reason(store, benchmark, [*players, *also], run)
+    if empty:
+        raise NothingToJudge(empty, result)
+    return result
+
+
+def _check_items(store: Store, benchmark: str) -> None:
+    require_benchmark(store, benchmark)
+    if next(iter_items(store, benchmark), None) is None:
+        raise InvalidOptions(f"benchmark {benchmark!r} has no items; `lvlmbench ls` lists them")
+
+
+def _reference_for(
+    store: Store, benchmark: str, options: JudgeOptions, resolve: Resolve
+) -> str | None:
+    """score: the reference player, the dataset's own (TouchStone's ``gpt4_ha_answer``) unless
+    ``regenerate_reference`` asks for a caption-assisted one by the writer; InvalidOptions
+    when neither is possible, before anything is asked or written."""
+    if options.protocol != SCORE:
+        return None
+    if options.regenerate_reference:
+        return reference_name(resolve(options.writer_spec))
+    items = list(iter_items(store, benchmark))
+    if items and all(not item.reference for item in items):
+        raise InvalidOptions(
+            f"no item of {benchmark!r} carries a reference answer (TouchStone's gpt4_ha_answer "
+            "column); pass --regenerate-reference [--writer SPEC] to have a text model write "
+            "a caption-assisted one"
+        )
+    return REFERENCE
+
+
+async def _judged_here(
+    store: Store,
+    benchmark: str,
+    options: JudgeOptions,
+    players: dict[str, str],
+    reference: str | None,
+    load: Load,
+    bars: Bars | None,
+) -> JudgeRunSummary:
+    """Missing answers asked first, then the judge's run in this process."""
+    await _answer_missing(store, benchmark, players, bars)
+    judge = options.judge_spec
+    client = ModelClient(load(judge), store, concurrency=options.concurrency)
+    try:
+        await client.check()  # a dead judge endpoint stops here, in seconds
+        if options.regenerate_reference:
+            await _write_references(store, benchmark, options, client, load, bars)
+        with _bar(bars, f"judge {spec_label(judge)}", client) as hook:
+            summary = await _protocol_run(options, reference)(
+                store, benchmark, players, client, hook
+            )
+    finally:
+        await client.aclose()
+    if reference == REFERENCE:
+        without = sum(not item.reference for item in iter_items(store, benchmark))
+        if without:
+            summary.warnings.append(
+                f"{without} items have no reference answer: they are counted as missing, not scored"
+            )
+    return summary
+
+
+ProtocolRun = Callable[
+    [Store, str, dict[str, str], ModelClient, ProgressHook | None], Awaitable[JudgeRunSummary]
+]
+
+
+def _protocol_run(options: JudgeOptions, reference: str | None) -> ProtocolRun:
+    """How ``options.protocol`` judges the players, with the judge's client and progress."""
+    if options.protocol == PAIRWISE:
+
+        async def pairwise(s: Store, b: str, p: dict[str, str], c: ModelClient, h: Any) -> Any:
+            return await run_pairwise(
+                s,
+                b,
+                list(p),
+                c,
+                reference_backed=not options.reference_free,
+                include_reference=options.reference_free and options.play_reference,
+                on_progress=h,
+            )
+
+        return pairwise
+    if options.protocol == SCORE:
+        assert reference is not None
+
+        async def score(s: Store, b: str, p: dict[str, str], c: ModelClient, h: Any) -> Any:
+            return await run_score(s, b, list(p), c, reference=reference, on_progress=h)
+
+        return score
+    run = protocol_for(options.protocol).run
+    assert run is not None  # checked: only protocols with a run are runnable
+
+    async def registered(s: Store, b: str, p: dict[str, str], c: ModelClient, h: Any) -> Any:
+        return await run(s, b, list(p), c, h)
+
+    return registered
+
+
+def _bar(bars: Bars | None, label: str, client: ModelClient) -> Any:
+    return bars(label, client) if bars is not None else nullcontext(None)
+
+
+def _is_reference(player: str) -> bool:
+    return player == REFERENCE or player.startswith(REFERENCE_PREFIX)
+
+
+async def _answer_missing(
+    store: Store, benchmark: str, players: dict[str, str], bars: Bars | None
+) -> None:
+    """Ask the examinees whose answers are missing (resumable: answered items are skipped)."""
+    imported = set(imported_models(store, benchmark, list(players.values())))  # never run
+    todo = [
+        players[m]
+        for m, n in missing_answers(store, benchmark, list(players)).items()
+        if n
+        and m != REFERENCE
+        and not m.startswith(REFERENCE_PREFIX)
+        and players[m] not in imported
+    ]
+    if not todo:
+        return
+
+    def progress(spec: str, client: ModelClient) -> Any:
+        return _bar(bars, f"{spec_label(spec)} [default]", client)
+
+    await run_examinees(store, benchmark, todo, concurrency=DEFAULT_CONCURRENCY, progress=progress)
+
+
+async def _write_references(
+    store: Store,
+    benchmark: str,
+    options: JudgeOptions,
+    judge: ModelClient,
+    load: Load,
+    bars: Bars | None,
+) -> None:
+    """The caption-assisted reference by the writer (the judge's own client when the judge
+    writes it), resumable and cached like any examinee run."""
+    spec = options.writer_spec
+    own = spec == options.judge_spec
+    writer = judge if own else ModelClient(load(spec), store, concurrency=options.concurrency)
+    try:
+        if not own:
+            await writer.check()
+        with _bar(bars, f"reference {spec_label(spec)}", writer) as hook:
+            await make_references(store, benchmark, writer, on_progress=hook)
+    finally:
+        if not own:
+            await writer.aclose()
+
+
+def _in_copies(store: Store, benchmark: str, options: JudgeOptions) -> JudgeRunSummary:
+    """The judge run split over ``options.workers`` local processes, each an ordinary
+    ``lvlmbench judge`` of the same specs that takes leases in the store; merged as parallel
+    runs."""
+    argv = [sys.executable, "-m", "lvlmbench", "judge", options.protocol, "--workers", "1"]
+    argv += ["--json", "--judge", options.judge_spec, "--concurrency", str(options.concurrency)]
+    argv += [arg for spec in options.models for arg in ("--model", spec)]
+    if options.protocol == PAIRWISE:
+        argv += ["--combine", options.combine]
+        argv += ["--reference-free"] if options.reference_free else []
+        argv += [] if options.play_reference else ["--no-play-reference"]
+    if options.regenerate_reference:
+        argv += ["--regenerate-reference", "--writer", options.writer_spec]
+    # The store's URL (a password in it included) goes by the environment, not the argv.
+    outputs = run_copies([*argv, "--", benchmark], options.workers, {"LVLMBENCH_STORE": store.url})
+    return merged_runs([out["run"] for out in outputs], JudgeRunSummary)
+
+
+def _results(
+    store: Store,
+    benchmark: str,
+    options: JudgeOptions,
+    players: tuple[str, ...],
+    reference: str | None,
+    run: JudgeRunSummary,
+) -> JudgeResult:
+    """The protocol's results over every stored judgment of this judge."""
+    if options.protocol == PAIRWISE:
+        protocol = PAIRWISE if options.reference_free else PAIRWISE_REF
+        report = pairwise_report(
+            store, benchmark, run.judge, protocol=protocol, combine=options.combine_rule
+        )
+        return JudgeResult(benchmark, run, players, report=report)
+    items = {item.id: item for item in iter_items(store, benchmark)}
+    judgments = iter_judgments(store, judge=run.judge, protocol=options.protocol)
+    if options.protocol == SCORE:  # scored against the reference this run used
+        assert reference is not None
+        rows = [s.row() for s in score_report(judgments, reference, items).values()]
+        return JudgeResult(benchmark, run, players, reference=reference, rows=rows)
+    summarise = protocol_for(options.protocol).summarise
+    assert summarise is not None
+    rows = [s.row() for s in summarise(judgments, items).values()]
+    return JudgeResult(benchmark, run, players, rows=[r for r in rows if r["model"] in players])
+
+
+def _empty_reason(store: Store, benchmark: str, players: list[str], s: JudgeRunSummary) -> str:
+    """Why a judge run had nothing to judge, or "" when it judged something. A player with no
+    answer at all is a reason too: its column would be silently empty."""
+    missing = missing_answers(store, benchmark, players)
+    items = sum(1 for _ in iter_items(store, benchmark))
+    absent = [p for p, n in missing.items() if n == items]
+    if absent:
+        return (
+            f"no answers of {', '.join(absent)} to judge on {benchmark!r} "
+            f"(all {items} missing); `lvlmbench evaluate` asks examinees first"
+        )
+    if s.total == 0:
+        need = " (pairwise judging needs two players)" if len(players) < 2 else ""
+        return f"{s.judge} [{s.protocol}] had nothing to judge on {benchmark!r}{need}"
+    if s.missing == s.total:
+        return (
+            f"{s.judge} [{s.protocol}] had nothing to judge on {benchmark!r}: every unit "
+            f"({s.missing}) lacks an answer, caption or reference"
+        )
+    return ""
