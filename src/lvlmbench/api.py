@@ -28,33 +28,19 @@ from typing import Any, Literal
 from lvlmbench.autobench.backends import generate_with
 from lvlmbench.autobench.pipeline import LEVELS, GenerateSettings
 from lvlmbench.judging import (
-    HUMAN,
-    METRIC,
     RATING_ROUNDS,
     RATING_SEED,
-    Annotators,
-    HumanAgreement,
+    REFERENCE,
     JudgeRunSummary,
     PairwiseReport,
-    VoteAgreement,
-    annotator_agreement,
-    choose_annotators,
-    human_agreement,
-    is_human_judge,
-    judges_for,
-    pairwise_protocols,
-    pairwise_report,
-    vote_agreement,
 )
 from lvlmbench.models import (
     DEFAULT_CONCURRENCY,
     GenerationSettings,
     as_settings,
     load_chat_model,
-    model_identity,
     resolve_spec,
 )
-from lvlmbench.ratings import COMBINE_RULES
 from lvlmbench.report import ReportFiles, write_report
 from lvlmbench.store import (
     ListedBenchmark,
@@ -66,18 +52,23 @@ from lvlmbench.store import (
 )
 from lvlmbench.types import GenerationConfig
 from lvlmbench.workflows import (
+    AgreementOptions,
+    AgreementResult,
     EvaluateOptions,
     EvaluateResult,
     InvalidOptions,
     JudgeOptions,
     ProgressCallback,
+    RateOptions,
     check_judge_options,
     check_options,
     judge_benchmark,
     progress_for,
     run_sync,
 )
+from lvlmbench.workflows import agreement as agreement_of
 from lvlmbench.workflows import evaluate as evaluate_benchmark
+from lvlmbench.workflows import rate as rate_benchmark
 
 __all__ = [
     "AgreementResult",
@@ -293,59 +284,29 @@ def rate(
     *,
     store: StoreLike = None,
     protocol: str | None = None,
+    reference: str = REFERENCE,
     combine: str = "majority",
     rounds: int = RATING_ROUNDS,
     seed: int = RATING_SEED,
     style: bool = False,
 ) -> PairwiseReport:
     """Ratings (Bradley-Terry and Elo with bootstrap 95% intervals), win rates against the
-    reference and judge diagnostics from the stored pairwise judgments of ``judge`` (default:
-    the one judge with rows); with ``style``, also the style-controlled Bradley-Terry
-    (``report.style``). Reads only; raises ValueError when there is nothing to rate."""
-    rule = next((r for r in COMBINE_RULES if r == combine), None)
-    if rule is None:
-        raise ValueError(f"combine must be one of {', '.join(COMBINE_RULES)}, got {combine!r}")
+    ``reference`` and judge diagnostics from the stored pairwise judgments of ``judge`` (default:
+    the one judge with rows), or from people's votes (``human``, ``human:<annotator>``), as
+    ``lvlmbench rate`` gives them (the same use case); with ``style``, also the
+    style-controlled Bradley-Terry (``report.style``). Reads only; raises InvalidOptions (a
+    ValueError) when there is nothing to rate."""
+    options = RateOptions(
+        judge=judge,
+        protocol=protocol,
+        reference=reference,
+        rounds=rounds,
+        seed=seed,
+        combine=combine,
+        style_control=style,
+    )
     with _opened(store) as opened:
-        require_benchmark(opened, benchmark)
-        wanted = None if judge is None else model_identity(judge)
-        for candidate in [protocol] if protocol else pairwise_protocols():
-            judges = [j for j in judges_for(opened, candidate) if not is_human_judge(j)]
-            if wanted is None:  # without a judge named, only an unambiguous one
-                chosen = judges[0] if len(judges) == 1 else None
-            else:
-                chosen = wanted if wanted in judges else None
-            if chosen is None:
-                continue
-            found = pairwise_report(
-                opened,
-                benchmark,
-                chosen,
-                protocol=candidate,
-                combine=rule,
-                rounds=rounds,
-                seed=seed,
-                style=style,
-            )
-            if found.pairs:
-                return found
-    who = f"judge {judge!r}" if judge else "a single judge"
-    raise ValueError(f"no pairwise judgments by {who} on benchmark {benchmark!r} to rate")
-
-
-@dataclass(frozen=True)
-class AgreementResult:
-    """What :func:`agreement` found: the judge against the people's votes, over the votes of
-    ``annotators`` (which group, and what it left out)."""
-
-    judge: str
-    protocol: str | None
-    """The judge's protocol (None for ``human``: people with each other)."""
-    annotators: Annotators
-    votes: VoteAgreement
-    """Against each single vote, with and without ties (FastChat's rule); for ``human``,
-    every two votes on a pair."""
-    majority: HumanAgreement | None
-    """Against the majority of the votes per pair, by level (None for ``human``)."""
+        return rate_benchmark(opened, benchmark, options)
 
 
 def agreement(
@@ -357,30 +318,15 @@ def agreement(
     annotators: str | None = None,
     seed: int = 0,
 ) -> AgreementResult:
-    """The agreement `lvlmbench agreement` prints: ``judge`` (a judge spec with pairwise rows,
-    ``metric/<name>``, or ``human`` for people with each other) against the votes of
-    ``annotators`` (a group as the vote file names it, e.g. ``expert`` or ``author``, or
-    ``all``; None: ``expert`` where there are expert votes, as FastChat's
-    ``compute_agreement.py``, else ``all``). Reads only; ValueError for an unknown judge or
-    group."""
+    """The agreement `lvlmbench agreement` prints (the same use case): ``judge`` (a judge spec
+    with pairwise rows, ``metric/<name>``, or ``human`` for people with each other) against
+    the votes of ``annotators`` (a group as the vote file names it, e.g. ``expert`` or
+    ``author``, or ``all``; None: ``expert`` where there are expert votes, as FastChat's
+    ``compute_agreement.py``, else ``all``). Reads only; InvalidOptions (a ValueError) for an
+    unknown judge or group, or no voted pair the judge judged."""
+    options = AgreementOptions(judge=judge, protocol=protocol, seed=seed, annotators=annotators)
     with _opened(store) as opened:
-        require_benchmark(opened, benchmark)
-        chosen = choose_annotators(opened, benchmark, annotators)
-        if judge == HUMAN:
-            people = annotator_agreement(opened, benchmark, annotators=chosen.group)
-            return AgreementResult(HUMAN, None, chosen, people, None)
-        wanted = model_identity(judge)
-        candidates = [protocol] if protocol else pairwise_protocols()
-        if protocol is None and judge.startswith("metric/"):
-            candidates = [METRIC + judge.removeprefix("metric/").partition("@")[0]]
-        found = next((p for p in candidates if wanted in judges_for(opened, p)), None)
-        if found is None:
-            raise ValueError(f"judge {judge!r} has no rows under {', '.join(candidates)}")
-        majority = human_agreement(
-            opened, benchmark, wanted, protocol=found, seed=seed, annotators=chosen.group
-        )
-        votes = vote_agreement(opened, benchmark, wanted, protocol=found, annotators=chosen.group)
-        return AgreementResult(wanted, found, chosen, votes, majority)
+        return agreement_of(opened, benchmark, options)
 
 
 def report(

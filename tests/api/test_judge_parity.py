@@ -19,8 +19,8 @@ from lvlmbench import api
 from lvlmbench.cli import app
 from lvlmbench.cli import judge as judge_cli
 from lvlmbench.models import GenerationSettings
-from lvlmbench.store import Store, iter_judgments, put_items, put_responses
-from lvlmbench.types import BenchmarkItem, Message, ModelOutput, Response
+from lvlmbench.store import Store, iter_judgments, put_items, put_judgments, put_responses
+from lvlmbench.types import BenchmarkItem, Judgment, Message, ModelOutput, Response
 from lvlmbench.workflows import NothingToJudge
 
 BENCH = "open"
@@ -160,3 +160,64 @@ def test_the_same_call_both_ways_stores_the_same_judgments(
     again = runner.invoke(app, [*args, "--json", "--store", by_api])
     assert again.exit_code == 0, again.output
     assert json.loads(again.output)["run"]["requests"] == 0
+
+
+def _with_votes(path: str) -> None:
+    store = Store.open(path)
+    votes = [
+        Judgment(
+            item_id=f"o{i}",
+            judge=f"human:crowd-{k}",
+            protocol="human",
+            model_a="m/good",
+            model_b="m/bad",
+            verdict="a" if (i + k) % 3 else "b",
+        )
+        for i in range(3)
+        for k in range(3)
+    ]
+    put_judgments(store, votes)
+    store.close()
+
+
+@pytest.mark.parametrize("command", ["rate", "agreement"])
+def test_every_rating_option_has_its_api_counterpart_with_the_same_default(command: str) -> None:
+    params = {p.name: p for p in typer.main.get_command(app).commands[command].params}  # type: ignore[attr-defined]
+    api_params = inspect.signature(getattr(api, command)).parameters
+    renamed = {"style_control": "style"}
+    for name, param in params.items():
+        if name in CLI_ONLY or name == "benchmark":
+            continue
+        counterpart = api_params.get(renamed.get(name, name))
+        assert counterpart is not None, f"{command} --{name} has no api.{command} parameter"
+        if counterpart.default is not inspect.Parameter.empty and name != "store":
+            assert counterpart.default == param.default, name
+
+
+def test_rate_from_peoples_votes_is_the_same_through_both_doors(tmp_path: Path) -> None:
+    # The API looked "human" up as a model spec (no ratings from votes) where the command rates.
+    path = _write(tmp_path / "s.db", captions=True)
+    _with_votes(path)
+    cli = runner.invoke(app, ["rate", BENCH, "-j", "human", "--json", "--store", path])
+    assert cli.exit_code == 0, cli.output
+    by_api = api.rate(BENCH, "human", store=path)
+    assert by_api.pairs == 3
+    assert json.loads(cli.output) == json.loads(json.dumps(by_api.as_dict()))
+
+
+def test_agreement_is_the_same_through_both_doors(tmp_path: Path) -> None:
+    # The same judge found under the protocol it used (it also scored, under another), the
+    # same pairs compared, and an annotator group with no votes refused alike.
+    path = _write(tmp_path / "s.db", captions=True)
+    _with_votes(path)
+    api.judge(BENCH, MODELS, "x/judge", protocol="score", store=path)
+    api.judge(BENCH, MODELS, "x/judge", store=path)  # pairwise-ref rows, pairs with votes
+    cli = runner.invoke(app, ["agreement", BENCH, "-j", "x/judge", "--json", "--store", path])
+    assert cli.exit_code == 0, cli.output
+    found = api.agreement(BENCH, "x/judge", store=path)
+    assert json.loads(cli.output)["pairs"] == found.majority.pairs  # type: ignore[union-attr]
+    args = ["agreement", BENCH, "-j", "x/judge", "--annotators", "expert", "--store", path]
+    refused = runner.invoke(app, args)
+    assert refused.exit_code == 2
+    with pytest.raises(ValueError, match="expert"):
+        api.agreement(BENCH, "x/judge", store=path, annotators="expert")

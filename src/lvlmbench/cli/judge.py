@@ -13,7 +13,7 @@ from typing import Annotated, Any
 
 import typer
 
-from lvlmbench.cli._common import BadInput, StoreOption, console, friendly_errors
+from lvlmbench.cli._common import StoreOption, console, friendly_errors
 from lvlmbench.cli._fanout import Workers
 from lvlmbench.cli._judge_run import Shown, run_judge_command
 from lvlmbench.cli._judge_tables import print_pairwise_report, protocol_table
@@ -28,7 +28,6 @@ from lvlmbench.cli._settings import (
 )
 from lvlmbench.judging import PAIRWISE, SCORE, JudgeProtocol, protocol_for, protocols
 from lvlmbench.models import DEFAULT_CONCURRENCY, load_chat_model, resolve_spec
-from lvlmbench.ratings import COMBINE_RULES, CombineRule
 from lvlmbench.workflows import JudgeOptions, JudgeResult
 
 __all__ = [
@@ -37,7 +36,6 @@ __all__ = [
     "Combine",
     "JudgeSpec",
     "add_protocol_commands",
-    "combine_rule",
     "judge_app",
     "protocol_command",
 ]
@@ -79,14 +77,6 @@ Writer = Annotated[
     str | None,
     typer.Option(help="With --regenerate-reference: the text model that writes it (the judge)."),
 ]
-
-
-def combine_rule(value: str) -> CombineRule:
-    """``--combine`` checked: one of :data:`COMBINE_RULES`, else exit 2."""
-    for rule in COMBINE_RULES:
-        if value == rule:
-            return rule
-    raise BadInput(f"--combine must be one of {', '.join(COMBINE_RULES)}, got {value!r}")
 
 
 JudgeFlags = tuple[int | None, float | None, float | None, int | None, str | None, list[str] | None]

@@ -8,128 +8,37 @@ from typing import Annotated, Any
 
 import typer
 
-from lvlmbench.cli._common import (
-    BadInput,
-    StoreOption,
-    console,
-    friendly_errors,
-    open_store,
-    print_json,
-)
+from lvlmbench.cli._common import StoreOption, console, friendly_errors, open_store, print_json
 from lvlmbench.cli._judge_tables import agreement_table, print_pairwise_report
 from lvlmbench.cli._style_tables import print_style_control
-from lvlmbench.cli.judge import AsJson, Bench, Combine, JudgeSpec, combine_rule
+from lvlmbench.cli.judge import AsJson, Bench, Combine, JudgeSpec
 from lvlmbench.judging import (
     ALL_ANNOTATORS,
     HUMAN,
-    METRIC,
     RATING_ROUNDS,
     REFERENCE,
     Annotators,
+    HumanAgreement,
     VoteAgreement,
-    annotator_agreement,
-    choose_annotators,
-    human_agreement,
-    human_report,
-    is_human_judge,
-    judges_for,
-    pairwise_protocols,
-    pairwise_report,
-    vote_agreement,
 )
-from lvlmbench.models import model_identity
-from lvlmbench.store import Store, require_benchmark
+from lvlmbench.workflows import AgreementOptions, RateOptions, combine_rule
+from lvlmbench.workflows import agreement as agreement_of
+from lvlmbench.workflows import rate as rate_benchmark
 
 __all__ = ["agreement", "rate"]
 
 
-def _pick_judge(
-    store: Store, protocol: str | None, judge: str | None, *, metrics: bool = False
-) -> tuple[str, str]:
-    """(judge, protocol) with stored rows: ``--judge`` is looked up by its identity (the
-    endpoint and output-changing options are part of it), and without ``--protocol`` the
-    one this judge used is taken (``judge pairwise`` stores pairwise-ref when items have
-    references). With ``metrics``, a text metric (``metric/rougeL``) is a judge too."""
-    protocols = [protocol] if protocol else pairwise_protocols()
-    if metrics and protocol is None and (judge or "").startswith("metric/"):
-        protocols = [METRIC + (judge or "").removeprefix("metric/").partition("@")[0]]
-    seen: dict[str, list[str]] = {}
-    for candidate in protocols:
-        judges = [j for j in judges_for(store, candidate) if not is_human_judge(j)]
-        seen[candidate] = judges
-        if judge is None and len(judges) == 1:
-            return judges[0], candidate
-        if judge is not None and model_identity(judge) in judges:
-            return model_identity(judge), candidate
-    found = "; ".join(f"{p}: {', '.join(j) or 'none'}" for p, j in seen.items())
-    wanted = f"judge {judge!r} has no rows" if judge else "--judge is needed"
-    raise BadInput(f"{wanted}; judges with rows: {found}")
-
-
-@friendly_errors
-def rate(
-    benchmark: Bench,
-    protocol: Annotated[
-        str | None, typer.Option(help="pairwise or pairwise-ref (default: the one judged).")
-    ] = None,
-    judge: Annotated[str | None, typer.Option("--judge", "-j", help="Judge spec.")] = None,
-    reference: Annotated[str, typer.Option(help="Reference player.")] = REFERENCE,
-    rounds: Annotated[int, typer.Option(help="Bootstrap rounds.")] = RATING_ROUNDS,
-    combine: Combine = "majority",
-    style_control: Annotated[
-        bool,
-        typer.Option(
-            "--style-control",
-            help="Also fit Bradley-Terry with answer length and markdown as covariates: style "
-            "coefficients with 95% CI and style-controlled ratings beside the raw ones.",
-        ),
-    ] = False,
-    store: StoreOption = None,
-    as_json: AsJson = False,
-) -> None:
-    """Bradley-Terry (95% bootstrap CI; the headline), win rate vs the reference, online Elo,
-    judge diagnostics; the two orders of each pair combined by ``--combine``. ``-j human``
-    rates from people's votes (every vote a match, nothing to combine;
-    ``-j human:<annotator>`` for one annotator). ``--style-control`` adds ratings that do not
-    reward longer or more formatted answers."""
-    rule = combine_rule(combine)
-    opened = open_store(store)
-    require_benchmark(opened, benchmark)
-    if judge == HUMAN or (judge or "").startswith(HUMAN + ":"):
-        report = human_report(
-            opened,
-            benchmark,
-            judge or HUMAN,
-            reference=reference,
-            rounds=rounds,
-            style=style_control,
-        )
-        if report.pairs == 0:
-            raise BadInput(
-                f"no human votes on benchmark {benchmark!r} by {judge!r}; annotators with votes: "
-                + (", ".join(judges_for(opened, HUMAN)) or "none")
-            )
-    else:
-        chosen, protocol = _pick_judge(opened, protocol, judge)
-        report = pairwise_report(
-            opened,
-            benchmark,
-            chosen,
-            protocol=protocol,
-            reference=reference,
-            combine=rule,
-            rounds=rounds,
-            style=style_control,
-        )
-        if report.pairs == 0:
-            raise BadInput(f"no {protocol} judgments by {chosen} on benchmark {benchmark!r}")
-    if as_json:
-        print_json(report.as_dict())
-    else:
-        print_pairwise_report(report)
-        print_style_control(report)
-
-
+Protocol = Annotated[
+    str | None, typer.Option(help="pairwise or pairwise-ref (default: the one judged).")
+]
+StyleControl = Annotated[
+    bool,
+    typer.Option(
+        "--style-control",
+        help="Also fit Bradley-Terry with answer length and markdown as covariates: style "
+        "coefficients with 95% CI and style-controlled ratings beside the raw ones.",
+    ),
+]
 AnnotatorsOption = Annotated[
     str | None,
     typer.Option(
@@ -142,12 +51,44 @@ AnnotatorsOption = Annotated[
 
 
 @friendly_errors
+def rate(
+    benchmark: Bench,
+    protocol: Protocol = None,
+    judge: Annotated[str | None, typer.Option("--judge", "-j", help="Judge spec.")] = None,
+    reference: Annotated[str, typer.Option(help="Reference player.")] = REFERENCE,
+    rounds: Annotated[int, typer.Option(help="Bootstrap rounds.")] = RATING_ROUNDS,
+    combine: Combine = "majority",
+    style_control: StyleControl = False,
+    store: StoreOption = None,
+    as_json: AsJson = False,
+) -> None:
+    """Bradley-Terry (95% bootstrap CI; the headline), win rate vs the reference, online Elo,
+    judge diagnostics; the two orders of each pair combined by ``--combine``. ``-j human``
+    rates from people's votes (every vote a match, nothing to combine;
+    ``-j human:<annotator>`` for one annotator). ``--style-control`` adds ratings that do not
+    reward longer or more formatted answers."""
+    options = RateOptions(
+        judge=judge,
+        protocol=protocol,
+        reference=reference,
+        rounds=rounds,
+        combine=combine,
+        style_control=style_control,
+    )
+    combine_rule(options.combine)  # before the store is opened
+    report = rate_benchmark(open_store(store), benchmark, options)
+    if as_json:
+        print_json(report.as_dict())
+    else:
+        print_pairwise_report(report)
+        print_style_control(report)
+
+
+@friendly_errors
 def agreement(
     benchmark: Bench,
     judge: JudgeSpec,
-    protocol: Annotated[
-        str | None, typer.Option(help="pairwise or pairwise-ref (default: the one judged).")
-    ] = None,
+    protocol: Protocol = None,
     seed: Annotated[int, typer.Option(help="Seed of the coin flips for judge ties.")] = 0,
     annotators: AnnotatorsOption = None,
     store: StoreOption = None,
@@ -159,44 +100,20 @@ def agreement(
     (``--annotators``; said in the output). The judge may be a text metric
     (``-j metric/rougeL``): the answer scoring higher wins the pair. ``-j human``: people with
     each other (every two votes on a pair)."""
-    opened = open_store(store)
-    require_benchmark(opened, benchmark)
-    try:
-        chosen = choose_annotators(opened, benchmark, annotators)
-    except ValueError as exc:
-        raise BadInput(str(exc)) from None
-    group = chosen.group
-    if judge == HUMAN:
-        people = annotator_agreement(opened, benchmark, annotators=group)
-        _print_annotator_agreement(people, chosen, as_json)
+    options = AgreementOptions(judge=judge, protocol=protocol, seed=seed, annotators=annotators)
+    found = agreement_of(open_store(store), benchmark, options)
+    if found.majority is None:
+        _print_annotator_agreement(found.votes, found.annotators, as_json)
         return
-    judge, protocol = _pick_judge(opened, protocol, judge, metrics=True)
-    result = human_agreement(
-        opened, benchmark, judge, protocol=protocol, seed=seed, annotators=group
-    )
-    votes = vote_agreement(opened, benchmark, judge, protocol=protocol, annotators=group)
-    if result.report is None and not votes.total_with_ties:
-        raise BadInput(
-            f"no pairs with human votes that {judge} judged under {protocol!r} on {benchmark!r}"
-        )
+    result, votes, chosen = found.majority, found.votes, found.annotators
     levels = (
         [] if result.report is None else [*result.report.levels.values(), result.report.overall]
     )
-    rows: list[dict[str, Any]] = [
-        {
-            "level": lv.level,
-            "pairs": lv.pairs,
-            "unscored": lv.unscored,
-            "judge_ties": lv.judge_ties,
-            "coin_flip_rate": lv.coin_flip_rate,
-            "ties_excluded_rate": lv.excluded_rate,
-        }
-        for lv in levels
-    ]
+    rows = [_level_row(lv) for lv in levels]
     if as_json:
         print_json(
             {
-                "judge": judge,
+                "judge": found.judge,
                 "annotators": chosen.as_dict(),
                 "pairs": result.pairs,
                 "kappa": result.kappa,
@@ -212,9 +129,23 @@ def agreement(
             }
         )
         return
-    title = f"{judge} vs human majority ({protocol})"
-    console.print(agreement_table(rows, title))
+    console.print(agreement_table(rows, f"{found.judge} vs human majority ({found.protocol})"))
     console.print(chosen.describe(), markup=False, highlight=False)
+    _print_agreement_lines(result, votes)
+
+
+def _level_row(lv: Any) -> dict[str, Any]:
+    return {
+        "level": lv.level,
+        "pairs": lv.pairs,
+        "unscored": lv.unscored,
+        "judge_ties": lv.judge_ties,
+        "coin_flip_rate": lv.coin_flip_rate,
+        "ties_excluded_rate": lv.excluded_rate,
+    }
+
+
+def _print_agreement_lines(result: HumanAgreement, votes: VoteAgreement) -> None:
     kappa = "-" if result.kappa is None else f"{result.kappa:.3f}"
     tau = "-" if result.ranking_tau is None else f"{result.ranking_tau:.3f}"
     console.print(

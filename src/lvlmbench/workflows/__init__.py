@@ -63,11 +63,21 @@ from lvlmbench.workflows.open_ended import (
     open_benchmark_name,
     run_open_ended,
 )
+from lvlmbench.workflows.ratings import (
+    AgreementOptions,
+    AgreementResult,
+    RateOptions,
+    agreement,
+    combine_rule,
+    rate,
+)
 
 __all__ = [
     "DEFAULT_LIMIT",
     "OPEN_DEMO_MODELS",
     "STRATA",
+    "AgreementOptions",
+    "AgreementResult",
     "Asked",
     "Bars",
     "BudgetedRun",
@@ -81,7 +91,9 @@ __all__ = [
     "Meter",
     "NothingToJudge",
     "ProgressCallback",
+    "RateOptions",
     "Resolve",
+    "agreement",
     "build_open_benchmark",
     "check_budget_usd",
     "check_judge_options",
@@ -89,6 +101,7 @@ __all__ = [
     "check_round_options",
     "check_specs",
     "check_stored_names",
+    "combine_rule",
     "could_be_imported",
     "decide_in_rounds",
     "decision_json",
@@ -105,6 +118,7 @@ __all__ = [
     "parse_groupings",
     "parse_until",
     "progress_for",
+    "rate",
     "require_prices",
     "run_budgeted",
     "run_copies",

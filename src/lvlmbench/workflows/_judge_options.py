@@ -14,9 +14,10 @@ from lvlmbench.judging import (
     reference_name,
 )
 from lvlmbench.models import DEFAULT_CONCURRENCY, GenerationSettings, specs_with_settings
-from lvlmbench.ratings import COMBINE_RULES, CombineRule
+from lvlmbench.ratings import CombineRule
 from lvlmbench.workflows._errors import InvalidOptions
 from lvlmbench.workflows._examinees import could_be_imported
+from lvlmbench.workflows.ratings import combine_rule
 
 __all__ = ["JudgeOptions", "Resolve", "check_judge_options", "players_of", "runnable_protocols"]
 
@@ -65,12 +66,7 @@ class JudgeOptions:
 
     @property
     def combine_rule(self) -> CombineRule:
-        for rule in COMBINE_RULES:
-            if self.combine == rule:
-                return rule
-        raise InvalidOptions(
-            f"--combine must be one of {', '.join(COMBINE_RULES)}, got {self.combine!r}"
-        )
+        return combine_rule(self.combine)
 
 
 def runnable_protocols() -> list[str]:
