@@ -79,7 +79,6 @@ from lvlmbench.store import (
     sqlite_store_path,
 )
 from lvlmbench.types import GenerationConfig
-from lvlmbench.workflows import refuse_nothing_judged
 
 __all__ = [
     "AgreementResult",
@@ -275,8 +274,7 @@ def judge(
     (:attr:`lvlmbench.judging.JudgeProtocol.run`). Models still missing answers are asked
     first (with the command line's defaults). ``config``: the judge's generation settings, as
     the judge commands' flags (part of the judge's name, so its verdicts under other settings
-    stay apart; a field not given keeps the protocol's own default). A run that judged nothing
-    raises :class:`lvlmbench.workflows.NothingJudged` with the reason the command prints."""
+    stay apart; a field not given keeps the protocol's own default)."""
     judge = specs_with_settings([judge], as_settings(config))[0]
     runnable = ["pairwise", "score", *(p.name for p in protocols() if p.run is not None)]
     if protocol not in runnable:
@@ -311,8 +309,7 @@ def judge(
             finally:
                 await client.aclose()
 
-        also = [REFERENCE] if protocol == "score" else []  # judged against, as the CLI's
-        return refuse_nothing_judged(opened, benchmark, [*players, *also], _run(work()))
+        return _run(work())
 
 
 def rate(

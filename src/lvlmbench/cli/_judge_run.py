@@ -39,7 +39,7 @@ from lvlmbench.judging import (
 )
 from lvlmbench.models import DEFAULT_CONCURRENCY, ChatModel, ModelClient, spec_label
 from lvlmbench.store import Store, iter_items, require_benchmark
-from lvlmbench.workflows import could_be_imported, imported_models, nothing_judged_reason
+from lvlmbench.workflows import could_be_imported, imported_models
 
 __all__ = ["JudgeCommand", "Load", "Resolve", "Results", "RunJudge", "open_checked", "players_of"]
 
@@ -84,6 +84,28 @@ def players_of(specs: list[str], resolve: Resolve) -> dict[str, str]:
     """identity -> spec of the examinees (the judging functions look answers up by identity;
     a missing answer is asked of the spec as given, which may carry a key or a timeout)."""
     return {_player_identity(spec, resolve): spec for spec in specs}
+
+
+def _empty_reason(store: Store, benchmark: str, players: list[str], s: JudgeRunSummary) -> str:
+    """Why a judge run had nothing to judge, or "" when it judged something. A player with no
+    answer at all is a reason too: its column would be silently empty."""
+    missing = missing_answers(store, benchmark, players)
+    items = sum(1 for _ in iter_items(store, benchmark))
+    absent = [p for p, n in missing.items() if n == items]
+    if absent:
+        return (
+            f"no answers of {', '.join(absent)} to judge on {benchmark!r} "
+            f"(all {items} missing); `lvlmbench evaluate` asks examinees first"
+        )
+    if s.total == 0:
+        need = " (pairwise judging needs two players)" if len(players) < 2 else ""
+        return f"{s.judge} [{s.protocol}] had nothing to judge on {benchmark!r}{need}"
+    if s.missing == s.total:
+        return (
+            f"{s.judge} [{s.protocol}] had nothing to judge on {benchmark!r}: every unit "
+            f"({s.missing}) lacks an answer, caption or reference"
+        )
+    return ""
 
 
 async def _answer_missing(store: Store, benchmark: str, models: dict[str, str], show: bool) -> None:
@@ -201,7 +223,7 @@ class JudgeCommand:
         summary = _run(
             store, self.benchmark, self.players, self.judge, self.parallel, show, body, self.load
         )
-        empty = nothing_judged_reason(self.store, self.benchmark, [*self.players, *also], summary)
+        empty = _empty_reason(self.store, self.benchmark, [*self.players, *also], summary)
         payload, print_results = results(summary)
         if self.as_json:
             print_json({"run": vars(summary), **payload})

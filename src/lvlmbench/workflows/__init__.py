@@ -23,7 +23,6 @@ from lvlmbench.workflows._examinees import (
     subset_for,
 )
 from lvlmbench.workflows._generation_money import generation_prices, money_text
-from lvlmbench.workflows._judged import NothingJudged, nothing_judged_reason, refuse_nothing_judged
 from lvlmbench.workflows._money import (
     Meter,
     check_budget_usd,
@@ -61,7 +60,6 @@ __all__ = [
     "Decided",
     "InvalidOptions",
     "Meter",
-    "NothingJudged",
     "build_open_benchmark",
     "check_budget_usd",
     "check_round_options",
@@ -76,10 +74,8 @@ __all__ = [
     "meter_for",
     "money_line",
     "money_text",
-    "nothing_judged_reason",
     "open_benchmark_name",
     "parse_until",
-    "refuse_nothing_judged",
     "require_prices",
     "run_budgeted",
     "run_open_ended",
