@@ -6,6 +6,7 @@ Lentz); its quantile is found by bisection, which is exact to far below any prin
 
 from __future__ import annotations
 
+import functools
 import math
 from statistics import NormalDist
 
@@ -57,8 +58,10 @@ def t_sf(t: float, df: float) -> float:
     return tail if t >= 0 else 1.0 - tail
 
 
+@functools.lru_cache(maxsize=4096)
 def t_quantile(p: float, df: float) -> float:
-    """The ``p`` quantile of Student's t with ``df`` degrees of freedom."""
+    """The ``p`` quantile of Student's t with ``df`` degrees of freedom (cached: tables ask
+    for the same few quantiles thousands of times)."""
     if not 0.0 < p < 1.0:
         raise ValueError(f"p must be strictly between 0 and 1, got {p}")
     if p < 0.5:
@@ -66,7 +69,7 @@ def t_quantile(p: float, df: float) -> float:
     low, high = 0.0, 1.0
     while t_sf(high, df) > 1.0 - p:
         high *= 2.0
-    for _ in range(200):
+    while high - low > 1e-12 * high:
         middle = (low + high) / 2.0
         if t_sf(middle, df) > 1.0 - p:
             low = middle
