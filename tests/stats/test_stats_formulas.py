@@ -24,6 +24,7 @@ from lvlmbench.stats import (
     clustered_mean,
     holm,
     item_means,
+    items_needed,
     mcnemar,
     mean_interval,
     paired_bootstrap,
@@ -186,3 +187,27 @@ def test_rank_intervals_separate_clear_models_and_tie_equal_ones() -> None:
     assert got["t"].tied_with == ("t2",) and got["t2"].tied_with == ("t",)
     assert (got["t"].low, got["t"].high, got["t2"].low, got["t2"].high) == (2, 3, 2, 3)
     assert got["t"].rank == got["t2"].rank == 2  # equal means share a rank
+
+
+def test_items_needed_by_hand() -> None:
+    # Differences 1, 0, -1, 0 unclustered: mean 0, Σe² = 2, CR1 variance = 4/3 · 2/16 = 1/6,
+    # one item's share 4 · 1/6 = 2/3. (1.959964 + 0.841621)² = 7.848879; · (2/3) / 0.1² =
+    # 523.26 -> 524 items, 520 more than the 4 we have.
+    plan = items_needed([1, 0, -1, 0], difference=0.1)
+    assert plan.item_variance == pytest.approx(2 / 3)
+    assert (plan.items_needed, plan.items_now, plan.more_needed) == (524, 4, 520)
+    # The same differences in two clusters that agree within: far more items are needed.
+    clustered = items_needed([1, 1, -1, -1], ["a", "a", "b", "b"], difference=0.1)
+    assert clustered.items_needed > 2 * plan.items_needed
+
+
+def test_distributions_agree_with_scipy() -> None:
+    scipy_stats = pytest.importorskip("scipy.stats")
+    from lvlmbench.stats._distributions import binomial_two_sided, t_sf
+
+    for df in (1, 3, 7, 30, 500):
+        assert t_quantile(0.9, df) == pytest.approx(scipy_stats.t.ppf(0.9, df), rel=1e-9)
+        assert t_sf(1.7, df) == pytest.approx(scipy_stats.t.sf(1.7, df), rel=1e-9)
+    for k, n in ((0, 5), (3, 17), (11, 24)):
+        expected = scipy_stats.binomtest(k, n).pvalue
+        assert binomial_two_sided(k, n) == pytest.approx(expected, rel=1e-9)

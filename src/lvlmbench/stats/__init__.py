@@ -16,6 +16,8 @@ stand alone) and every interval accounts for it:
   win rates, Bradley–Terry differences from :mod:`lvlmbench.ratings`).
 - many comparisons: :func:`adjust_p_values` (Holm by default, Benjamini–Hochberg); a
   leaderboard's :func:`rank_intervals` with ties where intervals overlap.
+- power: :func:`items_needed` for a paired comparison to see a given difference, from the
+  observed per-item differences and their clusters.
 - a judge corrected by people: :func:`ppi_mean` (PPI++ or PPI) beside the judge-only and
   human-only figures, with the number of labels.
 
@@ -53,6 +55,7 @@ from lvlmbench.stats.paired import (
     paired_bootstrap,
     paired_difference,
 )
+from lvlmbench.stats.power import PowerPlan, items_needed
 from lvlmbench.stats.ppi import PPI, PPI_PLUS_PLUS, PpiResult, ppi_mean
 
 __all__ = [
@@ -72,6 +75,7 @@ __all__ = [
     "McNemar",
     "NotEnoughClusters",
     "PairedComparison",
+    "PowerPlan",
     "PpiResult",
     "RankInterval",
     "adjust_p_values",
@@ -82,6 +86,7 @@ __all__ = [
     "clustered_mean",
     "holm",
     "item_means",
+    "items_needed",
     "mcnemar",
     "mean_interval",
     "paired_bootstrap",
