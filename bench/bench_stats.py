@@ -57,14 +57,17 @@ def coverage(rng: np.random.Generator, datasets: int) -> tuple[float, float]:
     return wilson / datasets, clustered / datasets
 
 
-def paired_rates(rng: np.random.Generator, datasets: int, difference: float) -> tuple[float, float]:
-    before = after = 0
+def paired_rates(
+    rng: np.random.Generator, datasets: int, difference: float
+) -> tuple[float, float, float]:
+    before = after = analytic = 0
     for seed in range(datasets):
         bench = simulate_benchmark(rng, differences=(difference, 0.0))
         a, b, clusters = _pairs(bench, 0, 1)
         before += _unpaired_z(bench.scores[0], bench.scores[1]) < 0.05
         after += paired_difference(a, b, clusters, resamples=1000, seed=seed).p_value < 0.05
-    return before / datasets, after / datasets
+        analytic += paired_difference(a, b, clusters, test="t").p_value < 0.05
+    return before / datasets, after / datasets, analytic / datasets
 
 
 def family_wise(rng: np.random.Generator, datasets: int) -> tuple[float, float]:

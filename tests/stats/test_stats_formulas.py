@@ -14,6 +14,7 @@ from lvlmbench.stats import (
     MCNEMAR_CHI2,
     MCNEMAR_EXACT,
     PAIRED_BOOTSTRAP,
+    PAIRED_CLUSTERED_T,
     PPI,
     PPI_PLUS_PLUS,
     WILSON,
@@ -105,18 +106,27 @@ def test_paired_difference_counts_the_items_only_one_model_answered() -> None:
 def test_paired_difference_with_clusters_bootstraps_whole_clusters() -> None:
     # Cluster differences: A: (1 + 1)/2, B: (0 + 0)/2, C: (1 + 0)/2 -> mean 3/6 = 0.5. A
     # resample's mean is a share of the cluster sums {2, 0, 1} over 6 items: always one of
-    # k/6, and within [0, 1].
+    # k/6 in [0, 1]; its deviation from 0.5 is then scaled by √(G/(G-1)) = √1.5.
     a = {f"q{i}": s for i, s in enumerate([1.0, 1.0, 0.0, 1.0, 1.0, 0.0])}
     b = {f"q{i}": s for i, s in enumerate([0.0, 0.0, 0.0, 1.0, 0.0, 0.0])}
     clusters = {f"q{i}": c for i, c in enumerate("AABBCC")}
     got = paired_difference(a, b, clusters, cluster="picture", resamples=500, seed=3)
     assert got.test == PAIRED_BOOTSTRAP and got.difference.cluster == "picture"
     assert got.difference.estimate == pytest.approx(0.5)
-    assert 0.0 <= got.difference.low <= 0.5 <= got.difference.high <= 1.0
+    for bound in (got.difference.low, got.difference.high):
+        unscaled = 0.5 + (bound - 0.5) / math.sqrt(1.5)
+        assert 0.0 <= unscaled <= 1.0
+        assert unscaled * 6 == pytest.approx(round(unscaled * 6))
+    assert got.difference.low < 0.5 < got.difference.high
     assert got.difference.n_clusters == 3
     assert 0.0 < got.p_value <= 1.0
     again = paired_difference(a, b, clusters, cluster="picture", resamples=500, seed=3)
     assert again == got
+    # The analytic test on the same pairs: residual sums A 1, B -1, C 0, Σ² = 2; CR1 variance
+    # 3/2 · 2/36 = 1/12, t = 0.5/√(1/12) = √3 on 2 df: P(|T| > √3) = 1 - √3/√5 = 0.2254033.
+    analytic = paired_difference(a, b, clusters, test="t")
+    assert analytic.test == PAIRED_CLUSTERED_T
+    assert analytic.p_value == pytest.approx(1 - math.sqrt(3 / 5), abs=1e-9)
 
 
 def test_holm_and_benjamini_hochberg_by_hand() -> None:
@@ -155,7 +165,10 @@ def test_cluster_bootstrap_of_a_median_names_its_method() -> None:
     )
     assert got.estimate == pytest.approx(0.45)
     assert got.method == CLUSTER_BOOTSTRAP and got.n_clusters == 3 and values.size == 2000
-    assert 0.1 <= got.low <= got.high <= 0.9
+    # A resample's median lies within the data's range; the CR1 factor √(3/2) then widens it.
+    for bound in (got.low, got.high):
+        assert 0.1 <= 0.45 + (bound - 0.45) / math.sqrt(1.5) <= 0.9
+    assert got.low < 0.45 < got.high
 
 
 def test_paired_bootstrap_of_a_bradley_terry_difference_reuses_ratings() -> None:

@@ -10,10 +10,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass, replace
+from typing import Literal
 
 import numpy as np
 
-from lvlmbench.stats._distributions import binomial_two_sided, chi2_1_sf
+from lvlmbench.stats._distributions import binomial_two_sided, chi2_1_sf, t_sf
 from lvlmbench.stats.estimate import (
     Estimate,
     FloatArray,
@@ -22,6 +23,7 @@ from lvlmbench.stats.estimate import (
     cluster_bootstrap,
     cluster_index,
     clustered_mean,
+    small_sample_scaled,
 )
 
 __all__ = [
@@ -29,6 +31,7 @@ __all__ = [
     "MCNEMAR_EXACT",
     "MCNEMAR_EXACT_BELOW",
     "PAIRED_BOOTSTRAP",
+    "PAIRED_CLUSTERED_T",
     "McNemar",
     "PairedComparison",
     "bootstrap_p_value",
@@ -38,6 +41,7 @@ __all__ = [
 ]
 
 PAIRED_BOOTSTRAP = "paired-cluster-bootstrap"
+PAIRED_CLUSTERED_T = "paired-clustered-t"
 MCNEMAR_EXACT = "mcnemar-exact"
 MCNEMAR_CHI2 = "mcnemar-chi2"
 MCNEMAR_EXACT_BELOW = 25
@@ -60,7 +64,8 @@ class PairedComparison:
     difference: Estimate
     p_value: float
     test: str
-    """How the p-value was found (PAIRED_BOOTSTRAP, MCNEMAR_EXACT or MCNEMAR_CHI2)."""
+    """How the p-value was found (PAIRED_BOOTSTRAP, PAIRED_CLUSTERED_T, MCNEMAR_EXACT or
+    MCNEMAR_CHI2)."""
     only_a: int
     """Items only A answered: excluded from the comparison."""
     only_b: int
@@ -101,11 +106,14 @@ def paired_difference(
     resamples: int = 2000,
     confidence: float = 0.95,
     seed: int = 0,
+    test: Literal["bootstrap", "t"] = "bootstrap",
 ) -> PairedComparison:
     """Mean of A − B over the items both answered (per-item scores, epochs already averaged).
 
     Unclustered binary scores get McNemar's p-value and the paired t interval; otherwise the
-    interval and p-value come from a paired cluster bootstrap of the mean difference."""
+    interval and p-value come from a paired cluster bootstrap of the mean difference, or with
+    ``test="t"`` from the analytic clustered t on the per-item differences (deterministic;
+    in bench/bench_stats.py both keep their false-positive rate)."""
     shared, only_a, only_b = _common(a, b)
     if not shared:
         raise ValueError("the two models have no item in common")
@@ -116,17 +124,23 @@ def paired_difference(
     binary = all(a[i] in (0.0, 1.0) and b[i] in (0.0, 1.0) for i in shared)
     if groups == len(shared) and binary:
         interval = clustered_mean(diff, None, cluster=cluster, confidence=confidence)
-        test = mcnemar(int(np.sum(diff > 0)), int(np.sum(diff < 0)))
-        return PairedComparison(interval, test.p_value, test.method, only_a, only_b)
+        counted = mcnemar(int(np.sum(diff > 0)), int(np.sum(diff < 0)))
+        return PairedComparison(interval, counted.p_value, counted.method, only_a, only_b)
     if groups < 2:
         raise NotEnoughClusters(f"a paired comparison needs at least 2 clusters ({cluster})")
+    if test == "t":
+        interval = clustered_mean(diff, labels, cluster=cluster, confidence=confidence)
+        t = interval.estimate / interval.std_error if interval.std_error else 0.0
+        p_value = min(1.0, 2.0 * t_sf(abs(t), groups - 1))
+        marked = replace(interval, method=PAIRED_CLUSTERED_T)
+        return PairedComparison(marked, p_value, PAIRED_CLUSTERED_T, only_a, only_b)
     sums = np.bincount(codes, weights=diff, minlength=groups)
     sizes = np.bincount(codes, minlength=groups).astype(np.float64)
     draws = np.random.default_rng(seed).multinomial(
         groups, np.full(groups, 1.0 / groups), resamples
     )
-    resampled = (draws @ sums) / (draws @ sizes)
     point = float(diff.mean())
+    resampled = small_sample_scaled(point, (draws @ sums) / (draws @ sizes), groups)
     tail = (1.0 - confidence) / 2.0
     low, high = np.quantile(resampled, [tail, 1.0 - tail])
     estimate = Estimate(
