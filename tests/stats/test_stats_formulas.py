@@ -144,11 +144,11 @@ def test_holm_and_benjamini_hochberg_by_hand() -> None:
 def test_ppi_by_hand() -> None:
     # Human 1,0,1,1; judge on them 1,0,0,1; judge on 4 unlabelled items 1,1,0,0.
     # PPI: 0.75 + (0.5 - 0.5) = 0.75; Var = Var(y - f)/4 + Var(f_u)/4 = 0.25/4 + (1/3)/4
-    #   = 0.1458333, half width 1.959964 · 0.3818813 = 0.7484730.
+    #   = 0.1458333, half width t(0.975, 3 df) · 0.3818813 = 3.1824463 · 0.3818813 = 1.2153168.
     plain = ppi_mean([1, 0, 1, 1], [1, 0, 0, 1], [1, 1, 0, 0], tuned=False)
     assert plain.corrected.method == PPI and plain.weight == 1.0
     assert plain.corrected.estimate == pytest.approx(0.75)
-    assert plain.corrected.high - 0.75 == pytest.approx(0.7484730, abs=1e-6)
+    assert plain.corrected.high - 0.75 == pytest.approx(1.2153168, abs=1e-6)
     # PPI++: Cov(y, f) = (0.125 + 0.375 - 0.125 + 0.125)/3 = 1/6, Var(f) = 1/3,
     # λ = (1/6) / ((1 + 4/4) · 1/3) = 0.25.
     tuned = ppi_mean([1, 0, 1, 1], [1, 0, 0, 1], [1, 1, 0, 0])
