@@ -129,6 +129,13 @@ def test_paired_difference_with_clusters_bootstraps_whole_clusters() -> None:
     assert analytic.p_value == pytest.approx(1 - math.sqrt(3 / 5), abs=1e-9)
 
 
+def test_paired_difference_names_an_item_without_a_cluster() -> None:
+    with pytest.raises(ValueError, match="item 'q2' has no cluster \\(picture\\)"):
+        paired_difference(
+            {"q1": 1.0, "q2": 0.5}, {"q1": 0.0, "q2": 0.5}, {"q1": "A"}, cluster="picture"
+        )
+
+
 def test_holm_and_benjamini_hochberg_by_hand() -> None:
     p = [0.01, 0.04, 0.03, 0.005]
     # Holm: sorted 0.005·4 = 0.02, 0.01·3 = 0.03, 0.03·2 = 0.06, 0.04·1 = 0.04 -> max-so-far 0.06.

@@ -97,6 +97,19 @@ def _common(
     return shared, len(a) - len(shared), sum(1 for item in b if item not in a)
 
 
+def _clustered_t_test(
+    diff: FloatArray, labels: list[Hashable] | None, cluster: str, confidence: float
+) -> tuple[Estimate, float]:
+    """The mean difference's clustered t interval and its two-sided p-value (G − 1 df)."""
+    interval = clustered_mean(diff, labels, cluster=cluster, confidence=confidence)
+    if interval.std_error:
+        t = abs(interval.estimate / interval.std_error)
+        p_value = min(1.0, 2.0 * t_sf(t, interval.n_clusters - 1))
+    else:  # zero spread: the difference is the same on every item
+        p_value = 1.0 if interval.estimate == 0 else 0.0
+    return replace(interval, method=PAIRED_CLUSTERED_T), p_value
+
+
 def paired_difference(
     a: Mapping[Hashable, float],
     b: Mapping[Hashable, float],
@@ -118,6 +131,9 @@ def paired_difference(
     if not shared:
         raise ValueError("the two models have no item in common")
     diff = np.array([a[i] - b[i] for i in shared], dtype=np.float64)
+    unclustered = [i for i in shared if clusters is not None and i not in clusters]
+    if unclustered:
+        raise ValueError(f"item {unclustered[0]!r} has no cluster ({cluster})")
     labels = None if clusters is None else [clusters[i] for i in shared]
     codes = cluster_index(labels, len(shared))
     groups = int(codes.max()) + 1
@@ -129,10 +145,7 @@ def paired_difference(
     if groups < 2:
         raise NotEnoughClusters(f"a paired comparison needs at least 2 clusters ({cluster})")
     if test == "t":
-        interval = clustered_mean(diff, labels, cluster=cluster, confidence=confidence)
-        t = interval.estimate / interval.std_error if interval.std_error else 0.0
-        p_value = min(1.0, 2.0 * t_sf(abs(t), groups - 1))
-        marked = replace(interval, method=PAIRED_CLUSTERED_T)
+        marked, p_value = _clustered_t_test(diff, labels, cluster, confidence)
         return PairedComparison(marked, p_value, PAIRED_CLUSTERED_T, only_a, only_b)
     sums = np.bincount(codes, weights=diff, minlength=groups)
     sizes = np.bincount(codes, minlength=groups).astype(np.float64)
