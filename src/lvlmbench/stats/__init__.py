@@ -1,0 +1,98 @@
+"""Statistics that mean what they say: pure functions over per-item scores, typed results.
+
+The unit is the item: an item's epochs average to one score first (:func:`item_means`), items
+weigh equally. Items that share a source form a cluster (:func:`cluster_key`: an AutoBench-V
+fine aspect, a VLMEvalKit CircularEval group, an MME picture; VisIT-Bench and TouchStone items
+stand alone) and every interval accounts for it:
+
+- a mean gets the analytic cluster-robust interval (:func:`clustered_mean`: CR1 sandwich,
+  Student t with G-1 df), or Wilson where every item is its own cluster and scores are 0/1
+  (:func:`mean_interval` picks); a statistic that is not a mean gets a cluster bootstrap
+  (:func:`cluster_bootstrap`). Every :class:`Estimate` names its method and cluster, with
+  n items and n clusters.
+- "is A better than B?" is :func:`paired_difference` on the items both answered (the others are
+  counted): a paired cluster bootstrap, or McNemar where unclustered and binary.
+  :func:`paired_bootstrap` does the same for any statistic of resampled pairs (judge scores,
+  win rates, Bradley–Terry differences from :mod:`lvlmbench.ratings`).
+- many comparisons: :func:`adjust_p_values` (Holm by default, Benjamini–Hochberg); a
+  leaderboard's :func:`rank_intervals` with ties where intervals overlap.
+- power: :func:`items_needed` for a paired comparison to see a given difference, from the
+  observed per-item differences and their clusters.
+- a judge corrected by people: :func:`ppi_mean` (PPI++ or PPI) beside the judge-only and
+  human-only figures, with the number of labels.
+
+Coverage is proven by simulation (tests/stats and bench/bench_stats.py).
+"""
+
+from lvlmbench.stats.clusters import CIRCULAR_STRIDE, ClusterKey, cluster_key, cluster_keys
+from lvlmbench.stats.estimate import (
+    CLUSTER_BOOTSTRAP,
+    CLUSTERED_T,
+    WILSON,
+    Estimate,
+    NotEnoughClusters,
+    cluster_bootstrap,
+    clustered_mean,
+    item_means,
+    mean_interval,
+)
+from lvlmbench.stats.multiple import (
+    ADJUSTMENTS,
+    Adjustment,
+    RankInterval,
+    adjust_p_values,
+    benjamini_hochberg,
+    holm,
+    rank_intervals,
+)
+from lvlmbench.stats.paired import (
+    MCNEMAR_CHI2,
+    MCNEMAR_EXACT,
+    PAIRED_BOOTSTRAP,
+    PAIRED_CLUSTERED_T,
+    McNemar,
+    PairedComparison,
+    mcnemar,
+    paired_bootstrap,
+    paired_difference,
+)
+from lvlmbench.stats.power import PowerPlan, items_needed
+from lvlmbench.stats.ppi import PPI, PPI_PLUS_PLUS, PpiResult, ppi_mean
+
+__all__ = [
+    "ADJUSTMENTS",
+    "CIRCULAR_STRIDE",
+    "CLUSTERED_T",
+    "CLUSTER_BOOTSTRAP",
+    "MCNEMAR_CHI2",
+    "MCNEMAR_EXACT",
+    "PAIRED_BOOTSTRAP",
+    "PAIRED_CLUSTERED_T",
+    "PPI",
+    "PPI_PLUS_PLUS",
+    "WILSON",
+    "Adjustment",
+    "ClusterKey",
+    "Estimate",
+    "McNemar",
+    "NotEnoughClusters",
+    "PairedComparison",
+    "PowerPlan",
+    "PpiResult",
+    "RankInterval",
+    "adjust_p_values",
+    "benjamini_hochberg",
+    "cluster_bootstrap",
+    "cluster_key",
+    "cluster_keys",
+    "clustered_mean",
+    "holm",
+    "item_means",
+    "items_needed",
+    "mcnemar",
+    "mean_interval",
+    "paired_bootstrap",
+    "paired_difference",
+    "ppi_mean",
+    "rank_intervals",
+]
