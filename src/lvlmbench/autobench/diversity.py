@@ -229,8 +229,11 @@ def diversity_report(texts: Sequence[str], topics: Sequence[str] | None = None) 
     unigrams = [t for toks in token_lists for t in toks]
     bigrams = [pair for toks in token_lists for pair in pairwise(toks)]
     sets = [set(content_tokens(t)) for t in texts]
-    pairs = list(combinations(sets, 2))
-    mean_jaccard = sum(jaccard(a, b) for a, b in pairs) / len(pairs) if pairs else None
+    pair_count = len(texts) * (len(texts) - 1) // 2
+    # Summed pair by pair in the same order as ever (the figure stays bit for bit), without
+    # listing the n²/2 pairs first: 720 texts make 258,840 of them per benchmark.
+    total = sum(jaccard(a, b) for a, b in combinations(sets, 2))
+    mean_jaccard = total / pair_count if pair_count else None
     return DiversityFigures(
         count=len(texts),
         distinct_1=_ratio(len(set(unigrams)), len(unigrams)),
@@ -242,8 +245,9 @@ def diversity_report(texts: Sequence[str], topics: Sequence[str] | None = None) 
 
 def jaccard(a: set[str], b: set[str]) -> float:
     """|a ∩ b| / |a ∪ b|; two empty sets count as identical (1.0)."""
-    union = a | b
-    return len(a & b) / len(union) if union else 1.0
+    shared = len(a & b)
+    union = len(a) + len(b) - shared  # no union set built: this runs n²/2 times per report
+    return shared / union if union else 1.0
 
 
 def _ratio(part: int, whole: int) -> float:
