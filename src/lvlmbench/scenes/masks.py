@@ -15,7 +15,7 @@ from numpy.typing import NDArray
 from PIL import Image, ImageDraw
 
 from lvlmbench.scenes.geometry import Part, draw_order, place_parts
-from lvlmbench.scenes.schema import SceneObject, SceneProgram
+from lvlmbench.scenes.schema import SceneProgram
 
 __all__ = ["MASK_RESOLUTION", "MaskSet", "object_masks"]
 
@@ -73,11 +73,11 @@ def _bbox(mask: Mask) -> tuple[int, int, int, int]:
     return int(rows[0]), int(rows[-1]) + 1, int(cols[0]), int(cols[-1]) + 1
 
 
-def _mask_of(obj: SceneObject, width: int, height: int, body_only: bool) -> Mask:
+def _mask_of(parts: list[Part], width: int, height: int, body_only: bool) -> Mask:
     pad_x, pad_y = width // 2, height // 2
     image = Image.new("L", (width + 2 * pad_x, height + 2 * pad_y), 0)
     draw = ImageDraw.Draw(image)
-    for part in place_parts(obj, width, height):
+    for part in parts:
         fill = 255 if (part.is_body or not body_only) else 0
         _draw(draw, part, pad_x, pad_y, fill)
     return np.asarray(image, dtype=np.uint8) > 127
@@ -112,8 +112,10 @@ def object_masks(
             max(8, round(program.canvas.height * scale)),
         )
     width, height = size
-    full = [_mask_of(obj, width, height, False) for obj in program.objects]
-    painted = [_mask_of(obj, width, height, True) for obj in program.objects] if body_only else full
+    # Each object's parts are placed once: the painted masks are drawn from the same parts.
+    parts = [place_parts(obj, width, height) for obj in program.objects]
+    full = [_mask_of(p, width, height, False) for p in parts]
+    painted = [_mask_of(p, width, height, True) for p in parts] if body_only else full
     pad_x, pad_y = width // 2, height // 2
     on_canvas = np.zeros_like(full[0]) if full else np.zeros((1, 1), dtype=bool)
     on_canvas[pad_y : pad_y + height, pad_x : pad_x + width] = True
