@@ -6,12 +6,12 @@ from __future__ import annotations
 import contextlib
 import shlex
 from collections.abc import Callable, Iterator
-from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
+from lvlmbench.cli._choices import choice_help, registry_choice
 from lvlmbench.cli._common import (
     BadInput,
     StoreOption,
@@ -21,31 +21,17 @@ from lvlmbench.cli._common import (
     print_json,
     progress_bar,
 )
-from lvlmbench.datasets import DatasetError, ImportSummary, detect_format
+from lvlmbench.datasets import IMPORT_FORMATS, DatasetError, ImportSummary, detect_format
 from lvlmbench.datasets import import_dataset as run_import
 from lvlmbench.datasets.importers import DEFAULT_MAX_UNZIPPED_MB, MAX_UNZIPPED_ENV, unzip_limit
+from lvlmbench.datasets.importers.hf import HF_FORMAT
 from lvlmbench.datasets.predictions import PredictionSummary, import_predictions
 
-__all__ = ["DatasetFormat", "import_dataset"]
+__all__ = ["import_dataset"]
 
 
-class DatasetFormat(StrEnum):
-    """File formats `lvlmbench import` reads."""
-
-    VISIT = "visit"
-    TOUCHSTONE = "touchstone"
-    JSONL = "jsonl"
-    VLMEVAL = "vlmeval"
-    LLAVA = "llava"
-    HF = "hf"
-    VOTES = "votes"
-    VISIT_VOTES = "visit-votes"
-    FASTCHAT_VOTES = "fastchat-votes"
-    BATTLES = "battles"
-    PREDICTIONS = "predictions"
-
-
-_VOTE_FORMATS = {"votes", "visit-votes", "fastchat-votes", "battles"}
+def _kind(fmt: str) -> str:
+    return IMPORT_FORMATS.get_or_raise(fmt).kind
 
 
 def _print_votes(summary: ImportSummary) -> None:
@@ -85,7 +71,7 @@ def _print_votes(summary: ImportSummary) -> None:
 
 
 def _print_summary(summary: ImportSummary) -> None:
-    if summary.format in _VOTE_FORMATS:
+    if _kind(summary.format) == "votes":
         _print_votes(summary)
         return
     console.print(
@@ -184,9 +170,16 @@ def import_dataset(
         ),
     ],
     format: Annotated[
-        DatasetFormat | None,
+        str | None,
         typer.Option(
-            "--format", "-f", help="Which format FILE is in (default: detected from the file)."
+            "--format",
+            "-f",
+            metavar="FORMAT",
+            parser=registry_choice(IMPORT_FORMATS.names),
+            help=choice_help(
+                "Which format FILE is in (default: detected from the file).",
+                IMPORT_FORMATS.names(),
+            ),
         ),
     ] = None,
     name: Annotated[
@@ -267,16 +260,16 @@ def import_dataset(
     nothing is written. Re-importing the same file adds nothing. Image URLs are recorded, not
     downloaded (or found by file name under --image-root).
     """
-    if file.is_dir() and format not in (None, DatasetFormat.HF):  # before the store is opened
+    if file.is_dir() and format not in (None, HF_FORMAT):  # before the store is opened
         raise BadInput(f"{file} is a directory, expected a dataset file")
     if not file.exists():
         raise BadInput(f"{file}: no such file")
     with unzip_limit(max_unzipped_mb):  # detection opens a workbook too
         try:
-            fmt = format.value if format is not None else detect_format(file)
+            fmt = format if format is not None else detect_format(file)
         except DatasetError as exc:
             raise BadInput(str(exc)) from None
-        if fmt == DatasetFormat.PREDICTIONS.value:
+        if _kind(fmt) == "predictions":
             found = _run_predictions(store, file, name, model, strict)
             if json_output:
                 print_json(found.as_dict())
@@ -287,7 +280,7 @@ def import_dataset(
         raise BadInput("--model and --strict are for prediction files (-f predictions)")
     opened = open_store(store)
     try:
-        show = not json_output and fmt not in _VOTE_FORMATS
+        show = not json_output and _kind(fmt) != "votes"
         with _phase_bars(file.name, show) as (validated, written):
             summary = run_import(
                 opened,
