@@ -1,8 +1,9 @@
 """One registry style for every pluggable table: providers, import formats and their parsers,
 vote formats, judge protocols, metrics, report sections.
 
-A :class:`Registry` is an ordered, read-only mapping of name -> entry, with a one-line help per
-name, that only :meth:`Registry.add` (and :meth:`Registry.remove`, for tests) changes. The CLI
+A :class:`Registry` is an ordered mapping of name -> entry with a one-line help per name;
+modules register with :meth:`Registry.add` (item assignment and ``del`` act as a dict's, for
+tests that patch a table). The CLI
 builds its choices from :meth:`Registry.names` *when a command runs*, so an entry registered by
 an imported module is offered everywhere without a second list to keep in step (a hand-written
 enum beside a table is how ``import -f newformat`` once exited 2). Lookups of unknown names raise
@@ -12,7 +13,7 @@ raises :class:`DuplicateName` unless the caller asks to replace it.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, MutableMapping
 from typing import TypeVar
 
 __all__ = ["DuplicateName", "Registry", "UnknownName", "merged_names"]
@@ -28,9 +29,10 @@ class DuplicateName(ValueError):
     """A second entry under a name already taken."""
 
 
-class Registry(Mapping[str, T]):
+class Registry(MutableMapping[str, T]):
     """Entries by name in registration order; ``kind`` names them in messages
-    ("unknown import format 'x'; known: a, b")."""
+    ("unknown import format 'x'; known: a, b"). Item assignment and ``del`` act as a dict's
+    (replace, remove), so tests patch a registry as they would a table."""
 
     def __init__(self, kind: str) -> None:
         self.kind = kind
@@ -74,6 +76,13 @@ class Registry(Mapping[str, T]):
 
     def __getitem__(self, name: str) -> T:
         return self._entries[name]
+
+    def __setitem__(self, name: str, entry: T) -> None:
+        self.add(name, entry, replace=True)
+
+    def __delitem__(self, name: str) -> None:
+        del self._entries[name]
+        self._help.pop(name, None)
 
     def __iter__(self) -> Iterator[str]:
         return iter(self._entries)
