@@ -184,7 +184,9 @@ def test_importer_recipe_through_the_api(registered: None, toy_file: Path, tmp_p
 
 
 def test_without_the_registration_the_format_is_refused(toy_file: Path, tmp_path: Path) -> None:
-    shown = runner.invoke(app, ["import", str(toy_file), "-f", FORMAT, "--store", "x.db"])
+    shown = runner.invoke(
+        app, ["import", str(toy_file), "-f", FORMAT, "--store", str(tmp_path / "x.db")]
+    )
     assert shown.exit_code == 2
     with pytest.raises(ValueError, match="unknown import format 'toyqa'"):
         import_dataset(Store.open(str(tmp_path / "s.db")), toy_file, FORMAT)
