@@ -21,11 +21,9 @@ from lvlmbench.cli._common import (
     print_json,
     progress_bar,
 )
-from lvlmbench.datasets import IMPORT_FORMATS, DatasetError, ImportSummary, detect_format
-from lvlmbench.datasets import import_dataset as run_import
-from lvlmbench.datasets.importers import DEFAULT_MAX_UNZIPPED_MB, MAX_UNZIPPED_ENV, unzip_limit
-from lvlmbench.datasets.importers.hf import HF_FORMAT
-from lvlmbench.datasets.predictions import PredictionSummary, import_predictions
+from lvlmbench.datasets import IMPORT_FORMATS, DatasetError, ImportSummary, PredictionSummary
+from lvlmbench.datasets.importers import DEFAULT_MAX_UNZIPPED_MB, MAX_UNZIPPED_ENV
+from lvlmbench.workflows.importing import ImportOptions, ImportResult, import_file, import_format
 
 __all__ = ["import_dataset"]
 
@@ -124,20 +122,6 @@ def _print_predictions(summary: PredictionSummary) -> None:
     names = " ".join(f"--model {shlex.quote(name)}" for name in summary.models)
     bench = shlex.quote(summary.benchmark)
     console.print(f"scores: lvlmbench evaluate {bench} {names}", highlight=False, markup=False)
-
-
-def _run_predictions(
-    store: StoreOption, file: Path, name: str | None, model: str | None, strict: bool
-) -> PredictionSummary:
-    if name is None:
-        raise BadInput("--name: name the benchmark these predictions answer (import it first)")
-    opened = open_store(store)
-    try:
-        return import_predictions(opened, file, name, model=model, strict=strict)
-    except DatasetError as exc:
-        raise BadInput(str(exc)) from None
-    finally:
-        opened.close()
 
 
 _Hook = Callable[[int, int], None]
@@ -260,48 +244,41 @@ def import_dataset(
     nothing is written. Re-importing the same file adds nothing. Image URLs are recorded, not
     downloaded (or found by file name under --image-root).
     """
-    if file.is_dir() and format not in (None, HF_FORMAT):  # before the store is opened
-        raise BadInput(f"{file} is a directory, expected a dataset file")
-    if not file.exists():
-        raise BadInput(f"{file}: no such file")
-    with unzip_limit(max_unzipped_mb):  # detection opens a workbook too
-        try:
-            fmt = format if format is not None else detect_format(file)
-        except DatasetError as exc:
-            raise BadInput(str(exc)) from None
-        if _kind(fmt) == "predictions":
-            found = _run_predictions(store, file, name, model, strict)
-            if json_output:
-                print_json(found.as_dict())
-            else:
-                _print_predictions(found)
-            return
-    if model is not None or strict:
-        raise BadInput("--model and --strict are for prediction files (-f predictions)")
-    opened = open_store(store)
+    options = ImportOptions(
+        file,
+        format,
+        name,
+        concat_images,
+        image_root,
+        allow_images_outside,
+        max_unzipped_mb,
+        judge,
+        model,
+        strict,
+    )
     try:
-        show = not json_output and _kind(fmt) != "votes"
-        with _phase_bars(file.name, show) as (validated, written):
-            summary = run_import(
-                opened,
-                file,
-                fmt,
-                name,
-                concat_images=concat_images,
-                image_root=image_root,
-                allow_images_outside=allow_images_outside,
-                max_unzipped_mb=max_unzipped_mb,
-                on_validate=validated,
-                on_progress=written,
-                judge=judge,
-            )
+        fmt = import_format(options)  # refuses bad options before the store is opened
+        opened = open_store(store)
+        try:
+            show = not json_output and IMPORT_FORMATS.get_or_raise(fmt).kind == "items"
+            with _phase_bars(file.name, show) as (validated, written):
+                result = import_file(
+                    opened, options, fmt, on_validate=validated, on_progress=written
+                )
+        finally:
+            opened.close()
     except DatasetError as exc:
         raise BadInput(str(exc)) from None
-    finally:
-        opened.close()
+    _print_result(file, result, json_output)
+
+
+def _print_result(file: Path, result: ImportResult, json_output: bool) -> None:
+    summary = result.summary
     if json_output:
         print_json(summary.as_dict())
+    elif isinstance(summary, PredictionSummary):
+        _print_predictions(summary)
     else:
-        if format is None:
-            console.print(f"{file.name}: detected format [bold]{fmt}[/]", highlight=False)
+        if result.detected:
+            console.print(f"{file.name}: detected format [bold]{result.format}[/]", highlight=False)
         _print_summary(summary)

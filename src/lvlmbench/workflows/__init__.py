@@ -43,6 +43,7 @@ from lvlmbench.workflows._rounds import (
     parse_until,
     run_budgeted,
 )
+from lvlmbench.workflows.importing import ImportOptions, ImportResult, import_file, import_format
 from lvlmbench.workflows.open_ended import (
     DEFAULT_LIMIT,
     OPEN_DEMO_MODELS,
@@ -58,6 +59,8 @@ __all__ = [
     "Asked",
     "BudgetedRun",
     "Decided",
+    "ImportOptions",
+    "ImportResult",
     "InvalidOptions",
     "Meter",
     "build_open_benchmark",
@@ -69,6 +72,8 @@ __all__ = [
     "decide_in_rounds",
     "decision_json",
     "generation_prices",
+    "import_file",
+    "import_format",
     "imported_models",
     "make_rule",
     "meter_for",
