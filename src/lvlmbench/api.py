@@ -79,6 +79,8 @@ from lvlmbench.store import (
     sqlite_store_path,
 )
 from lvlmbench.types import GenerationConfig
+from lvlmbench.workflows.importing import ImportOptions, ImportResult, import_format
+from lvlmbench.workflows.importing import import_file as _import_file
 
 __all__ = [
     "AgreementResult",
@@ -88,6 +90,7 @@ __all__ = [
     "agreement",
     "evaluate",
     "generate",
+    "import_file",
     "judge",
     "ls",
     "rate",
@@ -421,3 +424,20 @@ def report(
         for name in benchmarks or []:
             require_benchmark(opened, name)
         return write_report(opened, Path(out), benchmarks, gallery_size=gallery)
+
+
+def import_file(
+    options: ImportOptions | str | Path, *, store: StoreLike = None, **fields: Any
+) -> ImportResult:
+    """``lvlmbench import``: a dataset, vote or prediction file into the store, with the
+    command's options and defaults (:class:`lvlmbench.workflows.ImportOptions`; a path plus
+    its fields as keywords, e.g. ``import_file("bench.tsv", format="vlmeval", name="mmb")``).
+    Bad options raise :class:`lvlmbench.workflows.InvalidOptions` before the store is opened,
+    a bad file :class:`lvlmbench.datasets.DatasetError`; nothing is written then."""
+    if not isinstance(options, ImportOptions):
+        options = ImportOptions(Path(options), **fields)
+    elif fields:
+        raise TypeError("give ImportOptions or a path with keywords, not both")
+    fmt = import_format(options)
+    with _opened(store) as opened:
+        return _import_file(opened, options, fmt)
