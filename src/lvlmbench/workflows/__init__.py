@@ -51,6 +51,7 @@ from lvlmbench.workflows.open_ended import (
     open_benchmark_name,
     run_open_ended,
 )
+from lvlmbench.workflows.reporting import ReportOptions, check_reportable, make_report
 
 __all__ = [
     "DEFAULT_LIMIT",
@@ -63,8 +64,10 @@ __all__ = [
     "ImportResult",
     "InvalidOptions",
     "Meter",
+    "ReportOptions",
     "build_open_benchmark",
     "check_budget_usd",
+    "check_reportable",
     "check_round_options",
     "check_specs",
     "check_stored_names",
@@ -75,6 +78,7 @@ __all__ = [
     "import_file",
     "import_format",
     "imported_models",
+    "make_report",
     "make_rule",
     "meter_for",
     "money_line",
