@@ -67,7 +67,7 @@ from lvlmbench.models import (
     specs_with_settings,
 )
 from lvlmbench.ratings import COMBINE_RULES
-from lvlmbench.report import ReportFiles, write_report
+from lvlmbench.report import ReportFiles
 from lvlmbench.runner import VARIANTS, EvalSummary, run_examinees
 from lvlmbench.store import (
     Store,
@@ -81,6 +81,7 @@ from lvlmbench.store import (
 from lvlmbench.types import GenerationConfig
 from lvlmbench.workflows.importing import ImportOptions, ImportResult, import_format
 from lvlmbench.workflows.importing import import_file as _import_file
+from lvlmbench.workflows.reporting import ReportOptions, make_report
 
 __all__ = [
     "AgreementResult",
@@ -419,11 +420,10 @@ def report(
     gallery: int = 24,
 ) -> ReportFiles:
     """Write the self-contained HTML report with summary.json and leaderboard.csv/.md beside
-    it; returns their paths."""
+    it; returns their paths. As ``lvlmbench report`` (:func:`lvlmbench.workflows.make_report`):
+    InvalidOptions, and nothing written, when there is nothing to report on."""
     with _opened(store) as opened:
-        for name in benchmarks or []:
-            require_benchmark(opened, name)
-        return write_report(opened, Path(out), benchmarks, gallery_size=gallery)
+        return make_report(opened, ReportOptions(Path(out), benchmarks, gallery))
 
 
 def import_file(
