@@ -41,13 +41,12 @@ from lvlmbench.models import (
     load_chat_model,
     resolve_spec,
 )
-from lvlmbench.report import ReportFiles, write_report
+from lvlmbench.report import ReportFiles
 from lvlmbench.store import (
     ListedBenchmark,
     Store,
     discard_if_empty,
     list_stored,
-    require_benchmark,
     sqlite_store_path,
 )
 from lvlmbench.types import GenerationConfig
@@ -69,6 +68,9 @@ from lvlmbench.workflows import (
 from lvlmbench.workflows import agreement as agreement_of
 from lvlmbench.workflows import evaluate as evaluate_benchmark
 from lvlmbench.workflows import rate as rate_benchmark
+from lvlmbench.workflows.importing import ImportOptions, ImportResult, import_format
+from lvlmbench.workflows.importing import import_file as _import_file
+from lvlmbench.workflows.reporting import ReportOptions, make_report
 
 __all__ = [
     "AgreementResult",
@@ -79,6 +81,7 @@ __all__ = [
     "agreement",
     "evaluate",
     "generate",
+    "import_file",
     "judge",
     "ls",
     "rate",
@@ -337,8 +340,24 @@ def report(
     gallery: int = 24,
 ) -> ReportFiles:
     """Write the self-contained HTML report with summary.json and leaderboard.csv/.md beside
-    it; returns their paths."""
+    it; returns their paths. As ``lvlmbench report`` (:func:`lvlmbench.workflows.make_report`):
+    InvalidOptions, and nothing written, when there is nothing to report on."""
     with _opened(store) as opened:
-        for name in benchmarks or []:
-            require_benchmark(opened, name)
-        return write_report(opened, Path(out), benchmarks, gallery_size=gallery)
+        return make_report(opened, ReportOptions(Path(out), benchmarks, gallery))
+
+
+def import_file(
+    options: ImportOptions | str | Path, *, store: StoreLike = None, **fields: Any
+) -> ImportResult:
+    """``lvlmbench import``: a dataset, vote or prediction file into the store, with the
+    command's options and defaults (:class:`lvlmbench.workflows.ImportOptions`; a path plus
+    its fields as keywords, e.g. ``import_file("bench.tsv", format="vlmeval", name="mmb")``).
+    Bad options raise :class:`lvlmbench.workflows.InvalidOptions` before the store is opened,
+    a bad file :class:`lvlmbench.datasets.DatasetError`; nothing is written then."""
+    if not isinstance(options, ImportOptions):
+        options = ImportOptions(Path(options), **fields)
+    elif fields:
+        raise TypeError("give ImportOptions or a path with keywords, not both")
+    fmt = import_format(options)
+    with _opened(store) as opened:
+        return _import_file(opened, options, fmt)

@@ -6,12 +6,12 @@ from __future__ import annotations
 import contextlib
 import shlex
 from collections.abc import Callable, Iterator
-from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
+from lvlmbench.cli._choices import choice_help, registry_choice
 from lvlmbench.cli._common import (
     BadInput,
     StoreOption,
@@ -21,31 +21,15 @@ from lvlmbench.cli._common import (
     print_json,
     progress_bar,
 )
-from lvlmbench.datasets import DatasetError, ImportSummary, detect_format
-from lvlmbench.datasets import import_dataset as run_import
-from lvlmbench.datasets.importers import DEFAULT_MAX_UNZIPPED_MB, MAX_UNZIPPED_ENV, unzip_limit
-from lvlmbench.datasets.predictions import PredictionSummary, import_predictions
+from lvlmbench.datasets import IMPORT_FORMATS, DatasetError, ImportSummary, PredictionSummary
+from lvlmbench.datasets.importers import DEFAULT_MAX_UNZIPPED_MB, MAX_UNZIPPED_ENV
+from lvlmbench.workflows.importing import ImportOptions, ImportResult, import_file, import_format
 
-__all__ = ["DatasetFormat", "import_dataset"]
-
-
-class DatasetFormat(StrEnum):
-    """File formats `lvlmbench import` reads."""
-
-    VISIT = "visit"
-    TOUCHSTONE = "touchstone"
-    JSONL = "jsonl"
-    VLMEVAL = "vlmeval"
-    LLAVA = "llava"
-    HF = "hf"
-    VOTES = "votes"
-    VISIT_VOTES = "visit-votes"
-    FASTCHAT_VOTES = "fastchat-votes"
-    BATTLES = "battles"
-    PREDICTIONS = "predictions"
+__all__ = ["import_dataset"]
 
 
-_VOTE_FORMATS = {"votes", "visit-votes", "fastchat-votes", "battles"}
+def _kind(fmt: str) -> str:
+    return IMPORT_FORMATS.get_or_raise(fmt).kind
 
 
 def _print_votes(summary: ImportSummary) -> None:
@@ -85,7 +69,7 @@ def _print_votes(summary: ImportSummary) -> None:
 
 
 def _print_summary(summary: ImportSummary) -> None:
-    if summary.format in _VOTE_FORMATS:
+    if _kind(summary.format) == "votes":
         _print_votes(summary)
         return
     console.print(
@@ -140,20 +124,6 @@ def _print_predictions(summary: PredictionSummary) -> None:
     console.print(f"scores: lvlmbench evaluate {bench} {names}", highlight=False, markup=False)
 
 
-def _run_predictions(
-    store: StoreOption, file: Path, name: str | None, model: str | None, strict: bool
-) -> PredictionSummary:
-    if name is None:
-        raise BadInput("--name: name the benchmark these predictions answer (import it first)")
-    opened = open_store(store)
-    try:
-        return import_predictions(opened, file, name, model=model, strict=strict)
-    except DatasetError as exc:
-        raise BadInput(str(exc)) from None
-    finally:
-        opened.close()
-
-
 _Hook = Callable[[int, int], None]
 
 
@@ -184,9 +154,16 @@ def import_dataset(
         ),
     ],
     format: Annotated[
-        DatasetFormat | None,
+        str | None,
         typer.Option(
-            "--format", "-f", help="Which format FILE is in (default: detected from the file)."
+            "--format",
+            "-f",
+            metavar="FORMAT",
+            parser=registry_choice(IMPORT_FORMATS.names),
+            help=choice_help(
+                "Which format FILE is in (default: detected from the file).",
+                IMPORT_FORMATS.names(),
+            ),
         ),
     ] = None,
     name: Annotated[
@@ -267,48 +244,41 @@ def import_dataset(
     nothing is written. Re-importing the same file adds nothing. Image URLs are recorded, not
     downloaded (or found by file name under --image-root).
     """
-    if file.is_dir() and format not in (None, DatasetFormat.HF):  # before the store is opened
-        raise BadInput(f"{file} is a directory, expected a dataset file")
-    if not file.exists():
-        raise BadInput(f"{file}: no such file")
-    with unzip_limit(max_unzipped_mb):  # detection opens a workbook too
-        try:
-            fmt = format.value if format is not None else detect_format(file)
-        except DatasetError as exc:
-            raise BadInput(str(exc)) from None
-        if fmt == DatasetFormat.PREDICTIONS.value:
-            found = _run_predictions(store, file, name, model, strict)
-            if json_output:
-                print_json(found.as_dict())
-            else:
-                _print_predictions(found)
-            return
-    if model is not None or strict:
-        raise BadInput("--model and --strict are for prediction files (-f predictions)")
-    opened = open_store(store)
+    options = ImportOptions(
+        file,
+        format,
+        name,
+        concat_images,
+        image_root,
+        allow_images_outside,
+        max_unzipped_mb,
+        judge,
+        model,
+        strict,
+    )
     try:
-        show = not json_output and fmt not in _VOTE_FORMATS
-        with _phase_bars(file.name, show) as (validated, written):
-            summary = run_import(
-                opened,
-                file,
-                fmt,
-                name,
-                concat_images=concat_images,
-                image_root=image_root,
-                allow_images_outside=allow_images_outside,
-                max_unzipped_mb=max_unzipped_mb,
-                on_validate=validated,
-                on_progress=written,
-                judge=judge,
-            )
+        fmt = import_format(options)  # refuses bad options before the store is opened
+        opened = open_store(store)
+        try:
+            show = not json_output and IMPORT_FORMATS.get_or_raise(fmt).kind == "items"
+            with _phase_bars(file.name, show) as (validated, written):
+                result = import_file(
+                    opened, options, fmt, on_validate=validated, on_progress=written
+                )
+        finally:
+            opened.close()
     except DatasetError as exc:
         raise BadInput(str(exc)) from None
-    finally:
-        opened.close()
+    _print_result(file, result, json_output)
+
+
+def _print_result(file: Path, result: ImportResult, json_output: bool) -> None:
+    summary = result.summary
     if json_output:
         print_json(summary.as_dict())
+    elif isinstance(summary, PredictionSummary):
+        _print_predictions(summary)
     else:
-        if format is None:
-            console.print(f"{file.name}: detected format [bold]{fmt}[/]", highlight=False)
+        if result.detected:
+            console.print(f"{file.name}: detected format [bold]{result.format}[/]", highlight=False)
         _print_summary(summary)

@@ -3,13 +3,17 @@
 from lvlmbench.datasets.export import HubExport, export_hub, export_jsonl, export_parquet
 from lvlmbench.datasets.importers import (
     FORMATS,
+    IMPORT_FORMATS,
     VOTE_FORMATS,
     DatasetError,
+    ImportFormat,
     ImportSummary,
     detect_format,
     detect_vote_format,
     import_dataset,
     parse_items,
+    register_format,
+    register_parser,
 )
 from lvlmbench.datasets.importers.lookup import (
     ItemLookup,
@@ -23,9 +27,11 @@ from lvlmbench.datasets.predictions import PredictionSummary, import_predictions
 
 __all__ = [
     "FORMATS",
+    "IMPORT_FORMATS",
     "VOTE_FORMATS",
     "DatasetError",
     "HubExport",
+    "ImportFormat",
     "ImportSummary",
     "ItemLookup",
     "PredictionSummary",
@@ -40,4 +46,6 @@ __all__ = [
     "item_lookup",
     "normalise_instruction",
     "parse_items",
+    "register_format",
+    "register_parser",
 ]

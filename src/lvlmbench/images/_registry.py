@@ -12,16 +12,20 @@ from __future__ import annotations
 from typing import Any, cast
 
 from lvlmbench.images._api import TextToImage
-from lvlmbench.models import PRICE, Provider, ProviderTable, load_model, model_identity, spec_option
+from lvlmbench.models import PRICE, Provider, load_model, model_identity, spec_option
 from lvlmbench.models.providers import DIFFUSERS_OPTIONS, OPENAI_IMAGE_OPTIONS, parse_image_price
+from lvlmbench.registry import Registry
 
 __all__ = ["IMAGE_PROVIDERS", "image_identity", "image_price", "load_image_model"]
 
-IMAGE_PROVIDERS: ProviderTable = {
-    "procedural": Provider("lvlmbench.images.procedural", None, nameless=True),
-    "diffusers": Provider("lvlmbench.images.diffusers", "diffusers", DIFFUSERS_OPTIONS),
-    "openai": Provider("lvlmbench.images.openai", None, OPENAI_IMAGE_OPTIONS),
-}
+IMAGE_PROVIDERS: Registry[Provider] = Registry("text-to-image provider")
+"""Text-to-image providers by name: ``IMAGE_PROVIDERS.add(name, Provider(...))`` declares one."""
+for _name, _provider in (
+    ("procedural", Provider("lvlmbench.images.procedural", None, nameless=True)),
+    ("diffusers", Provider("lvlmbench.images.diffusers", "diffusers", DIFFUSERS_OPTIONS)),
+    ("openai", Provider("lvlmbench.images.openai", None, OPENAI_IMAGE_OPTIONS)),
+):
+    IMAGE_PROVIDERS.add(_name, _provider)
 
 
 def load_image_model(spec: str, **options: Any) -> TextToImage:

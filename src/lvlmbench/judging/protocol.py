@@ -22,6 +22,7 @@ from typing import Any, Literal, Protocol
 from lvlmbench.judging._pool import JudgeRunSummary, ProgressHook
 from lvlmbench.judging.scale import RatingScale
 from lvlmbench.models import ModelClient
+from lvlmbench.registry import Registry
 from lvlmbench.store import Store
 from lvlmbench.types import BenchmarkItem, Judgment
 
@@ -187,18 +188,17 @@ def table_columns(
     return out
 
 
-_REGISTRY: dict[str, JudgeProtocol] = {}
+_REGISTRY: Registry[JudgeProtocol] = Registry("judge protocol")
 
 
 def register(protocol: JudgeProtocol) -> JudgeProtocol:
     """Add ``protocol`` (re-registering a name replaces it, keeping its place)."""
-    _REGISTRY[protocol.name] = protocol
-    return protocol
+    return _REGISTRY.add(protocol.name, protocol, help=protocol.help, replace=True)
 
 
 def unregister(name: str) -> None:
     """Remove a protocol (tests that register a toy one clean up with this)."""
-    _REGISTRY.pop(name, None)
+    _REGISTRY.remove(name)
 
 
 def protocols() -> tuple[JudgeProtocol, ...]:
@@ -215,7 +215,7 @@ def protocol_for(protocol: str) -> JudgeProtocol:
     for candidate in _REGISTRY.values():
         if candidate.matches(protocol):
             return candidate
-    raise ValueError(f"unknown judge protocol {protocol!r}; known: {', '.join(_REGISTRY)}")
+    return _REGISTRY.get_or_raise(protocol)  # UnknownName, naming the known ones
 
 
 def pairwise_protocols() -> list[str]:

@@ -57,6 +57,7 @@ from lvlmbench.models._options import (
 )
 from lvlmbench.models._params import ParamRules, looks_like_credential, masked_spec
 from lvlmbench.models._secrets import mask_url_credentials, register_url_credentials
+from lvlmbench.registry import Registry
 
 if TYPE_CHECKING:
     from lvlmbench.models._api import ChatModel
@@ -135,7 +136,11 @@ class Provider:
         return found
 
 
-CHAT_PROVIDERS: dict[str, Provider] = {
+CHAT_PROVIDERS: Registry[Provider] = Registry("chat provider")
+"""Chat providers by name: ``CHAT_PROVIDERS.add(name, Provider(...))`` declares one (its
+module is imported only when a spec names it); :func:`register_chat_provider` gives a declared
+or new name a factory from a package above ``models``."""
+_BUILTIN_CHAT: dict[str, Provider] = {
     "openai": Provider(
         "lvlmbench.models.openai", None, OPENAI_CHAT_OPTIONS, params=OPENAI_CHAT_PARAMS
     ),
@@ -157,13 +162,15 @@ CHAT_PROVIDERS: dict[str, Provider] = {
         free=True,
     ),
 }
+for _name, _provider in _BUILTIN_CHAT.items():
+    CHAT_PROVIDERS.add(_name, _provider)
 ProviderTable = Mapping[str, Provider]
 """A registry: provider name -> :class:`Provider` (``CHAT_PROVIDERS``; ``lvlmbench.images``
 keeps the text-to-image one)."""
 
 
 def _register(
-    providers: dict[str, Provider],
+    providers: Registry[Provider],
     kind: str,
     name: str,
     factory: ProviderFactory,
@@ -179,9 +186,10 @@ def _register(
         # Identities were computed from the declared table: another table would change them.
         raise RegistryError(f"{kind} provider {name!r}: options differ from its declaration")
     if known is not None:
-        providers[name] = replace(known, factory=factory, extra=extra or known.extra)
+        updated = replace(known, factory=factory, extra=extra or known.extra)
+        providers.add(name, updated, replace=True)
     else:
-        providers[name] = Provider(None, extra, dict(options or {}), factory=factory)
+        providers.add(name, Provider(None, extra, dict(options or {}), factory=factory))
 
 
 def _same(a: ProviderFactory, b: ProviderFactory) -> bool:

@@ -16,6 +16,7 @@ from html import escape
 from typing import Any, cast
 
 from lvlmbench.judging import HUMAN, JudgeProtocol, judges_for, protocols, table_columns
+from lvlmbench.registry import Registry
 from lvlmbench.report._html import table, td
 from lvlmbench.report.render_ratings import (
     hallucination_section,
@@ -36,14 +37,17 @@ __all__ = [
     "protocol_section",
 ]
 
-_RENDERERS: dict[str, Callable[[BenchmarkSummary], str]] = {
-    "pairwise": pairwise_section,
-    "metrics": metrics_section,
-    "touchstone": touchstone_section,
-    "hallucination": hallucination_section,
-    HUMAN: human_section,
-}
-"""The built-in protocols' dedicated sections, by report key."""
+_RENDERERS: Registry[Callable[[BenchmarkSummary], str]] = Registry("report section")
+"""Dedicated report sections by report key; a protocol without one gets
+:func:`protocol_section`, its generic table."""
+for _key, _render in (
+    ("pairwise", pairwise_section),
+    ("metrics", metrics_section),
+    ("touchstone", touchstone_section),
+    ("hallucination", hallucination_section),
+    (HUMAN, human_section),
+):
+    _RENDERERS.add(_key, _render)
 
 
 def _reported() -> Iterator[tuple[str, JudgeProtocol]]:

@@ -55,6 +55,7 @@ from lvlmbench.workflows.evaluate import (
     evaluate,
     progress_for,
 )
+from lvlmbench.workflows.importing import ImportOptions, ImportResult, import_file, import_format
 from lvlmbench.workflows.judge import Bars, JudgeResult, Load, NothingToJudge, judge_benchmark
 from lvlmbench.workflows.open_ended import (
     DEFAULT_LIMIT,
@@ -71,6 +72,7 @@ from lvlmbench.workflows.ratings import (
     combine_rule,
     rate,
 )
+from lvlmbench.workflows.reporting import ReportOptions, check_reportable, make_report
 
 __all__ = [
     "DEFAULT_LIMIT",
@@ -84,6 +86,8 @@ __all__ = [
     "Decided",
     "EvaluateOptions",
     "EvaluateResult",
+    "ImportOptions",
+    "ImportResult",
     "InvalidOptions",
     "JudgeOptions",
     "JudgeResult",
@@ -92,12 +96,14 @@ __all__ = [
     "NothingToJudge",
     "ProgressCallback",
     "RateOptions",
+    "ReportOptions",
     "Resolve",
     "agreement",
     "build_open_benchmark",
     "check_budget_usd",
     "check_judge_options",
     "check_options",
+    "check_reportable",
     "check_round_options",
     "check_specs",
     "check_stored_names",
@@ -107,8 +113,11 @@ __all__ = [
     "decision_json",
     "evaluate",
     "generation_prices",
+    "import_file",
+    "import_format",
     "imported_models",
     "judge_benchmark",
+    "make_report",
     "make_rule",
     "merged_runs",
     "meter_for",

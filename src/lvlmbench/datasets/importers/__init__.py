@@ -22,8 +22,9 @@ paths are read only under the file's folder or the image root unless ``allow_ima
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
+from typing import Literal, Protocol
 
 from lvlmbench.datasets.importers._common import DatasetError, ParsedItem, ProgressHook, not_utf8
 from lvlmbench.datasets.importers._images import ImageAccess, ImageRoot
@@ -53,11 +54,13 @@ from lvlmbench.datasets.importers.vote_formats import (
     import_vote_file,
 )
 from lvlmbench.ids import check_benchmark_name
+from lvlmbench.registry import Registry
 from lvlmbench.store import Store
 
 __all__ = [
     "DEFAULT_MAX_UNZIPPED_MB",
     "FORMATS",
+    "IMPORT_FORMATS",
     "MAX_UNZIPPED_ENV",
     "VOTE_FORMATS",
     "DatasetError",
@@ -65,6 +68,7 @@ __all__ = [
     "FormatRule",
     "ImageAccess",
     "ImageRoot",
+    "ImportFormat",
     "ImportSummary",
     "ParsedItem",
     "detect_format",
@@ -74,6 +78,7 @@ __all__ = [
     "item_id",
     "parse_items",
     "register_format",
+    "register_parser",
     "unzip_limit",
 ]
 
@@ -88,16 +93,49 @@ class _Parser(Protocol):
     ) -> Iterator[ParsedItem]: ...
 
 
-_PARSERS: dict[str, _Parser] = {
-    "visit": parse_visit,
-    "touchstone": parse_touchstone,
-    "jsonl": parse_jsonl,
-    "vlmeval": parse_vlmeval,
-    "llava": parse_llava,
-    HF_FORMAT: parse_hf,
-}
-FORMATS = (*_PARSERS, *VOTE_FORMATS)
-"""Format names accepted by :func:`import_dataset`."""
+@dataclass(frozen=True)
+class ImportFormat:
+    """What ``lvlmbench import -f NAME`` reads: items (through ``parse``), votes (see
+    :mod:`.vote_formats`) or a model's predictions (:mod:`lvlmbench.datasets.predictions`)."""
+
+    kind: Literal["items", "votes", "predictions"]
+    parse: _Parser | None = None
+
+
+IMPORT_FORMATS: Registry[ImportFormat] = Registry("import format")
+"""Every format ``lvlmbench import`` and :func:`import_dataset` read, in the order the CLI
+offers them; :func:`register_parser` adds an item format."""
+FORMATS = IMPORT_FORMATS
+"""The format names (an alias kept for callers that tested ``fmt in FORMATS``)."""
+
+
+def register_parser(name: str, parse: _Parser, *, help: str = "") -> None:
+    """Make ``name`` an item format: ``lvlmbench import FILE -f name`` and
+    :func:`import_dataset` stream ``parse(path, on_progress, access=...)``. Pair it with a
+    :func:`register_format` rule so the format is also detected."""
+    IMPORT_FORMATS.add(name, ImportFormat("items", parse), help=help)
+
+
+for _name, _parse, _help in (
+    ("visit", parse_visit, "VisIT-Bench CSV (or its Hugging Face metadata.csv)"),
+    ("touchstone", parse_touchstone, "TouchStone TSV"),
+    ("jsonl", parse_jsonl, "generic JSONL"),
+    ("vlmeval", parse_vlmeval, "VLMEvalKit TSV/XLSX"),
+    ("llava", parse_llava, "LLaVA-Bench questions.jsonl"),
+    (HF_FORMAT, parse_hf, "Hugging Face parquet or folder, or `lvlmbench export` output"),
+):
+    register_parser(_name, _parse, help=_help)
+for _name in VOTE_FORMATS:
+    IMPORT_FORMATS.add(_name, ImportFormat("votes"), help="vote file")
+IMPORT_FORMATS.add("predictions", ImportFormat("predictions"), help="a model's prediction file")
+
+
+def _parser(fmt: str) -> _Parser:
+    entry = IMPORT_FORMATS.get(fmt)
+    if entry is None or entry.parse is None:
+        items = [name for name, f in IMPORT_FORMATS.items() if f.parse is not None]
+        raise ValueError(f"unknown item format {fmt!r}; known: {', '.join(items)}")
+    return entry.parse
 
 
 MAX_TEXT_CHARS = 200_000
@@ -137,12 +175,11 @@ def iter_parsed(
 ) -> Iterator[ParsedItem]:
     """The items of an item file in ``fmt``, streamed and checked (text sizes; unique keys,
     remembered in ``keys``, when given); DatasetError at the first problem."""
-    if fmt not in _PARSERS:
-        raise ValueError(f"unknown item format {fmt!r}; known: {', '.join(_PARSERS)}")
+    parse = _parser(fmt)
     if not (path.is_file() or (fmt == HF_FORMAT and path.is_dir())):
         raise DatasetError(path, "no such file")
     try:
-        for item in _PARSERS[fmt](path, on_progress, access=access):
+        for item in parse(path, on_progress, access=access):
             check_text_sizes(path, item)
             first = keys.setdefault(item.key, str(item.row)) if keys is not None else None
             if first is not None:
@@ -191,7 +228,7 @@ def import_dataset(
     on_progress: ProgressHook | None = None,
     judge: str | None = None,
 ) -> ImportSummary:
-    """Import ``path`` in format ``fmt`` (see :data:`FORMATS`; None: detected from the file)
+    """Import ``path`` in format ``fmt`` (see :data:`IMPORT_FORMATS`; None: detected from the file)
     into benchmark ``name`` (default: the file's stem; for an ``lvlmbench export`` folder, the
     exported benchmark's name). ``concat_images`` stores multi-image
     rows as one side-by-side image (the originals stay in the store, listed in
@@ -207,9 +244,10 @@ def import_dataset(
         if fmt is None:
             fmt = detect_format(path)
         benchmark = name or (hf_benchmark_name(path) if fmt == HF_FORMAT else path.stem)
-        if fmt not in FORMATS:
-            raise ValueError(f"unknown format {fmt!r}; known: {', '.join(FORMATS)}")
-        if fmt in VOTE_FORMATS:
+        kind = IMPORT_FORMATS.get_or_raise(fmt).kind
+        if kind == "predictions":
+            raise ValueError(f"{fmt!r} files are imported with datasets.import_predictions")
+        if kind == "votes":
             return import_vote_file(store, path, fmt, benchmark, judge=judge)
         try:
             check_benchmark_name(benchmark)

@@ -15,6 +15,7 @@ from lvlmbench.judging.metrics._base import (
     MetricUnavailable,
     available_metrics,
     load_metric,
+    register_metric,
     tokens,
 )
 from lvlmbench.judging.metrics.run import (
@@ -41,6 +42,7 @@ __all__ = [
     "judge_with_metrics",
     "load_metric",
     "metric_matches",
+    "register_metric",
     "summarise_metrics",
     "tokens",
 ]

@@ -16,6 +16,8 @@ from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from lvlmbench.registry import Registry
+
 __all__ = [
     "DEFAULT_METRICS",
     "METRICS",
@@ -24,6 +26,7 @@ __all__ = [
     "MetricUnavailable",
     "available_metrics",
     "load_metric",
+    "register_metric",
     "tokens",
 ]
 
@@ -72,7 +75,16 @@ class MetricInfo:
     tables and charts tag it so nobody reads it as a score."""
 
 
-METRICS: dict[str, MetricInfo] = {
+METRICS: Registry[MetricInfo] = Registry("metric")
+"""Every metric by name (:func:`register_metric` adds one)."""
+
+
+def register_metric(name: str, info: MetricInfo) -> None:
+    """Make ``name`` a metric: ``lvlmbench metrics --metric name`` and ``load_metric(name)``."""
+    METRICS.add(name, info, help=info.summary)
+
+
+_BUILTIN: dict[str, MetricInfo] = {
     "bleu4": MetricInfo(
         "lvlmbench.judging.metrics.text", "Bleu4", "metrics", "0-100", "sacrebleu sentence BLEU-4"
     ),
@@ -117,7 +129,8 @@ METRICS: dict[str, MetricInfo] = {
         probe=True,
     ),
 }
-"""Every metric by name."""
+for _name, _info in _BUILTIN.items():
+    register_metric(_name, _info)
 
 DEFAULT_METRICS = ("bleu4", "rougeL", "meteor", "cider", "bertscore", "length", "random")
 
@@ -125,9 +138,7 @@ DEFAULT_METRICS = ("bleu4", "rougeL", "meteor", "cider", "bertscore", "length", 
 def load_metric(name: str, **options: object) -> Metric:
     """A metric by name. Raises ``ValueError`` for an unknown name and
     :class:`MetricUnavailable` (with the install hint) when its extra is missing."""
-    info = METRICS.get(name)
-    if info is None:
-        raise ValueError(f"unknown metric {name!r}; known: {', '.join(METRICS)}")
+    info = METRICS.get_or_raise(name)  # UnknownName (a ValueError) naming the known ones
     try:
         module = importlib.import_module(info.module)
         metric: Metric = getattr(module, info.cls)(**options)

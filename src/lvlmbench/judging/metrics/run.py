@@ -281,8 +281,7 @@ def summarise_metrics(
     rows: list[MetricScore] = []
     ratings: list[MetricRating] = []
     for metric in metrics:
-        if metric not in METRICS:
-            raise ValueError(f"unknown metric {metric!r}; known: {', '.join(METRICS)}")
+        METRICS.get_or_raise(metric)  # UnknownName (a ValueError) naming the known ones
         scores = _scores(store, benchmark, models, metric, variant)
         for model in models:
             values = [scores[model][k] for k in sorted(scores[model])]

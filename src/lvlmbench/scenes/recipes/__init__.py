@@ -1,5 +1,6 @@
 """One recipe (scene sampler + question writer) per fine aspect of the built-in taxonomy."""
 
+from lvlmbench.registry import Registry
 from lvlmbench.scenes.recipes import (
     atmosphere,
     basic,
@@ -18,17 +19,22 @@ from lvlmbench.scenes.recipes._common import Recipe, Scene
 
 __all__ = ["RECIPES", "Recipe", "Scene"]
 
-RECIPES: dict[str, Recipe] = {
-    **basic.RECIPES,
-    **counting.RECIPES,
-    **reading.RECIPES,
-    **position.RECIPES,
-    **layout.RECIPES,
-    **semantic.RECIPES,
-    **relations.RECIPES,
-    **reasoning.RECIPES,
-    **logic.RECIPES,
-    **causal.RECIPES,
-    **atmosphere.RECIPES,
-    **mood.RECIPES,
-}
+RECIPES: Registry[Recipe] = Registry("scene recipe")
+"""Every fine aspect's recipe; each module declares its own, and a name two modules declare is
+refused (DuplicateName) rather than the later one silently winning."""
+for _module in (
+    basic,
+    counting,
+    reading,
+    position,
+    layout,
+    semantic,
+    relations,
+    reasoning,
+    logic,
+    causal,
+    atmosphere,
+    mood,
+):
+    for _aspect, _recipe in _module.RECIPES.items():
+        RECIPES.add(_aspect, _recipe)
