@@ -58,7 +58,6 @@ ALLOWED_CYCLES: frozenset[tuple[str, ...]] = frozenset(
         ("lvlmbench.datasets.card", "lvlmbench.datasets.export"),
         ("lvlmbench.images._diffusers_ray", "lvlmbench.images.diffusers"),
         ("lvlmbench.models._hf_load", "lvlmbench.models._hf_ray", "lvlmbench.models.hf"),
-        ("lvlmbench.scenes.facts", "lvlmbench.scenes.semantics"),
     }
 )
 
