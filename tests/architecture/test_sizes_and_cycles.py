@@ -55,7 +55,6 @@ ALLOWED_LONG_FUNCTIONS: frozenset[str] = frozenset(
 ALLOWED_CYCLES: frozenset[tuple[str, ...]] = frozenset(
     {
         ("lvlmbench.autobench._backend", "lvlmbench.autobench._unit", "lvlmbench.autobench.stages"),
-        ("lvlmbench.models._hf_load", "lvlmbench.models._hf_ray", "lvlmbench.models.hf"),
     }
 )
 
