@@ -51,12 +51,6 @@ ALLOWED_LONG_FUNCTIONS: frozenset[str] = frozenset(
         "runner/_runner.py::run_examinee",
     }
 )
-# The same for cycles, broken one commit at a time.
-ALLOWED_CYCLES: frozenset[tuple[str, ...]] = frozenset(
-    {
-        ("lvlmbench.autobench._backend", "lvlmbench.autobench._unit", "lvlmbench.autobench.stages"),
-    }
-)
 
 
 @dataclass(frozen=True)
@@ -200,14 +194,13 @@ def test_no_import_cycle_inside_a_package() -> None:
     print(f"\nimport cycles inside a package: {len(cycles)}")
     for cycle in cycles:
         print("  " + " <-> ".join(cycle))
-    assert [cycle for cycle in cycles if cycle not in ALLOWED_CYCLES] == []
+    assert cycles == []
 
 
 def test_allow_lists_name_only_what_is_still_over() -> None:
     """A stale entry would let a module grow back over the limit unnoticed."""
     assert {s.where for s in long_modules()} >= ALLOWED_LONG_MODULES
     assert {s.where for s in long_functions()} >= ALLOWED_LONG_FUNCTIONS
-    assert set(import_cycles()) >= ALLOWED_CYCLES
 
 
 def test_the_measures_catch_what_they_count() -> None:
