@@ -47,7 +47,6 @@ ALLOWED_LONG_FUNCTIONS: frozenset[str] = frozenset(
         "ratings/style.py::style_bradley_terry",
         "report/collect.py::benchmark_summary",
         "runner/_leased.py::drain_leased",
-        "runner/_runner.py::run_examinee",
     }
 )
 
