@@ -41,7 +41,7 @@ NOT_YET_TYPED = {
     "lvlmbench.datasets.predictions.__init__:PredictionSummary.as_dict",
     "lvlmbench.judging.metrics.run:MetricScore.as_dict",
     "lvlmbench.judging.metrics.run:MetricRating.as_dict",
-    "lvlmbench.judging.summaries:PairwiseReport.as_dict",
+    "lvlmbench.judging.pairwise_report:PairwiseReport.as_dict",
     "lvlmbench.ratings.categories:Coverage.as_dict",
     "lvlmbench.ratings.categories:CategoryTotal.as_dict",
     "lvlmbench.ratings.elo:OnlineElo.as_dict",

@@ -4,14 +4,13 @@ the identity or the cache key; only images rendered by a request cost it."""
 
 from __future__ import annotations
 
-import io
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import cast
 
 import pytest
-from PIL import Image
+from pngs import solid_png
 
 from lvlmbench.images import (
     IMAGE_PROVIDERS,
@@ -30,12 +29,6 @@ from lvlmbench.types import Status
 LOCAL = "openai/dall-e-3?base_url=http://127.0.0.1:9/v1"
 
 
-def _png() -> bytes:
-    buffer = io.BytesIO()
-    Image.new("RGB", (4, 4), (10, 200, 10)).save(buffer, format="PNG")
-    return buffer.getvalue()
-
-
 @dataclass
 class Painter:
     """Paints every request, except prompts starting with 'refuse' (a content-policy refusal)."""
@@ -52,7 +45,7 @@ class Painter:
         self.calls += 1
         if request.prompt.startswith("refuse"):
             return ImageOutput(status=Status.REFUSED, reason="content policy")
-        return ImageOutput(png=_png())
+        return ImageOutput(png=solid_png((10, 200, 10), size=(4, 4)))
 
     async def aclose(self) -> None:
         pass

@@ -361,7 +361,7 @@ async def test_missing_answers_are_counted(tmp_path: Path) -> None:
 
 
 def test_ranking_tau_compares_judge_and_human_system_rankings() -> None:
-    from lvlmbench.judging.summaries import _ranking_tau
+    from lvlmbench.judging.judge_vs_human import _ranking_tau
 
     pairs = [
         (("x", "y"), "A", ["A", "A", "B"]),  # both: x beats y

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-import io
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -14,7 +13,7 @@ from typing import Any
 
 import pytest
 from fakes import ScriptedModel
-from PIL import Image
+from pngs import solid_png
 
 from lvlmbench.images import ImageClient, ImageOutput, ImageRequest
 from lvlmbench.models import (
@@ -31,12 +30,6 @@ from lvlmbench.types import GenerationConfig, Message, Status
 
 FAST = RetryPolicy(base_delay=0.001, max_delay=0.01)
 BUSY = ProviderError("HTTP 503: busy", ErrorKind.TRANSIENT, status_code=503)
-
-
-def _png(colour: tuple[int, int, int]) -> bytes:
-    buffer = io.BytesIO()
-    Image.new("RGB", (4, 4), colour).save(buffer, format="PNG")
-    return buffer.getvalue()
 
 
 @dataclass
@@ -64,7 +57,7 @@ class ScriptedPainter:
                 await asyncio.sleep(self.delay)
             if self.steps:
                 raise self.steps.pop(0)
-            return ImageOutput(png=_png(self.colour))
+            return ImageOutput(png=solid_png(self.colour, size=(4, 4)))
         finally:
             self.in_flight -= 1
 

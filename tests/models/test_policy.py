@@ -1,7 +1,7 @@
 import random
 
 import pytest
-from PIL import Image
+from pngs import solid_png
 
 from lvlmbench.models import ErrorKind, ProviderError, RetryPolicy, chat_cache_key
 from lvlmbench.models._http import parse_retry_after
@@ -11,26 +11,18 @@ from lvlmbench.types import GenerationConfig, ImagePart, Message
 IDENTITY = {"provider": "openai", "model": "m", "base_url": "http://x/v1"}
 
 
-def _png(color: str) -> bytes:
-    import io
-
-    buf = io.BytesIO()
-    Image.new("RGB", (4, 4), color).save(buf, format="PNG")
-    return buf.getvalue()
-
-
 def test_cache_key_hashes_image_bytes_not_paths(tmp_path):
     a, b = tmp_path / "a.png", tmp_path / "b.png"
-    a.write_bytes(_png("red"))
-    b.write_bytes(_png("red"))
+    a.write_bytes(solid_png("red", size=(4, 4)))
+    b.write_bytes(solid_png("red", size=(4, 4)))
     config = GenerationConfig()
     key_a = chat_cache_key(IDENTITY, [Message.user(ImagePart.from_path(a), "q")], config)
     key_b = chat_cache_key(IDENTITY, [Message.user(ImagePart.from_path(b), "q")], config)
     key_mem = chat_cache_key(
-        IDENTITY, [Message.user(ImagePart.from_bytes(_png("red")), "q")], config
+        IDENTITY, [Message.user(ImagePart.from_bytes(solid_png("red", size=(4, 4))), "q")], config
     )
     assert key_a == key_b == key_mem
-    b.write_bytes(_png("blue"))
+    b.write_bytes(solid_png("blue", size=(4, 4)))
     key_blue = chat_cache_key(IDENTITY, [Message.user(ImagePart.from_path(b), "q")], config)
     assert key_blue != key_a
 

@@ -17,7 +17,7 @@ import openpyxl
 import pytest
 from cli_runs import store_state
 from fastapi.testclient import TestClient
-from PIL import Image
+from pngs import solid_png
 from typer.testing import CliRunner
 from web.conftest import CHOICE, LOCAL, build_store
 
@@ -39,16 +39,10 @@ def _nested(depth: int = DEEP) -> str:
     return "[" * depth + "]" * depth
 
 
-def _png(colour: tuple[int, int, int] = (10, 200, 10)) -> bytes:
-    buffer = io.BytesIO()
-    Image.new("RGB", (8, 8), colour).save(buffer, format="PNG")
-    return buffer.getvalue()
-
-
 @pytest.fixture
 def db(tmp_path: Path) -> Path:
     """A store already holding benchmark "good" (one item with a picture) to be kept intact."""
-    (tmp_path / "good.png").write_bytes(_png())
+    (tmp_path / "good.png").write_bytes(solid_png((10, 200, 10)))
     good = tmp_path / "good.jsonl"
     good.write_text(json.dumps({"id": "q1", "question": "Colour?", "image": "good.png"}) + "\n")
     path = tmp_path / "store.db"
@@ -253,7 +247,7 @@ def test_the_unzip_limit_is_an_option_and_the_ratio_still_holds(
 
 def test_a_bad_row_after_thousands_of_good_ones_stores_nothing(db: Path, tmp_path: Path) -> None:
     rows = 4 * BATCH + 7  # several batches' worth before the bad row
-    (tmp_path / "shared.png").write_bytes(_png((200, 0, 0)))
+    (tmp_path / "shared.png").write_bytes(solid_png((200, 0, 0)))
     path = tmp_path / "long.jsonl"
     with path.open("w") as sink:
         for n in range(1, rows):
@@ -265,8 +259,8 @@ def test_a_bad_row_after_thousands_of_good_ones_stores_nothing(db: Path, tmp_pat
 
 
 def test_rows_sharing_a_picture_count_it_once(db: Path, tmp_path: Path) -> None:
-    (tmp_path / "shared.png").write_bytes(_png((200, 0, 0)))
-    (tmp_path / "other.png").write_bytes(_png((0, 0, 200)))
+    (tmp_path / "shared.png").write_bytes(solid_png((200, 0, 0)))
+    (tmp_path / "other.png").write_bytes(solid_png((0, 0, 200)))
     path = tmp_path / "shared.jsonl"
     rows = [{"id": f"r{n}", "question": "Red?", "image": "shared.png"} for n in range(1500)]
     rows.append({"id": "two", "question": "Both?", "images": ["other.png", "shared.png"]})
@@ -284,7 +278,7 @@ def test_rows_sharing_a_picture_count_it_once(db: Path, tmp_path: Path) -> None:
 
 
 def test_an_import_cut_short_while_writing_is_not_complete_and_resumes(tmp_path: Path) -> None:
-    (tmp_path / "p.png").write_bytes(_png())
+    (tmp_path / "p.png").write_bytes(solid_png((10, 200, 10)))
     path = tmp_path / "cut.jsonl"
     rows = 3 * BATCH
     path.write_text(
@@ -320,7 +314,7 @@ def test_a_vlmeval_row_may_share_the_picture_of_a_row_further_down(tmp_path: Pat
     import base64
 
     header = "index\tquestion\tA\tB\tanswer\timage\n"
-    red = base64.b64encode(_png((250, 0, 0))).decode()
+    red = base64.b64encode(solid_png((250, 0, 0))).decode()
     rows = ["7\tFirst?\tx\ty\tA\t9", *(f"{n}\tQ{n}?\tx\ty\tB\t{red}" for n in (8, 9))]
     path = tmp_path / "forward.tsv"
     path.write_text(header + "\n".join(rows) + "\n")
@@ -338,7 +332,7 @@ def test_a_vlmeval_row_may_share_the_picture_of_a_row_further_down(tmp_path: Pat
 def test_a_vlmeval_chain_of_shared_pictures_is_refused(db: Path, tmp_path: Path) -> None:
     import base64
 
-    red = base64.b64encode(_png((250, 0, 0))).decode()
+    red = base64.b64encode(solid_png((250, 0, 0))).decode()
     rows = ["1\tA?\tx\ty\tA\t2", "2\tB?\tx\ty\tA\t3", f"3\tC?\tx\ty\tA\t{red}"]
     path = tmp_path / "chain.tsv"
     path.write_text("index\tquestion\tA\tB\tanswer\timage\n" + "\n".join(rows) + "\n")
@@ -354,7 +348,7 @@ def secret(tmp_path: Path) -> Path:
     """A picture outside the dataset's folder (``tmp_path/ds``)."""
     (tmp_path / "ds").mkdir()
     path = tmp_path / "outside_secret.png"
-    path.write_bytes(_png((1, 2, 3)))
+    path.write_bytes(solid_png((1, 2, 3)))
     return path
 
 

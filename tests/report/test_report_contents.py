@@ -11,7 +11,7 @@ from html import escape, unescape
 from report.conftest import AUTOBENCH, OPEN, Built
 
 from lvlmbench.choice.accuracy import accuracy_table
-from lvlmbench.judging.summaries import pairwise_report
+from lvlmbench.judging.pairwise_report import pairwise_report
 from lvlmbench.report import benchmark_html, report_css
 
 

@@ -10,8 +10,8 @@ import pytest
 from report.conftest import AUTOBENCH, HOSTILE_MODEL, OPEN, SCORE_JUDGE, SCORE_REFERENCE, Built
 
 from lvlmbench.choice.accuracy import accuracy_table
+from lvlmbench.judging.pairwise_report import pairwise_report
 from lvlmbench.judging.score import score_report
-from lvlmbench.judging.summaries import pairwise_report
 from lvlmbench.store import iter_items, iter_judgments
 
 

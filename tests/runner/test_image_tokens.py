@@ -3,14 +3,13 @@ text-only model or chat format), and its answers would be scored as answers abou
 
 from __future__ import annotations
 
-import io
 import json
 from pathlib import Path
 from typing import Any
 
 import pytest
 from fake_openai_server import FakeOpenAIServer
-from PIL import Image
+from pngs import solid_png
 from typer.testing import CliRunner
 
 from lvlmbench.cli import app
@@ -19,12 +18,6 @@ from lvlmbench.store import Store, put_benchmark, put_items
 from lvlmbench.types import BenchmarkItem
 
 ITEMS = 6
-
-
-def _png(shade: int) -> bytes:
-    buffer = io.BytesIO()
-    Image.new("RGB", (8, 8), (shade, 0, 0)).save(buffer, format="PNG")
-    return buffer.getvalue()
 
 
 def _bench(path: Path, with_images: bool = True) -> Path:
@@ -40,7 +33,7 @@ def _bench(path: Path, with_images: bool = True) -> Path:
                 kind="mc",
                 options={"A": "red", "B": "green", "C": "blue", "D": "grey"},
                 answer="A",
-                images=[store.put_image(_png(40 * i))] if with_images else [],
+                images=[store.put_image(solid_png((40 * i, 0, 0)))] if with_images else [],
             )
             for i in range(ITEMS)
         ],

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import io
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -11,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from fakes import ScriptedModel
-from PIL import Image
+from pngs import solid_png
 from sqlalchemy import delete, event
 
 from lvlmbench.models import ErrorKind, ModelClient, ProviderError, RunAborted
@@ -34,18 +33,12 @@ COLOURS = ("red", "blue", "green", "yellow")
 _TAG = re.compile(r"\[(q\d+)\]")
 
 
-def _png(colour: str) -> bytes:
-    buffer = io.BytesIO()
-    Image.new("RGB", (8, 8), colour).save(buffer, format="PNG")
-    return buffer.getvalue()
-
-
 def _items(store: Store, count: int, bench: str = BENCH) -> list[BenchmarkItem]:
     """``count`` items cycling mc, tf and open ones; item i's question carries the tag [qi]."""
     items = []
     for i in range(count):
         colour = COLOURS[i % len(COLOURS)]
-        image = store.put_image(_png(colour))
+        image = store.put_image(solid_png(colour))
         common = {
             "id": f"{bench}-{i}",
             "benchmark": bench,

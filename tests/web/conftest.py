@@ -3,14 +3,13 @@ metric judgments on the open one, a hostile answer), and a web app over it."""
 
 from __future__ import annotations
 
-import io
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
-from PIL import Image
+from pngs import solid_png
 
 from lvlmbench.judging.metrics import judge_with_metrics
 from lvlmbench.store import Store, put_benchmark, put_items, put_responses
@@ -35,16 +34,10 @@ class Fixture:
     open_items: list[BenchmarkItem]
 
 
-def _png(colour: tuple[int, int, int]) -> bytes:
-    buffer = io.BytesIO()
-    Image.new("RGB", (32, 32), colour).save(buffer, format="PNG")
-    return buffer.getvalue()
-
-
 def _choice_items(store: Store) -> list[BenchmarkItem]:
     items = []
     for i in range(12):
-        image = store.put_image(_png((20 * i, 100, 200)))
+        image = store.put_image(solid_png((20 * i, 100, 200), size=(32, 32)))
         items.append(
             BenchmarkItem(
                 id=f"mc{i:02d}",
@@ -83,7 +76,7 @@ def _choice_responses(items: list[BenchmarkItem]) -> list[Response]:
 
 
 def _open_items(store: Store) -> list[BenchmarkItem]:
-    image = store.put_image(_png((250, 200, 0)))
+    image = store.put_image(solid_png((250, 200, 0), size=(32, 32)))
     return [
         BenchmarkItem(
             id=f"op{i:02d}",

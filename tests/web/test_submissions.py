@@ -14,7 +14,7 @@ from web.conftest import CHOICE, LOCAL, OPEN, Fixture
 
 from lvlmbench.choice.accuracy import accuracy_table
 from lvlmbench.judging import PAIRWISE_REF, run_pairwise
-from lvlmbench.judging.summaries import pairwise_report
+from lvlmbench.judging.pairwise_report import pairwise_report
 from lvlmbench.models import ModelClient
 from lvlmbench.store import iter_judgments, iter_responses
 from lvlmbench.types import Message, ModelOutput

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import base64
 import hashlib
-import io
 import json
 import re
 import sqlite3
@@ -18,7 +17,7 @@ from pathlib import Path
 import pytest
 from fake_openai_server import FakeOpenAIServer
 from fastapi.testclient import TestClient
-from PIL import Image
+from pngs import solid_png
 from typer.testing import CliRunner
 from web.conftest import LOCAL
 
@@ -30,12 +29,6 @@ from lvlmbench.web import create_app
 
 BENCH = "shapes"
 runner = CliRunner()
-
-
-def _png(colour: tuple[int, int, int]) -> bytes:
-    buffer = io.BytesIO()
-    Image.new("RGB", (24, 16), colour).save(buffer, format="PNG")
-    return buffer.getvalue()
 
 
 class Recorder:
@@ -58,7 +51,10 @@ def db(tmp_path: Path) -> Path:
     path = tmp_path / "t.db"
     store = Store.open(str(path))
     put_benchmark(store, BENCH, "imported", {"source": "test"})
-    red, blue = store.put_image(_png((200, 0, 0))), store.put_image(_png((0, 0, 200)))
+    red, blue = (
+        store.put_image(solid_png((200, 0, 0), size=(24, 16))),
+        store.put_image(solid_png((0, 0, 200), size=(24, 16))),
+    )
     options = {"A": "circle", "B": "square", "C": "star", "D": "heart"}
     put_items(
         store,

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, Literal
 
-from lvlmbench.autobench._backend import CheckRecord, KeyCheck, QuestionDraft
+from lvlmbench.autobench._drafts import CheckRecord, KeyCheck, QuestionDraft
 
 __all__ = ["AcceptedUnit", "AttemptRecord", "Decision", "UnitResult"]
 

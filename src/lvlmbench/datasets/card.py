@@ -27,7 +27,7 @@ from lvlmbench.store import (
 )
 
 if TYPE_CHECKING:
-    from lvlmbench.datasets.export import ExportLayout
+    from lvlmbench.datasets._export_layout import ExportLayout
 
 __all__ = ["DEFAULT_GENERATED_LICENSE", "GENERATED_KINDS", "dataset_card"]
 

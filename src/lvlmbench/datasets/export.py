@@ -19,15 +19,15 @@ import json
 import os
 import re
 import shutil
-from collections import Counter
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from lvlmbench.datasets._export_layout import COLUMNS_AFTER_OPTIONS, TEXT_COLUMNS, ExportLayout
 from lvlmbench.datasets.card import dataset_card
 from lvlmbench.datasets.importers.hf import EXPORT_METADATA_KEY, META_COLUMN
-from lvlmbench.store import BenchmarkData, Store, count_items, get_benchmark, iter_items
+from lvlmbench.store import Store, count_items, get_benchmark, iter_items
 from lvlmbench.types import BenchmarkItem
 
 __all__ = [
@@ -44,10 +44,8 @@ __all__ = [
 PARQUET_PATH = "data/test-00000-of-00001.parquet"
 """Where the `test` split goes, relative to the export folder (the Hub's naming)."""
 _LETTERS = tuple("ABCDEFGHI")  # MMMU has up to nine options
-_TEXT = ("question", "kind")
-_AFTER_OPTIONS = ("answer", "reference", "caption", "category")
 _RESERVED = {"id", "instruction", "options", "choices", "images", META_COLUMN}
-_RESERVED |= {*_TEXT, *_AFTER_OPTIONS, *_LETTERS}
+_RESERVED |= {*TEXT_COLUMNS, *COLUMNS_AFTER_OPTIONS, *_LETTERS}
 _IMAGE_COLUMN = re.compile(r"^image(_\d+)?$")
 _FIRST_META = ("capability", "general_aspect", "fine_aspect", "difficulty")
 _PYARROW_MISSING = "parquet export needs pyarrow: pip install 'lvlmbench[export]'"
@@ -62,42 +60,6 @@ def _scalar_dtype(value: Any) -> str | None:
     if isinstance(value, float):
         return "float64"
     return "string" if isinstance(value, str) else None
-
-
-@dataclass
-class ExportLayout:
-    """The columns a benchmark's export needs, and the counts its dataset card shows."""
-
-    benchmark: str
-    kind: str
-    data: BenchmarkData
-    """The benchmark's stored definition (settings, seeds, provenance)."""
-    rows: int = 0
-    letters: list[str] = field(default_factory=list)
-    image_columns: list[str] = field(default_factory=list)
-    meta_columns: dict[str, str] = field(default_factory=dict)
-    """Meta entries stored as columns of their own, with their dtype."""
-    kinds: Counter[str] = field(default_factory=Counter)
-    capabilities: Counter[str] = field(default_factory=Counter)
-    difficulties: Counter[str] = field(default_factory=Counter)
-    images: int = 0
-    """Distinct pictures."""
-
-    def features(self) -> list[tuple[str, str]]:
-        """(column, dtype) in column order; dtype "image" or a ``Value`` dtype."""
-        strings = [
-            *[(c, "string") for c in ("id", *_TEXT)],
-            *[(letter, "string") for letter in self.letters],
-            *[(c, "string") for c in _AFTER_OPTIONS],
-        ]
-        images = [(c, "image") for c in self.image_columns]
-        return [
-            *strings[:1],
-            *images,
-            *strings[1:],
-            *self.meta_columns.items(),
-            (META_COLUMN, "string"),
-        ]
 
 
 def plan_export(store: Store, benchmark: str) -> ExportLayout:

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from lvlmbench.images._api import ImageOutput, ImageRequest
-from lvlmbench.images.diffusers import DiffusersTextToImage
+from lvlmbench.images._diffusers_pipeline import DiffusersTextToImage
 from lvlmbench.models import ProviderError
 from lvlmbench.models.providers import Batcher
 from lvlmbench.models.ray_actors import (

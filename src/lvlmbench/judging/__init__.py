@@ -35,6 +35,7 @@ from lvlmbench.judging.human_ratings import (
     human_report,
     vote_agreement,
 )
+from lvlmbench.judging.judge_vs_human import HumanAgreement, human_agreement
 from lvlmbench.judging.pairwise import (
     FAMILIES,
     PAIRWISE,
@@ -45,6 +46,16 @@ from lvlmbench.judging.pairwise import (
     pairwise_messages,
     run_pairwise,
     self_preference_warnings,
+)
+from lvlmbench.judging.pairwise_report import (
+    HUMAN,
+    RATING_ROUNDS,
+    RATING_SEED,
+    PairRecord,
+    PairwiseReport,
+    judges_for,
+    pair_records,
+    pairwise_report,
 )
 from lvlmbench.judging.protocol import (
     Column,
@@ -86,18 +97,6 @@ from lvlmbench.judging.score import (
     score_judgment,
     score_messages,
     score_report,
-)
-from lvlmbench.judging.summaries import (
-    HUMAN,
-    RATING_ROUNDS,
-    RATING_SEED,
-    HumanAgreement,
-    PairRecord,
-    PairwiseReport,
-    human_agreement,
-    judges_for,
-    pair_records,
-    pairwise_report,
 )
 from lvlmbench.judging.verdict import ParsedVerdict, parse_verdict
 from lvlmbench.judging.vote_summary import JudgeAgreement, VoteSummary, vote_summary

@@ -19,11 +19,11 @@ from lvlmbench.judging.hallucination import (
     run_hallucination,
 )
 from lvlmbench.judging.pairwise import PAIRWISE, PAIRWISE_REF
+from lvlmbench.judging.pairwise_report import HUMAN
 from lvlmbench.judging.protocol import Column, JudgeProtocol, register
 from lvlmbench.judging.reference import REFERENCE
 from lvlmbench.judging.scale import ParsedRating, ParsedScores
 from lvlmbench.judging.score import SCORE, SCORE_SCALE, ModelScore, score_report
-from lvlmbench.judging.summaries import HUMAN
 from lvlmbench.judging.verdict import ParsedVerdict, parse_verdict
 from lvlmbench.models import ModelClient
 from lvlmbench.store import Store

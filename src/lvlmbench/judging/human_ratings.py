@@ -29,16 +29,16 @@ from itertools import combinations
 
 from lvlmbench.judging.annotator_groups import Annotators, choose_annotators
 from lvlmbench.judging.counted_votes import annotator_of, counted_votes
-from lvlmbench.judging.reference import REFERENCE, answer_texts
-from lvlmbench.judging.style_control import style_control
-from lvlmbench.judging.summaries import (
+from lvlmbench.judging.judge_vs_human import judge_verdicts
+from lvlmbench.judging.pairwise_report import (
     HUMAN,
     RATING_ROUNDS,
     RATING_SEED,
     PairwiseReport,
-    judge_verdicts,
     rate_matches,
 )
+from lvlmbench.judging.reference import REFERENCE, answer_texts
+from lvlmbench.judging.style_control import style_control
 from lvlmbench.judging.verdict import ParsedVerdict
 from lvlmbench.ratings import FoughtMatch
 from lvlmbench.store import Store, excluded_annotators, iter_items, iter_judgments

@@ -9,8 +9,9 @@ from dataclasses import dataclass, field
 
 from lvlmbench.judging.annotator_groups import Annotators, choose_annotators
 from lvlmbench.judging.counted_votes import annotator_of
+from lvlmbench.judging.judge_vs_human import human_agreement
+from lvlmbench.judging.pairwise_report import HUMAN, judges_for
 from lvlmbench.judging.protocol import is_human_judge, metric_name, pairwise_protocols
-from lvlmbench.judging.summaries import HUMAN, human_agreement, judges_for
 from lvlmbench.store import (
     Store,
     benchmark_item_ids,

@@ -8,7 +8,7 @@ import copy
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import torch
 import transformers
@@ -33,7 +33,6 @@ from lvlmbench.types import GenerationConfig, Message, ModelOutput
 
 if TYPE_CHECKING:
     from lvlmbench.models._hf_engine import Group
-    from lvlmbench.models.hf import HFChatModel
 
 __all__ = [
     "DEFAULT_MAX_BATCH",
@@ -50,6 +49,32 @@ __all__ = [
 
 DEFAULT_MAX_BATCH = 256
 """The most rows ``batch_size=auto`` decodes at once unless ``max_batch_size`` says otherwise."""
+
+
+class ModelOwner(Protocol):
+    """What loading and whole-batch generation read of the model they serve (the
+    ``HFChatModel``, named by what it offers so this module does not import it back)."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def spec(self) -> str: ...
+    @property
+    def path(self) -> str: ...
+    @property
+    def dtype(self) -> str: ...
+    @property
+    def revision(self) -> str | None: ...
+    @property
+    def trust_remote_code(self) -> bool: ...
+    @property
+    def local_files_only(self) -> bool: ...
+
+    def output(
+        self, request: Request, finished: Any, prompt_tokens: int, raw: dict[str, Any]
+    ) -> ModelOutput: ...
+
+    def finish(self, loaded: Loaded, request: Request, ids: list[int]) -> Any: ...
 
 
 @dataclass(frozen=True)
@@ -131,7 +156,7 @@ def _auto_classes() -> list[Any]:
     return [cls for cls in classes if cls is not None]
 
 
-def _from_pretrained(owner: HFChatModel, cls: Any, **extra: Any) -> Any:
+def _from_pretrained(owner: ModelOwner, cls: Any, **extra: Any) -> Any:
     return cls.from_pretrained(
         owner.path,
         revision=owner.revision,
@@ -141,7 +166,7 @@ def _from_pretrained(owner: HFChatModel, cls: Any, **extra: Any) -> Any:
     )
 
 
-def _load_model(owner: HFChatModel, device: str) -> Any:
+def _load_model(owner: ModelOwner, device: str) -> Any:
     """The first auto class that knows this checkpoint's config, on ``device``."""
     unknown: list[str] = []
     for cls in _auto_classes():
@@ -155,7 +180,7 @@ def _load_model(owner: HFChatModel, device: str) -> Any:
     raise ValueError(f"no model class for this config (tried {', '.join(unknown)})")
 
 
-def load(owner: HFChatModel, device: str) -> Loaded:
+def load(owner: ModelOwner, device: str) -> Loaded:
     """Load processor and weights onto ``device`` (runs on a replica's thread)."""
     try:
         processor = _from_pretrained(owner, AutoProcessor)
@@ -233,7 +258,7 @@ def _generation_config(loaded: Loaded, config: GenerationConfig) -> Any:
 
 
 def generate_whole(
-    owner: HFChatModel, loaded: Loaded, group: Group
+    owner: ModelOwner, loaded: Loaded, group: Group
 ) -> list[ModelOutput | Exception]:
     """One ``generate`` call for a group that shares max_tokens and stop strings (models that
     cannot be decoded row by row). Out of memory is raised (the replica halves its batch);

@@ -26,8 +26,8 @@ from dataclasses import dataclass
 from lvlmbench.models._api import ErrorKind, ProviderError
 from lvlmbench.models._hf_batch import Batcher
 from lvlmbench.models._hf_load import HFSettings, Request
+from lvlmbench.models._hf_model import QUEUED_BATCHES, HFChatModel
 from lvlmbench.models._ray import ActorPoolRunner, PoolActor, RaySettings, check_pool
-from lvlmbench.models.hf import QUEUED_BATCHES, HFChatModel
 from lvlmbench.types import GenerationConfig, Message, ModelOutput
 
 __all__ = ["BATCHES_PER_ACTOR", "RayHFChatModel"]

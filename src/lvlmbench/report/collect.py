@@ -21,7 +21,7 @@ from lvlmbench.choice.accuracy import (
 from lvlmbench.choice.vlmeval_scores import circular_table, mme_table
 from lvlmbench.judging import HUMAN, RATING_ROUNDS, metric_name
 from lvlmbench.judging.pairwise import PAIRWISE
-from lvlmbench.judging.summaries import judges_for, pairwise_report
+from lvlmbench.judging.pairwise_report import judges_for, pairwise_report
 from lvlmbench.report._common import LEVELS, pct
 from lvlmbench.report.experiments import leakage_summary, position_bias_summary, rekeyed_sources
 from lvlmbench.report.experiments_ab import ab_experiments_summary

@@ -16,9 +16,9 @@ from typing import Any
 import numpy as np
 
 from lvlmbench.judging.hallucination import HALLUCINATION, hallucination_report
+from lvlmbench.judging.pairwise_report import judges_for
 from lvlmbench.judging.reference import REFERENCE, REFERENCE_PREFIX, reference_name
 from lvlmbench.judging.score import SCORE, ScoreGroup, item_abilities, score_report
-from lvlmbench.judging.summaries import judges_for
 from lvlmbench.store import Store, iter_judgments
 from lvlmbench.types import BenchmarkItem, Judgment
 

@@ -137,6 +137,95 @@ def _tally(summary: EvalSummary, response: Response) -> None:
     summary.tally(response.status, response.reason)
 
 
+@dataclass
+class _ExamineeRun:
+    """The state one examinee run shares among its workers: the calls prepared per claimed
+    batch, the answers waiting to be written, and the count of samples finished here."""
+
+    store: Store
+    client: ModelClient
+    variant: str
+    builder: MessageBuilder
+    base: GenerationConfig
+    summary: EvalSummary
+    leases: Leases
+    on_progress: ProgressHook | None
+    finished: int = 0
+    # Each claimed batch's calls, prepared together so that their cache rows are looked up in
+    # one query; a job's entry is taken when a worker reaches it.
+    prepared: dict[str, PreparedCall | ItemUnavailable] = field(default_factory=dict)
+    writer: BatchWriter[Response] = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.writer = BatchWriter(self.write)
+
+    def unit(self, job: Job) -> str:
+        return response_id(job[0].id, self.client.spec, self.variant, job[1])
+
+    def write(self, batch: list[Response]) -> None:
+        put_responses(self.store, batch)
+        # Released only once stored: another run then finds the sample done, not free.
+        self.leases.release([response_id(r.item_id, r.model, r.variant, r.epoch) for r in batch])
+
+    def progress(self) -> None:
+        if self.on_progress is not None:
+            self.on_progress(self.summary.skipped + self.finished, self.summary.total)
+
+    def done_elsewhere(self, _job: Job) -> None:
+        self.summary.skipped += 1
+        self.progress()
+
+    def prepare_job(self, job: Job) -> PreparedCall | ItemUnavailable:
+        item, epoch = job
+        try:
+            messages = self.builder(item)
+        except ItemUnavailable as exc:  # e.g. an imported image URL never fetched
+            return exc
+        sample = self.base.model_copy(update={"epoch": epoch}) if epoch else self.base
+        return self.client.prepare_call(messages, sample)
+
+    def prepare_batch(self, jobs: list[Job]) -> None:
+        calls = {self.unit(job): self.prepare_job(job) for job in jobs}
+        self.prepared.update(calls)
+        self.client.prefetch([c.key for c in calls.values() if isinstance(c, PreparedCall)])
+
+    async def answer(self, job: Job) -> None:
+        call = self.prepared.pop(self.unit(job), None) or self.prepare_job(job)
+        if isinstance(call, ItemUnavailable):
+            output, key = ModelOutput(status=Status.ERROR, reason=str(call)), None
+        else:
+            output, key = await self.client.generate_prepared(call)
+        try:
+            if not output.cached:
+                # One turn of the event loop before the bookkeeping: the requests that took the
+                # endpoint slots freed meanwhile go out first (aiohttp writes a request from a
+                # task of its own on Python 3.11), so scoring and storing answers never delays
+                # them.
+                await asyncio.sleep(0)
+        finally:  # even when the run is stopping: this answer came back and is kept
+            self.record(job, output, key)
+
+    def record(self, job: Job, output: ModelOutput, key: str | None) -> None:
+        item, epoch = job
+        client = self.client
+        # A replayed answer keeps the cost of the call that first produced it (usage is cached).
+        cost = client.cost_of(output.usage) if key is not None else None
+        response = score_output(
+            item, client.spec, output, self.variant, epoch, cache_key=key, cost_usd=cost
+        )
+        _tally(self.summary, response)
+        self.writer.add(response)
+        self.finished += 1
+        self.progress()
+
+
+def _let_baseline_prepare(client: ModelClient, store: Store, benchmark: str) -> None:
+    """Privileged baselines (the oracle) learn the keys before they are asked."""
+    prepare = getattr(client.model, "prepare", None)
+    if callable(prepare):
+        prepare(iter_items(store, benchmark))
+
+
 async def run_examinee(
     store: Store,
     benchmark: str,
@@ -166,77 +255,11 @@ async def run_examinee(
     summary = EvalSummary(model=client.spec, variant=variant, benchmark=benchmark, epochs=epochs)
     builder = builder or item_messages(store, variant)
     done = final_response_ids(store, client.spec, variant)
-    items = count_items(store, benchmark) if only is None else len(only)
-    summary.total = items * epochs
+    summary.total = (count_items(store, benchmark) if only is None else len(only)) * epochs
     base = config or GenerationConfig()
-    prepare = getattr(client.model, "prepare", None)
-    if callable(prepare):  # privileged baselines (the oracle) learn the keys first
-        prepare(iter_items(store, benchmark))
+    _let_baseline_prepare(client, store, benchmark)
     leases = Leases.for_responses(store, lease_s=lease_s)
-
-    def unit(job: Job) -> str:
-        return response_id(job[0].id, client.spec, variant, job[1])
-
-    def write(batch: list[Response]) -> None:
-        put_responses(store, batch)
-        # Released only once stored: another run then finds the sample done, not free.
-        leases.release([response_id(r.item_id, r.model, r.variant, r.epoch) for r in batch])
-
-    writer: BatchWriter[Response] = BatchWriter(write)
-    finished = 0
-
-    def done_elsewhere(_job: Job) -> None:
-        summary.skipped += 1
-        if on_progress is not None:
-            on_progress(summary.skipped + finished, summary.total)
-
-    # Each claimed batch's calls, prepared together so that their cache rows are looked up in
-    # one query; a job's entry is taken when a worker reaches it.
-    prepared: dict[str, PreparedCall | ItemUnavailable] = {}
-
-    def prepare_job(job: Job) -> PreparedCall | ItemUnavailable:
-        item, epoch = job
-        try:
-            messages = builder(item)
-        except ItemUnavailable as exc:  # e.g. an imported image URL never fetched
-            return exc
-        sample = base.model_copy(update={"epoch": epoch}) if epoch else base
-        return client.prepare_call(messages, sample)
-
-    def prepare_batch(jobs: list[Job]) -> None:
-        calls = {unit(job): prepare_job(job) for job in jobs}
-        prepared.update(calls)
-        client.prefetch([c.key for c in calls.values() if isinstance(c, PreparedCall)])
-
-    async def answer(job: Job) -> None:
-        call = prepared.pop(unit(job), None) or prepare_job(job)
-        if isinstance(call, ItemUnavailable):
-            output, key = ModelOutput(status=Status.ERROR, reason=str(call)), None
-        else:
-            output, key = await client.generate_prepared(call)
-        try:
-            if not output.cached:
-                # One turn of the event loop before the bookkeeping: the requests that took the
-                # endpoint slots freed meanwhile go out first (aiohttp writes a request from a
-                # task of its own on Python 3.11), so scoring and storing answers never delays
-                # them.
-                await asyncio.sleep(0)
-        finally:  # even when the run is stopping: this answer came back and is kept
-            record(job, output, key)
-
-    def record(job: Job, output: ModelOutput, key: str | None) -> None:
-        nonlocal finished
-        item, epoch = job
-        # A replayed answer keeps the cost of the call that first produced it (usage is cached).
-        cost = client.cost_of(output.usage) if key is not None else None
-        response = score_output(
-            item, client.spec, output, variant, epoch, cache_key=key, cost_usd=cost
-        )
-        _tally(summary, response)
-        writer.add(response)
-        finished += 1
-        if on_progress is not None:
-            on_progress(summary.skipped + finished, summary.total)
+    run = _ExamineeRun(store, client, variant, builder, base, summary, leases, on_progress)
 
     try:
         # Twice as many workers as calls allowed in flight: while a call holds an endpoint slot,
@@ -247,16 +270,16 @@ async def run_examinee(
         await drain_leased(
             leases,
             pending,
-            unit,
-            answer,
+            run.unit,
+            run.answer,
             workers,
-            done_elsewhere,
-            flush=writer.flush,
-            on_claimed=prepare_batch,
+            run.done_elsewhere,
+            flush=run.writer.flush,
+            on_claimed=run.prepare_batch,
         )
     finally:
         try:
-            writer.flush()
+            run.writer.flush()
         finally:  # however the run ends (a failed write included): no lease outlives it
             leases.release()
         summary.wall_s = time.perf_counter() - started

@@ -11,12 +11,11 @@ import math
 from collections import Counter
 from itertools import permutations
 
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
-
+from lvlmbench.scenes._fact_records import ObjectFacts, Relation, SceneFacts
 from lvlmbench.scenes.geometry import draw_order, object_box
 from lvlmbench.scenes.masks import MaskSet, object_masks
 from lvlmbench.scenes.schema import SceneObject, SceneProgram
-from lvlmbench.scenes.semantics import SceneLevelFacts, scene_level_facts
+from lvlmbench.scenes.semantics import scene_level_facts
 
 __all__ = [
     "DEFAULT_VISIBLE_THRESHOLD",
@@ -38,110 +37,6 @@ _REGIONS = (
     ("left", "centre", "right"),
     ("bottom left", "bottom", "bottom right"),
 )
-
-
-class ObjectFacts(BaseModel):
-    """What is true of one object."""
-
-    model_config = ConfigDict(frozen=True)
-    index: int
-    category: str
-    color: str
-    texture: str
-    text: str | None
-    box: tuple[float, float, float, float]
-    """Normalised (x0, y0, x1, y1)."""
-    area: float
-    """Whole silhouette as a fraction of the canvas (hidden parts included)."""
-    visible: float
-    """Fraction of the silhouette that is visible (not hidden, not off the canvas)."""
-    rank: int
-    """Drawing position: 0 is the back-most object."""
-    occluded_by: list[int]
-    """Objects in front of this one that hide part of it."""
-    region: str
-    """Where its centre lies on a 3x3 grid (top left ... bottom right)."""
-    pointing: str | None
-    """up/down/left/right for arrows and triangles turned by a multiple of 90 degrees."""
-    facing: str | None
-    """left/right for things that have a front (cars)."""
-    lit: bool
-    """False only for objects outside a spotlight's disc."""
-    askable: bool
-    """Visible enough (and lit) to be asked about."""
-
-    @property
-    def center(self) -> tuple[float, float]:
-        """Centre of the bounding box."""
-        return (self.box[0] + self.box[2]) / 2, (self.box[1] + self.box[3]) / 2
-
-    @property
-    def height(self) -> float:
-        """Box height (fraction of the canvas height)."""
-        return self.box[3] - self.box[1]
-
-
-class Relation(BaseModel):
-    """``subject`` is ``relation`` ``object`` (indices into the objects)."""
-
-    model_config = ConfigDict(frozen=True)
-    subject: int
-    relation: str
-    object: int
-
-
-class SceneFacts(BaseModel):
-    """Everything a question may ask about, computed from one program."""
-
-    width: int
-    height: int
-    threshold: float
-    objects: list[ObjectFacts]
-    relations: list[Relation]
-    counts_by_category: dict[str, int]
-    counts_by_color: dict[str, int]
-    labels: list[tuple[str, str, float, float]] = Field(default_factory=list)
-    """(text, colour, x, y) of every free-floating text label."""
-    largest: int | None = None
-    """The object whose silhouette is clearly (1.5x) the largest, if one is."""
-    smallest: int | None = None
-    """The object whose silhouette is clearly (1.5x) the smallest, if one is."""
-    scene: SceneLevelFacts = Field(default_factory=SceneLevelFacts)
-    """Scene-level facts: time_of_day, weather, season, brightness, light_source, mood,
-    temperature, vividness, scene_type, ground, feels, light_cast, cloudiness, sun_height,
-    activity, busyness, background."""
-    _relation_cache: set[Relation] | None = PrivateAttr(default=None)
-
-    def holds(self, a: int, relation: str, b: int) -> bool:
-        """Whether the clear relation ``a relation b`` was recorded."""
-        return Relation(subject=a, relation=relation, object=b) in self._relation_set()
-
-    def _relation_set(self) -> set[Relation]:
-        if self._relation_cache is None:
-            self._relation_cache = set(self.relations)
-        return self._relation_cache
-
-    def related(self, a: int, relation: str) -> list[int]:
-        """Every ``b`` with ``a relation b``."""
-        return [r.object for r in self.relations if r.subject == a and r.relation == relation]
-
-    def askable(self) -> list[ObjectFacts]:
-        """Objects a question may be about."""
-        return [o for o in self.objects if o.askable]
-
-    def select(self, category: str | None = None, color: str | None = None) -> list[ObjectFacts]:
-        """Objects matching the category and/or colour (hidden ones included)."""
-        return [
-            o
-            for o in self.objects
-            if (category is None or o.category == category) and (color is None or o.color == color)
-        ]
-
-    def direction(self, a: int, b: int) -> str | None:
-        """The single clear direction of ``a`` seen from ``b`` (left of, right of, above,
-        below) or None when there is none or more than one."""
-        found = [rel for rel in ("left of", "right of", "above", "below") if self.holds(a, rel, b)]
-        return found[0] if len(found) == 1 else None
 
 
 def _region(x: float, y: float) -> str:

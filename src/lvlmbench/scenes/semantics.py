@@ -8,15 +8,9 @@ otherwise, so no question is ever asked about an ambiguous atmosphere.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Literal
-
-from pydantic import BaseModel, ConfigDict
-
+from lvlmbench.scenes._fact_records import ObjectFacts, SceneFactName, SceneFacts, SceneLevelFacts
 from lvlmbench.scenes.palette import COOL_COLORS, MUTED_COLORS, SHAPES, VIVID_COLORS, WARM_COLORS
 from lvlmbench.scenes.schema import SceneProgram
-
-if TYPE_CHECKING:
-    from lvlmbench.scenes.facts import ObjectFacts, SceneFacts
 
 __all__ = [
     "ACTIVITIES",
@@ -230,65 +224,6 @@ def _busyness(program: SceneProgram, facts: SceneFacts) -> str | None:
     if n <= 3 and clutter == 0:
         return "calm"
     return "busy" if n >= 9 or (n >= 7 and clutter >= 0.5) else None
-
-
-SceneFactName = Literal[
-    "time_of_day",
-    "lighting",
-    "weather",
-    "season",
-    "brightness",
-    "light_source",
-    "light_cast",
-    "mood",
-    "temperature",
-    "vividness",
-    "scene_type",
-    "ground",
-    "feels",
-    "cloudiness",
-    "sun_height",
-    "activity",
-    "busyness",
-    "background",
-]
-"""The name of a whole-scene fact (a recipe that picks a fact by name is checked by mypy)."""
-
-
-class SceneLevelFacts(BaseModel):
-    """Time of day, weather, season, mood and the other whole-scene facts; None where the
-    scene does not settle one clearly (no question is asked about it then)."""
-
-    model_config = ConfigDict(frozen=True)
-
-    time_of_day: str | None = None
-    lighting: str | None = None
-    weather: str | None = None
-    season: str | None = None
-    brightness: str | None = None
-    light_source: str | None = None
-    light_cast: str | None = None
-    mood: str | None = None
-    temperature: str | None = None
-    vividness: str | None = None
-    scene_type: str | None = None
-    ground: str | None = None
-    feels: str | None = None
-    cloudiness: str | None = None
-    sun_height: str | None = None
-    activity: str | None = None
-    busyness: str | None = None
-    background: str | None = None
-
-    def __getitem__(self, name: SceneFactName) -> str | None:
-        """A fact by name (``facts.scene["mood"]``)."""
-        value: str | None = getattr(self, name)
-        return value
-
-    def get(self, name: SceneFactName, default: str | None = None) -> str | None:
-        """A fact by name, or ``default`` where it is None."""
-        value: str | None = getattr(self, name)
-        return default if value is None else value
 
 
 def scene_level_facts(program: SceneProgram, facts: SceneFacts) -> SceneLevelFacts:

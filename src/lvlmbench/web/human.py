@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from itertools import combinations
 
 from lvlmbench.judging.human_checks import CHECKS, HUMAN_CHECK, check_judgment
-from lvlmbench.judging.summaries import HUMAN
+from lvlmbench.judging.pairwise_report import HUMAN
 from lvlmbench.store import (
     Store,
     WebVote,

@@ -12,7 +12,7 @@ from dataclasses import asdict, dataclass, field
 
 from lvlmbench.choice.accuracy import item_facets
 from lvlmbench.judging import pairwise_protocols
-from lvlmbench.judging.summaries import judges_for, pair_records
+from lvlmbench.judging.pairwise_report import judges_for, pair_records
 from lvlmbench.store import (
     Store,
     benchmark_models,
