@@ -22,6 +22,7 @@ from lvlmbench.workflows._examinees import (
     imported_models,
     subset_for,
 )
+from lvlmbench.workflows._generate_rounds import GenerateBars, Generated
 from lvlmbench.workflows._generation_money import generation_prices, money_text
 from lvlmbench.workflows._money import (
     Meter,
@@ -43,6 +44,15 @@ from lvlmbench.workflows._rounds import (
     parse_until,
     run_budgeted,
 )
+from lvlmbench.workflows.generate import (
+    GenerateOptions,
+    GenerateResult,
+    PlannedGeneration,
+    check_generate_options,
+    generate,
+    parse_levels,
+    parse_zeta,
+)
 from lvlmbench.workflows.open_ended import (
     DEFAULT_LIMIT,
     OPEN_DEMO_MODELS,
@@ -58,16 +68,23 @@ __all__ = [
     "Asked",
     "BudgetedRun",
     "Decided",
+    "GenerateBars",
+    "GenerateOptions",
+    "GenerateResult",
+    "Generated",
     "InvalidOptions",
     "Meter",
+    "PlannedGeneration",
     "build_open_benchmark",
     "check_budget_usd",
+    "check_generate_options",
     "check_round_options",
     "check_specs",
     "check_stored_names",
     "could_be_imported",
     "decide_in_rounds",
     "decision_json",
+    "generate",
     "generation_prices",
     "imported_models",
     "make_rule",
@@ -75,7 +92,9 @@ __all__ = [
     "money_line",
     "money_text",
     "open_benchmark_name",
+    "parse_levels",
     "parse_until",
+    "parse_zeta",
     "require_prices",
     "run_budgeted",
     "run_open_ended",
