@@ -117,3 +117,29 @@ def test_refused_alike_and_nothing_written(
         api.generate("spatial understanding", store=str(by_api), **api_options)
     assert str(refused.value).split(":")[0] in " ".join(result.output.split())
     assert not by_cli.exists() and not by_api.exists()
+
+
+def test_the_same_decision_in_rounds_both_ways(tmp_path: Path) -> None:
+    """--until with two examinees: the same rounds, decision and examinee runs both ways."""
+    by_cli, by_api = tmp_path / "cli.db", tmp_path / "api.db"
+    oracle, random = "baseline/oracle", "baseline/random"
+    plan = ["generate", "spatial understanding", "-n", "1", "-k", "2", "--per-aspect", "2"]
+    until = ["--model", oracle, "--model", random, "--until", f"compare:{random},{oracle}"]
+    result = CliRunner().invoke(app, [*plan, *until, "--json", "--store", str(by_cli)])
+    assert result.exit_code == 0, result.output
+    made = api.generate(
+        "spatial understanding",
+        store=str(by_api),
+        n=1,
+        m=2,
+        per_aspect=2,
+        model=[oracle, random],
+        until=f"compare:{random},{oracle}",
+    )
+    assert made.rounds is not None and made.rounds.decided is not None
+    printed = json.loads(result.output)
+    assert made.rounds.as_json() == printed["budget"]
+    assert [(s.model, s.ok, s.total) for s in made.rounds.summaries] == [
+        (run["model"], run["ok"], run["total"]) for run in printed["runs"]
+    ]
+    assert _stored(by_cli, made.benchmark) == _stored(by_api, made.benchmark)
