@@ -25,8 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from lvlmbench.autobench.backends import generate_with
-from lvlmbench.autobench.pipeline import LEVELS, GenerateSettings
+from lvlmbench.autobench.pipeline import LEVELS
 from lvlmbench.judging import (
     RATING_ROUNDS,
     RATING_SEED,
@@ -55,10 +54,13 @@ from lvlmbench.workflows import (
     AgreementResult,
     EvaluateOptions,
     EvaluateResult,
+    Generated,
+    GenerateOptions,
     InvalidOptions,
     JudgeOptions,
     ProgressCallback,
     RateOptions,
+    check_generate_options,
     check_judge_options,
     check_options,
     judge_benchmark,
@@ -67,6 +69,7 @@ from lvlmbench.workflows import (
 )
 from lvlmbench.workflows import agreement as agreement_of
 from lvlmbench.workflows import evaluate as evaluate_benchmark
+from lvlmbench.workflows import generate as generate_benchmark
 from lvlmbench.workflows import rate as rate_benchmark
 from lvlmbench.workflows.importing import ImportOptions, ImportResult, import_format
 from lvlmbench.workflows.importing import import_file as _import_file
@@ -101,6 +104,9 @@ class GenerationResult:
     benchmark: str
     items: int
     report: dict[str, Any] = field(repr=False)
+    rounds: Generated | None = field(default=None, repr=False)
+    """A generation in rounds (``budget``, ``budget_usd``, ``until``): what it built, spent
+    and decided, the examinees' runs in ``rounds.summaries``; None for one built at once."""
 
 
 EvaluationResult = EvaluateResult
@@ -149,28 +155,45 @@ def generate(
     levels: Sequence[str] = LEVELS,
     seed: int = 0,
     name: str | None = None,
+    zeta: str | None = None,
+    max_attempts: int = 3,
+    tf_share: float = 0.2,
     diversity_graph: bool = True,
+    exclusions: str = "i",
+    k_checks: int = 5,
+    guidelines: bool = True,
     concurrency: int = 8,
+    budget: int | None = None,
+    budget_usd: float | None = None,
+    until: str | None = None,
+    model: Sequence[str] | None = None,
+    alpha: float = 0.05,
+    first_round: int = 50,
 ) -> GenerationResult:
     """Generate (or resume) an AutoBench-V benchmark for ``capability``: ``n`` general aspects
     of ``m`` fine aspects, ``per_aspect`` images per fine aspect and level, written by
-    ``examiner`` and drawn by ``images`` (``procedural`` for both runs offline)."""
-    settings = GenerateSettings(
-        capability=capability,
-        name=name,
-        n=n,
-        m=m,
-        per_aspect=per_aspect,
-        levels=tuple(levels),
-        seed=seed,
-        concurrency=concurrency,
-        diversity_graph=diversity_graph,
-    )
-    settings.validate()
+    ``examiner`` and drawn by ``images`` (``procedural`` for both runs offline). The options
+    are `lvlmbench generate`'s, with its defaults and meaning: ``budget``, ``budget_usd`` or
+    ``until`` (with the examinees in ``model``) build in rounds, reported in ``rounds``.
+    Refused options raise InvalidOptions (a ValueError) before the store is opened."""
+    options = GenerateOptions(
+        capability=capability, examiner=examiner, images=images, mode=mode, n=n, m=m,
+        per_aspect=per_aspect, levels=",".join(levels), seed=seed, name=name, zeta=zeta,
+        max_attempts=max_attempts, tf_share=tf_share, diversity_graph=diversity_graph,
+        exclusions=exclusions, k_checks=k_checks, guidelines=guidelines,
+        concurrency=concurrency, budget=budget, budget_usd=budget_usd, until=until,
+        models=tuple(model or ()), alpha=alpha, first_round=first_round,
+    )  # fmt: skip
+    planned = check_generate_options(options)
     with _opened(store) as opened:
         opened.require_writable()
-        made = _run(generate_with(opened, settings, examiner, images, mode))
-    return GenerationResult(benchmark=settings.benchmark, items=int(made["items"]), report=made)
+        made = _run(generate_benchmark(opened, options, planned=planned))
+    return GenerationResult(
+        benchmark=made.benchmark,
+        items=int(made.report["items"]),
+        report=made.report,
+        rounds=made.rounds,
+    )
 
 
 def evaluate(

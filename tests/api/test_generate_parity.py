@@ -1,38 +1,27 @@
-"""`lvlmbench generate` and api.generate: every option the command shares with the API has the
-same default, the options the API still lacks are named (so closing a gap fails this test
-until its entry goes), and the same offline call both ways stores the same benchmark."""
+"""`lvlmbench generate` and api.generate: every option of the command is the API's, with the
+same default; the same offline call both ways (at once, and in rounds under a budget) stores
+the same benchmark, and options one refuses the other refuses too."""
 
 from __future__ import annotations
 
 import inspect
+import json
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
 import typer
 from typer.testing import CliRunner
 
 from lvlmbench import api
 from lvlmbench.cli import app
 from lvlmbench.store import Store, iter_items
+from lvlmbench.workflows import InvalidOptions
 
 PRINTING_ONLY = {"as_json"}
 """Options that only choose how the command prints."""
-NOT_YET = {
-    "zeta",
-    "max_attempts",
-    "tf_share",
-    "exclusions",
-    "k_checks",
-    "guidelines",
-    "budget",
-    "budget_usd",
-    "until",
-    "model",
-    "alpha",
-    "first_round",
-}
-"""The command's options api.generate does not take yet (issue 26: the generate use case)."""
 AS_TYPED: dict[str, Callable[[Any], Any]] = {"levels": lambda text: text.split(",")}
 """Options the command takes as text and parses: its default as the API's value."""
 
@@ -43,11 +32,11 @@ def _options() -> dict[str, Any]:
     return {p.name: p for p in command.commands["generate"].params}
 
 
-def test_shared_options_have_the_same_defaults_and_the_gaps_are_named() -> None:
+def test_every_option_is_the_apis_with_the_same_default() -> None:
     cli = _options()
     wanted = inspect.signature(api.generate).parameters
     shared = set(cli) & set(wanted)
-    assert set(cli) - shared - PRINTING_ONLY == NOT_YET
+    assert set(cli) - shared - PRINTING_ONLY == set()  # nothing the API cannot do
     assert set(wanted) - set(cli) == set()  # nothing the command cannot do
     for name in shared:
         default = wanted[name].default
@@ -82,3 +71,75 @@ def test_the_same_generation_both_ways(tmp_path: Path) -> None:
     assert made.items == 1 * 2 * 3  # n x m fine aspects x 3 levels, one image each
     rows = _stored(by_cli, made.benchmark)
     assert len(rows) == made.items and rows == _stored(by_api, made.benchmark)
+
+
+def test_the_same_generation_in_rounds_both_ways(tmp_path: Path) -> None:
+    """--budget builds in rounds through both doors: the same units built, calls and items."""
+    by_cli, by_api = tmp_path / "cli.db", tmp_path / "api.db"
+    args = ["generate", "spatial understanding", "-n", "2", "-k", "2", "--per-aspect", "1"]
+    rounds = ["--budget", "5", "--first-round", "2", "--json"]
+    result = CliRunner().invoke(app, [*args, *rounds, "--store", str(by_cli)])
+    assert result.exit_code == 0, result.output
+    made = api.generate(
+        "spatial understanding", store=str(by_api), n=2, m=2, per_aspect=1, budget=5, first_round=2
+    )
+    assert made.rounds is not None
+    spent = json.loads(result.output)["budget"]
+    assert made.rounds.as_json() == spent
+    # a procedural unit costs one render call: 5 calls build 5 of the 2 x 2 x 3 units planned
+    assert (spent["units_built"], spent["calls"], spent["units_planned"]) == (5, 5, 12)
+    assert spent["stopped_by_budget"]
+    assert made.items == spent["units_built"]  # one image per unit here
+    rows = _stored(by_cli, made.benchmark)
+    assert len(rows) == made.items and rows == _stored(by_api, made.benchmark)
+
+
+@pytest.mark.parametrize(
+    ("cli_args", "api_options", "message"),
+    [
+        (["--model", "baseline/random"], {"model": ["baseline/random"]}, "--model"),
+        (["--budget", "0"], {"budget": 0}, "--budget 0"),
+        (["--zeta", "hard=2"], {"zeta": "hard=2"}, "--zeta"),
+        (["--tf-share", "1.5"], {"tf_share": 1.5}, "--tf-share"),
+        (["--concurrency", "0"], {"concurrency": 0}, "--concurrency"),
+    ],
+)
+def test_refused_alike_and_nothing_written(
+    tmp_path: Path, cli_args: list[str], api_options: dict[str, Any], message: str
+) -> None:
+    """What the command refuses with exit 2, the API refuses with InvalidOptions: same
+    message, before any store is opened (no file is created)."""
+    by_cli, by_api = tmp_path / "cli.db", tmp_path / "api.db"
+    args = ["generate", "spatial understanding", *cli_args, "--store", str(by_cli)]
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 2, result.output
+    with pytest.raises(InvalidOptions, match=re.escape(message)) as refused:
+        api.generate("spatial understanding", store=str(by_api), **api_options)
+    assert str(refused.value).split(":")[0] in " ".join(result.output.split())
+    assert not by_cli.exists() and not by_api.exists()
+
+
+def test_the_same_decision_in_rounds_both_ways(tmp_path: Path) -> None:
+    """--until with two examinees: the same rounds, decision and examinee runs both ways."""
+    by_cli, by_api = tmp_path / "cli.db", tmp_path / "api.db"
+    oracle, random = "baseline/oracle", "baseline/random"
+    plan = ["generate", "spatial understanding", "-n", "1", "-k", "2", "--per-aspect", "2"]
+    until = ["--model", oracle, "--model", random, "--until", f"compare:{random},{oracle}"]
+    result = CliRunner().invoke(app, [*plan, *until, "--json", "--store", str(by_cli)])
+    assert result.exit_code == 0, result.output
+    made = api.generate(
+        "spatial understanding",
+        store=str(by_api),
+        n=1,
+        m=2,
+        per_aspect=2,
+        model=[oracle, random],
+        until=f"compare:{random},{oracle}",
+    )
+    assert made.rounds is not None and made.rounds.decided is not None
+    printed = json.loads(result.output)
+    assert made.rounds.as_json() == printed["budget"]
+    assert [(s.model, s.ok, s.total) for s in made.rounds.summaries] == [
+        (run["model"], run["ok"], run["total"]) for run in printed["runs"]
+    ]
+    assert _stored(by_cli, made.benchmark) == _stored(by_api, made.benchmark)

@@ -1,20 +1,21 @@
-"""`lvlmbench generate CAPABILITY`: build an AutoBench-V benchmark on demand."""
+"""`lvlmbench generate CAPABILITY`: build an AutoBench-V benchmark on demand. The use case is
+:func:`lvlmbench.workflows.generate`; this module parses, calls it and prints."""
 
 from __future__ import annotations
 
 import asyncio
-from typing import Annotated, Any, Literal
+from contextlib import AbstractContextManager
+from typing import Annotated, Any
 
 import typer
 from rich.markup import escape
 from rich.table import Table
 
-from lvlmbench.autobench.pipeline import DEFAULT_ZETA, LEVELS, GenerateSettings
+from lvlmbench.autobench.pipeline import GenerateSettings
+from lvlmbench.autobench.rounds import STRATA
 from lvlmbench.cli._common import (
     EXIT_FAILURES,
-    BadInput,
     StoreOption,
-    check_concurrency,
     console,
     friendly_errors,
     open_store,
@@ -22,40 +23,19 @@ from lvlmbench.cli._common import (
     print_json,
     progress_bar,
 )
-from lvlmbench.cli._gen_rounds import RoundOptions, check_rounds, generate_in_rounds, print_rounds
-from lvlmbench.scenes.compose import compose_capability
+from lvlmbench.models import ModelClient
+from lvlmbench.runner import ProgressHook
 from lvlmbench.store import Store
-from lvlmbench.workflows import generation_prices
+from lvlmbench.workflows import (
+    Generated,
+    GenerateOptions,
+    GenerateResult,
+    check_generate_options,
+    money_text,
+)
+from lvlmbench.workflows import generate as generate_benchmark
 
-__all__ = ["generate", "parse_levels", "parse_zeta", "run_generation"]
-
-
-def parse_levels(levels: str) -> tuple[str, ...]:
-    """``easy,hard`` -> validated level names."""
-    chosen = tuple(lv.strip() for lv in levels.split(",") if lv.strip())
-    bad = [lv for lv in chosen if lv not in LEVELS]
-    if bad or not chosen:
-        raise BadInput(f"--levels {levels!r}: choose from {', '.join(LEVELS)}")
-    return chosen
-
-
-def parse_zeta(text: str | None) -> dict[str, float]:
-    """``medium=0.6,hard=0.6`` -> thresholds over the paper's defaults."""
-    zeta = dict(DEFAULT_ZETA)
-    for part in (text or "").split(","):
-        if not part.strip():
-            continue
-        level, _, value = part.partition("=")
-        try:
-            number = float(value)
-        except ValueError:
-            raise BadInput(f"--zeta {text!r}: expected level=number pairs") from None
-        if level.strip() not in LEVELS or not 0 <= number <= 1:
-            raise BadInput(
-                f"--zeta {part!r}: level must be one of {', '.join(LEVELS)} and ζ between 0 and 1"
-            )
-        zeta[level.strip()] = number
-    return zeta
+__all__ = ["generate", "print_report", "run_generation"]
 
 
 async def run_generation(
@@ -124,210 +104,210 @@ def print_report(report: dict[str, Any], name: str) -> None:
     console.print(table)
 
 
+# The command's options as annotated aliases, so the signature reads as a list of names.
+Capability = Annotated[str, typer.Argument(help='e.g. "spatial understanding"')]
+Examiner = Annotated[str, typer.Option(help="procedural, or a chat model spec.")]
+Images = Annotated[str, typer.Option(help="procedural, or a text-to-image spec.")]
+Mode = Annotated[
+    str,
+    typer.Option(
+        help="scene: the examiner writes scene programs; "
+        "text: free-text descriptions for a T2I model."
+    ),
+]
+GeneralAspects = Annotated[
+    int, typer.Option("--general-aspects", "-n", help="General aspects (the paper's n).")
+]
+# Not -m: that means --model in every other command.
+FineAspects = Annotated[
+    int,
+    typer.Option("--fine-aspects", "-k", help="Fine aspects per general aspect (the paper's m)."),
+]
+PerAspect = Annotated[int, typer.Option(help="Images per fine aspect and level (ω).")]
+Levels = Annotated[str, typer.Option(help="Comma-separated difficulty levels.")]
+Seed = Annotated[int, typer.Option(help="Seed for sampling and balancing.")]
+Name = Annotated[str | None, typer.Option(help="Benchmark name (default from capability).")]
+Zeta = Annotated[str | None, typer.Option(help="Self-check thresholds, e.g. hard=0.6.")]
+MaxAttempts = Annotated[int, typer.Option(help="Renders per image before dropping it.")]
+TfShare = Annotated[float, typer.Option(help="Share of true/false questions (model examiners).")]
+DiversityGraph = Annotated[
+    bool,
+    typer.Option(help="Semantic-graph exclusion of repeated themes (stored with the run)."),
+]
+Exclusions = Annotated[
+    str,
+    typer.Option(
+        help="Semantic-graph schedule f(i), nodes banned after round i: i (paper), 2i, or N."
+    ),
+]
+KChecks = Annotated[int, typer.Option("--k-checks", help="Self-check questions per image (k).")]
+Guidelines = Annotated[
+    bool,
+    typer.Option(help="A guideline per fine aspect (off: the paper's Table 4 ablation)."),
+]
+Concurrency = Annotated[int, typer.Option(help="Units in flight.")]
+AsJson = Annotated[bool, typer.Option("--json", help="Machine-readable output.")]
+Budget = Annotated[
+    int | None,
+    typer.Option(
+        help="Build units in rounds of a stratified order (capability × general aspect × "
+        "difficulty, seeded by --seed) until N calls are spent: examiner and text-to-image "
+        "requests (cached and stored work costs none; a re-run counts what the units it "
+        "finds cost when built), plus with --until one examinee call per item and model. "
+        "No unit starts once N is reached and a round asks only the units the rest pays "
+        "for at the mean cost so far; units in flight finish, so N can be passed by what "
+        "those (at most --concurrency units) cost.",
+        show_default=False,
+    ),
+]
+BudgetUsd = Annotated[
+    float | None,
+    typer.Option(
+        "--budget-usd",
+        help="Build in rounds (as --budget does) until X US dollars are spent: the "
+        "examiner's tokens at its spec's price=IN,OUT (USD per million input, output "
+        "tokens), each image at the --images spec's price=USD_PER_IMAGE, plus with --until "
+        "the examinees' answers at their price=IN,OUT (procedural work is free; any other "
+        "spec needs a price). A unit counts what it cost when built, so a re-run pays "
+        "nothing and stops at the same place. The first round is one unit, each later one "
+        "at most as many as came before and only as many as fit when each costs as much as "
+        "the dearest seen; no unit starts once X is reached and units in flight finish. So "
+        "X is passed only by the plan (made whatever X) and a first unit dearer than what "
+        "it left, or by a round whose units are dearer than every unit before (by at most "
+        "their excess). With --budget, the first cap reached stops.",
+        show_default=False,
+    ),
+]
+Until = Annotated[
+    str | None,
+    typer.Option(
+        help="Generate in rounds and let the --model examinees answer each round's items "
+        "until answered: rank (every adjacent pair separated) or compare:A,B (is A better "
+        "than B); anytime-valid tests at --alpha.",
+        show_default=False,
+    ),
+]
+Models = Annotated[
+    list[str] | None,
+    # No -m: tests/cli/test_finding_things.py pins "-m" as no generate option, so the
+    # paper's m (fine aspects, -k) is never mistaken for an examinee or the reverse.
+    typer.Option("--model", help="With --until: an examinee spec; repeatable."),
+]
+Alpha = Annotated[float, typer.Option(help="With --until: the chance of a wrong decision at most.")]
+FirstRound = Annotated[
+    int,
+    typer.Option(
+        help="With --budget, --budget-usd or --until: units in the first round (then "
+        "doubling; a money cap starts with one)."
+    ),
+]
+
+
 @friendly_errors
 def generate(
-    capability: Annotated[str, typer.Argument(help='e.g. "spatial understanding"')],
-    examiner: Annotated[str, typer.Option(help="procedural, or a chat model spec.")] = "procedural",
-    images: Annotated[
-        str, typer.Option(help="procedural, or a text-to-image spec.")
-    ] = "procedural",
-    mode: Annotated[
-        str,
-        typer.Option(
-            help="scene: the examiner writes scene programs; "
-            "text: free-text descriptions for a T2I model."
-        ),
-    ] = "scene",
-    n: Annotated[
-        int, typer.Option("--general-aspects", "-n", help="General aspects (the paper's n).")
-    ] = 4,
-    # Not -m: that means --model in every other command.
-    m: Annotated[
-        int,
-        typer.Option(
-            "--fine-aspects", "-k", help="Fine aspects per general aspect (the paper's m)."
-        ),
-    ] = 6,
-    per_aspect: Annotated[int, typer.Option(help="Images per fine aspect and level (ω).")] = 10,
-    levels: Annotated[
-        str, typer.Option(help="Comma-separated difficulty levels.")
-    ] = "easy,medium,hard",
-    seed: Annotated[int, typer.Option(help="Seed for sampling and balancing.")] = 0,
-    name: Annotated[
-        str | None, typer.Option(help="Benchmark name (default from capability).")
-    ] = None,
-    zeta: Annotated[str | None, typer.Option(help="Self-check thresholds, e.g. hard=0.6.")] = None,
-    max_attempts: Annotated[int, typer.Option(help="Renders per image before dropping it.")] = 3,
-    tf_share: Annotated[
-        float, typer.Option(help="Share of true/false questions (model examiners).")
-    ] = 0.2,
-    diversity_graph: Annotated[
-        bool,
-        typer.Option(help="Semantic-graph exclusion of repeated themes (stored with the run)."),
-    ] = True,
-    exclusions: Annotated[
-        str,
-        typer.Option(
-            help="Semantic-graph schedule f(i), nodes banned after round i: i (paper), 2i, or N."
-        ),
-    ] = "i",
-    k_checks: Annotated[
-        int, typer.Option("--k-checks", help="Self-check questions per image (k).")
-    ] = 5,
-    guidelines: Annotated[
-        bool,
-        typer.Option(help="A guideline per fine aspect (off: the paper's Table 4 ablation)."),
-    ] = True,
-    concurrency: Annotated[int, typer.Option(help="Units in flight.")] = 8,
+    capability: Capability,
+    examiner: Examiner = "procedural",
+    images: Images = "procedural",
+    mode: Mode = "scene",
+    n: GeneralAspects = 4,
+    m: FineAspects = 6,
+    per_aspect: PerAspect = 10,
+    levels: Levels = "easy,medium,hard",
+    seed: Seed = 0,
+    name: Name = None,
+    zeta: Zeta = None,
+    max_attempts: MaxAttempts = 3,
+    tf_share: TfShare = 0.2,
+    diversity_graph: DiversityGraph = True,
+    exclusions: Exclusions = "i",
+    k_checks: KChecks = 5,
+    guidelines: Guidelines = True,
+    concurrency: Concurrency = 8,
     store: StoreOption = None,
-    as_json: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
-    budget: Annotated[
-        int | None,
-        typer.Option(
-            help="Build units in rounds of a stratified order (capability × general aspect × "
-            "difficulty, seeded by --seed) until N calls are spent: examiner and text-to-image "
-            "requests (cached and stored work costs none; a re-run counts what the units it "
-            "finds cost when built), plus with --until one examinee call per item and model. "
-            "No unit starts once N is reached and a round asks only the units the rest pays "
-            "for at the mean cost so far; units in flight finish, so N can be passed by what "
-            "those (at most --concurrency units) cost.",
-            show_default=False,
-        ),
-    ] = None,
-    budget_usd: Annotated[
-        float | None,
-        typer.Option(
-            "--budget-usd",
-            help="Build in rounds (as --budget does) until X US dollars are spent: the "
-            "examiner's tokens at its spec's price=IN,OUT (USD per million input, output "
-            "tokens), each image at the --images spec's price=USD_PER_IMAGE, plus with --until "
-            "the examinees' answers at their price=IN,OUT (procedural work is free; any other "
-            "spec needs a price). A unit counts what it cost when built, so a re-run pays "
-            "nothing and stops at the same place. The first round is one unit, each later one "
-            "at most as many as came before and only as many as fit when each costs as much as "
-            "the dearest seen; no unit starts once X is reached and units in flight finish. So "
-            "X is passed only by the plan (made whatever X) and a first unit dearer than what "
-            "it left, or by a round whose units are dearer than every unit before (by at most "
-            "their excess). With --budget, the first cap reached stops.",
-            show_default=False,
-        ),
-    ] = None,
-    until: Annotated[
-        str | None,
-        typer.Option(
-            help="Generate in rounds and let the --model examinees answer each round's items "
-            "until answered: rank (every adjacent pair separated) or compare:A,B (is A better "
-            "than B); anytime-valid tests at --alpha.",
-            show_default=False,
-        ),
-    ] = None,
-    model: Annotated[
-        list[str] | None,
-        # No -m: tests/cli/test_finding_things.py pins "-m" as no generate option, so the
-        # paper's m (fine aspects, -k) is never mistaken for an examinee or the reverse.
-        typer.Option("--model", help="With --until: an examinee spec; repeatable."),
-    ] = None,
-    alpha: Annotated[
-        float, typer.Option(help="With --until: the chance of a wrong decision at most.")
-    ] = 0.05,
-    first_round: Annotated[
-        int,
-        typer.Option(
-            help="With --budget, --budget-usd or --until: units in the first round (then "
-            "doubling; a money cap starts with one)."
-        ),
-    ] = 50,
+    as_json: AsJson = False,
+    budget: Budget = None,
+    budget_usd: BudgetUsd = None,
+    until: Until = None,
+    model: Models = None,
+    alpha: Alpha = 0.05,
+    first_round: FirstRound = 50,
 ) -> None:
     """Generate a benchmark for a capability: aspects, guidelines, graded descriptions, images
     with self-check, questions from descriptions only, balanced answer positions."""
-    if mode not in ("scene", "text"):
-        raise BadInput(f"--mode {mode!r}: choose scene or text")
-    if not 0 <= tf_share <= 1:
-        raise BadInput(f"--tf-share {tf_share}: must be between 0 and 1")
-    check_concurrency(concurrency)
-    models = model or []
-    decided = check_rounds((budget, budget_usd), until, models, alpha, first_round)
-    settings = GenerateSettings(
-        capability=capability,
-        name=name,
-        n=n,
-        m=m,
-        per_aspect=per_aspect,
-        levels=parse_levels(levels),
-        seed=seed,
-        zeta=parse_zeta(zeta),
-        max_attempts=max_attempts,
-        tf_share=tf_share,
-        diversity_graph=diversity_graph,
-        exclusions=exclusions,
-        k_checks=k_checks,
-        concurrency=concurrency,
-        guidelines=guidelines,
-    )
-    try:
-        settings.validate()
-        if examiner == "procedural":  # refused before the store is opened: nothing written
-            compose_capability(capability)
-    except ValueError as exc:
-        raise BadInput(str(exc)) from None
-    chosen: Literal["scene", "text"] = "scene" if mode == "scene" else "text"
-    # Prices are checked before the store is opened too: a missing one writes nothing.
-    prices = None if decided is None else generation_prices(examiner, images, models, budget_usd)
+    options = GenerateOptions(
+        capability=capability, examiner=examiner, images=images, mode=mode, n=n, m=m,
+        per_aspect=per_aspect, levels=levels, seed=seed, name=name, zeta=zeta,
+        max_attempts=max_attempts, tf_share=tf_share, diversity_graph=diversity_graph,
+        exclusions=exclusions, k_checks=k_checks, guidelines=guidelines,
+        concurrency=concurrency, budget=budget, budget_usd=budget_usd, until=until,
+        models=tuple(model or ()), alpha=alpha, first_round=first_round,
+    )  # fmt: skip
+    planned = check_generate_options(options)  # refused before the store is opened
     opened = open_store(store)
-    if decided is not None:
-        options = RoundOptions(
-            budget,
-            until,
-            models,
-            decided,
-            alpha,
-            first_round,
-            concurrency,
-            not as_json,
-            budget_usd,
-            prices,
-        )
-        _in_rounds(opened, settings, examiner, images, chosen, options, as_json)
-        return
-    try:
-        report = asyncio.run(
-            run_generation(opened, settings, examiner, images, chosen, not as_json)
-        )
-    except ValueError as exc:
-        raise BadInput(str(exc)) from None
-    if as_json:
-        print_json({"benchmark": settings.benchmark, **report})
-    else:
-        print_report(report, settings.benchmark)
 
+    def bars(label: str, client: ModelClient | None) -> AbstractContextManager[ProgressHook | None]:
+        return progress_bar(label, not as_json, client)
 
-def _in_rounds(
-    store: Store,
-    settings: GenerateSettings,
-    examiner: str,
-    images: str,
-    mode: str,
-    options: RoundOptions,
-    as_json: bool,
-) -> None:
-    """``generate --budget`` / ``--until``: build in rounds, print the report and the budget."""
-    try:
-        run = asyncio.run(generate_in_rounds(store, settings, examiner, images, mode, options))
-    except ValueError as exc:
-        raise BadInput(str(exc)) from None
+    made = asyncio.run(generate_benchmark(opened, options, bars=bars, planned=planned))
     if as_json:
-        out: dict[str, Any] = {"benchmark": settings.benchmark, **run.report}
-        out["budget"] = run.as_json()
-        if run.decided is not None:
-            out["runs"] = [vars(s) for s in run.summaries]
-        print_json(out)
+        print_json(_as_json(made))
     else:
-        print_report(run.report, settings.benchmark)
-        for s in run.summaries:
-            console.print(
-                f"{s.model}: {s.ok} ok, {s.unparseable} unparseable, {s.refused} refused, "
-                f"{s.failed} failed, {s.skipped} already done, {s.wall_s:.1f}s{paid_text(s)}"
-            )
-        print_rounds(run)
-    if any(s.failed for s in run.summaries):
+        _print(made)
+    if made.failed:
         raise typer.Exit(EXIT_FAILURES)
+
+
+def _as_json(made: GenerateResult) -> dict[str, Any]:
+    out: dict[str, Any] = {"benchmark": made.benchmark, **made.report}
+    if made.rounds is not None:
+        out["budget"] = made.rounds.as_json()
+        if made.rounds.decided is not None:
+            out["runs"] = [vars(s) for s in made.rounds.summaries]
+    return out
+
+
+def _print(made: GenerateResult) -> None:
+    print_report(made.report, made.benchmark)
+    if made.rounds is None:
+        return
+    for s in made.rounds.summaries:
+        console.print(
+            f"{s.model}: {s.ok} ok, {s.unparseable} unparseable, {s.refused} refused, "
+            f"{s.failed} failed, {s.skipped} already done, {s.wall_s:.1f}s{paid_text(s)}"
+        )
+    print_rounds(made.rounds)
+
+
+def print_rounds(run: Generated) -> None:
+    """Units built against the plan, calls against the budget and the full plan, and with
+    --until the decision."""
+    b = run.report["budget"]
+    if run.decided is not None:
+        console.print(f"[bold]decision[/]: {run.decided.decision.text}")
+        console.print(
+            f"items asked: {len(run.decided.asked)} in {run.decided.rounds} round(s), "
+            "each examinee answering each round's new items"
+        )
+    share = b["units_built"] / b["units_planned"] if b["units_planned"] else 1.0
+    console.print(
+        f"units built: {b['units_built']} of {b['units_planned']} planned ({share:.0%}) in "
+        f"{b['rounds']} round(s), stratified over {' × '.join(STRATA)} (largest stratum share "
+        f"gap {100 * b['strata_share_gap']:.1f} points)"
+    )
+    cap = f" of a budget of {b['budget']}" if b["budget"] is not None else ""
+    spent = (
+        f"calls: {b['calls']}{cap} ({b['generation_calls']} examiner and text-to-image, "
+        f"{b['examinee_calls']} examinee)"
+    )
+    full = b["calls_full_estimate"]
+    if full is not None:
+        spent += (
+            f"; the full plan would take about {full} (an estimate: "
+            f"{b['calls_per_unit']:.2f} calls per unit built), about "
+            f"{b['calls_saved_estimate']} saved"
+        )
+    console.print(
+        f"{spent}; {run.requests} requests sent by this run (stored and cached work costs none)"
+    )
+    if b["money"] is not None:
+        console.print(money_text(b["money"], run.paid_usd, b["units_planned"]))

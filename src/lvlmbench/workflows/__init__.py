@@ -24,6 +24,7 @@ from lvlmbench.workflows._examinees import (
     imported_models,
     subset_for,
 )
+from lvlmbench.workflows._generate_rounds import GenerateBars, Generated
 from lvlmbench.workflows._generation_money import generation_prices, money_text
 from lvlmbench.workflows._judge_options import JudgeOptions, Resolve, check_judge_options
 from lvlmbench.workflows._money import (
@@ -54,6 +55,15 @@ from lvlmbench.workflows.evaluate import (
     check_options,
     evaluate,
     progress_for,
+)
+from lvlmbench.workflows.generate import (
+    GenerateOptions,
+    GenerateResult,
+    PlannedGeneration,
+    check_generate_options,
+    generate,
+    parse_levels,
+    parse_zeta,
 )
 from lvlmbench.workflows.importing import ImportOptions, ImportResult, import_file, import_format
 from lvlmbench.workflows.judge import Bars, JudgeResult, Load, NothingToJudge, judge_benchmark
@@ -86,6 +96,10 @@ __all__ = [
     "Decided",
     "EvaluateOptions",
     "EvaluateResult",
+    "GenerateBars",
+    "GenerateOptions",
+    "GenerateResult",
+    "Generated",
     "ImportOptions",
     "ImportResult",
     "InvalidOptions",
@@ -94,6 +108,7 @@ __all__ = [
     "Load",
     "Meter",
     "NothingToJudge",
+    "PlannedGeneration",
     "ProgressCallback",
     "RateOptions",
     "ReportOptions",
@@ -101,6 +116,7 @@ __all__ = [
     "agreement",
     "build_open_benchmark",
     "check_budget_usd",
+    "check_generate_options",
     "check_judge_options",
     "check_options",
     "check_reportable",
@@ -112,6 +128,7 @@ __all__ = [
     "decide_in_rounds",
     "decision_json",
     "evaluate",
+    "generate",
     "generation_prices",
     "import_file",
     "import_format",
@@ -125,7 +142,9 @@ __all__ = [
     "money_text",
     "open_benchmark_name",
     "parse_groupings",
+    "parse_levels",
     "parse_until",
+    "parse_zeta",
     "progress_for",
     "rate",
     "require_prices",

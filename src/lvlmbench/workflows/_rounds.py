@@ -11,7 +11,7 @@ their answers cost at the specs' ``price=IN,OUT`` (:mod:`lvlmbench.workflows._mo
 reached stops the rounds.
 
 :func:`decide_in_rounds` is the one round loop: ``evaluate --until`` feeds it the stored items
-round by round, ``generate --until`` (:mod:`lvlmbench.cli._gen_rounds`) the items each round
+round by round, ``generate --until`` (:mod:`._generate_rounds`) the items each round
 generates.
 """
 

@@ -1,44 +1,57 @@
 """``generate --budget N`` and ``generate --until rank|compare:A,B --model A --model B``:
 generation in rounds (:class:`lvlmbench.autobench.budgeted.RoundBuilder`), and with ``--until``
 the examinees answering each round's new items through the same round loop as ``evaluate --until``
-(:func:`._budgeted.decide_in_rounds`), until the question is answered, the budget is spent or
+(:func:`._rounds.decide_in_rounds`), until the question is answered, the budget is spent or
 the plan is built. The budget then counts examiner and text-to-image requests plus one examinee
 call per item and examinee run; ``--budget-usd`` what they cost at the specs' prices
-(:mod:`lvlmbench.workflows._generation_money`), the examinees' answers costed from the store as
+(:mod:`._generation_money`), the examinees' answers costed from the store as
 ``evaluate`` costs them.
 """
 
 from __future__ import annotations
 
 from collections.abc import AsyncGenerator, Callable
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from typing import Any
 
 from lvlmbench.autobench.budgeted import RoundBuilder
 from lvlmbench.autobench.pipeline import GenerateSettings
-from lvlmbench.autobench.rounds import STRATA
 from lvlmbench.autobench.unit_costs import GenerationMoney, GenerationPrices
-from lvlmbench.cli._common import BadInput, console, progress_bar
-from lvlmbench.cli._runs import run_models
-from lvlmbench.models import metered, model_identity, model_price
-from lvlmbench.runner import EvalSummary
+from lvlmbench.models import ModelClient, metered, model_identity, model_price, spec_label
+from lvlmbench.runner import EvalSummary, ProgressHook, run_examinees
 from lvlmbench.store import Store
 from lvlmbench.types import BenchmarkItem
-from lvlmbench.workflows import (
+from lvlmbench.workflows._errors import InvalidOptions
+from lvlmbench.workflows._examinees import check_specs
+from lvlmbench.workflows._money import Meter, check_budget_usd
+from lvlmbench.workflows._rounds import (
     Asked,
     Decided,
-    Meter,
-    check_budget_usd,
     check_round_options,
-    check_specs,
     decide_in_rounds,
     decision_json,
     make_rule,
-    money_text,
     parse_until,
 )
 
-__all__ = ["Generated", "RoundOptions", "check_rounds", "generate_in_rounds", "print_rounds"]
+__all__ = [
+    "GenerateBars",
+    "Generated",
+    "RoundOptions",
+    "bar_for",
+    "check_rounds",
+    "generate_in_rounds",
+]
+
+GenerateBars = Callable[[str, ModelClient | None], AbstractContextManager[ProgressHook | None]]
+"""A progress display: (label, the model client or None) -> a context giving a ``(done,
+total)`` hook (the CLI's bars; None hook: nothing shown)."""
+
+
+def bar_for(bars: GenerateBars | None, label: str, client: ModelClient | None = None) -> Any:
+    """``bars``' context for ``label``, or one giving no hook."""
+    return nullcontext(None) if bars is None else bars(label, client)
 
 
 @dataclass(frozen=True)
@@ -53,7 +66,7 @@ class RoundOptions:
     alpha: float
     first_round: int
     concurrency: int
-    show_progress: bool
+    bars: GenerateBars | None
     budget_usd: float | None = None
     prices: GenerationPrices | None = None
     """What the generation's work costs (None: not priced, no money reported)."""
@@ -106,16 +119,16 @@ def check_rounds(
     alpha: float,
     first_round: int,
 ) -> tuple[int, ...] | None:
-    """BadInput (before the store is opened) for options a generation in rounds cannot use;
+    """InvalidOptions (before the store is opened) for options a generation in rounds cannot use;
     the positions of the models ``--until`` decides on (None without it, or a run not in
     rounds). ``budgets``: ``--budget`` (calls) and ``--budget-usd``."""
     budget, budget_usd = budgets
     if models and until is None:
-        raise BadInput(
+        raise InvalidOptions(
             "--model: examinees answer a generation only with --until rank or compare:A,B"
         )
     if budget is not None and budget < 1:
-        raise BadInput(f"--budget {budget}: expected a whole number of calls, at least 1")
+        raise InvalidOptions(f"--budget {budget}: expected a whole number of calls, at least 1")
     check_budget_usd(budget_usd)
     if budget is None and until is None and budget_usd is None:
         return None
@@ -150,7 +163,7 @@ async def _rounds(
     built = builder.rounds_built(options.first_round)
     try:
         while True:
-            with progress_bar(label, options.show_progress) as hook:
+            with bar_for(options.bars, label) as hook:
                 builder.on_progress = hook
                 step = await anext(built, None)
             if step is None:
@@ -210,18 +223,20 @@ async def generate_in_rounds(
                 return Generated(builder.report, meter.requests, paid_generation_usd=_paid(money))
 
             async def run_round(ids: set[str]) -> list[EvalSummary]:
-                return await run_models(
+                return await run_examinees(
                     store,
                     settings.benchmark,
                     specs,
                     variant="default",
                     concurrency=options.concurrency,
-                    show_progress=options.show_progress,
                     only=ids,
+                    progress=lambda spec, client: bar_for(
+                        options.bars, f"{spec_label(spec)} [default]", client
+                    ),
                 )
 
             if not builder.order:
-                raise BadInput(f"--until: the plan of {settings.benchmark!r} has no units")
+                raise InvalidOptions(f"--until: the plan of {settings.benchmark!r} has no units")
             identities = [model_identity(specs[i]) for i in options.decided]
             question = "rank" if options.until == "rank" else "compare"
             answers = None if money is None else _answers(store, settings.benchmark, specs, money)
@@ -240,38 +255,3 @@ async def generate_in_rounds(
 
 def _paid(money: GenerationMoney | None) -> float:
     return 0.0 if money is None else money.paid_usd
-
-
-def print_rounds(run: Generated) -> None:
-    """Units built against the plan, calls against the budget and the full plan, and with
-    --until the decision."""
-    b = run.report["budget"]
-    if run.decided is not None:
-        console.print(f"[bold]decision[/]: {run.decided.decision.text}")
-        console.print(
-            f"items asked: {len(run.decided.asked)} in {run.decided.rounds} round(s), "
-            "each examinee answering each round's new items"
-        )
-    share = b["units_built"] / b["units_planned"] if b["units_planned"] else 1.0
-    console.print(
-        f"units built: {b['units_built']} of {b['units_planned']} planned ({share:.0%}) in "
-        f"{b['rounds']} round(s), stratified over {' × '.join(STRATA)} (largest stratum share "
-        f"gap {100 * b['strata_share_gap']:.1f} points)"
-    )
-    cap = f" of a budget of {b['budget']}" if b["budget"] is not None else ""
-    spent = (
-        f"calls: {b['calls']}{cap} ({b['generation_calls']} examiner and text-to-image, "
-        f"{b['examinee_calls']} examinee)"
-    )
-    full = b["calls_full_estimate"]
-    if full is not None:
-        spent += (
-            f"; the full plan would take about {full} (an estimate: "
-            f"{b['calls_per_unit']:.2f} calls per unit built), about "
-            f"{b['calls_saved_estimate']} saved"
-        )
-    console.print(
-        f"{spent}; {run.requests} requests sent by this run (stored and cached work costs none)"
-    )
-    if b["money"] is not None:
-        console.print(money_text(b["money"], run.paid_usd, b["units_planned"]))
