@@ -17,6 +17,7 @@ import pytest
 import typer.main
 from cli_runs import evaluate_json
 from http_fixture import ChatRecorder
+from judge_script import SETTINGS_FLAGS
 from quiz_store import write_quiz
 
 from lvlmbench import api
@@ -28,14 +29,7 @@ BENCH = "quiz"
 ORACLE, RANDOM = "baseline/oracle", "baseline/random"
 CLI_ONLY = {"as_json": "how the command prints", "store": "checked apart (same name, no default)"}
 RENAMED = {"model": "models"}
-SETTINGS = {  # flag -> GenerationSettings field, given to the API as `config`
-    "max_tokens": "max_tokens",
-    "temperature": "temperature",
-    "top_p": "top_p",
-    "seed": "seed",
-    "system_prompt": "system",
-    "param": "params",
-}
+SETTINGS = SETTINGS_FLAGS
 
 
 def _command_params() -> dict[str, Any]:

@@ -7,12 +7,12 @@ from __future__ import annotations
 
 import inspect
 import json
-import re
 from pathlib import Path
 
 import pytest
 import typer.main
 from fakes import ScriptedModel
+from judge_script import SETTINGS_FLAGS, scripted_judge_reply
 from typer.testing import CliRunner
 
 from lvlmbench import api
@@ -20,34 +20,15 @@ from lvlmbench.cli import app
 from lvlmbench.cli import judge as judge_cli
 from lvlmbench.models import GenerationSettings
 from lvlmbench.store import Store, iter_judgments, put_items, put_judgments, put_responses
-from lvlmbench.types import BenchmarkItem, Judgment, Message, ModelOutput, Response
+from lvlmbench.types import BenchmarkItem, Judgment, Response
 from lvlmbench.workflows import NothingToJudge
 
 BENCH = "open"
 MODELS = ["m/good", "m/bad"]
 CLI_ONLY = {"as_json": "how the command prints"}
 RENAMED = {"model": "models"}
-SETTINGS = {  # flag -> GenerationSettings field, given to the API as `config`
-    "max_tokens": "max_tokens",
-    "temperature": "temperature",
-    "top_p": "top_p",
-    "seed": "seed",
-    "system_prompt": "system",
-    "param": "params",
-}
+SETTINGS = SETTINGS_FLAGS
 runner = CliRunner()
-
-
-def _reply(messages: list[Message]) -> ModelOutput:
-    text = messages[-1].text()
-    if "Hallucination score" in text:
-        return ModelOutput(text="Hallucination score: 3")
-    if "Assistant 1" in text:
-        return ModelOutput(text="7 6\nfine")
-    if "Response A" in text:
-        a = re.search(r'Response A:\n"""\n(.*?)\n"""', text, re.S)
-        return ModelOutput(text="[[A]]" if a and "GOOD" in a.group(1) else "[[B]]")
-    return ModelOutput(text="A caption-assisted reference answer.")
 
 
 def _write(path: Path, *, captions: bool) -> str:
@@ -77,7 +58,7 @@ def _write(path: Path, *, captions: bool) -> str:
 @pytest.fixture(autouse=True)
 def scripted_judge(monkeypatch: pytest.MonkeyPatch) -> None:
     def load(spec: str, **_: object) -> ScriptedModel:
-        return ScriptedModel(steps=[_reply] * 200, spec=spec)
+        return ScriptedModel(steps=[scripted_judge_reply] * 200, spec=spec)
 
     for module in (api, judge_cli):
         monkeypatch.setattr(module, "resolve_spec", lambda spec: spec)

@@ -3,18 +3,18 @@
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
 
 import pytest
 import typer
 from fakes import ScriptedModel
+from judge_script import scripted_judge_reply
 from typer.testing import CliRunner
 
 from lvlmbench.cli import judge as judge_cli
 from lvlmbench.cli import judgments as judgments_cli
 from lvlmbench.store import Store, put_items, put_judgments, put_responses
-from lvlmbench.types import BenchmarkItem, Judgment, Message, ModelOutput, Response
+from lvlmbench.types import BenchmarkItem, Judgment, Response
 
 BENCH = "cli-judge"
 runner = CliRunner()
@@ -26,18 +26,6 @@ def _app() -> typer.Typer:
     app.command("rate")(judgments_cli.rate)
     app.command("agreement")(judgments_cli.agreement)
     return app
-
-
-def _reply(messages: list[Message]) -> ModelOutput:
-    text = messages[-1].text()
-    if "Hallucination score" in text:
-        return ModelOutput(text="Hallucination score: 3")
-    if "Assistant 1" in text:
-        return ModelOutput(text="7 6\nfine")
-    if "Response A" in text:
-        a = re.search(r'Response A:\n"""\n(.*?)\n"""', text, re.S)
-        return ModelOutput(text="[[A]]" if a and "GOOD" in a.group(1) else "[[B]]")
-    return ModelOutput(text="A caption-assisted reference answer.")
 
 
 @pytest.fixture
@@ -69,7 +57,7 @@ def store_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
     monkeypatch.setattr(
         judge_cli,
         "load_chat_model",
-        lambda spec, **_: ScriptedModel(steps=[_reply] * 100, spec=spec),
+        lambda spec, **_: ScriptedModel(steps=[scripted_judge_reply] * 100, spec=spec),
     )
     return path
 
