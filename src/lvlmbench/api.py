@@ -19,8 +19,7 @@ private loop in a worker thread, so ``api.evaluate(...)`` works in a notebook ce
 
 from __future__ import annotations
 
-import contextlib
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -43,10 +42,7 @@ from lvlmbench.models import (
 from lvlmbench.report import ReportFiles
 from lvlmbench.store import (
     ListedBenchmark,
-    Store,
-    discard_if_empty,
     list_stored,
-    sqlite_store_path,
 )
 from lvlmbench.types import GenerationConfig
 from lvlmbench.workflows import (
@@ -54,16 +50,22 @@ from lvlmbench.workflows import (
     AgreementResult,
     EvaluateOptions,
     EvaluateResult,
+    ExportOptions,
+    ExportResult,
     Generated,
     GenerateOptions,
     InvalidOptions,
     JudgeOptions,
     ProgressCallback,
     RateOptions,
+    StoreLike,
+    check_export_options,
     check_generate_options,
     check_judge_options,
     check_options,
+    export_benchmark,
     judge_benchmark,
+    opened_store,
     progress_for,
     run_sync,
 )
@@ -78,11 +80,13 @@ from lvlmbench.workflows.reporting import ReportOptions, make_report
 __all__ = [
     "AgreementResult",
     "EvaluationResult",
+    "ExportResult",
     "GenerationResult",
     "ProgressCallback",
     "StoreLike",
     "agreement",
     "evaluate",
+    "export",
     "generate",
     "import_file",
     "judge",
@@ -91,7 +95,6 @@ __all__ = [
     "report",
 ]
 
-StoreLike = Store | str | Path | None
 BuiltinJudgeProtocol = Literal["pairwise", "score", "hallucination"]
 """The built-in protocols `judge` runs; any registered protocol with a `run` is accepted too."""
 
@@ -113,24 +116,7 @@ EvaluationResult = EvaluateResult
 """What :func:`evaluate` did and found (the use case's result, as the command gets it)."""
 
 
-@contextlib.contextmanager
-def _opened(store: StoreLike) -> Iterator[Store]:
-    """The store to work on: a Store as given (left open), else opened here and closed after."""
-    if isinstance(store, Store):
-        yield store
-        return
-    url = None if store is None else str(store)
-    path = sqlite_store_path(url)
-    created = path is not None and not path.exists()
-    opened = Store.open(url)
-    try:
-        yield opened
-    finally:
-        if created and path is not None:
-            discard_if_empty(opened, path)  # a call that failed leaves no empty store
-        else:
-            opened.close()
-
+_opened = opened_store
 
 _run = run_sync
 """Run a coroutine to completion from sync code, also under a running loop (Jupyter)."""
@@ -367,6 +353,29 @@ def report(
     InvalidOptions, and nothing written, when there is nothing to report on."""
     with _opened(store) as opened:
         return make_report(opened, ReportOptions(Path(out), benchmarks, gallery))
+
+
+def export(
+    benchmark: str,
+    out: str | Path,
+    *,
+    store: StoreLike = None,
+    parquet: bool = True,
+    license: str | None = None,
+    format: str = "lvlmbench",
+    model: str | None = None,
+) -> ExportResult:
+    """``lvlmbench export``: the benchmark as a Hugging Face dataset folder (parquet + dataset
+    card + items.jsonl + images/; ``parquet=False``: items.jsonl + images/ only), or with
+    ``format="vlmeval"`` ``model``'s answers as a VLMEvalKit prediction file. The same use
+    case and defaults as the command (:func:`lvlmbench.workflows.export_benchmark`); refused
+    options raise InvalidOptions before the store is opened."""
+    options = ExportOptions(
+        out=Path(out), parquet=parquet, license=license, format=format, model=model
+    )
+    check_export_options(options)
+    with _opened(store) as opened:
+        return export_benchmark(opened, benchmark, options)
 
 
 def import_file(

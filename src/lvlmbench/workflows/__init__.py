@@ -47,6 +47,7 @@ from lvlmbench.workflows._rounds import (
     parse_until,
     run_budgeted,
 )
+from lvlmbench.workflows._stores import StoreLike, opened_store
 from lvlmbench.workflows._sync import run_sync
 from lvlmbench.workflows.evaluate import (
     EvaluateOptions,
@@ -55,6 +56,13 @@ from lvlmbench.workflows.evaluate import (
     check_options,
     evaluate,
     progress_for,
+)
+from lvlmbench.workflows.exporting import (
+    EXPORT_FORMATS,
+    ExportOptions,
+    ExportResult,
+    check_export_options,
+    export_benchmark,
 )
 from lvlmbench.workflows.generate import (
     GenerateOptions,
@@ -86,6 +94,7 @@ from lvlmbench.workflows.reporting import ReportOptions, check_reportable, make_
 
 __all__ = [
     "DEFAULT_LIMIT",
+    "EXPORT_FORMATS",
     "OPEN_DEMO_MODELS",
     "STRATA",
     "AgreementOptions",
@@ -96,6 +105,8 @@ __all__ = [
     "Decided",
     "EvaluateOptions",
     "EvaluateResult",
+    "ExportOptions",
+    "ExportResult",
     "GenerateBars",
     "GenerateOptions",
     "GenerateResult",
@@ -113,9 +124,11 @@ __all__ = [
     "RateOptions",
     "ReportOptions",
     "Resolve",
+    "StoreLike",
     "agreement",
     "build_open_benchmark",
     "check_budget_usd",
+    "check_export_options",
     "check_generate_options",
     "check_judge_options",
     "check_options",
@@ -128,6 +141,7 @@ __all__ = [
     "decide_in_rounds",
     "decision_json",
     "evaluate",
+    "export_benchmark",
     "generate",
     "generation_prices",
     "import_file",
@@ -141,6 +155,7 @@ __all__ = [
     "money_line",
     "money_text",
     "open_benchmark_name",
+    "opened_store",
     "parse_groupings",
     "parse_levels",
     "parse_until",
