@@ -21,8 +21,19 @@ from lvlmbench.cli._common import (
     print_json,
     progress_bar,
 )
+from lvlmbench.cli._import_options import (
+    AllowImagesOutside,
+    ConcatImages,
+    File,
+    ImageRoot,
+    JsonOutput,
+    Judge,
+    MaxUnzippedMb,
+    Model,
+    Name,
+    Strict,
+)
 from lvlmbench.datasets import IMPORT_FORMATS, DatasetError, ImportSummary, PredictionSummary
-from lvlmbench.datasets.importers import DEFAULT_MAX_UNZIPPED_MB, MAX_UNZIPPED_ENV
 from lvlmbench.workflows.importing import ImportOptions, ImportResult, import_file, import_format
 
 __all__ = ["import_dataset"]
@@ -146,14 +157,9 @@ def _phase_bars(name: str, enabled: bool) -> Iterator[tuple[_Hook, _Hook]]:
 
 @friendly_errors
 def import_dataset(
-    file: Annotated[
-        Path,
-        typer.Argument(
-            help="Dataset, vote or prediction file (CSV, TSV, XLSX, JSON, JSONL or parquet), or "
-            "a dataset folder (`lvlmbench export` output, Hub parquet layout, save_to_disk)."
-        ),
-    ],
-    format: Annotated[
+    file: File,
+    format: Annotated[  # inline, not an alias: evaluated when the command is built, so the
+        # help lists formats registered after this module was imported
         str | None,
         typer.Option(
             "--format",
@@ -166,67 +172,16 @@ def import_dataset(
             ),
         ),
     ] = None,
-    name: Annotated[
-        str | None,
-        typer.Option(
-            help="Benchmark name (default: the file's stem). For votes: the benchmark they "
-            "refer to."
-        ),
-    ] = None,
-    concat_images: Annotated[
-        bool,
-        typer.Option(
-            "--concat-images",
-            help="Store multi-image rows as one side-by-side image, for single-image models "
-            "(originals kept in meta).",
-        ),
-    ] = False,
-    image_root: Annotated[
-        Path | None,
-        typer.Option(
-            "--image-root",
-            help="Folder of downloaded images: URL and file-name images are found in it (or "
-            "its subfolders) by file name.",
-        ),
-    ] = None,
-    allow_images_outside: Annotated[
-        bool,
-        typer.Option(
-            "--allow-images-outside",
-            help="Read image paths that lead outside the file's folder and --image-root "
-            "(absolute paths, '..', links). Only for files you trust.",
-        ),
-    ] = False,
-    max_unzipped_mb: Annotated[
-        int | None,
-        typer.Option(
-            "--max-unzipped-mb",
-            envvar=MAX_UNZIPPED_ENV,
-            min=1,
-            help=f"Most MiB an .xlsx workbook may unzip to (default {DEFAULT_MAX_UNZIPPED_MB}); "
-            "larger ones, and zip bombs, are refused before they are opened.",
-        ),
-    ] = None,
-    judge: Annotated[
-        str | None,
-        typer.Option(
-            "--judge", help="battles: the judge's name (default: the file's engine field)."
-        ),
-    ] = None,
-    model: Annotated[
-        str | None,
-        typer.Option(
-            help="Predictions: the model whose answers the file holds (default: the name the "
-            "file gives, e.g. VLMEvalKit's {model}_{dataset}.xlsx or VisIT's '<model> "
-            "prediction' column)."
-        ),
-    ] = None,
-    strict: Annotated[
-        bool,
-        typer.Option(help="Predictions: a row that matches no item is an error (nothing stored)."),
-    ] = False,
+    name: Name = None,
+    concat_images: ConcatImages = False,
+    image_root: ImageRoot = None,
+    allow_images_outside: AllowImagesOutside = False,
+    max_unzipped_mb: MaxUnzippedMb = None,
+    judge: Judge = None,
+    model: Model = None,
+    strict: Strict = False,
     store: StoreOption = None,
-    json_output: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
+    json_output: JsonOutput = False,
 ) -> None:
     """Import a dataset, a vote file or a model's prediction file; the format is detected from
     the file's columns unless -f names it.
@@ -245,31 +200,33 @@ def import_dataset(
     downloaded (or found by file name under --image-root).
     """
     options = ImportOptions(
-        file,
-        format,
-        name,
-        concat_images,
-        image_root,
-        allow_images_outside,
-        max_unzipped_mb,
-        judge,
-        model,
-        strict,
+        path=file,
+        format=format,
+        name=name,
+        concat_images=concat_images,
+        image_root=image_root,
+        allow_images_outside=allow_images_outside,
+        max_unzipped_mb=max_unzipped_mb,
+        judge=judge,
+        model=model,
+        strict=strict,
     )
+    _print_result(file, _imported(store, options, json_output), json_output)
+
+
+def _imported(store: str | None, options: ImportOptions, json_output: bool) -> ImportResult:
+    """The use case with a progress bar per phase (checking, then writing)."""
     try:
         fmt = import_format(options)  # refuses bad options before the store is opened
         opened = open_store(store)
         try:
             show = not json_output and IMPORT_FORMATS.get_or_raise(fmt).kind == "items"
-            with _phase_bars(file.name, show) as (validated, written):
-                result = import_file(
-                    opened, options, fmt, on_validate=validated, on_progress=written
-                )
+            with _phase_bars(options.path.name, show) as (validated, written):
+                return import_file(opened, options, fmt, on_validate=validated, on_progress=written)
         finally:
             opened.close()
     except DatasetError as exc:
         raise BadInput(str(exc)) from None
-    _print_result(file, result, json_output)
 
 
 def _print_result(file: Path, result: ImportResult, json_output: bool) -> None:
