@@ -37,11 +37,7 @@ ALLOWED_LONG_FUNCTIONS: frozenset[str] = frozenset(
     {
         "cli/_judge_tables.py::print_pairwise_report",
         # Not yet shortened (issue 26, fd-sizes): each commit that shortens one removes its entry.
-        "judging/metrics/run.py::judge_with_metrics",
-        "ratings/bradley_terry.py::bradley_terry_bootstrap",
-        "ratings/style.py::style_bradley_terry",
         "report/collect.py::benchmark_summary",
-        "runner/_leased.py::drain_leased",
     }
 )
 

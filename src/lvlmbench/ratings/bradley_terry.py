@@ -131,6 +131,29 @@ def bradley_terry_bootstrap(
         _require_connected(counts.players, wins)
     point = _fit(wins, games, l2, np.zeros((1, len(counts.players))))
 
+    samples = _resampled_fits(counts, observed, point, rounds, seed, l2)
+    boot = _to_elo(np.concatenate(samples), counts.players, anchor, anchor_rating, base, scale)
+    tail = (1.0 - confidence) / 2.0
+    low, high = np.quantile(boot, [tail, 1.0 - tail], axis=0)
+    spread = boot.std(axis=0, ddof=1) if rounds > 1 else np.zeros(len(counts.players))
+    ratings = _to_elo(point, counts.players, anchor, anchor_rating, base, scale)[0]
+    return BootstrapRatings(
+        ratings=dict(zip(counts.players, ratings.tolist(), strict=True)),
+        intervals={
+            p: Interval(float(lo), float(hi))
+            for p, lo, hi in zip(counts.players, low, high, strict=True)
+        },
+        std_errors=dict(zip(counts.players, spread.tolist(), strict=True)),
+        rounds=rounds,
+        confidence=confidence,
+    )
+
+
+def _resampled_fits(
+    counts: _Counts, observed: FloatArray, point: FloatArray, rounds: int, seed: int, l2: float
+) -> list[FloatArray]:
+    """The fits of ``rounds`` seeded resamples, drawn in chunks (each a multinomial over the
+    unique (pair, outcome) counts); raises where a resample has no MLE (``l2 == 0``)."""
     rng = np.random.default_rng(seed)
     total = int(counts.category_count.sum())
     probabilities = observed / total
@@ -151,21 +174,7 @@ def bradley_terry_bootstrap(
             f"{failed} bootstrap resamples leave some player unbeaten or winless, so their "
             "Bradley-Terry MLE does not exist; pass l2 > 0 (e.g. 1.0) for data this sparse"
         )
-    boot = _to_elo(np.concatenate(samples), counts.players, anchor, anchor_rating, base, scale)
-    tail = (1.0 - confidence) / 2.0
-    low, high = np.quantile(boot, [tail, 1.0 - tail], axis=0)
-    spread = boot.std(axis=0, ddof=1) if rounds > 1 else np.zeros(len(counts.players))
-    ratings = _to_elo(point, counts.players, anchor, anchor_rating, base, scale)[0]
-    return BootstrapRatings(
-        ratings=dict(zip(counts.players, ratings.tolist(), strict=True)),
-        intervals={
-            p: Interval(float(lo), float(hi))
-            for p, lo, hi in zip(counts.players, low, high, strict=True)
-        },
-        std_errors=dict(zip(counts.players, spread.tolist(), strict=True)),
-        rounds=rounds,
-        confidence=confidence,
-    )
+    return samples
 
 
 def _collapse(matches: Iterable[tuple[str, str, float]]) -> _Counts:

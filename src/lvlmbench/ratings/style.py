@@ -40,7 +40,7 @@ agreement of the default with exact per-round refits on the same weights.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -167,10 +167,7 @@ def style_bradley_terry(
     ``ValueError`` for bad input, and (with ``l2 == 0``) when the win graph is not strongly
     connected, as the raw fit.
     """
-    if rounds < 1 or max_steps < 1:
-        raise ValueError(f"rounds and max_steps must be >= 1, got {rounds} and {max_steps}")
-    if not 0.0 < confidence < 1.0:
-        raise ValueError(f"confidence must be strictly between 0 and 1, got {confidence}")
+    _check_rounds(rounds, max_steps, confidence)
     _check_scale(l2, base, scale)
     design, scales, constant = _design(matches, features_a, features_b, feature_names)
     _check_anchor(design.players, anchor)
@@ -186,15 +183,11 @@ def style_bradley_terry(
     rated = _to_elo(point[None, :n], design.players, anchor, anchor_rating, base, scale)[0]
     tail = (1.0 - confidence) / 2.0
     low, high = np.quantile(boot, [tail, 1.0 - tail], axis=0)
-    elo_low, elo_high = np.quantile(elo, [tail, 1.0 - tail], axis=0)
-    spread = elo.std(axis=0, ddof=1) if rounds > 1 else np.zeros(n)
+    intervals, std_errors = _player_intervals(design.players, elo, tail, rounds)
     return StyleRatings(
         ratings=dict(zip(design.players, rated.tolist(), strict=True)),
-        intervals={
-            p: Interval(float(lo), float(hi))
-            for p, lo, hi in zip(design.players, elo_low, elo_high, strict=True)
-        },
-        std_errors=dict(zip(design.players, spread.tolist(), strict=True)),
+        intervals=intervals,
+        std_errors=std_errors,
         coefficients={f: float(point[n + i]) for i, f in enumerate(used)},
         coefficient_intervals={
             f: Interval(float(low[n + i]), float(high[n + i])) for i, f in enumerate(used)
@@ -206,6 +199,26 @@ def style_bradley_terry(
         confidence=confidence,
         max_last_step=last,
     )
+
+
+def _check_rounds(rounds: int, max_steps: int, confidence: float) -> None:
+    if rounds < 1 or max_steps < 1:
+        raise ValueError(f"rounds and max_steps must be >= 1, got {rounds} and {max_steps}")
+    if not 0.0 < confidence < 1.0:
+        raise ValueError(f"confidence must be strictly between 0 and 1, got {confidence}")
+
+
+def _player_intervals(
+    players: Sequence[str], elo: npt.NDArray[np.float64], tail: float, rounds: int
+) -> tuple[dict[str, Interval], dict[str, float]]:
+    """Each player's interval (the ``tail`` quantiles of its bootstrap ratings) and spread
+    (zero from a single round)."""
+    low, high = np.quantile(elo, [tail, 1.0 - tail], axis=0)
+    spread = elo.std(axis=0, ddof=1) if rounds > 1 else np.zeros(len(players))
+    intervals = {
+        p: Interval(float(lo), float(hi)) for p, lo, hi in zip(players, low, high, strict=True)
+    }
+    return intervals, dict(zip(players, spread.tolist(), strict=True))
 
 
 def _design(

@@ -9,7 +9,7 @@ import itertools
 import logging
 import time
 from collections.abc import Awaitable, Callable, Iterable, Iterator, Sequence
-from typing import TypeVar
+from typing import Generic, TypeVar
 
 from lvlmbench._concurrency import drain
 from lvlmbench.store import Holder, Leases
@@ -94,45 +94,17 @@ async def drain_leased(
     for may be waiting for those very units. ``on_claimed`` sees each batch of jobs this run
     claimed before any of them is handled (the runner looks their cache rows up in one query).
     """
-    batch = max(1, workers)
-    waiting: list[T] = []
-    holders: list[Holder] = []  # of the units set aside in the current round
-    notices = WaitNotices()
-
-    def skip(job: T) -> None:
-        if on_done_elsewhere is not None:
-            on_done_elsewhere(job)
-
-    def claimed(source: Iterable[T]) -> Iterator[T]:
-        for chunk in _batched(source, batch):
-            claim = leases.claim([unit(job) for job in chunk])
-            holders.extend(claim.held)
-            for line in notices.taken_over(claim.taken_over):
-                log.info(line)
-            mine = []
-            for job in chunk:
-                key = unit(job)
-                if key in claim.mine:
-                    mine.append(job)
-                elif key in claim.done:
-                    skip(job)
-                else:
-                    waiting.append(job)
-            if on_claimed is not None and mine:
-                on_claimed(mine)
-            yield from mine
-
+    claims = _Claims(leases, unit, max(1, workers), on_done_elsewhere, on_claimed)
     renewing = asyncio.create_task(_renew(leases))
     try:
-        await drain(claimed(jobs), handle, workers)
+        await drain(claims.claimed(jobs), handle, workers)
         pause = min(MAX_WAIT_S, leases.lease_s / 4)
-        while waiting:
-            for line in notices.waiting(holders):
+        while claims.waiting:
+            for line in claims.notices.waiting(claims.holders):
                 log.warning(line)
-            pending, waiting[:], holders[:] = list(waiting), [], []
-            before = len(pending)
-            await drain(claimed(pending), handle, workers)
-            if len(waiting) == before:  # nothing came free: its holders are still at work
+            pending = claims.set_aside()
+            await drain(claims.claimed(pending), handle, workers)
+            if len(claims.waiting) == len(pending):  # nothing came free: holders still at work
                 if flush is not None:
                     flush()
                 await asyncio.sleep(pause)
@@ -140,6 +112,54 @@ async def drain_leased(
         renewing.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await renewing
+
+
+class _Claims(Generic[T]):
+    """What :func:`drain_leased` claims: the jobs it set aside for another run (and that run's
+    holders, for the wait notices), claimed again in later rounds."""
+
+    def __init__(
+        self,
+        leases: Leases,
+        unit: Callable[[T], str],
+        batch: int,
+        on_done_elsewhere: Callable[[T], None] | None,
+        on_claimed: Callable[[list[T]], None] | None,
+    ) -> None:
+        self.leases, self.unit, self.batch = leases, unit, batch
+        self.on_done_elsewhere, self.on_claimed = on_done_elsewhere, on_claimed
+        self.waiting: list[T] = []
+        self.holders: list[Holder] = []  # of the units set aside in the current round
+        self.notices = WaitNotices()
+
+    def set_aside(self) -> list[T]:
+        """The jobs set aside so far, to claim again; a new round starts with none."""
+        pending = list(self.waiting)
+        self.waiting.clear()
+        self.holders.clear()
+        return pending
+
+    def claimed(self, source: Iterable[T]) -> Iterator[T]:
+        """The jobs of ``source`` this run claims, a batch at a time; the others are skipped
+        (finished elsewhere) or set aside (held by a live run)."""
+        for chunk in _batched(source, self.batch):
+            claim = self.leases.claim([self.unit(job) for job in chunk])
+            self.holders.extend(claim.held)
+            for line in self.notices.taken_over(claim.taken_over):
+                log.info(line)
+            mine = []
+            for job in chunk:
+                key = self.unit(job)
+                if key in claim.mine:
+                    mine.append(job)
+                elif key in claim.done:
+                    if self.on_done_elsewhere is not None:
+                        self.on_done_elsewhere(job)
+                else:
+                    self.waiting.append(job)
+            if self.on_claimed is not None and mine:
+                self.on_claimed(mine)
+            yield from mine
 
 
 def _batched(source: Iterable[T], size: int) -> Iterator[list[T]]:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import itertools
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -181,20 +181,7 @@ def judge_with_metrics(
         summary.no_reference = len(plan.items) - len(references)
         summary.skipped_responses = sum(plan.skipped.values())
         existing = judgment_ids(store, judge, protocol)
-        pending: list[tuple[Response, str]] = []
-        for item_id, reference in references.items():
-            for model in models:
-                response = plan.responses.get((item_id, model))
-                if response is None:
-                    summary.missing_responses += 1
-                    continue
-                template = Judgment(
-                    item_id=item_id, judge=judge, protocol=protocol, model_a=model, score_a=None
-                )
-                if judgment_id(template) in existing:
-                    summary.existing += 1
-                else:
-                    pending.append((response, reference))
+        pending = _pending(plan, references, models, judge, protocol, existing, summary)
         if pending:
             metric.fit(sorted(set(references.values())))
         for start in range(0, len(pending), _BATCH):
@@ -219,6 +206,34 @@ def judge_with_metrics(
         summary.wall_s = time.perf_counter() - started
         summaries.append(summary)
     return summaries
+
+
+def _pending(
+    plan: _Plan,
+    references: dict[str, str],
+    models: Sequence[str],
+    judge: str,
+    protocol: str,
+    existing: Collection[str],
+    summary: MetricRunSummary,
+) -> list[tuple[Response, str]]:
+    """The (response, reference) pairs still to score; counts the missing responses and the
+    judgments already stored on ``summary``."""
+    pending: list[tuple[Response, str]] = []
+    for item_id, reference in references.items():
+        for model in models:
+            response = plan.responses.get((item_id, model))
+            if response is None:
+                summary.missing_responses += 1
+                continue
+            template = Judgment(
+                item_id=item_id, judge=judge, protocol=protocol, model_a=model, score_a=None
+            )
+            if judgment_id(template) in existing:
+                summary.existing += 1
+            else:
+                pending.append((response, reference))
+    return pending
 
 
 def _scores(
