@@ -35,7 +35,6 @@ ALLOWED_LONG_MODULES: frozenset[str] = frozenset(
 )
 ALLOWED_LONG_FUNCTIONS: frozenset[str] = frozenset(
     {
-        "cli/_judge_tables.py::print_pairwise_report",
         # Not yet shortened (issue 26, fd-sizes): each commit that shortens one removes its entry.
         "report/collect.py::benchmark_summary",
     }

@@ -97,6 +97,12 @@ def print_pairwise_report(report: PairwiseReport) -> None:
             ),
         )
     console.print(table)
+    _print_pairwise_notes(report, data["diagnostics"])
+
+
+def _print_pairwise_notes(report: PairwiseReport, diag: dict[str, Any] | None) -> None:
+    """What the table's figures are, what was left out, and the judge's diagnostics."""
+    elo = report.online_elo
     console.print(
         f"pairs {report.pairs}, unscored {report.unscored_pairs}; rows by status: "
         + ", ".join(f"{k} {v}" for k, v in sorted(report.statuses.items())),
@@ -123,7 +129,6 @@ def print_pairwise_report(report: PairwiseReport) -> None:
             markup=False,
             highlight=False,
         )
-    diag = data["diagnostics"]
     if diag is not None:
         console.print(
             "judge diagnostics: position flips "
