@@ -225,6 +225,23 @@ def _vlmeval_scores(
     )
 
 
+def _judged(
+    store: Store, name: str, items: dict[str, BenchmarkItem], metrics: list[dict[str, Any]]
+) -> dict[str, list[dict[str, Any]]]:
+    """One entry per judge protocol in the registry, the built-ins by their own collectors."""
+    return judged_data(
+        store,
+        items,
+        {
+            "pairwise": lambda: _pairwise(store, name),
+            "metrics": lambda: metrics,
+            "touchstone": lambda: touchstone_scores(store, items),
+            "hallucination": lambda: hallucination_scores(store, set(items)),
+            HUMAN: lambda: human_votes(store, name),
+        },
+    )
+
+
 def benchmark_summary(
     store: Store, name: str, benchmarks: list[StoredBenchmark] | None = None
 ) -> BenchmarkSummary:
@@ -248,18 +265,7 @@ def benchmark_summary(
     level_chance = chance_by_group(items.values(), ["difficulty"])
     listed = list_benchmarks(store) if benchmarks is None else benchmarks
     circular, mme = _vlmeval_scores(store, name, row, list(items.values()))
-    # One entry per judge protocol in the registry, the built-ins by their own collectors.
-    judged = judged_data(
-        store,
-        items,
-        {
-            "pairwise": lambda: _pairwise(store, name),
-            "metrics": lambda: metrics,
-            "touchstone": lambda: touchstone_scores(store, items),
-            "hallucination": lambda: hallucination_scores(store, item_ids),
-            HUMAN: lambda: human_votes(store, name),
-        },
-    )
+    judged = _judged(store, name, items, metrics)
     summary: BenchmarkSummary = {
         "name": name,
         "kind": row.kind if row else None,
