@@ -26,7 +26,6 @@ ALLOWED_LONG_MODULES: frozenset[str] = frozenset(
         "autobench/budgeted.py",
         "datasets/importers/_images.py",
         "models/_hf_engine.py",
-        "models/_http.py",
         "models/_options.py",
         "models/_registry.py",
         "report/svg.py",

@@ -17,7 +17,6 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import unquote
 
 import aiohttp
 from aiohttp.helpers import get_env_proxy_for_url
@@ -25,11 +24,10 @@ from yarl import URL
 
 from lvlmbench.ids import compact_json_writer
 from lvlmbench.models._api import ErrorKind, ProviderError
-from lvlmbench.models._secrets import basic_token, redact_server_text, register_url_credentials
+from lvlmbench.models._secrets import redact_server_text
 
 __all__ = [
     "Classifier",
-    "Endpoint",
     "HttpClient",
     "HttpConnectError",
     "HttpError",
@@ -40,7 +38,6 @@ __all__ = [
     "parse_retry_after",
     "post_json",
     "probe",
-    "split_credentials",
 ]
 
 
@@ -277,34 +274,6 @@ def _error_words(response: HttpResponse) -> str:
             return str(err.get("message") or err.get("detail") or err)[:600]
         return str(err)[:600]
     return str(body)[:600]
-
-
-@dataclass(frozen=True, slots=True)
-class Endpoint:
-    """A base URL as it may be shown, stored and keyed on, and the headers its credentials
-    make: ``http://user:password@host/v1`` is ``http://host/v1`` with HTTP basic auth."""
-
-    url: str
-    """The URL without a ``user:password@`` part."""
-    auth: Mapping[str, str]
-    """``{"authorization": "Basic ..."}`` when the URL carried credentials, else empty."""
-
-
-def split_credentials(url: str) -> Endpoint:
-    """``url`` without its credentials, which become the basic-auth header and are registered
-    as secrets. aiohttp refuses credentials in a URL beside an ``Authorization`` header (a
-    ValueError), and neither the identity nor an error message may show the password."""
-    # Split by hand, as the identity does: a password may hold '#' or '?' (a spec's options are
-    # percent-decoded once), which would end a parsed URL's host part early.
-    scheme, sep, rest = url.partition("://")
-    netloc, slash, path = rest.partition("/")
-    userinfo, at, host = netloc.rpartition("@")
-    if not sep or not at:
-        return Endpoint(url, {})
-    register_url_credentials(url)
-    user, _, password = userinfo.partition(":")
-    token = basic_token(unquote(user), unquote(password))
-    return Endpoint(f"{scheme}://{host}{slash}{path}", {"authorization": f"Basic {token}"})
 
 
 def _is_quota_error(status: int, detail: str) -> bool:

@@ -24,7 +24,8 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from lvlmbench.models._api import ErrorKind, ProviderError
-from lvlmbench.models._http import HttpClient, post_json, probe, split_credentials
+from lvlmbench.models._endpoint import split_credentials
+from lvlmbench.models._http import HttpClient, post_json, probe
 from lvlmbench.models._replicas import Replica, ReplicaSet, replica_failed
 from lvlmbench.models._secrets import read_secret, redact_text
 from lvlmbench.models.providers import EncodedImages, base64_text, bearer_headers

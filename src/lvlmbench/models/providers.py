@@ -16,9 +16,9 @@ from typing import Any
 
 from lvlmbench.models._api import ErrorKind, ProviderError
 from lvlmbench.models._encoded_images import EncodedImages, base64_text
+from lvlmbench.models._endpoint import Endpoint, split_credentials
 from lvlmbench.models._hf_batch import Batcher
 from lvlmbench.models._http import (
-    Endpoint,
     HttpClient,
     HttpError,
     HttpResponse,
@@ -26,7 +26,6 @@ from lvlmbench.models._http import (
     parse_retry_after,
     post_json,
     probe,
-    split_credentials,
 )
 from lvlmbench.models._options import DIFFUSERS_OPTIONS, OPENAI_IMAGE_OPTIONS, parse_image_price
 from lvlmbench.models._secrets import read_secret, redact_data, redact_text, register_secret
