@@ -39,7 +39,6 @@ import math
 import time
 from collections import defaultdict
 from collections.abc import AsyncGenerator
-from dataclasses import dataclass
 from functools import partial
 from itertools import takewhile
 from typing import Any
@@ -47,6 +46,13 @@ from typing import Any
 from lvlmbench._concurrency import drain
 from lvlmbench.autobench._backend import AspectPlan, ExaminerBackend
 from lvlmbench.autobench._finalize import finalize_benchmark, item_id
+from lvlmbench.autobench._unit_costs_stored import (
+    COSTS,
+    BuiltRound,
+    Recorded,
+    UnitCost,
+    recorded_cost,
+)
 from lvlmbench.autobench.keyplan import key_plan
 from lvlmbench.autobench.pipeline import (
     ProgressHook,
@@ -63,54 +69,10 @@ from lvlmbench.autobench.unit_costs import GenerationMoney, UnitUsage
 from lvlmbench.budget import round_ends
 from lvlmbench.images import ImageClient
 from lvlmbench.models import RequestMeter, metered
-from lvlmbench.store import GenerationBudget, Store, get_artifact, iter_items, put_artifact
+from lvlmbench.store import GenerationBudget, Store, get_artifact, iter_items
 from lvlmbench.types import BenchmarkItem
 
 __all__ = ["COSTS", "BuiltRound", "RoundBuilder"]
-
-COSTS = "costs"
-"""Artifact stage of the requests each unit (key) and the plan (``plan``) cost when built."""
-
-
-@dataclass(frozen=True)
-class UnitCost:
-    """What a unit cost and gave: None requests for one built without a record (by a run that
-    kept no budget: it costs this run nothing and says nothing about the mean)."""
-
-    requests: int | None
-    item: bool
-
-
-@dataclass(frozen=True)
-class Recorded:
-    """A stored cost record: the requests sent and what their answers used (None: the record
-    predates usage)."""
-
-    requests: int
-    usage: UnitUsage | None
-
-    @classmethod
-    def read(cls, stored: dict[str, Any]) -> Recorded:
-        return cls(int(stored["requests"]), UnitUsage.from_record(stored))
-
-
-@dataclass(frozen=True)
-class BuiltRound:
-    """One round's new items (in the order) and the items the budget still affords."""
-
-    items: list[BenchmarkItem]
-    remaining: int
-
-
-def _recorded(store: Store, s: GenerateSettings, key: str, meter: RequestMeter) -> Recorded:
-    """The stored cost of ``key``, or what ``meter`` counted stored as it. The first record
-    stands: a run killed after its unit's calls replays them from the cache for nothing."""
-    stored = get_artifact(store, s.benchmark, COSTS, key)
-    if stored is not None:
-        return Recorded.read(stored)
-    usage = UnitUsage.of(meter)
-    put_artifact(store, s.benchmark, COSTS, key, {"requests": meter.requests, **usage.record()})
-    return Recorded(meter.requests, usage)
 
 
 class RoundBuilder:
@@ -174,7 +136,7 @@ class RoundBuilder:
         claim(store, settings, f"{backend.name} + {images.spec}")
         with metered() as meter:
             plan = await load_plan(store, settings, backend)
-        cost = _recorded(store, settings, "plan", meter)
+        cost = recorded_cost(store, settings, "plan", meter)
         if money is not None:
             money.plan(cost.usage, paid=UnitUsage.of(meter))
         return cls(
@@ -306,7 +268,7 @@ class RoundBuilder:
             finally:
                 del self._live[unit.key]
         # The cost before the unit: a run killed between the two writes keeps what was paid.
-        cost = _recorded(self.store, s, unit.key, meter)
+        cost = recorded_cost(self.store, s, unit.key, meter)
         store_unit(self.store, s, unit.key, result)
         self.known[unit.key] = UnitCost(cost.requests, result.accepted is not None)
         if self.money is not None:
