@@ -23,7 +23,7 @@ from web.conftest import CHOICE, LOCAL, build_store
 
 from lvlmbench.cli import app
 from lvlmbench.datasets import import_dataset
-from lvlmbench.datasets.importers import _images, _json_files
+from lvlmbench.datasets.importers import _image_root, _json_files
 from lvlmbench.datasets.importers._write import BATCH, write_items
 from lvlmbench.datasets.importers.jsonl import parse_jsonl
 from lvlmbench.ids import MAX_JSON_DEPTH, JSONTooDeep, load_json
@@ -402,7 +402,7 @@ def test_the_image_root_search_stops_at_its_limit(
     for n in range(30):
         (root / f"sub{n}").mkdir(parents=True)
         (root / f"sub{n}" / f"{n}.png").write_bytes(b"")
-    monkeypatch.setattr(_images, "MAX_ROOT_ENTRIES", 50)
+    monkeypatch.setattr(_image_root, "MAX_ROOT_ENTRIES", 50)
     path = _dataset(tmp_path, "http://example.com/a/pic.png")
     line = _refused(db, "import", str(path), "--image-root", str(root))
     assert f"{root}: --image-root: more than 50 files and folders under it" in line
