@@ -26,7 +26,6 @@ ALLOWED_LONG_MODULES: frozenset[str] = frozenset(
         "models/_hf_engine.py",
         "models/_options.py",
         "models/_registry.py",
-        "report/svg.py",
         "store/_store.py",
     }
 )

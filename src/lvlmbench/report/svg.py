@@ -6,10 +6,21 @@ be embedded in HTML and parsed back by tests.
 
 from __future__ import annotations
 
-import hashlib
-from collections.abc import Callable, Collection, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
 from html import escape
+
+from lvlmbench.report._svg_heatmap import heatmap
+from lvlmbench.report._svg_parts import (
+    _CHANCE,
+    PALETTE,
+    Dot,
+    _chance_legend,
+    _legend,
+    _svg,
+    _text,
+    _value_grid,
+    _value_scale,
+)
 
 __all__ = [
     "PALETTE",
@@ -21,82 +32,6 @@ __all__ = [
     "range_chart",
     "rank_chart",
 ]
-
-PALETTE = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2", "#17becf")
-_FONT = 'font-family="sans-serif" font-size="11"'
-
-
-@dataclass(frozen=True)
-class Dot:
-    """One point with an interval, drawn in row ``row`` and colour series ``series``."""
-
-    row: str
-    series: str
-    value: float
-    low: float
-    high: float
-
-
-def _svg(width: float, height: float, body: list[str], title: str) -> str:
-    return (
-        f'<svg width="{width:.0f}" height="{height:.0f}" '
-        f'viewBox="0 0 {width:.0f} {height:.0f}" role="img">'
-        f"<title>{escape(title)}</title>" + "".join(body) + "</svg>"
-    )
-
-
-def _text(x: float, y: float, text: str, anchor: str = "start", extra: str = "") -> str:
-    return (
-        f'<text x="{x:.1f}" y="{y:.1f}" text-anchor="{anchor}" {_FONT} {extra}>'
-        f"{escape(text)}</text>"
-    )
-
-
-def _legend(series: Sequence[str], x: float, y: float) -> list[str]:
-    out = []
-    for i, name in enumerate(series):
-        colour = PALETTE[i % len(PALETTE)]
-        yy = y + 16 * i
-        out.append(f'<rect x="{x:.1f}" y="{yy - 9:.1f}" width="10" height="10" fill="{colour}"/>')
-        out.append(_text(x + 14, yy, name))
-    return out
-
-
-def _value_scale(lo: float, hi: float, left: float, plot_w: float) -> Callable[[float], float]:
-    """x of a value on a horizontal axis from ``lo`` to ``hi`` (values outside are clamped)."""
-
-    def sx(v: float) -> float:
-        return left + plot_w * (min(max(v, lo), hi) - lo) / (hi - lo)
-
-    return sx
-
-
-def _value_grid(
-    sx: Callable[[float], float], lo: float, hi: float, top: float, height: float, unit: str
-) -> list[str]:
-    """Five vertical grid lines with their values under the plot (decimals enough to tell the
-    ticks of a 0-1 or 0-10 axis apart)."""
-    span = hi - lo
-    digits = 0 if span >= 20 else 1 if span >= 2 else 2
-    body = []
-    for k in range(5):
-        v = lo + (hi - lo) * k / 4
-        x = sx(v)
-        body.append(
-            f'<line x1="{x:.1f}" y1="{top}" x2="{x:.1f}" y2="{height - 30:.1f}" stroke="#ddd"/>'
-        )
-        body.append(_text(x, height - 16, f"{v:.{digits}f}{unit}", "middle"))
-    return body
-
-
-_CHANCE = 'stroke="#555" stroke-width="1.5" stroke-dasharray="4 3" class="chance"'
-
-
-def _chance_legend(x: float, y: float) -> list[str]:
-    return [
-        f'<line x1="{x:.1f}" y1="{y - 4:.1f}" x2="{x + 10:.1f}" y2="{y - 4:.1f}" {_CHANCE}/>',
-        _text(x + 14, y, "chance"),
-    ]
 
 
 def dot_interval_chart(
@@ -206,103 +141,6 @@ def line_chart(
     if chance is not None and any(v is not None for v in chance):
         body += _chance_legend(left + plot_w + 30, top + 10 + 16 * len(series))
     return _svg(width, height, body, title)
-
-
-def _cell_colour(value: float) -> str:
-    """Red (0) through pale yellow (50) to green (100)."""
-    t = min(max(value / 100.0, 0.0), 1.0)
-    low, mid, high = (235, 125, 115), (250, 230, 140), (90, 185, 105)
-    a, b, u = (low, mid, t * 2) if t < 0.5 else (mid, high, t * 2 - 1)
-    r, g, bl = (round(x + (y - x) * u) for x, y in zip(a, b, strict=True))
-    return f"rgb({r},{g},{bl})"
-
-
-def heatmap(
-    rows: Sequence[str],
-    columns: Sequence[str],
-    values: dict[tuple[str, str], float],
-    title: str,
-    counts: Mapping[tuple[str, str], int] | None = None,
-    near_chance: Collection[tuple[str, str]] = (),
-) -> str:
-    """Rows × columns grid coloured by value (0-100), the value printed in each cell.
-
-    ``counts`` adds each cell's n under its value; cells in ``near_chance`` (their interval
-    includes the chance rate) are hatched and greyed, with a legend saying so, because their
-    colour says nothing a guesser would not also score."""
-    left, top, cw = 200.0, 90.0, 90.0
-    ch = 30.0 if counts is not None else 22.0
-    legend = 24.0 if near_chance else 0.0
-    width, height = left + cw * len(columns) + 90, top + ch * len(rows) + 10 + legend
-    body = [_text(8, 14, title, extra='font-weight="bold"')]
-    # One page holds a heatmap per benchmark: the pattern's id must be unique yet reproducible.
-    seen = repr((title, rows, columns, sorted(values.items()), sorted(near_chance)))
-    digest = hashlib.sha1(seen.encode()).hexdigest()[:10]
-    pattern = f"near-chance-{digest}"
-    if near_chance:
-        body.append(
-            f'<defs><pattern id="{pattern}" width="6" height="6" '
-            'patternUnits="userSpaceOnUse" patternTransform="rotate(45)">'
-            '<line x1="0" y1="0" x2="0" y2="6" stroke="#666" stroke-width="1.5"/>'
-            "</pattern></defs>"
-        )
-    for j, col in enumerate(columns):
-        x = left + cw * (j + 0.5)
-        body.append(_text(x, top - 8, col, "start", f'transform="rotate(-30 {x:.1f} {top - 8})"'))
-    for i, row in enumerate(rows):
-        y = top + ch * i
-        body.append(_text(left - 6, y + ch / 2 + 4, row, "end"))
-        for j, col in enumerate(columns):
-            body += _heat_cell(
-                left + cw * j,
-                y,
-                (cw, ch),
-                values.get((row, col)),
-                None if counts is None else counts.get((row, col)),
-                pattern if (row, col) in near_chance else None,
-            )
-    if near_chance:
-        y = top + ch * len(rows) + 10
-        body.append(
-            f'<rect x="{left:.1f}" y="{y:.1f}" width="14" height="12" fill="url(#{pattern})" '
-            'stroke="#999"/>'
-        )
-        body.append(_text(left + 20, y + 10, "95% interval includes chance: not above guessing"))
-    return _svg(width, height, body, title)
-
-
-def _heat_cell(
-    x: float,
-    y: float,
-    size: tuple[float, float],
-    v: float | None,
-    n: int | None,
-    pattern: str | None,
-) -> list[str]:
-    """One cell; ``pattern`` (the hatching's id) when its interval includes chance."""
-    cw, ch = size
-    near = pattern is not None
-    fill = "#eee" if v is None else "#ddd" if near else _cell_colour(v)
-    mark = ' data-near-chance="1"' if near else ""
-    out = [
-        f'<rect x="{x:.1f}" y="{y:.1f}" width="{cw - 2}" height="{ch - 2}" fill="{fill}"{mark}/>'
-    ]
-    if near:
-        out.append(
-            f'<rect x="{x:.1f}" y="{y:.1f}" width="{cw - 2}" height="{ch - 2}" '
-            f'fill="url(#{pattern})" opacity="0.35"/>'
-        )
-    label = "-" if v is None else f"{v:.1f}"
-    if n is None:
-        out.append(_text(x + cw / 2 - 1, y + ch / 2 + 3, label, "middle"))
-        return out
-    out.append(_text(x + cw / 2 - 1, y + 12, label, "middle"))
-    # Not _text: its font attributes are fixed, and a second font-size would be bad XML.
-    out.append(
-        f'<text x="{x + cw / 2 - 1:.1f}" y="{y + 24:.1f}" text-anchor="middle" '
-        f'font-family="sans-serif" font-size="9" fill="#444">n={n}</text>'
-    )
-    return out
 
 
 def _bar_scale(lo: float, hi: float, left: float, width: float) -> tuple[float, float]:
