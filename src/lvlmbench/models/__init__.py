@@ -24,6 +24,7 @@ from lvlmbench.models._generation import (
     specs_with_settings,
 )
 from lvlmbench.models._image_check import ImageTokens, compare_image_tokens, without_images
+from lvlmbench.models._loading import load_chat_model, load_model
 from lvlmbench.models._meter import RequestMeter, metered
 from lvlmbench.models._options import PRICE, parse_param
 from lvlmbench.models._policy import (
@@ -42,8 +43,6 @@ from lvlmbench.models._registry import (
     Provider,
     ProviderTable,
     RegistryError,
-    load_chat_model,
-    load_model,
     parse_spec,
     register_chat_provider,
 )
