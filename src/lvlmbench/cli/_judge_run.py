@@ -5,6 +5,7 @@ protocol's results (table or ``--json``), the exit code."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from contextlib import AbstractContextManager
 from typing import Any
 
 import typer
@@ -20,7 +21,7 @@ from lvlmbench.cli._common import (
     print_reasons,
     progress_bar,
 )
-from lvlmbench.judging import JudgeRunSummary
+from lvlmbench.judging import JudgeRunSummary, ProgressHook
 from lvlmbench.models import ModelClient
 from lvlmbench.workflows import (
     JudgeOptions,
@@ -53,7 +54,7 @@ def run_judge_command(
     check_judge_options(options, resolve)
     opened = open_store(store)
 
-    def bars(label: str, client: ModelClient) -> Any:
+    def bars(label: str, client: ModelClient) -> AbstractContextManager[ProgressHook | None]:
         return progress_bar(label, not as_json, client)
 
     empty = ""

@@ -21,6 +21,7 @@ from lvlmbench.judging import (
     HumanAgreement,
     VoteAgreement,
 )
+from lvlmbench.ratings.agreement import AgreementLevel
 from lvlmbench.workflows import AgreementOptions, RateOptions, combine_rule
 from lvlmbench.workflows import agreement as agreement_of
 from lvlmbench.workflows import rate as rate_benchmark
@@ -134,7 +135,7 @@ def agreement(
     _print_agreement_lines(result, votes)
 
 
-def _level_row(lv: Any) -> dict[str, Any]:
+def _level_row(lv: AgreementLevel) -> dict[str, Any]:
     return {
         "level": lv.level,
         "pairs": lv.pairs,

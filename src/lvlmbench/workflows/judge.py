@@ -7,7 +7,7 @@ through both front doors (:class:`NothingToJudge`).
 from __future__ import annotations
 
 import sys
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from typing import Any
@@ -21,6 +21,7 @@ from lvlmbench.judging import (
     JudgeRunSummary,
     PairwiseReport,
     ProgressHook,
+    RunProtocol,
     make_references,
     missing_answers,
     pairwise_report,
@@ -154,7 +155,7 @@ async def _judged_here(
             await _write_references(store, benchmark, options, client, load, bars)
         with _bar(bars, f"judge {spec_label(judge)}", client) as hook:
             summary = await _protocol_run(options, reference)(
-                store, benchmark, players, client, hook
+                store, benchmark, list(players), client, hook
             )
     finally:
         await client.aclose()
@@ -167,44 +168,37 @@ async def _judged_here(
     return summary
 
 
-ProtocolRun = Callable[
-    [Store, str, dict[str, str], ModelClient, ProgressHook | None], Awaitable[JudgeRunSummary]
-]
-
-
-def _protocol_run(options: JudgeOptions, reference: str | None) -> ProtocolRun:
+def _protocol_run(options: JudgeOptions, reference: str | None) -> RunProtocol:
     """How ``options.protocol`` judges the players, with the judge's client and progress."""
     if options.protocol == PAIRWISE:
+        backed, include = not options.reference_free, options.reference_free
+        include = include and options.play_reference
 
-        async def pairwise(s: Store, b: str, p: dict[str, str], c: ModelClient, h: Any) -> Any:
+        async def pairwise(
+            s: Store, b: str, p: Sequence[str], c: ModelClient, h: ProgressHook | None
+        ) -> JudgeRunSummary:
             return await run_pairwise(
-                s,
-                b,
-                list(p),
-                c,
-                reference_backed=not options.reference_free,
-                include_reference=options.reference_free and options.play_reference,
-                on_progress=h,
+                s, b, p, c, reference_backed=backed, include_reference=include, on_progress=h
             )
 
         return pairwise
     if options.protocol == SCORE:
-        assert reference is not None
+        against = reference or REFERENCE
 
-        async def score(s: Store, b: str, p: dict[str, str], c: ModelClient, h: Any) -> Any:
-            return await run_score(s, b, list(p), c, reference=reference, on_progress=h)
+        async def score(
+            s: Store, b: str, p: Sequence[str], c: ModelClient, h: ProgressHook | None
+        ) -> JudgeRunSummary:
+            return await run_score(s, b, p, c, reference=against, on_progress=h)
 
         return score
     run = protocol_for(options.protocol).run
     assert run is not None  # checked: only protocols with a run are runnable
-
-    async def registered(s: Store, b: str, p: dict[str, str], c: ModelClient, h: Any) -> Any:
-        return await run(s, b, list(p), c, h)
-
-    return registered
+    return run
 
 
-def _bar(bars: Bars | None, label: str, client: ModelClient) -> Any:
+def _bar(
+    bars: Bars | None, label: str, client: ModelClient
+) -> AbstractContextManager[ProgressHook | None]:
     return bars(label, client) if bars is not None else nullcontext(None)
 
 
@@ -228,7 +222,7 @@ async def _answer_missing(
     if not todo:
         return
 
-    def progress(spec: str, client: ModelClient) -> Any:
+    def progress(spec: str, client: ModelClient) -> AbstractContextManager[ProgressHook | None]:
         return _bar(bars, f"{spec_label(spec)} [default]", client)
 
     await run_examinees(store, benchmark, todo, concurrency=DEFAULT_CONCURRENCY, progress=progress)
