@@ -16,9 +16,9 @@ from lvlmbench.models._registry import (
     ProviderFactory,
     ProviderTable,
     RegistryError,
-    _generation_only,
-    _identity,
-    _resolved,
+    generation_only,
+    identity_of,
+    resolved_options,
 )
 
 if TYPE_CHECKING:
@@ -37,7 +37,7 @@ def load_model(spec: str, providers: ProviderTable, **options: Any) -> Any:
 def _load(
     spec: str, providers: ProviderTable, options: Mapping[str, Any]
 ) -> tuple[Any, dict[str, str]]:
-    parsed, merged = _resolved(spec, providers, options)
+    parsed, merged = resolved_options(spec, providers, options)
     provider = providers[parsed.provider]
     if is_text_digest(merged.get("system", "")):
         raise RegistryError(
@@ -48,7 +48,7 @@ def _load(
     built = {name: value for name, value in merged.items() if name != PRICE}
     model = _factory(parsed.provider, provider)(parsed.name, built)
     # The registry owns identity: every stored row is keyed by it (see model_identity).
-    model.spec = _identity(parsed, provider, merged)
+    model.spec = identity_of(parsed, provider, merged)
     return model, merged
 
 
@@ -75,7 +75,7 @@ def _factory(name: str, provider: Provider) -> ProviderFactory:
 def load_chat_model(spec: str, **options: Any) -> ChatModel:
     """A ChatModel for ``spec``. Raises RegistryError or ProviderError with a fix-it message."""
     model, merged = _load(spec, CHAT_PROVIDERS, options)
-    model.generation = _generation_only(merged)  # what ModelClient applies to each call
+    model.generation = generation_only(merged)  # what ModelClient applies to each call
     # What ModelClient prices the calls at (None: no price given).
     model.price_per_mtok = parse_price(merged[PRICE]) if PRICE in merged else None
     return cast("ChatModel", model)

@@ -39,14 +39,14 @@ class Option:
     names a set of replicas, so their URLs are left out)."""
 
 
-def _text(value: str) -> str:
+def norm_text(value: str) -> str:
     if not value.strip():
         raise OptionError("a non-empty value")
     return value.strip()
 
 
-def _url(value: str) -> str:
-    text = _text(value)
+def norm_url(value: str) -> str:
+    text = norm_text(value)
     if not re.match(r"^https?://[^/\s]+", text):
         raise OptionError("an http:// or https:// URL")
     if "," in text:  # a replica list where only one endpoint is taken (openai/ takes several)
@@ -55,7 +55,7 @@ def _url(value: str) -> str:
     return text.rstrip("/")
 
 
-def _without_credentials(url: str) -> str:
+def norm_without_credentials(url: str) -> str:
     """``url`` without a ``user:password@`` part: identities are stored and shown, secrets
     never are (the same server with other credentials is the same endpoint)."""
     scheme, sep, rest = url.partition("://")
@@ -63,12 +63,12 @@ def _without_credentials(url: str) -> str:
     return f"{scheme}{sep}{host.rpartition('@')[2]}{slash}{path}"
 
 
-def _url_list(value: str) -> str:
+def norm_url_list(value: str) -> str:
     """One or more base URLs joined by commas: replicas of one deployment, each checked."""
     urls: list[str] = []
     for position, item in enumerate(value.split(","), 1):
         try:
-            url = _url(item)
+            url = norm_url(item)
         except OptionError:
             where = f"replica {position} ({item.strip()!r})" if "," in value else "a URL"
             raise OptionError(
@@ -80,27 +80,27 @@ def _url_list(value: str) -> str:
     return ",".join(urls)
 
 
-def _first_replica(value: str) -> str:
+def norm_first_replica(value: str) -> str:
     """How a replica list appears in an identity: its first URL, without credentials. Appending
     replicas to a deployment keeps its identity, and one URL is shown as it always was."""
-    return _without_credentials(value.split(",", 1)[0])
+    return norm_without_credentials(value.split(",", 1)[0])
 
 
-def _deployment(value: str) -> str:
-    text = _text(value)
+def norm_deployment(value: str) -> str:
+    text = norm_text(value)
     if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._:-]*", text):
         raise OptionError("a name of letters, digits, '.', '_', ':' or '-', e.g. vllm-7b-a")
     return text
 
 
-def _env_name(value: str) -> str:
-    text = _text(value)
+def norm_env_name(value: str) -> str:
+    text = norm_text(value)
     if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", text):
         raise OptionError("an environment variable name such as MY_API_KEY")
     return text
 
 
-def _positive_number(value: str) -> str:
+def norm_positive_number(value: str) -> str:
     try:
         number = float(value)
     except ValueError:
@@ -120,25 +120,25 @@ def _integer(value: str, minimum: int, form: str) -> str:
     return str(number)
 
 
-def _positive_int(value: str) -> str:
+def norm_positive_int(value: str) -> str:
     return _integer(value, 1, "a whole number of at least 1")
 
 
-def _batch_size(value: str) -> str:
+def norm_batch_size(value: str) -> str:
     if value.strip().lower() == "auto":
         return "auto"
     return _integer(value, 1, "auto or a whole number of at least 1")
 
 
-def _non_negative_int(value: str) -> str:
+def norm_non_negative_int(value: str) -> str:
     return _integer(value, 0, "a whole number of at least 0")
 
 
-def _any_int(value: str) -> str:
+def norm_any_int(value: str) -> str:
     return _integer(value, -(2**63), "a whole number")
 
 
-def _number(value: str) -> str:
+def norm_number(value: str) -> str:
     try:
         number = float(value)
     except ValueError:
@@ -148,7 +148,7 @@ def _number(value: str) -> str:
     return repr(number)
 
 
-def _boolean(value: str) -> str:
+def norm_boolean(value: str) -> str:
     lowered = value.strip().lower()
     if lowered in ("1", "true", "yes", "on"):
         return "true"
@@ -157,7 +157,7 @@ def _boolean(value: str) -> str:
     raise OptionError("true or false")
 
 
-def _choice(*allowed: str) -> Normaliser:
+def norm_choice(*allowed: str) -> Normaliser:
     def check(value: str) -> str:
         if value not in allowed:
             raise OptionError("one of " + ", ".join(allowed))
@@ -166,7 +166,7 @@ def _choice(*allowed: str) -> Normaliser:
     return check
 
 
-def _size(value: str) -> str:
+def norm_size(value: str) -> str:
     match = re.fullmatch(r"\s*(\d+)\s*x\s*(\d+)\s*", value, re.IGNORECASE)
     if not match or int(match.group(1)) < 1 or int(match.group(2)) < 1:
         raise OptionError("WIDTHxHEIGHT, e.g. 1024x1024")
@@ -181,27 +181,27 @@ def normalise_option(name: str, option: Option, value: str) -> str:
         raise OptionError(f"option {name}={value!r}: expected {exc}") from None
 
 
-def _non_negative_number(value: str) -> str:
-    number = float(_number(value))
+def norm_non_negative_number(value: str) -> str:
+    number = float(norm_number(value))
     if number < 0:
         raise OptionError("a number of at least 0")
     return repr(number)
 
 
-def _fraction(value: str) -> str:
-    number = float(_number(value))
+def norm_fraction(value: str) -> str:
+    number = float(norm_number(value))
     if not 0 < number <= 1:
         raise OptionError("a number greater than 0 and at most 1")
     return repr(number)
 
 
-def _any_text(value: str) -> str:
+def norm_any_text(value: str) -> str:
     if not value.strip():
         raise OptionError("a non-empty value")
     return value  # a system prompt keeps its exact whitespace: it is sent as written
 
 
-def _text_digest(value: str) -> str:
+def norm_text_digest(value: str) -> str:
     """How a system prompt appears in an identity: short, and the same text gives the same (the
     key the store keeps the text under). A digest is kept as it is, so an identity typed back
     names the same rows."""

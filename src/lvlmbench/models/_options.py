@@ -16,26 +16,26 @@ from lvlmbench.ids import is_text_digest
 from lvlmbench.models._option_values import (
     Option,
     OptionError,
-    _any_int,
-    _any_text,
-    _batch_size,
-    _boolean,
-    _choice,
-    _deployment,
-    _env_name,
-    _first_replica,
-    _fraction,
-    _non_negative_int,
-    _non_negative_number,
-    _number,
-    _positive_int,
-    _positive_number,
-    _size,
-    _text,
-    _text_digest,
-    _url,
-    _url_list,
-    _without_credentials,
+    norm_any_int,
+    norm_any_text,
+    norm_batch_size,
+    norm_boolean,
+    norm_choice,
+    norm_deployment,
+    norm_env_name,
+    norm_first_replica,
+    norm_fraction,
+    norm_non_negative_int,
+    norm_non_negative_number,
+    norm_number,
+    norm_positive_int,
+    norm_positive_number,
+    norm_size,
+    norm_text,
+    norm_text_digest,
+    norm_url,
+    norm_url_list,
+    norm_without_credentials,
     normalise_option,
     param_option,
 )
@@ -133,20 +133,20 @@ it is never part of the identity or the cache key."""
 # options): part of the identity when not at their default, so answers sampled under other
 # settings are never reused for each other. No max_tokens default: each command has its own.
 GENERATION_OPTIONS: Mapping[str, Option] = {
-    "temperature": Option(_non_negative_number, changes_output=True, default="0.0"),
-    "top_p": Option(_fraction, changes_output=True),
-    "seed": Option(_any_int, changes_output=True),
-    "max_tokens": Option(_positive_int, changes_output=True),
-    "system": Option(_any_text, changes_output=True, public=_text_digest),
+    "temperature": Option(norm_non_negative_number, changes_output=True, default="0.0"),
+    "top_p": Option(norm_fraction, changes_output=True),
+    "seed": Option(norm_any_int, changes_output=True),
+    "max_tokens": Option(norm_positive_int, changes_output=True),
+    "system": Option(norm_any_text, changes_output=True, public=norm_text_digest),
 }
 
 
 def _endpoint(default: str, env: str) -> Option:
-    return Option(_url, True, default=default, env=env, public=_without_credentials)
+    return Option(norm_url, True, default=default, env=env, public=norm_without_credentials)
 
 
-_KEY_ENV = Option(_env_name, changes_output=False)
-_TIMEOUT = Option(_positive_number, changes_output=False)
+_KEY_ENV = Option(norm_env_name, changes_output=False)
+_TIMEOUT = Option(norm_positive_number, changes_output=False)
 
 # What a ``param.<field>`` may not name, per provider (see lvlmbench.models._params): the
 # fields each client builds into its request, or checks through an option of its own.
@@ -169,20 +169,20 @@ OPENAI_CHAT_OPTIONS: Mapping[str, Option] = {
     **GENERATION_OPTIONS,
     # Several URLs joined by ',' are replicas of one deployment: calls are balanced across them.
     "base_url": Option(
-        _url_list,
+        norm_url_list,
         True,
         default="https://api.openai.com/v1",
         env="OPENAI_BASE_URL",
-        public=_first_replica,
+        public=norm_first_replica,
         superseded_by="deployment",
     ),
     # A deployment's name: its identity whatever replicas serve it (their URLs are left out).
-    "deployment": Option(_deployment, changes_output=True),
+    "deployment": Option(norm_deployment, changes_output=True),
     "api_key_env": _KEY_ENV,
     "timeout": _TIMEOUT,
     # How structured output is asked for: the answer is validated the same way whichever works.
-    "json_mode": Option(_choice("json_schema", "json_object", "none"), changes_output=False),
-    "max_tokens": Option(_positive_int, changes_output=True),
+    "json_mode": Option(norm_choice("json_schema", "json_object", "none"), changes_output=False),
+    "max_tokens": Option(norm_positive_int, changes_output=True),
 }
 OPENAI_CHAT_PARAMS = ParamRules(
     reserved={
@@ -222,8 +222,8 @@ GOOGLE_CHAT_OPTIONS: Mapping[str, Option] = {
     "base_url": _endpoint("https://generativelanguage.googleapis.com", "GOOGLE_BASE_URL"),
     "api_key_env": _KEY_ENV,
     "timeout": _TIMEOUT,
-    "json_mode": Option(_choice("json_schema", "openapi", "json"), changes_output=False),
-    "thinking_budget": Option(_non_negative_int, changes_output=True),
+    "json_mode": Option(norm_choice("json_schema", "openapi", "json"), changes_output=False),
+    "thinking_budget": Option(norm_non_negative_int, changes_output=True),
 }
 # Google's params are generationConfig fields (the client merges them there).
 GOOGLE_CHAT_PARAMS = ParamRules(
@@ -245,24 +245,24 @@ GOOGLE_CHAT_PARAMS = ParamRules(
 )
 # hf/... and diffusers/... on a Ray actor pool run the same model code: where changes speed only.
 RAY_OPTIONS: Mapping[str, Option] = {
-    "ray": Option(_boolean, changes_output=False),
-    "actors": Option(_positive_int, changes_output=False),
-    "num_gpus": Option(_non_negative_number, changes_output=False),
-    "ray_address": Option(_text, changes_output=False),
+    "ray": Option(norm_boolean, changes_output=False),
+    "actors": Option(norm_positive_int, changes_output=False),
+    "num_gpus": Option(norm_non_negative_number, changes_output=False),
+    "ray_address": Option(norm_text, changes_output=False),
 }
 HF_OPTIONS: Mapping[str, Option] = {
     **GENERATION_OPTIONS,
-    "device": Option(_text, changes_output=False),
-    "dtype": Option(_text, changes_output=True, default="auto"),
-    "batch_size": Option(_batch_size, changes_output=False),
-    "max_batch_size": Option(_positive_int, changes_output=False),
-    "continuous": Option(_boolean, changes_output=False),
-    "overlap": Option(_boolean, changes_output=False),
-    "devices": Option(_text, changes_output=False),
-    "replicas": Option(_positive_int, changes_output=False),
-    "revision": Option(_text, changes_output=True),
-    "trust_remote_code": Option(_boolean, changes_output=False),
-    "local_files_only": Option(_boolean, changes_output=False),
+    "device": Option(norm_text, changes_output=False),
+    "dtype": Option(norm_text, changes_output=True, default="auto"),
+    "batch_size": Option(norm_batch_size, changes_output=False),
+    "max_batch_size": Option(norm_positive_int, changes_output=False),
+    "continuous": Option(norm_boolean, changes_output=False),
+    "overlap": Option(norm_boolean, changes_output=False),
+    "devices": Option(norm_text, changes_output=False),
+    "replicas": Option(norm_positive_int, changes_output=False),
+    "revision": Option(norm_text, changes_output=True),
+    "trust_remote_code": Option(norm_boolean, changes_output=False),
+    "local_files_only": Option(norm_boolean, changes_output=False),
     **RAY_OPTIONS,
 }
 HF_PARAMS = ParamRules(
@@ -271,7 +271,7 @@ HF_PARAMS = ParamRules(
 )
 BASELINE_OPTIONS: Mapping[str, Option] = {
     **GENERATION_OPTIONS,
-    "seed": Option(_any_int, changes_output=True, default="0"),
+    "seed": Option(norm_any_int, changes_output=True, default="0"),
 }
 BASELINE_PARAMS = ParamRules(
     none_because="a weightless baseline sends no request",
@@ -281,19 +281,19 @@ OPENAI_IMAGE_OPTIONS: Mapping[str, Option] = {
     "base_url": _endpoint("https://api.openai.com/v1", "OPENAI_BASE_URL"),
     "api_key_env": _KEY_ENV,
     "timeout": _TIMEOUT,
-    "quality": Option(_text, changes_output=True),
-    "style": Option(_text, changes_output=True),
-    "size": Option(_size, changes_output=True),
-    "seed": Option(_boolean, changes_output=True),
+    "quality": Option(norm_text, changes_output=True),
+    "style": Option(norm_text, changes_output=True),
+    "size": Option(norm_size, changes_output=True),
+    "seed": Option(norm_boolean, changes_output=True),
     PRICE: IMAGE_PRICE_OPTION,
 }
 DIFFUSERS_OPTIONS: Mapping[str, Option] = {
-    "device": Option(_text, changes_output=False),
-    "dtype": Option(_text, changes_output=True, default="auto"),
-    "steps": Option(_positive_int, changes_output=True, default="30"),
-    "guidance": Option(_number, changes_output=True, default="7.5"),
-    "revision": Option(_text, changes_output=True),
-    "local_files_only": Option(_boolean, changes_output=False),
+    "device": Option(norm_text, changes_output=False),
+    "dtype": Option(norm_text, changes_output=True, default="auto"),
+    "steps": Option(norm_positive_int, changes_output=True, default="30"),
+    "guidance": Option(norm_number, changes_output=True, default="7.5"),
+    "revision": Option(norm_text, changes_output=True),
+    "local_files_only": Option(norm_boolean, changes_output=False),
     PRICE: IMAGE_PRICE_OPTION,
     **RAY_OPTIONS,
 }

@@ -318,7 +318,7 @@ def _unknown_option(spec: str, provider: str, key: str, table: Mapping[str, Opti
     return f"{message}; valid options: {valid}"
 
 
-def _resolved(
+def resolved_options(
     spec: str, providers: ProviderTable, overrides: Mapping[str, Any]
 ) -> tuple[ModelSpec, dict[str, str]]:
     """The parsed spec and its options in canonical form, keyword overrides and environment
@@ -345,7 +345,7 @@ def _resolved(
     return parsed, canonical
 
 
-def _identity(parsed: ModelSpec, provider: Provider, options: Mapping[str, str]) -> str:
+def identity_of(parsed: ModelSpec, provider: Provider, options: Mapping[str, str]) -> str:
     if provider.nameless:  # one model: a label after the slash is ignored
         return parsed.provider
     base = f"{parsed.provider}/{parsed.name.removeprefix(provider.name_prefix)}"
@@ -359,7 +359,7 @@ def _identity(parsed: ModelSpec, provider: Provider, options: Mapping[str, str])
     return f"{base}?{urlencode(kept, safe=':/@')}" if kept else base
 
 
-def _generation_only(options: Mapping[str, str]) -> dict[str, str]:
+def generation_only(options: Mapping[str, str]) -> dict[str, str]:
     return {
         name: value
         for name, value in options.items()

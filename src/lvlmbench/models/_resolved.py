@@ -15,9 +15,9 @@ from lvlmbench.models._registry import (
     CHAT_PROVIDERS,
     ModelSpec,
     ProviderTable,
-    _generation_only,
-    _identity,
-    _resolved,
+    generation_only,
+    identity_of,
+    resolved_options,
 )
 
 __all__ = [
@@ -50,7 +50,7 @@ class ResolvedModel:
     @property
     def generation(self) -> Mapping[str, str]:
         """The generation settings it carries (see :func:`~lvlmbench.models.generation_options`)."""
-        return _generation_only(self.spec.options)
+        return generation_only(self.spec.options)
 
     @property
     def price(self) -> tuple[float, float] | None:
@@ -67,10 +67,10 @@ def resolve_model(spec: str, providers: ProviderTable | None = None) -> Resolved
     provider or an unknown/malformed option. ``providers``: the registry the spec names a
     provider of (default: the chat one)."""
     table = CHAT_PROVIDERS if providers is None else providers
-    parsed, options = _resolved(spec, table, {})
+    parsed, options = resolved_options(spec, table, {})
     provider = table[parsed.provider]
     canonical = ModelSpec(parsed.provider, parsed.name, options)
-    return ResolvedModel(canonical, _identity(parsed, provider, options), provider.free)
+    return ResolvedModel(canonical, identity_of(parsed, provider, options), provider.free)
 
 
 def resolve_spec(spec: str, providers: ProviderTable | None = None) -> str:

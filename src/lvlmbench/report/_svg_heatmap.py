@@ -6,7 +6,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Collection, Mapping, Sequence
 
-from lvlmbench.report._svg_parts import _svg, _text
+from lvlmbench.report._svg_parts import svg_document, svg_text
 
 
 def _cell_colour(value: float) -> str:
@@ -35,7 +35,7 @@ def heatmap(
     ch = 30.0 if counts is not None else 22.0
     legend = 24.0 if near_chance else 0.0
     width, height = left + cw * len(columns) + 90, top + ch * len(rows) + 10 + legend
-    body = [_text(8, 14, title, extra='font-weight="bold"')]
+    body = [svg_text(8, 14, title, extra='font-weight="bold"')]
     # One page holds a heatmap per benchmark: the pattern's id must be unique yet reproducible.
     seen = repr((title, rows, columns, sorted(values.items()), sorted(near_chance)))
     digest = hashlib.sha1(seen.encode()).hexdigest()[:10]
@@ -49,10 +49,12 @@ def heatmap(
         )
     for j, col in enumerate(columns):
         x = left + cw * (j + 0.5)
-        body.append(_text(x, top - 8, col, "start", f'transform="rotate(-30 {x:.1f} {top - 8})"'))
+        body.append(
+            svg_text(x, top - 8, col, "start", f'transform="rotate(-30 {x:.1f} {top - 8})"')
+        )
     for i, row in enumerate(rows):
         y = top + ch * i
-        body.append(_text(left - 6, y + ch / 2 + 4, row, "end"))
+        body.append(svg_text(left - 6, y + ch / 2 + 4, row, "end"))
         for j, col in enumerate(columns):
             body += _heat_cell(
                 left + cw * j,
@@ -68,8 +70,8 @@ def heatmap(
             f'<rect x="{left:.1f}" y="{y:.1f}" width="14" height="12" fill="url(#{pattern})" '
             'stroke="#999"/>'
         )
-        body.append(_text(left + 20, y + 10, "95% interval includes chance: not above guessing"))
-    return _svg(width, height, body, title)
+        body.append(svg_text(left + 20, y + 10, "95% interval includes chance: not above guessing"))
+    return svg_document(width, height, body, title)
 
 
 def _heat_cell(
@@ -95,10 +97,10 @@ def _heat_cell(
         )
     label = "-" if v is None else f"{v:.1f}"
     if n is None:
-        out.append(_text(x + cw / 2 - 1, y + ch / 2 + 3, label, "middle"))
+        out.append(svg_text(x + cw / 2 - 1, y + ch / 2 + 3, label, "middle"))
         return out
-    out.append(_text(x + cw / 2 - 1, y + 12, label, "middle"))
-    # Not _text: its font attributes are fixed, and a second font-size would be bad XML.
+    out.append(svg_text(x + cw / 2 - 1, y + 12, label, "middle"))
+    # Not svg_text: its font attributes are fixed, and a second font-size would be bad XML.
     out.append(
         f'<text x="{x + cw / 2 - 1:.1f}" y="{y + 24:.1f}" text-anchor="middle" '
         f'font-family="sans-serif" font-size="9" fill="#444">n={n}</text>'

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from html import escape
 
 PALETTE = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2", "#17becf")
-_FONT = 'font-family="sans-serif" font-size="11"'
+FONT = 'font-family="sans-serif" font-size="11"'
 
 
 @dataclass(frozen=True)
@@ -22,7 +22,7 @@ class Dot:
     high: float
 
 
-def _svg(width: float, height: float, body: list[str], title: str) -> str:
+def svg_document(width: float, height: float, body: list[str], title: str) -> str:
     return (
         f'<svg width="{width:.0f}" height="{height:.0f}" '
         f'viewBox="0 0 {width:.0f} {height:.0f}" role="img">'
@@ -30,24 +30,23 @@ def _svg(width: float, height: float, body: list[str], title: str) -> str:
     )
 
 
-def _text(x: float, y: float, text: str, anchor: str = "start", extra: str = "") -> str:
+def svg_text(x: float, y: float, text: str, anchor: str = "start", extra: str = "") -> str:
     return (
-        f'<text x="{x:.1f}" y="{y:.1f}" text-anchor="{anchor}" {_FONT} {extra}>'
-        f"{escape(text)}</text>"
+        f'<text x="{x:.1f}" y="{y:.1f}" text-anchor="{anchor}" {FONT} {extra}>{escape(text)}</text>'
     )
 
 
-def _legend(series: Sequence[str], x: float, y: float) -> list[str]:
+def series_legend(series: Sequence[str], x: float, y: float) -> list[str]:
     out = []
     for i, name in enumerate(series):
         colour = PALETTE[i % len(PALETTE)]
         yy = y + 16 * i
         out.append(f'<rect x="{x:.1f}" y="{yy - 9:.1f}" width="10" height="10" fill="{colour}"/>')
-        out.append(_text(x + 14, yy, name))
+        out.append(svg_text(x + 14, yy, name))
     return out
 
 
-def _value_scale(lo: float, hi: float, left: float, plot_w: float) -> Callable[[float], float]:
+def value_scale(lo: float, hi: float, left: float, plot_w: float) -> Callable[[float], float]:
     """x of a value on a horizontal axis from ``lo`` to ``hi`` (values outside are clamped)."""
 
     def sx(v: float) -> float:
@@ -56,7 +55,7 @@ def _value_scale(lo: float, hi: float, left: float, plot_w: float) -> Callable[[
     return sx
 
 
-def _value_grid(
+def value_grid(
     sx: Callable[[float], float], lo: float, hi: float, top: float, height: float, unit: str
 ) -> list[str]:
     """Five vertical grid lines with their values under the plot (decimals enough to tell the
@@ -70,15 +69,15 @@ def _value_grid(
         body.append(
             f'<line x1="{x:.1f}" y1="{top}" x2="{x:.1f}" y2="{height - 30:.1f}" stroke="#ddd"/>'
         )
-        body.append(_text(x, height - 16, f"{v:.{digits}f}{unit}", "middle"))
+        body.append(svg_text(x, height - 16, f"{v:.{digits}f}{unit}", "middle"))
     return body
 
 
-_CHANCE = 'stroke="#555" stroke-width="1.5" stroke-dasharray="4 3" class="chance"'
+CHANCE_LINE = 'stroke="#555" stroke-width="1.5" stroke-dasharray="4 3" class="chance"'
 
 
-def _chance_legend(x: float, y: float) -> list[str]:
+def chance_legend(x: float, y: float) -> list[str]:
     return [
-        f'<line x1="{x:.1f}" y1="{y - 4:.1f}" x2="{x + 10:.1f}" y2="{y - 4:.1f}" {_CHANCE}/>',
-        _text(x + 14, y, "chance"),
+        f'<line x1="{x:.1f}" y1="{y - 4:.1f}" x2="{x + 10:.1f}" y2="{y - 4:.1f}" {CHANCE_LINE}/>',
+        svg_text(x + 14, y, "chance"),
     ]

@@ -11,15 +11,15 @@ from html import escape
 
 from lvlmbench.report._svg_heatmap import heatmap
 from lvlmbench.report._svg_parts import (
-    _CHANCE,
+    CHANCE_LINE,
     PALETTE,
     Dot,
-    _chance_legend,
-    _legend,
-    _svg,
-    _text,
-    _value_grid,
-    _value_scale,
+    chance_legend,
+    series_legend,
+    svg_document,
+    svg_text,
+    value_grid,
+    value_scale,
 )
 
 __all__ = [
@@ -55,18 +55,18 @@ def dot_interval_chart(
     height = top + band * len(rows) + 34
     width = left + plot_w + 30 + 190
 
-    sx = _value_scale(lo, hi, left, plot_w)
-    body = [_text(8, 14, title, extra='font-weight="bold"')]
-    body += _value_grid(sx, lo, hi, top, height, unit)
+    sx = value_scale(lo, hi, left, plot_w)
+    body = [svg_text(8, 14, title, extra='font-weight="bold"')]
+    body += value_grid(sx, lo, hi, top, height, unit)
     for r, row in enumerate(rows):
         y0 = top + band * r
-        body.append(_text(left - 6, y0 + band / 2 + 4, row, "end"))
+        body.append(svg_text(left - 6, y0 + band / 2 + 4, row, "end"))
         if chance is not None and row in chance:
             x = sx(chance[row])
             tip = escape(f"chance / {row}: {chance[row]:.1f}{unit}")
             body.append(
                 f'<line x1="{x:.1f}" y1="{y0 + 2:.1f}" x2="{x:.1f}" y2="{y0 + band - 2:.1f}" '
-                f"{_CHANCE}><title>{tip}</title></line>"
+                f"{CHANCE_LINE}><title>{tip}</title></line>"
             )
         for d in (d for d in dots if d.row == row):
             s = series.index(d.series)
@@ -81,10 +81,10 @@ def dot_interval_chart(
                 f'<circle cx="{sx(d.value):.1f}" cy="{y:.1f}" r="3.5" fill="{colour}">'
                 f"<title>{escape(tip)}</title></circle>"
             )
-    body += _legend(series, left + plot_w + 30, top + 10)
+    body += series_legend(series, left + plot_w + 30, top + 10)
     if chance:
-        body += _chance_legend(left + plot_w + 30, top + 10 + 16 * len(series))
-    return _svg(width, height, body, title)
+        body += chance_legend(left + plot_w + 30, top + 10 + 16 * len(series))
+    return svg_document(width, height, body, title)
 
 
 def line_chart(
@@ -107,16 +107,16 @@ def line_chart(
     def sy(v: float) -> float:
         return top + plot_h * (1 - (min(max(v, lo), hi) - lo) / (hi - lo))
 
-    body = [_text(8, 14, title, extra='font-weight="bold"')]
+    body = [svg_text(8, 14, title, extra='font-weight="bold"')]
     for k in range(5):
         v = lo + (hi - lo) * k / 4
         body.append(
             f'<line x1="{left}" y1="{sy(v):.1f}" x2="{left + plot_w}" y2="{sy(v):.1f}" '
             'stroke="#ddd"/>'
         )
-        body.append(_text(left - 6, sy(v) + 4, f"{v:.0f}", "end"))
+        body.append(svg_text(left - 6, sy(v) + 4, f"{v:.0f}", "end"))
     for i, label in enumerate(x_labels):
-        body.append(_text(sx(i), top + plot_h + 18, label, "middle"))
+        body.append(svg_text(sx(i), top + plot_h + 18, label, "middle"))
     for s, (name, values) in enumerate(series.items()):
         colour = PALETTE[s % len(PALETTE)]
         points = [(sx(i), sy(v)) for i, v in enumerate(values) if v is not None]
@@ -136,11 +136,11 @@ def line_chart(
         if len(points) == 1:  # one level: a short dash is still a visible line
             x, y = points[0]
             path = f"{x - 20:.1f},{y:.1f} {x + 20:.1f},{y:.1f}"
-        body.append(f'<polyline points="{path}" fill="none" {_CHANCE}/>')
-    body += _legend(list(series), left + plot_w + 30, top + 10)
+        body.append(f'<polyline points="{path}" fill="none" {CHANCE_LINE}/>')
+    body += series_legend(list(series), left + plot_w + 30, top + 10)
     if chance is not None and any(v is not None for v in chance):
-        body += _chance_legend(left + plot_w + 30, top + 10 + 16 * len(series))
-    return _svg(width, height, body, title)
+        body += chance_legend(left + plot_w + 30, top + 10 + 16 * len(series))
+    return svg_document(width, height, body, title)
 
 
 def _bar_scale(lo: float, hi: float, left: float, width: float) -> tuple[float, float]:
@@ -172,8 +172,8 @@ def bar_chart(
     height = top + band * len(rows) + 34
     width = left + plot_w + 60 + 150
     zero, per = _bar_scale(lo, hi, left, plot_w)
-    body = [_text(8, 14, title, extra='font-weight="bold"')]
-    body += _value_grid(_value_scale(lo, hi, left, plot_w), lo, hi, top, height, unit)
+    body = [svg_text(8, 14, title, extra='font-weight="bold"')]
+    body += value_grid(value_scale(lo, hi, left, plot_w), lo, hi, top, height, unit)
     if lo < 0 < hi:
         body.append(
             f'<line x1="{zero:.1f}" y1="{top}" x2="{zero:.1f}" y2="{height - 30:.1f}" '
@@ -181,7 +181,7 @@ def bar_chart(
         )
     for r, row in enumerate(rows):
         y0 = top + band * r
-        body.append(_text(left - 6, y0 + band / 2 + 4, row, "end"))
+        body.append(svg_text(left - 6, y0 + band / 2 + 4, row, "end"))
         for s, name in enumerate(series):
             value = values.get((row, name))
             if value is None:
@@ -197,16 +197,16 @@ def bar_chart(
                 f'fill="{colour}"><title>{tip}</title></rect>'
             )
             tx, anchor = (end + 3, "start") if v >= 0 else (end - 3, "end")
-            body.append(_text(tx, y + bar - 2, f"{v:.1f}", anchor))
+            body.append(svg_text(tx, y + bar - 2, f"{v:.1f}", anchor))
     if chance is not None:
         x = left + per * (min(max(chance, lo), hi) - lo)
         body.append(
-            f'<line x1="{x:.1f}" y1="{top}" x2="{x:.1f}" y2="{height - 30:.1f}" {_CHANCE}>'
+            f'<line x1="{x:.1f}" y1="{top}" x2="{x:.1f}" y2="{height - 30:.1f}" {CHANCE_LINE}>'
             f"<title>{escape(f'chance: {chance:.1f}{unit}')}</title></line>"
         )
-        body += _chance_legend(left + plot_w + 60, top + 10 + 16 * len(series))
-    body += _legend(series, left + plot_w + 60, top + 10)
-    return _svg(width, height, body, title)
+        body += chance_legend(left + plot_w + 60, top + 10 + 16 * len(series))
+    body += series_legend(series, left + plot_w + 60, top + 10)
+    return svg_document(width, height, body, title)
 
 
 def range_chart(
@@ -226,19 +226,19 @@ def range_chart(
     height = top + band * len(rows) + 34
     width = left + plot_w + 100 + 190
 
-    sx = _value_scale(lo, hi, left, plot_w)
-    body = [_text(8, 14, title, extra='font-weight="bold"')]
-    body += _value_grid(sx, lo, hi, top, height, unit)
+    sx = value_scale(lo, hi, left, plot_w)
+    body = [svg_text(8, 14, title, extra='font-weight="bold"')]
+    body += value_grid(sx, lo, hi, top, height, unit)
     for r, row in enumerate(rows):
         y = top + band * r + band / 2
         points = values[row]
-        body.append(_text(left - 6, y + 4, row, "end"))
+        body.append(svg_text(left - 6, y + 4, row, "end"))
         if chance is not None and row in chance:
             x = sx(chance[row])
             tip = escape(f"chance / {row}: {chance[row]:.1f}{unit}")
             body.append(
                 f'<line x1="{x:.1f}" y1="{y - band / 2 + 2:.1f}" x2="{x:.1f}" '
-                f'y2="{y + band / 2 - 2:.1f}" {_CHANCE}><title>{tip}</title></line>'
+                f'y2="{y + band / 2 - 2:.1f}" {CHANCE_LINE}><title>{tip}</title></line>'
             )
         if not points:
             continue
@@ -253,11 +253,11 @@ def range_chart(
                 f'<circle cx="{sx(v):.1f}" cy="{y:.1f}" r="4" fill="{colour}" stroke="#fff">'
                 f"<title>{escape(f'{name} / {row}: {v:.1f}{unit}')}</title></circle>"
             )
-        body.append(_text(left + plot_w + 10, y + 4, f"range {high - low:.1f}", "start"))
-    body += _legend(series, left + plot_w + 100, top + 10)
+        body.append(svg_text(left + plot_w + 10, y + 4, f"range {high - low:.1f}", "start"))
+    body += series_legend(series, left + plot_w + 100, top + 10)
     if chance:
-        body += _chance_legend(left + plot_w + 100, top + 10 + 16 * len(series))
-    return _svg(width, height, body, title)
+        body += chance_legend(left + plot_w + 100, top + 10 + 16 * len(series))
+    return svg_document(width, height, body, title)
 
 
 def rank_chart(
@@ -275,11 +275,11 @@ def rank_chart(
     def sy(rank: int) -> float:
         return top + plot_h * (rank - 1) / max(worst - 1, 1)
 
-    body = [_text(8, 14, title, extra='font-weight="bold"')]
+    body = [svg_text(8, 14, title, extra='font-weight="bold"')]
     for rank in range(1, worst + 1):
-        body.append(_text(left - 6, sy(rank) + 4, f"#{rank}", "end"))
+        body.append(svg_text(left - 6, sy(rank) + 4, f"#{rank}", "end"))
     for i, label in enumerate(x_labels):
-        body.append(_text(sx(i), top + plot_h + 24, label, "middle"))
+        body.append(svg_text(sx(i), top + plot_h + 24, label, "middle"))
     for s, (name, values) in enumerate(ranks.items()):
         colour = PALETTE[s % len(PALETTE)]
         points = [(sx(i), sy(r), r) for i, r in enumerate(values) if r is not None]
@@ -293,5 +293,5 @@ def rank_chart(
             f"<title>{escape(f'{name}: #{r}')}</title></circle>"
             for x, y, r in points
         ]
-    body += _legend(list(ranks), left + plot_w + 30, top + 10)
-    return _svg(width, height, body, title)
+    body += series_legend(list(ranks), left + plot_w + 30, top + 10)
+    return svg_document(width, height, body, title)
