@@ -30,6 +30,7 @@ __all__ = [
     "SystemPrompt",
     "Temperature",
     "TopP",
+    "Workers",
     "apply_settings",
     "generation_settings",
     "read_system_prompt",
@@ -166,3 +167,15 @@ def spec_with_flags(
     model and make its identity, so its verdicts under other settings stay apart."""
     settings = generation_settings(max_tokens, temperature, top_p, seed, system_prompt, params)
     return apply_settings([spec], settings)[0]
+
+
+# Copies started by the use case (lvlmbench.workflows._copies): each takes leases in the store.
+Workers = Annotated[
+    int,
+    typer.Option(
+        "--workers",
+        help="Start N local processes of this command on the same store; they split the work "
+        "through leases in the store (so do copies started on other hosts) and nothing is "
+        "paid twice.",
+    ),
+]

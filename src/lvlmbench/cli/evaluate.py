@@ -36,7 +36,6 @@ from lvlmbench.cli._evaluate_options import (
     Variant,
 )
 from lvlmbench.cli._extract import print_extraction
-from lvlmbench.cli._fanout import Workers
 from lvlmbench.cli._runs import print_budgeted, progress_bars
 from lvlmbench.cli._settings import (
     MaxTokens,
@@ -45,6 +44,7 @@ from lvlmbench.cli._settings import (
     SystemPrompt,
     Temperature,
     TopP,
+    Workers,
     generation_settings,
 )
 from lvlmbench.cli._tables import accuracy_pivot, accuracy_rows_json, overall_json

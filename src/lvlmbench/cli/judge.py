@@ -14,7 +14,6 @@ from typing import Annotated, Any
 import typer
 
 from lvlmbench.cli._common import StoreOption, console, friendly_errors
-from lvlmbench.cli._fanout import Workers
 from lvlmbench.cli._judge_run import Shown, run_judge_command
 from lvlmbench.cli._judge_tables import print_pairwise_report, protocol_table
 from lvlmbench.cli._settings import (
@@ -24,6 +23,7 @@ from lvlmbench.cli._settings import (
     SystemPrompt,
     Temperature,
     TopP,
+    Workers,
     generation_settings,
 )
 from lvlmbench.judging import PAIRWISE, SCORE, JudgeProtocol, protocol_for, protocols
