@@ -202,6 +202,23 @@ def test_truncated_replies_are_stored_and_shown_apart_from_unparseable(db: Path)
     assert "truncated" in shown.output and "3 (2)" in shown.output, shown.output
 
 
+def test_the_run_line_counts_truncated_replies_as_the_table_does(db: Path, tmp_path: Path) -> None:
+    # Items 0 and 1 are cut before any answer (status truncated), item 2 is cut after "A".
+    # The table says 0 unparseable and "3 (2)" truncated (unread); the run's own line and its
+    # JSON said "2 unparseable" for the same two replies.
+    other = _make_store(tmp_path / "other.db", _items(4, [("counting", "easy")]))
+    with ChatRecorder(_cut_when_asked_for_b) as server:
+        spec = f"openai/m?base_url={server.url}/v1"
+        shown = runner.invoke(app, ["evaluate", BENCH, "-m", spec, "--store", str(other)])
+        out = _evaluate(db, server, spec=spec)
+    assert shown.exit_code == 0, shown.output
+    line = next(line for line in shown.output.splitlines() if " ok, " in line)
+    assert "2 ok, 0 unparseable, 0 refused, 0 failed, 3 truncated (2 unread)" in line, line
+    [row] = out["accuracy"]
+    [run] = out["runs"]
+    assert (run["unparseable"], run["truncated_unread"]) == (row["unparseable"], 2) == (0, 2)
+
+
 def _restating_the_options(body: dict[str, Any], seen: int) -> tuple[str, str]:
     # Small models copy the options out; items 0-2 never get to an answer (the key is A).
     prompt = body["messages"][-1]["content"]

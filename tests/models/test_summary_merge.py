@@ -21,13 +21,15 @@ def _rounds() -> tuple[EvalSummary, EvalSummary]:
     # Round 1 asked 20 samples (10 stored before); round 2 the 30-sample prefix holding them.
     first = EvalSummary(
         model="m", variant="default", benchmark="b", epochs=2, total=20, skipped=10,
-        ok=5, unparseable=2, refused=1, failed=2, truncated=1, wall_s=3.0, requests=11,
+        ok=5, unparseable=1, truncated_unread=1, refused=1, failed=2, truncated=1,
+        wall_s=3.0, requests=11,
         cache_hits=1, input_tokens=1000, output_tokens=200, cost_usd=0.25,
         reasons={"HTTP 500": 2, "no letter": 1}, warnings=["images dropped"],
     )  # fmt: skip
     second = EvalSummary(
         model="m", variant="default", benchmark="b", epochs=2, total=30, skipped=16,
-        ok=8, unparseable=3, refused=2, failed=1, truncated=2, wall_s=4.5, requests=15,
+        ok=8, unparseable=2, truncated_unread=1, refused=2, failed=1, truncated=2,
+        wall_s=4.5, requests=15,
         cache_hits=2, input_tokens=1500, output_tokens=300, cost_usd=0.5,
         reasons={"HTTP 500": 1, "timeout": 1}, warnings=["images dropped", "slow"],
     )  # fmt: skip
@@ -41,7 +43,8 @@ def test_rounds_add_up_every_field_and_count_earlier_work_once() -> None:
     # 13 + 5 + 3 + 3 = 24 of the 30 planned were worked on by this run: 6 were done before.
     assert first.merge(second) == EvalSummary(
         model="m", variant="default", benchmark="b", epochs=2, total=30, skipped=6,
-        ok=13, unparseable=5, refused=3, failed=3, truncated=3, wall_s=7.5, requests=26,
+        ok=13, unparseable=3, truncated_unread=2, refused=3, failed=3, truncated=3,
+        wall_s=7.5, requests=26,
         cache_hits=3, input_tokens=2500, output_tokens=500, cost_usd=0.75,
         reasons={"HTTP 500": 3, "no letter": 1, "timeout": 1},
         warnings=["images dropped", "slow"],
@@ -56,20 +59,22 @@ def test_parallel_runs_take_the_slowest_time() -> None:
 
 def test_judge_workers_count_missing_units_as_worked() -> None:
     a = JudgeRunSummary(
-        judge="j", protocol="score", benchmark="b", total=16, skipped=9, ok=3, unparseable=1,
-        refused=1, failed=1, missing=1, wall_s=2.0, requests=6, cache_hits=1, input_tokens=600,
+        judge="j", protocol="score", benchmark="b", total=16, skipped=8, ok=3, unparseable=1,
+        truncated_unread=1, refused=1, failed=1, missing=1, wall_s=2.0, requests=6,
+        cache_hits=1, input_tokens=600,
         output_tokens=60, cost_usd=0.25, reasons={"x": 1}, warnings=["w"],
     )  # fmt: skip
     b = JudgeRunSummary(
-        judge="j", protocol="score", benchmark="b", total=16, skipped=10, ok=2, unparseable=1,
-        refused=1, failed=1, missing=1, wall_s=5.0, requests=5, cache_hits=2, input_tokens=500,
+        judge="j", protocol="score", benchmark="b", total=16, skipped=9, ok=2, unparseable=1,
+        truncated_unread=1, refused=1, failed=1, missing=1, wall_s=5.0, requests=5,
+        cache_hits=2, input_tokens=500,
         output_tokens=50, cost_usd=0.5, reasons={"x": 1, "y": 1}, warnings=["w2"],
     )  # fmt: skip
     _every_field_set(a)
     _every_field_set(b)
     assert a.merge(b, parallel=True) == JudgeRunSummary(
-        judge="j", protocol="score", benchmark="b", total=16, skipped=3, ok=5, unparseable=2,
-        refused=2, failed=2, missing=2, wall_s=5.0, requests=11, cache_hits=3,
+        judge="j", protocol="score", benchmark="b", total=16, skipped=1, ok=5, unparseable=2,
+        truncated_unread=2, refused=2, failed=2, missing=2, wall_s=5.0, requests=11, cache_hits=3,
         input_tokens=1100, output_tokens=110, cost_usd=0.75, reasons={"x": 2, "y": 1},
         warnings=["w", "w2"],
     )  # fmt: skip

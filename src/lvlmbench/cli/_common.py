@@ -237,6 +237,22 @@ class _RetryStatus:
         return f"retry {last.attempt}/{last.max_retries} in {last.wait_s:.0f} s: {reason} ({count})"
 
 
+def outcomes_text(summary: RunSummary, truncated: int | None = None) -> str:
+    """``5 ok, 1 unparseable, 0 refused, 0 failed``: how a run's units ended, counted as the
+    accuracy tables count them: a reply the token limit cut before anything readable is never
+    an unparseable one. With ``truncated`` (the replies cut at all, read or not) it ends like
+    the tables' column, ``3 truncated (2 unread)``; without, the unread ones show where any."""
+    text = (
+        f"{summary.ok} ok, {summary.unparseable} unparseable, {summary.refused} refused, "
+        f"{summary.failed} failed"
+    )
+    if truncated is not None:
+        return f"{text}, {truncated} truncated ({summary.truncated_unread} unread)"
+    if summary.truncated_unread:
+        text += f", {summary.truncated_unread} cut by the token limit unread"
+    return text
+
+
 def paid_text(summary: RunSummary) -> str:
     """``, $0.0123 paid (2,000 in + 300 out tokens)`` for a run of a priced model: what its
     requests cost (stored and cached answers cost nothing); empty when it has no price."""

@@ -16,6 +16,7 @@ from lvlmbench.cli._common import (
     err_console,
     fail,
     open_store,
+    outcomes_text,
     paid_text,
     print_json,
     print_reasons,
@@ -80,7 +81,7 @@ def run_judge_command(
 
 def _summary_line(s: JudgeRunSummary) -> str:
     return (
-        f"{s.judge} [{s.protocol}]: {s.ok} ok, {s.unparseable} unparseable, {s.refused} refused, "
-        f"{s.failed} failed, {s.missing} missing, {s.skipped} already done, "
+        f"{s.judge} [{s.protocol}]: {outcomes_text(s)}, "
+        f"{s.missing} missing, {s.skipped} already done, "
         f"{s.requests} requests, {s.wall_s:.1f}s{paid_text(s)}"
     )

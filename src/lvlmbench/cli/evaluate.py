@@ -15,6 +15,7 @@ from lvlmbench.cli._common import (
     console,
     friendly_errors,
     open_store,
+    outcomes_text,
     paid_text,
     print_json,
     print_reasons,
@@ -145,8 +146,8 @@ def print_result(result: EvaluateResult) -> None:
         console.print(f"scored from the store (not run): {', '.join(result.stored_only)}")
     for s in result.runs:
         console.print(
-            f"{s.model}: {s.ok} ok, {s.unparseable} unparseable, {s.refused} refused, "
-            f"{s.failed} failed, {s.truncated} truncated, {s.skipped} already done, "
+            f"{s.model}: {outcomes_text(s, s.truncated)}, "
+            f"{s.skipped} already done, "
             f"{s.wall_s:.1f}s{paid_text(s)}"
         )
         print_reasons(s.reasons, f"{s.model}: not ok")

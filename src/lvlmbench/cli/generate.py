@@ -19,6 +19,7 @@ from lvlmbench.cli._common import (
     console,
     friendly_errors,
     open_store,
+    outcomes_text,
     paid_text,
     print_json,
     progress_bar,
@@ -272,8 +273,8 @@ def _print(made: GenerateResult) -> None:
         return
     for s in made.rounds.summaries:
         console.print(
-            f"{s.model}: {s.ok} ok, {s.unparseable} unparseable, {s.refused} refused, "
-            f"{s.failed} failed, {s.skipped} already done, {s.wall_s:.1f}s{paid_text(s)}"
+            f"{s.model}: {outcomes_text(s)}, {s.skipped} already done, "
+            f"{s.wall_s:.1f}s{paid_text(s)}"
         )
     print_rounds(made.rounds)
 

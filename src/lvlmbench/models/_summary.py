@@ -51,7 +51,11 @@ class RunSummary:
     """Units finished in an earlier run (not asked again)."""
     ok: int = field(default=0, metadata=OUTCOME)
     unparseable: int = field(default=0, metadata=OUTCOME)
-    """Replies with nothing readable (cut by the token limit included): stored, never scored."""
+    """Replies with nothing readable: stored, never scored."""
+    truncated_unread: int = field(default=0, metadata=OUTCOME)
+    """Replies cut by the token limit before anything readable (status truncated): counted
+    apart from unparseable, as the accuracy tables count them (the limit lost the answer,
+    not the model)."""
     refused: int = field(default=0, metadata=OUTCOME)
     failed: int = field(default=0, metadata=OUTCOME)
     """Calls that failed (errors): stored as error, asked again on the next run."""
@@ -73,8 +77,10 @@ class RunSummary:
         if status is Status.OK:
             self.ok += 1
             return
-        if status in (Status.UNPARSEABLE, Status.TRUNCATED):
+        if status is Status.UNPARSEABLE:
             self.unparseable += 1
+        elif status is Status.TRUNCATED:
+            self.truncated_unread += 1
         elif status is Status.REFUSED:
             self.refused += 1
         else:
