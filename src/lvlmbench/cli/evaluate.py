@@ -129,14 +129,27 @@ def result_json(result: EvaluateResult) -> dict[str, Any]:
         report["circular"] = circular_json(result.circular)
     if result.mme:
         report["mme"] = mme_json(result.mme)
+    if result.open_items:
+        report["open_items"] = result.open_items
+        report["judge_with"] = judge_hint(result)
     return report
+
+
+def judge_hint(result: EvaluateResult) -> str:
+    """What scores the open-ended answers this run stored (evaluate has no key for them)."""
+    models = " ".join(f"-m {model}" for model in result.models) or "-m MODEL"
+    return (
+        f"lvlmbench judge pairwise {result.benchmark} {models} -j JUDGE "
+        f"(VisIT-Bench; `judge score` for TouchStone)"
+    )
 
 
 def print_result(result: EvaluateResult) -> None:
     """The accuracy table (and a VLMEvalKit benchmark's scores), then each run's counts."""
     name = result.benchmark
     title = f"{name}: accuracy % (95% CI over items)"
-    console.print(accuracy_pivot(result.accuracy, title, result.groups, result.group_noun))
+    if result.accuracy or not result.open_items:
+        console.print(accuracy_pivot(result.accuracy, title, result.groups, result.group_noun))
     if result.circular:
         title = f"{name}: CircularEval (a question counts only if all its copies are right)"
         console.print(circular_pivot(result.circular, title))
@@ -156,3 +169,8 @@ def print_result(result: EvaluateResult) -> None:
         print_extraction(result.extraction)
     if result.budgeted is not None:
         print_budgeted(result.budgeted)
+    if result.open_items:
+        console.print(
+            f"{result.open_items} open-ended items: their answers are stored, but evaluate has "
+            f"no key to score them; a judge does: {judge_hint(result)}"
+        )

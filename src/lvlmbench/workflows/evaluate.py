@@ -68,6 +68,9 @@ class EvaluateResult:
     extraction: ExtractorSummary | None = None
     budgeted: BudgetedRun | None = None
     """The decision of a run ``until`` a question is decided, with its items and calls."""
+    open_items: int = 0
+    """Open-ended items among those asked: their answers are stored, but no key scores them
+    here (``lvlmbench judge`` does)."""
 
     @property
     def group_noun(self) -> str:
@@ -281,9 +284,14 @@ def _scored(
     if require_benchmark(store, benchmark).kind == "vlmeval":
         circular = circular_table(store, benchmark, variant=variant, models=identities)
         mme = mme_table(store, benchmark, variant=variant, models=identities)
+    open_items = sum(
+        item.kind == "open" and (only is None or item.id in only)
+        for item in iter_items(store, benchmark)
+    )
     return EvaluateResult(
         benchmark=benchmark,
         runs=[],
+        open_items=open_items,
         accuracy=rows,
         overall=overall_rows(rows),
         by=tuple(facets),

@@ -7,6 +7,7 @@ through both front doors (:class:`NothingToJudge`).
 from __future__ import annotations
 
 import sys
+from collections import Counter
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
@@ -111,9 +112,21 @@ def judge_benchmark(
 
 
 def _check_items(store: Store, benchmark: str) -> None:
+    """InvalidOptions for a benchmark no judge can judge: no items, or only items with a key
+    (a judge compares open answers; keyed ones are scored by ``evaluate`` exactly)."""
     require_benchmark(store, benchmark)
-    if next(iter_items(store, benchmark), None) is None:
+    kinds = Counter(item.kind for item in iter_items(store, benchmark))
+    if not kinds:
         raise InvalidOptions(f"benchmark {benchmark!r} has no items; `lvlmbench ls` lists them")
+    if not kinds["open"]:
+        counted = ", ".join(f"{n} {_KIND_NAMES[kind]}" for kind, n in sorted(kinds.items()))
+        raise InvalidOptions(
+            f"benchmark {benchmark!r} has no open-ended items ({counted}): a judge compares "
+            f"open answers; score its keyed answers with `lvlmbench evaluate {benchmark}`"
+        )
+
+
+_KIND_NAMES = {"mc": "multiple-choice", "tf": "true/false", "open": "open-ended"}
 
 
 def _reference_for(
