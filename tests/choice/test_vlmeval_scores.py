@@ -98,6 +98,21 @@ def test_by_any_metadata_column(tmp_path: Path) -> None:
     assert "unknown facet 'l3-category'" in bad.output and "l2_category" in bad.output
 
 
+def test_circular_eval_per_category_as_vlmeval_reports_it(tmp_path: Path) -> None:
+    db = _mmbench(tmp_path)
+    report = _evaluate_json(db, "MMBench_DEV_EN", "--model", "MyVLM", "--by", "l2-category")
+    got = {
+        tuple(r.get("group", ["all"])): (r["questions_correct"], r["questions"], r["incomplete"])
+        for r in report["circular"]
+    }
+    # perception holds question 1 (right in all 3 copies); reasoning questions 2 (its copy
+    # 1000002 wrong) and 3 (copy 1000003 unanswered: wrong, incomplete). Per row the same
+    # groups read 3/3 and 2/3; main printed only those and the pooled 1/3.
+    assert got == {("perception",): (1, 1, 0), ("reasoning",): (0, 2, 1), ("all",): (1, 3, 1)}
+    shown = _cli(db, "evaluate", "MMBench_DEV_EN", "--model", "MyVLM", "--by", "l2-category")
+    assert "perception" in shown.output and "group" in shown.output, shown.output
+
+
 def test_table_output_names_the_sections(tmp_path: Path) -> None:
     db = _mmbench(tmp_path)
     result = _cli(db, "evaluate", "MMBench_DEV_EN", "--model", "MyVLM")

@@ -25,10 +25,11 @@ items (copies, questions, pictures) of each one's mean over the epochs, as every
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field, replace
 from typing import Any
 
+from lvlmbench.choice._facets import facet_value
 from lvlmbench.choice.accuracy import response_correct
 from lvlmbench.ratings import CategoryTotal, ItemMean, category_sum
 from lvlmbench.store import Store, iter_benchmark_responses, iter_items
@@ -80,6 +81,9 @@ class CircularRow:
     epochs: int = 1
     row_score: ItemMean = field(default_factory=ItemMean)
     """Per-row accuracy over the answered copies, each copy's epochs averaged first."""
+    group: tuple[str, ...] = ()
+    """The question's values of the facets the table is grouped by (``evaluate --by``; the
+    base row's, as VLMEvalKit groups its copies), empty for the whole benchmark."""
 
     @property
     def row_accuracy(self) -> float:
@@ -105,6 +109,7 @@ class CircularRow:
             "questions": self.questions,
             "incomplete": self.incomplete,
             "epochs": self.epochs,
+            **({"group": list(self.group)} if self.group else {}),
         }
 
 
@@ -229,17 +234,28 @@ def circular_table(
     variant: str = "default",
     models: Iterable[str] | None = None,
     items: Iterable[BenchmarkItem] | None = None,
+    by: Sequence[str] = (),
 ) -> list[CircularRow]:
-    """Per-row and circular accuracy of every model with responses (none without copies).
-    ``items``: the benchmark's items when the caller has them already read."""
+    """Per-row and circular accuracy of every model with responses (none without copies),
+    per group of the facets ``by`` (a question in the group of its base row, as VLMEvalKit
+    reports MMBench per category) and then for the whole benchmark. ``items``: the
+    benchmark's items when the caller has them already read."""
     groups = circular_groups(iter_items(store, benchmark) if items is None else items)
     keyed = [copies for copies in groups.values() if all(c.answer is not None for c in copies)]
     if not keyed:
         return []
-    return [
-        _circular_row(model, var, by_epoch, keyed)
-        for (model, var), by_epoch in sorted(_by_model(store, benchmark, variant, models).items())
-    ]
+    by_group: dict[tuple[str, ...], list[list[BenchmarkItem]]] = defaultdict(list)
+    for copies in keyed:
+        by_group[tuple(facet_value(copies[0], facet) for facet in by)].append(copies)
+    rows: list[CircularRow] = []
+    for (model, var), by_epoch in sorted(_by_model(store, benchmark, variant, models).items()):
+        if len(by_group) > 1:  # one group is the whole benchmark, shown once below
+            rows += [
+                replace(_circular_row(model, var, by_epoch, questions), group=group)
+                for group, questions in sorted(by_group.items())
+            ]
+        rows.append(_circular_row(model, var, by_epoch, keyed))
+    return rows
 
 
 def _circular_row(

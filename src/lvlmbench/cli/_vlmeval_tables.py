@@ -22,12 +22,15 @@ def circular_pivot(rows: Sequence[CircularRow], title: str) -> Table:
     """One row per model: per-row accuracy, circular accuracy and the counts behind them."""
     table = Table(title=title, title_justify="left")
     sampled = any(row.epochs > 1 for row in rows)
-    names = ["model", "per-row %", "rows", "circular %", "questions", "incomplete"]
+    grouped = any(row.group for row in rows)
+    names = ["model", *(["group"] if grouped else [])]
+    names += ["per-row %", "rows", "circular %", "questions", "incomplete"]
     for name in [*names, *(["epochs"] if sampled else [])]:
-        table.add_column(name, justify="left" if name == "model" else "right")
+        table.add_column(name, justify="left" if name in ("model", "group") else "right")
     for row in rows:
         table.add_row(
             _label(row.model, row.variant),
+            *([" / ".join(row.group) or "all"] if grouped else []),
             f"{100 * row.row_accuracy:.1f}",
             f"{row.rows_correct}/{row.rows}",
             f"{100 * row.circular_accuracy:.1f}",

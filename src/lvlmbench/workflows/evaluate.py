@@ -282,7 +282,7 @@ def _scored(
     circular: list[CircularRow] = []
     mme: list[MMERow] = []
     if require_benchmark(store, benchmark).kind == "vlmeval":
-        circular = circular_table(store, benchmark, variant=variant, models=identities)
+        circular = circular_table(store, benchmark, variant=variant, models=identities, by=facets)
         mme = mme_table(store, benchmark, variant=variant, models=identities)
     open_items = sum(
         item.kind == "open" and (only is None or item.id in only)
