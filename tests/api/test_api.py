@@ -12,6 +12,7 @@ import pytest
 from fakes import ScriptedModel
 
 from lvlmbench import api
+from lvlmbench.api import _judges as api_judges
 from lvlmbench.choice.accuracy import AccuracyRow
 from lvlmbench.judging import PairwiseReport
 from lvlmbench.models import RegistryError
@@ -116,9 +117,10 @@ def test_judge_and_rate_return_typed_results(
         store,
         [Response(item_id=it.id, model=m, text=t) for it in items for m, t in answers.items()],
     )
-    monkeypatch.setattr(api, "resolve_spec", lambda spec: spec)
+    # The judge use case's front door resolves and loads specs where api.judge lives.
+    monkeypatch.setattr(api_judges, "resolve_spec", lambda spec: spec)
     monkeypatch.setattr(
-        api,
+        api_judges,
         "load_chat_model",
         lambda spec, **_: ScriptedModel(steps=[_judge_reply] * 200, spec=spec),
     )

@@ -27,7 +27,11 @@ from lvlmbench.workflows import EvaluateOptions
 
 BENCH = "quiz"
 ORACLE, RANDOM = "baseline/oracle", "baseline/random"
-CLI_ONLY = {"as_json": "how the command prints", "store": "checked apart (same name, no default)"}
+CLI_ONLY = {
+    "as_json": "how the command prints",
+    "store": "checked apart (same name, no default)",
+    "eval_set": "benchmarks and options in a file: api.evaluate_many(api.read_eval_set(path))",
+}
 RENAMED = {"model": "models"}
 SETTINGS = SETTINGS_FLAGS
 

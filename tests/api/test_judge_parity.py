@@ -16,6 +16,7 @@ from judge_script import SETTINGS_FLAGS, scripted_judge_reply
 from typer.testing import CliRunner
 
 from lvlmbench import api
+from lvlmbench.api import _judges as api_judges
 from lvlmbench.cli import app
 from lvlmbench.cli import judge as judge_cli
 from lvlmbench.models import GenerationSettings
@@ -60,7 +61,7 @@ def scripted_judge(monkeypatch: pytest.MonkeyPatch) -> None:
     def load(spec: str, **_: object) -> ScriptedModel:
         return ScriptedModel(steps=[scripted_judge_reply] * 200, spec=spec)
 
-    for module in (api, judge_cli):
+    for module in (api_judges, judge_cli):
         monkeypatch.setattr(module, "resolve_spec", lambda spec: spec)
         monkeypatch.setattr(module, "load_chat_model", load)
 

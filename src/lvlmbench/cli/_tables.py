@@ -11,7 +11,7 @@ from lvlmbench.choice.accuracy import AccuracyRow, group_coverage, overall_rows
 from lvlmbench.models import display_names
 from lvlmbench.ratings import Coverage
 
-__all__ = ["accuracy_pivot", "accuracy_rows_json", "overall_json"]
+__all__ = ["accuracy_cell", "accuracy_pivot", "accuracy_rows_json", "overall_json"]
 
 
 _LEVEL_ORDER = {"easy": "0", "medium": "1", "hard": "2"}
@@ -22,7 +22,7 @@ def _group_order(group: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(_LEVEL_ORDER.get(part, part) for part in group)
 
 
-def _cell(row: AccuracyRow) -> str:
+def accuracy_cell(row: AccuracyRow) -> str:
     if row.no_key and not row.answered:  # every answer awaits the benchmark's own server
         return "[dim]no key[/]"
     low, high = row.interval
@@ -32,8 +32,8 @@ def _cell(row: AccuracyRow) -> str:
 def _overall_cell(row: AccuracyRow, covered: Coverage | None) -> str:
     # An overall over part of the groups is not the benchmark's overall: say which part.
     if covered is None or covered.complete:
-        return _cell(row)
-    return f"{_cell(row)}\n[yellow]{covered.text()}[/]"
+        return accuracy_cell(row)
+    return f"{accuracy_cell(row)}\n[yellow]{covered.text()}[/]"
 
 
 @dataclass(frozen=True)
@@ -117,7 +117,7 @@ def accuracy_pivot(
         label = shown[model] if variant == "default" else f"{shown[model]} [{variant}]"
         table.add_row(
             label,
-            *(_cell(r) if r else "-" for r in mine),
+            *(accuracy_cell(r) if r else "-" for r in mine),
             *(
                 [_overall_cell(overall[model, variant], covered.get((model, variant)))]
                 if overall

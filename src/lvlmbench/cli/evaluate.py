@@ -36,6 +36,13 @@ from lvlmbench.cli._evaluate_options import (
     Until,
     Variant,
 )
+from lvlmbench.cli._evaluate_set import (
+    Benchmarks,
+    EvalSetFile,
+    chosen,
+    print_set,
+    set_json,
+)
 from lvlmbench.cli._extract import print_extraction
 from lvlmbench.cli._runs import print_budgeted, progress_bars
 from lvlmbench.cli._settings import (
@@ -50,7 +57,7 @@ from lvlmbench.cli._settings import (
 )
 from lvlmbench.cli._tables import accuracy_pivot, accuracy_rows_json, overall_json
 from lvlmbench.cli._vlmeval_tables import circular_json, circular_pivot, mme_json, mme_pivot
-from lvlmbench.workflows import EvaluateOptions, EvaluateResult, check_options
+from lvlmbench.workflows import EvaluateOptions, EvaluateResult, check_options, evaluate_many
 from lvlmbench.workflows import evaluate as evaluate_benchmark
 
 __all__ = ["Models", "evaluate"]
@@ -62,8 +69,9 @@ _BY = ",".join(_DEFAULTS.by)
 
 @friendly_errors
 def evaluate(
-    benchmark: Annotated[str, typer.Argument(help="Benchmark name in the store.")],
-    model: Models,
+    ctx: typer.Context,
+    benchmark: Benchmarks = None,
+    model: Models = [],  # noqa: B006 - typer reads the default; the list is never mutated
     variant: Variant = _DEFAULTS.variant,
     by: By = _BY,
     concurrency: Concurrency = _DEFAULTS.concurrency,
@@ -85,6 +93,7 @@ def evaluate(
     budget_usd: BudgetUsd = _DEFAULTS.budget_usd,
     alpha: Alpha = _DEFAULTS.alpha,
     first_round: FirstRound = _DEFAULTS.first_round,
+    eval_set: EvalSetFile = None,
 ) -> None:
     """Ask every examinee every item (resuming where a previous run stopped) and print accuracy
     with Wilson 95% intervals."""
@@ -105,13 +114,17 @@ def evaluate(
         alpha=alpha,
         first_round=first_round,
     )
+    names, options = chosen(ctx, benchmark or [], options, eval_set)
     check_options(options)  # before the store is opened: a typo writes nothing
-    opened = open_store(store)
-    result = evaluate_benchmark(opened, benchmark, options, progress_bars(variant, not as_json))
-    if as_json:
-        print_json(result_json(result))
-    else:
-        print_result(result)
+    bars = progress_bars(options.variant, not as_json)
+    if len(names) > 1:
+        many = evaluate_many(open_store(store), names, options, bars)
+        print_json(set_json(many, result_json)) if as_json else print_set(many, print_result)
+        if many.failed:
+            raise typer.Exit(EXIT_FAILURES)
+        return
+    result = evaluate_benchmark(open_store(store), names[0], options, bars)
+    print_json(result_json(result)) if as_json else print_result(result)
     if result.failed:
         raise typer.Exit(EXIT_FAILURES)
 

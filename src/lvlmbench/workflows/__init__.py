@@ -57,6 +57,13 @@ from lvlmbench.workflows.evaluate import (
     evaluate,
     progress_for,
 )
+from lvlmbench.workflows.evaluate_set import (
+    EvalSet,
+    EvaluateSetResult,
+    SetRow,
+    evaluate_many,
+    read_eval_set,
+)
 from lvlmbench.workflows.exporting import (
     EXPORT_FORMATS,
     ExportOptions,
@@ -103,8 +110,10 @@ __all__ = [
     "Bars",
     "BudgetedRun",
     "Decided",
+    "EvalSet",
     "EvaluateOptions",
     "EvaluateResult",
+    "EvaluateSetResult",
     "ExportOptions",
     "ExportResult",
     "GenerateBars",
@@ -124,6 +133,7 @@ __all__ = [
     "RateOptions",
     "ReportOptions",
     "Resolve",
+    "SetRow",
     "StoreLike",
     "agreement",
     "build_open_benchmark",
@@ -141,6 +151,7 @@ __all__ = [
     "decide_in_rounds",
     "decision_json",
     "evaluate",
+    "evaluate_many",
     "export_benchmark",
     "generate",
     "generation_prices",
@@ -162,6 +173,7 @@ __all__ = [
     "parse_zeta",
     "progress_for",
     "rate",
+    "read_eval_set",
     "require_prices",
     "run_budgeted",
     "run_copies",

@@ -71,6 +71,9 @@ class EvaluateResult:
     open_items: int = 0
     """Open-ended items among those asked: their answers are stored, but no key scores them
     here (``lvlmbench judge`` does)."""
+    keyed_items: int = 0
+    """Items with a key among those asked (the ``limit`` subset when there is one): what a
+    model that answered everything is scored over."""
 
     @property
     def group_noun(self) -> str:
@@ -284,14 +287,14 @@ def _scored(
     if require_benchmark(store, benchmark).kind == "vlmeval":
         circular = circular_table(store, benchmark, variant=variant, models=identities, by=facets)
         mme = mme_table(store, benchmark, variant=variant, models=identities)
-    open_items = sum(
-        item.kind == "open" and (only is None or item.id in only)
-        for item in iter_items(store, benchmark)
-    )
+    asked = [item for item in iter_items(store, benchmark) if only is None or item.id in only]
+    open_items = sum(item.kind == "open" for item in asked)
+    keyed = sum(item.kind != "open" and item.answer is not None for item in asked)
     return EvaluateResult(
         benchmark=benchmark,
         runs=[],
         open_items=open_items,
+        keyed_items=keyed,
         accuracy=rows,
         overall=overall_rows(rows),
         by=tuple(facets),

@@ -1,0 +1,181 @@
+"""Running examinees from Python: generate, evaluate, evaluate_many."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from lvlmbench.autobench.pipeline import LEVELS
+from lvlmbench.models import (
+    GenerationSettings,
+    as_settings,
+)
+from lvlmbench.types import GenerationConfig
+from lvlmbench.workflows import (
+    EvalSet,
+    EvaluateOptions,
+    EvaluateResult,
+    EvaluateSetResult,
+    Generated,
+    GenerateOptions,
+    ProgressCallback,
+    StoreLike,
+    check_generate_options,
+    check_options,
+    opened_store,
+    progress_for,
+    run_sync,
+)
+from lvlmbench.workflows import evaluate as evaluate_benchmark
+from lvlmbench.workflows import evaluate_many as evaluate_several
+from lvlmbench.workflows import generate as generate_benchmark
+
+__all__ = ["EvaluationResult", "GenerationResult", "evaluate", "evaluate_many", "generate"]
+
+
+@dataclass(frozen=True)
+class GenerationResult:
+    """What :func:`generate` built: the benchmark's name, its item count and the pipeline's
+    report (self-check figures, answer letters, diversity, timings)."""
+
+    benchmark: str
+    items: int
+    report: dict[str, Any] = field(repr=False)
+    rounds: Generated | None = field(default=None, repr=False)
+    """A generation in rounds (``budget``, ``budget_usd``, ``until``): what it built, spent
+    and decided, the examinees' runs in ``rounds.summaries``; None for one built at once."""
+
+
+EvaluationResult = EvaluateResult
+"""What :func:`evaluate` did and found (the use case's result, as the command gets it)."""
+
+
+_opened = opened_store
+
+_run = run_sync
+"""Run a coroutine to completion from sync code, also under a running loop (Jupyter)."""
+
+
+def generate(
+    capability: str,
+    *,
+    store: StoreLike = None,
+    examiner: str = "procedural",
+    images: str = "procedural",
+    mode: Literal["scene", "text"] = "scene",
+    n: int = 4,
+    m: int = 6,
+    per_aspect: int = 10,
+    levels: Sequence[str] = LEVELS,
+    seed: int = 0,
+    name: str | None = None,
+    zeta: str | None = None,
+    max_attempts: int = 3,
+    tf_share: float = 0.2,
+    diversity_graph: bool = True,
+    exclusions: str = "i",
+    k_checks: int = 5,
+    guidelines: bool = True,
+    concurrency: int = 8,
+    budget: int | None = None,
+    budget_usd: float | None = None,
+    until: str | None = None,
+    model: Sequence[str] | None = None,
+    alpha: float = 0.05,
+    first_round: int = 50,
+) -> GenerationResult:
+    """Generate (or resume) an AutoBench-V benchmark for ``capability``: ``n`` general aspects
+    of ``m`` fine aspects, ``per_aspect`` images per fine aspect and level, written by
+    ``examiner`` and drawn by ``images`` (``procedural`` for both runs offline). The options
+    are `lvlmbench generate`'s, with its defaults and meaning: ``budget``, ``budget_usd`` or
+    ``until`` (with the examinees in ``model``) build in rounds, reported in ``rounds``.
+    Refused options raise InvalidOptions (a ValueError) before the store is opened."""
+    options = GenerateOptions(
+        capability=capability, examiner=examiner, images=images, mode=mode, n=n, m=m,
+        per_aspect=per_aspect, levels=",".join(levels), seed=seed, name=name, zeta=zeta,
+        max_attempts=max_attempts, tf_share=tf_share, diversity_graph=diversity_graph,
+        exclusions=exclusions, k_checks=k_checks, guidelines=guidelines,
+        concurrency=concurrency, budget=budget, budget_usd=budget_usd, until=until,
+        models=tuple(model or ()), alpha=alpha, first_round=first_round,
+    )  # fmt: skip
+    planned = check_generate_options(options)
+    with _opened(store) as opened:
+        opened.require_writable()
+        made = _run(generate_benchmark(opened, options, planned=planned))
+    return GenerationResult(
+        benchmark=made.benchmark,
+        items=int(made.report["items"]),
+        report=made.report,
+        rounds=made.rounds,
+    )
+
+
+def evaluate(
+    benchmark: str,
+    models: Sequence[str],
+    *,
+    store: StoreLike = None,
+    by: Sequence[str] = ("difficulty",),
+    variant: str = "default",
+    concurrency: int | None = None,
+    config: GenerationConfig | GenerationSettings | None = None,
+    extract_with: str | None = None,
+    limit: int | None = None,
+    limit_seed: int = 0,
+    epochs: int = 1,
+    workers: int = 1,
+    until: str | None = None,
+    budget: int | None = None,
+    budget_usd: float | None = None,
+    alpha: float = 0.05,
+    first_round: int = 50,
+    progress: ProgressCallback | None = None,
+) -> EvaluationResult:
+    """``lvlmbench evaluate`` in Python: the same use case with the same options and defaults
+    (:class:`~lvlmbench.workflows.EvaluateOptions` documents each). Ask every model every item
+    of ``benchmark`` it has not answered yet, then score them all: accuracy per group of ``by``
+    and overall, with Wilson 95% intervals. A name with stored responses but no provider (an
+    imported prediction file) is scored, not run.
+
+    ``config``: generation settings for every model run, as the command's flags
+    (``GenerationConfig(temperature=0.5)`` is ``--temperature 0.5``; a field not given keeps
+    the command's default, e.g. a reply budget of EXAMINEE_MAX_TOKENS). They become part of
+    each model's name in the store, as the flags do, so answers under other settings are never
+    reused for each other; the result's rows are under those names. ``progress``: called with
+    (model, items done, items) as each examinee's items finish. Refused options raise
+    InvalidOptions (a ValueError) before anything is written."""
+    options = EvaluateOptions(
+        models=models,
+        variant=variant,
+        by=by,
+        concurrency=concurrency,
+        extract_with=extract_with,
+        limit=limit,
+        limit_seed=limit_seed,
+        epochs=epochs,
+        settings=as_settings(config),
+        workers=workers,
+        until=until,
+        budget=budget,
+        budget_usd=budget_usd,
+        alpha=alpha,
+        first_round=first_round,
+    )
+    check_options(options)
+    with _opened(store) as opened:
+        return evaluate_benchmark(opened, benchmark, options, progress_for(progress))
+
+
+def evaluate_many(
+    eval_set: EvalSet, *, store: StoreLike = None, progress: ProgressCallback | None = None
+) -> EvaluateSetResult:
+    """``lvlmbench evaluate B1 B2 ... -m ...`` (or ``evaluate --set FILE``) in Python: each of
+    ``EvalSet(benchmarks, EvaluateOptions(models=...))`` (or :func:`read_eval_set`'s file)
+    evaluated as :func:`evaluate` does, then one summary across them (``result.rows``). Every
+    benchmark is checked before the first is asked."""
+    check_options(eval_set.options)
+    with _opened(store) as opened:
+        return evaluate_several(
+            opened, eval_set.benchmarks, eval_set.options, progress_for(progress)
+        )
