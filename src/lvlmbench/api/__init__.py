@@ -27,6 +27,7 @@ from lvlmbench.api._runs import (
     evaluate,
     evaluate_many,
     generate,
+    generate_many,
 )
 from lvlmbench.store import ListedBenchmark, list_stored
 from lvlmbench.workflows import (
@@ -35,6 +36,7 @@ from lvlmbench.workflows import (
     EvaluateOptions,
     EvaluateSetResult,
     ExportResult,
+    GenerateOptions,
     ProgressCallback,
     StoreLike,
     opened_store,
@@ -49,6 +51,7 @@ __all__ = [
     "EvaluateSetResult",
     "EvaluationResult",
     "ExportResult",
+    "GenerateOptions",
     "GenerationResult",
     "ProgressCallback",
     "StoreLike",
@@ -57,6 +60,7 @@ __all__ = [
     "evaluate_many",
     "export",
     "generate",
+    "generate_many",
     "import_file",
     "judge",
     "ls",

@@ -21,17 +21,24 @@ from lvlmbench.workflows import (
     GenerateOptions,
     ProgressCallback,
     StoreLike,
-    check_generate_options,
     check_options,
+    generate_several,
     opened_store,
+    plan_several,
     progress_for,
     run_sync,
 )
 from lvlmbench.workflows import evaluate as evaluate_benchmark
 from lvlmbench.workflows import evaluate_many as evaluate_several
-from lvlmbench.workflows import generate as generate_benchmark
 
-__all__ = ["EvaluationResult", "GenerationResult", "evaluate", "evaluate_many", "generate"]
+__all__ = [
+    "EvaluationResult",
+    "GenerationResult",
+    "evaluate",
+    "evaluate_many",
+    "generate",
+    "generate_many",
+]
 
 
 @dataclass(frozen=True)
@@ -99,16 +106,25 @@ def generate(
         concurrency=concurrency, budget=budget, budget_usd=budget_usd, until=until,
         models=tuple(model or ()), alpha=alpha, first_round=first_round,
     )  # fmt: skip
-    planned = check_generate_options(options)
+    return generate_many([capability], options, store=store)[0]
+
+
+def generate_many(
+    capabilities: Sequence[str], options: GenerateOptions, *, store: StoreLike = None
+) -> list[GenerationResult]:
+    """``lvlmbench generate CAP1 CAP2 ...`` in Python: one benchmark per capability, each
+    built with ``options`` (its ``capability`` replaced by each in turn; a ``name`` is refused
+    with several), all checked before the first is built."""
+    planned = plan_several(options, capabilities)
     with _opened(store) as opened:
         opened.require_writable()
-        made = _run(generate_benchmark(opened, options, planned=planned))
-    return GenerationResult(
-        benchmark=made.benchmark,
-        items=int(made.report["items"]),
-        report=made.report,
-        rounds=made.rounds,
-    )
+        made = _run(generate_several(opened, planned))
+    return [
+        GenerationResult(
+            benchmark=m.benchmark, items=int(m.report["items"]), report=m.report, rounds=m.rounds
+        )
+        for m in made
+    ]
 
 
 def evaluate(

@@ -31,10 +31,10 @@ from lvlmbench.workflows import (
     Generated,
     GenerateOptions,
     GenerateResult,
-    check_generate_options,
+    generate_several,
     money_text,
+    plan_several,
 )
-from lvlmbench.workflows import generate as generate_benchmark
 
 __all__ = ["generate", "print_report", "run_generation"]
 
@@ -106,7 +106,13 @@ def print_report(report: dict[str, Any], name: str) -> None:
 
 
 # The command's options as annotated aliases, so the signature reads as a list of names.
-Capability = Annotated[str, typer.Argument(help='e.g. "spatial understanding"')]
+Capability = Annotated[
+    list[str],
+    typer.Argument(
+        help='e.g. "spatial understanding"; several build one benchmark each in one run '
+        "(AutoBench-V's study of five user inputs is one command)."
+    ),
+]
 Examiner = Annotated[str, typer.Option(help="procedural, or a chat model spec.")]
 Images = Annotated[str, typer.Option(help="procedural, or a text-to-image spec.")]
 Mode = Annotated[
@@ -236,25 +242,27 @@ def generate(
     """Generate a benchmark for a capability: aspects, guidelines, graded descriptions, images
     with self-check, questions from descriptions only, balanced answer positions."""
     options = GenerateOptions(
-        capability=capability, examiner=examiner, images=images, mode=mode, n=n, m=m,
+        capability=capability[0], examiner=examiner, images=images, mode=mode, n=n, m=m,
         per_aspect=per_aspect, levels=levels, seed=seed, name=name, zeta=zeta,
         max_attempts=max_attempts, tf_share=tf_share, diversity_graph=diversity_graph,
         exclusions=exclusions, k_checks=k_checks, guidelines=guidelines,
         concurrency=concurrency, budget=budget, budget_usd=budget_usd, until=until,
         models=tuple(model or ()), alpha=alpha, first_round=first_round,
     )  # fmt: skip
-    planned = check_generate_options(options)  # refused before the store is opened
+    planned = plan_several(options, capability)  # all refused before the store is opened
     opened = open_store(store)
 
     def bars(label: str, client: ModelClient | None) -> AbstractContextManager[ProgressHook | None]:
         return progress_bar(label, not as_json, client)
 
-    made = asyncio.run(generate_benchmark(opened, options, bars=bars, planned=planned))
+    made = asyncio.run(generate_several(opened, planned, bars=bars))
     if as_json:
-        print_json(_as_json(made))
+        one = len(made) == 1  # one capability keeps the report it always had
+        print_json(_as_json(made[0]) if one else {"benchmarks": [_as_json(m) for m in made]})
     else:
-        _print(made)
-    if made.failed:
+        for each in made:
+            _print(each)
+    if any(each.failed for each in made):
         raise typer.Exit(EXIT_FAILURES)
 
 

@@ -77,8 +77,10 @@ from lvlmbench.workflows.generate import (
     PlannedGeneration,
     check_generate_options,
     generate,
+    generate_several,
     parse_levels,
     parse_zeta,
+    plan_several,
 )
 from lvlmbench.workflows.importing import ImportOptions, ImportResult, import_file, import_format
 from lvlmbench.workflows.judge import Bars, JudgeResult, Load, NothingToJudge, judge_benchmark
@@ -154,6 +156,7 @@ __all__ = [
     "evaluate_many",
     "export_benchmark",
     "generate",
+    "generate_several",
     "generation_prices",
     "import_file",
     "import_format",
@@ -171,6 +174,7 @@ __all__ = [
     "parse_levels",
     "parse_until",
     "parse_zeta",
+    "plan_several",
     "progress_for",
     "rate",
     "read_eval_set",

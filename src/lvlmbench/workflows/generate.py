@@ -5,7 +5,8 @@ alike; only the printing differs."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from lvlmbench.autobench.pipeline import DEFAULT_ZETA, LEVELS, GenerateSettings
@@ -207,3 +208,38 @@ async def generate(
     except ValueError as exc:
         raise InvalidOptions(str(exc)) from None
     return GenerateResult(settings.benchmark, run.report, run)
+
+
+def plan_several(
+    options: GenerateOptions, capabilities: Sequence[str]
+) -> list[tuple[GenerateOptions, PlannedGeneration]]:
+    """Each capability's options and checked plan, all made before anything is built: one
+    bad capability or two landing on the same benchmark name refuse the whole call."""
+    if isinstance(capabilities, str):
+        raise InvalidOptions("capabilities: expected a list of capabilities, got one string")
+    if not capabilities:
+        raise InvalidOptions("name a capability to generate a benchmark for")
+    if len(capabilities) > 1 and options.name is not None:
+        raise InvalidOptions(
+            "--name names one benchmark: with several capabilities each is named after its own"
+        )
+    planned = [
+        (each, check_generate_options(each))
+        for each in (replace(options, capability=c) for c in capabilities)
+    ]
+    names = [plan.settings.benchmark for _, plan in planned]
+    twice = sorted({name for name in names if names.count(name) > 1})
+    if twice:
+        raise InvalidOptions(f"capabilities that make the same benchmark: {', '.join(twice)}")
+    return planned
+
+
+async def generate_several(
+    store: Store,
+    planned: Sequence[tuple[GenerateOptions, PlannedGeneration]],
+    *,
+    bars: GenerateBars | None = None,
+) -> list[GenerateResult]:
+    """:func:`generate` for each planned capability in turn (each resumable on its own: a
+    killed study resumes where it stopped, the capabilities already built cost nothing)."""
+    return [await generate(store, each, bars=bars, planned=plan) for each, plan in planned]
