@@ -73,7 +73,13 @@ from lvlmbench.workflows.generate import (
     parse_levels,
     parse_zeta,
 )
-from lvlmbench.workflows.importing import ImportOptions, ImportResult, import_file, import_format
+from lvlmbench.workflows.importing import (
+    ImportOptions,
+    ImportResult,
+    fetch_standard,
+    import_file,
+    import_format,
+)
 from lvlmbench.workflows.judge import Bars, JudgeResult, Load, NothingToJudge, judge_benchmark
 from lvlmbench.workflows.open_ended import (
     DEFAULT_LIMIT,
@@ -142,6 +148,7 @@ __all__ = [
     "decision_json",
     "evaluate",
     "export_benchmark",
+    "fetch_standard",
     "generate",
     "generation_prices",
     "import_file",
