@@ -37,6 +37,11 @@ def _flat(text: str) -> str:
     return "".join(text.split())
 
 
+def _mkdirs(path: Path) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    return path
+
+
 def _items(db: Path, name: str) -> list[tuple[str, str | None]]:
     store = Store.open(str(db))
     try:
@@ -151,10 +156,11 @@ def test_touchstone_and_visit_bench_read_offline_from_the_caches(
     assert touchstone is not None and visit is not None and visit.hub_file is not None
     cached_file(touchstone).parent.mkdir(parents=True)
     layouts.touchstone(cached_file(touchstone), b64_image)
-    hub = tmp_path / "hub" / "datasets--mlfoundations--VisIT-Bench" / "snapshots"
-    snapshot = hub / visit.hub_file.revision / visit.hub_file.path
-    snapshot.parent.mkdir(parents=True)
-    layouts.visit_single(snapshot)
+    # huggingface_hub's layout: the file is a blob named by its hash, linked from the snapshot
+    repo = tmp_path / "hub" / "datasets--mlfoundations--VisIT-Bench"
+    blob = layouts.visit_single(_mkdirs(repo / "blobs" / "5f2c9a0e"))
+    snapshot = repo / "snapshots" / visit.hub_file.revision / visit.hub_file.path
+    _mkdirs(snapshot).symlink_to(Path("..") / ".." / "blobs" / blob.name)
     db = tmp_path / "s.db"
     shown = runner.invoke(app, ["import", "touchstone", "--store", str(db)])
     assert shown.exit_code == 0, shown.output
@@ -181,3 +187,16 @@ def test_ls_available_lists_names_rows_licence_and_source() -> None:
     assert len(by_name) >= 23 and by_name["MME"]["md5"] == "b36b43c3f09801f5d368627fb92187c3"
     assert by_name["MME"]["items"] == 2374 and by_name["MME"]["cached"] is None
     assert by_name["TouchStone"]["format"] == "touchstone" and by_name["POPE"]["items"] is None
+
+
+def test_a_bad_lab_catalog_is_one_line_naming_the_file_and_entry(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    extra = lab_catalog(tmp_path, monkeypatch, "http://127.0.0.1:9/Lab.tsv", "0" * 32)
+    extra.write_text(extra.read_text().replace('url = "http://127.0.0.1:9/Lab.tsv"\n', ""))
+    listed = runner.invoke(app, ["ls", "--available"])
+    assert listed.exit_code == 2
+    assert _flat(f"{extra}, benchmark 1: url: Field required") in _flat(listed.output)
+    extra.write_text("[[benchmark]\n")
+    named = runner.invoke(app, ["import", "mme", "--store", str(tmp_path / "s.db")])
+    assert named.exit_code == 2 and _flat(f"{extra}: not valid TOML") in _flat(named.output)

@@ -6,8 +6,9 @@ from typing import Any
 
 from rich.table import Table
 
-from lvlmbench.cli._common import console, print_json
+from lvlmbench.cli._common import BadInput, console, print_json
 from lvlmbench.datasets.catalog import (
+    CatalogError,
     StandardBenchmark,
     cache_root,
     cached_file,
@@ -29,7 +30,10 @@ def _fields(entry: StandardBenchmark) -> dict[str, Any]:
 def print_available(as_json: bool) -> None:
     """The catalog as a table (or JSON): name, kind, rows, licence, source, checksum, and
     whether a download of it is in the cache."""
-    entries = standard_benchmarks()
+    try:
+        entries = standard_benchmarks()
+    except CatalogError as exc:
+        raise BadInput(str(exc)) from None
     if as_json:
         print_json([_fields(entry) for entry in entries])
         return

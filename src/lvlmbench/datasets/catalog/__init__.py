@@ -3,9 +3,10 @@ publish the benchmark (a VLMEvalKit TSV with its published MD5, or a Hugging Fac
 at a pinned commit), reads a verified copy on this machine or downloads one into the cache,
 and names the import format to read it with. The entries are data: ``benchmarks.toml``."""
 
-from lvlmbench.datasets.catalog._download import ByteProgress, CatalogError
+from lvlmbench.datasets.catalog._download import ByteProgress
 from lvlmbench.datasets.catalog._entries import (
     CATALOG_ENV,
+    CatalogError,
     Checksum,
     HubFile,
     StandardBenchmark,

@@ -9,20 +9,15 @@ from pathlib import Path
 
 import httpx
 
-from lvlmbench.datasets.catalog._entries import Checksum
+from lvlmbench.datasets.catalog._entries import CatalogError, Checksum
 
-__all__ = ["ByteProgress", "CatalogError", "Unreachable", "digest_file", "download"]
+__all__ = ["ByteProgress", "Unreachable", "digest_file", "download"]
 
 ByteProgress = Callable[[int, int | None], None]
 """Hears (bytes so far, total bytes or None when the server does not say)."""
 
 _CHUNK = 1 << 20
 _TIMEOUT = httpx.Timeout(30.0, read=120.0)
-
-
-class CatalogError(ValueError):
-    """A standard benchmark that cannot be had: not on this machine while offline, a checksum
-    that does not match, a download that broke off. The message says what to do."""
 
 
 class Unreachable(CatalogError):
@@ -50,7 +45,6 @@ def download(
     sends the whole file again). The part becomes ``target`` only when the file is whole and
     matches ``checksum``; a mismatch removes it and raises CatalogError naming both digests."""
     part = target.with_name(target.name + ".part")
-    target.parent.mkdir(parents=True, exist_ok=True)
     hashers = _hashers(checksum)
     have = _rehash(part, hashers)
     headers = {"Range": f"bytes={have}-"} if have else {}
@@ -92,6 +86,7 @@ def _receive(
         for name in list(hashers):
             hashers[name] = hashlib.new(name)
     total = _total(response, have)
+    part.parent.mkdir(parents=True, exist_ok=True)
     with part.open("ab" if have else "wb") as out:
         for chunk in response.iter_bytes():  # as it arrives: a break keeps what came
             out.write(chunk)

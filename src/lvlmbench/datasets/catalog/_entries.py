@@ -13,10 +13,11 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, model_validator
+from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
 
 __all__ = [
     "CATALOG_ENV",
+    "CatalogError",
     "Checksum",
     "HubFile",
     "StandardBenchmark",
@@ -26,6 +27,12 @@ __all__ = [
 ]
 
 _HEX = {"md5": 32, "sha256": 64}
+
+
+class CatalogError(ValueError):
+    """A standard benchmark that cannot be had: a catalog file that does not parse, a copy
+    not on this machine while offline, a checksum that does not match, a download that broke
+    off. The message says what to do."""
 
 
 class StandardBenchmark(BaseModel):
@@ -143,21 +150,54 @@ def standard_benchmarks() -> tuple[StandardBenchmark, ...]:
 
 @functools.cache
 def _loaded(extra: str) -> tuple[tuple[StandardBenchmark, ...], dict[str, StandardBenchmark]]:
-    texts = [resources.files(__package__).joinpath("benchmarks.toml").read_text("utf-8")]
-    texts += [Path(p).read_text("utf-8") for p in extra.split(os.pathsep) if p]
-    entries = tuple(StandardBenchmark(**row) for text in texts for row in _rows(text))
+    built_in = resources.files(__package__).joinpath("benchmarks.toml")
+    texts = [("benchmarks.toml", built_in.read_text("utf-8"))]
+    texts += [(p, _read(p)) for p in extra.split(os.pathsep) if p]
+    entries = tuple(entry for where, text in texts for entry in _parsed(where, text))
     by_key: dict[str, StandardBenchmark] = {}
     for entry in entries:
         for spelling in (entry.name, *entry.aliases):
             taken = by_key.setdefault(_key(spelling), entry)
             if taken is not entry:
-                raise ValueError(f"catalog: {spelling!r} names both {taken.name} and {entry.name}")
+                raise CatalogError(
+                    f"catalog: {spelling!r} names both {taken.name} and {entry.name}"
+                )
     return entries, by_key
+
+
+def _read(path: str) -> str:
+    try:
+        return Path(path).read_text("utf-8")
+    except OSError as exc:
+        raise CatalogError(f"{CATALOG_ENV}: cannot read {path}: {exc.strerror}") from None
+
+
+def _parsed(where: str, text: str) -> list[StandardBenchmark]:
+    """The entries of one catalog file; CatalogError naming the file and entry otherwise."""
+    try:
+        rows = _rows(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise CatalogError(f"{where}: not valid TOML ({exc})") from None
+    entries = []
+    for number, row in enumerate(rows, 1):
+        try:
+            entries.append(StandardBenchmark(**row))
+        except (TypeError, ValidationError) as exc:
+            raise CatalogError(f"{where}, benchmark {number}: {_first_problem(exc)}") from None
+    return entries
+
+
+def _first_problem(exc: Exception) -> str:
+    if isinstance(exc, ValidationError):
+        error = exc.errors()[0]
+        field = ".".join(str(part) for part in error["loc"])
+        return f"{field}: {error['msg']}" if field else str(error["msg"])
+    return str(exc)
 
 
 def _rows(text: str) -> list[dict[str, Any]]:
     rows = tomllib.loads(text).get("benchmark", [])
-    return rows if isinstance(rows, list) else []
+    return [row for row in rows if isinstance(row, dict)] if isinstance(rows, list) else []
 
 
 def _by_key() -> dict[str, StandardBenchmark]:

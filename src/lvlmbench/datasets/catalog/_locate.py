@@ -17,14 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from lvlmbench.datasets.catalog._download import (
-    ByteProgress,
-    CatalogError,
-    Unreachable,
-    digest_file,
-    download,
-)
-from lvlmbench.datasets.catalog._entries import Checksum, StandardBenchmark
+from lvlmbench.datasets.catalog._download import ByteProgress, Unreachable, digest_file, download
+from lvlmbench.datasets.catalog._entries import CatalogError, Checksum, StandardBenchmark
 
 __all__ = [
     "Located",
