@@ -123,8 +123,13 @@ def test_vlmevalkits_copy_counts_only_when_its_md5_matches(
     copy = caches / "LMUData" / "Lab_Bench.tsv"
     copy.parent.mkdir()
     copy.write_bytes(BODY + b"2\tedited\tno\n")
-    with pytest.raises(CatalogError, match="is not on this machine"):
+    edited = hashlib.md5(BODY + b"2\tedited\tno\n").hexdigest()
+    with pytest.raises(CatalogError) as caught:
         locate(entry)
+    assert (
+        f"Lab_Bench is not on this machine (not the published file: {copy} has md5 {edited})"
+        in str(caught.value)
+    )
     copy.write_bytes(BODY)
     found = locate(entry)
     assert (found.origin, found.path, str(found.verified)) == (

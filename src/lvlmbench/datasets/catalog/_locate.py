@@ -101,17 +101,18 @@ def locate(
     else a download into the cache (unless ``offline``; None reads the environment)."""
     if file is not None:
         return Located(entry, file, "file", _check_users_file(entry, file))
-    found = _on_this_machine(entry)
+    rejected: list[str] = []
+    found = _on_this_machine(entry, rejected)
     if found is not None:
         return found
     if offline or (offline is None and is_offline()):
         why = "--offline" if offline else " or ".join(f"{name}=1" for name in _offline_set())
-        raise CatalogError(_what_to_download(entry, f"downloads are off ({why})"))
+        raise CatalogError(_what_to_download(entry, f"downloads are off ({why})", rejected))
     target = cached_file(entry)
     try:
         digests = download(entry.url, target, entry.checksum, on_progress)
     except Unreachable as exc:
-        raise CatalogError(_what_to_download(entry, str(exc))) from None
+        raise CatalogError(_what_to_download(entry, str(exc), rejected)) from None
     _remember(target, digests)
     return Located(
         entry, target, "download", entry.checksum or Checksum("sha256", digests["sha256"])
@@ -133,7 +134,9 @@ def _check_users_file(entry: StandardBenchmark, file: Path) -> Checksum | None:
     return expected
 
 
-def _on_this_machine(entry: StandardBenchmark) -> Located | None:
+def _on_this_machine(entry: StandardBenchmark, rejected: list[str]) -> Located | None:
+    """The first verified copy; each copy passed over for its checksum is noted in
+    ``rejected``, so the error can say why it was not used."""
     cached = _from_cache(entry)
     if cached is not None:
         return cached
@@ -141,8 +144,10 @@ def _on_this_machine(entry: StandardBenchmark) -> Located | None:
     for origin, path in _elsewhere(entry):
         if expected is None:
             return Located(entry, path, origin, None)  # a pinned Hub commit vouches for it
-        if digest_file(path, expected.algorithm) == expected.hexdigest:
+        actual = digest_file(path, expected.algorithm)
+        if actual == expected.hexdigest:
             return Located(entry, path, origin, expected)
+        rejected.append(f"{path} has {expected.algorithm} {actual}")
     return None
 
 
@@ -218,9 +223,9 @@ def _algorithms(checksum: Checksum | None) -> list[str]:
     return sorted({"sha256"} | ({checksum.algorithm} if checksum is not None else set()))
 
 
-def _what_to_download(entry: StandardBenchmark, why: str) -> str:
-    """One line: why nothing was fetched, the URL and checksum, where the file goes, and the
-    other places a copy is read from."""
+def _what_to_download(entry: StandardBenchmark, why: str, rejected: list[str]) -> str:
+    """One line: why nothing was fetched, the URL and checksum, where the file goes, the
+    other places a copy is read from, and the copies passed over for their checksum."""
     checksum = str(entry.checksum) if entry.checksum else "no published checksum"
     places = ["or pass a copy with --file PATH"]
     hub = entry.hub_file
@@ -231,7 +236,8 @@ def _what_to_download(entry: StandardBenchmark, why: str) -> str:
         )
     if entry.format == "vlmeval":
         places.append(f"or where VLMEvalKit keeps it ({lmudata_root() / entry.file_name})")
+    passed_over = f" (not the published file: {'; '.join(rejected)})" if rejected else ""
     return (
-        f"{entry.name} is not on this machine and {why}: download {entry.url} ({checksum}) to "
-        f"{cached_file(entry)}, " + ", ".join(places)
+        f"{entry.name} is not on this machine{passed_over} and {why}: download {entry.url} "
+        f"({checksum}) to {cached_file(entry)}, " + ", ".join(places)
     )
