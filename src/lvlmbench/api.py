@@ -73,7 +73,7 @@ from lvlmbench.workflows import agreement as agreement_of
 from lvlmbench.workflows import evaluate as evaluate_benchmark
 from lvlmbench.workflows import generate as generate_benchmark
 from lvlmbench.workflows import rate as rate_benchmark
-from lvlmbench.workflows.importing import ImportOptions, ImportResult, fetch_standard, import_format
+from lvlmbench.workflows.importing import ImportOptions, ImportResult, import_format
 from lvlmbench.workflows.importing import import_file as _import_file
 from lvlmbench.workflows.reporting import ReportOptions, make_report
 
@@ -383,15 +383,13 @@ def import_file(
 ) -> ImportResult:
     """``lvlmbench import``: a dataset, vote or prediction file into the store, with the
     command's options and defaults (:class:`lvlmbench.workflows.ImportOptions`; a path plus
-    its fields as keywords, e.g. ``import_file("bench.tsv", format="vlmeval", name="mmb")``,
-    or a standard benchmark's name: ``import_file("MMBench_DEV_EN")``, fetched as the command does).
+    its fields as keywords, e.g. ``import_file("bench.tsv", format="vlmeval", name="mmb")``).
     Bad options raise :class:`lvlmbench.workflows.InvalidOptions` before the store is opened,
     a bad file :class:`lvlmbench.datasets.DatasetError`; nothing is written then."""
     if not isinstance(options, ImportOptions):
         options = ImportOptions(Path(options), **fields)
     elif fields:
         raise TypeError("give ImportOptions or a path with keywords, not both")
-    options, standard = fetch_standard(options)
     fmt = import_format(options)
     with _opened(store) as opened:
-        return _import_file(opened, options, fmt, standard=standard)
+        return _import_file(opened, options, fmt)

@@ -121,8 +121,10 @@ def fetch_standard(
 
 
 def import_format(options: ImportOptions) -> str:
-    """The format ``options`` import in (named, else detected); InvalidOptions for options the
+    """The format ``options`` import in (named, else detected; a standard benchmark's, fetched
+    by :func:`fetch_standard` when ``options.path`` names one); InvalidOptions for options the
     format cannot take, DatasetError for a file no rule recognises. Opens no store."""
+    options, _ = fetch_standard(options)
     path, fmt = options.path, options.format
     if fmt is not None:
         IMPORT_FORMATS.get_or_raise(fmt)  # UnknownName naming the known formats
@@ -169,9 +171,11 @@ def import_file(
 ) -> ImportResult:
     """Import ``options.path`` in ``fmt`` (default: :func:`import_format`). ``on_validate``
     hears (rows checked, rows) while the file is validated, ``on_progress`` (items written,
-    items) while it is stored; re-importing the same file adds nothing. ``standard``: the
-    standard benchmark :func:`fetch_standard` found ``options.path`` for, kept on the
-    result."""
+    items) while it is stored; re-importing the same file adds nothing. A standard benchmark
+    named in ``options.path`` is fetched first (:func:`fetch_standard`); ``standard``: the one
+    a caller already fetched, kept on the result."""
+    if standard is None:
+        options, standard = fetch_standard(options)
     found = fmt if fmt is not None else import_format(options)
     if IMPORT_FORMATS.get_or_raise(found).kind == "predictions":
         benchmark = _answered_benchmark(options)
