@@ -181,7 +181,7 @@ def test_ls_available_lists_names_rows_licence_and_source() -> None:
     assert "4,329" in rows["MMBench_DEV_EN"] and "md5" in rows["MMBench_DEV_EN"]
     assert "hf:mlfoundations/VisIT-Bench@b28e559b2551" in rows["VisIT-Bench"]
     assert "CC BY 4.0" in rows["VisIT-Bench"] and "none published" in rows["VisIT-Bench"]
-    assert "Apache-2.0" in rows["MMMU_DEV_VAL"] and "see source" in rows["MME"]
+    assert "CC BY-ND 4.0" in rows["RealWorldQA"] and "see source" in rows["MME"]
     listed = json.loads(runner.invoke(app, ["ls", "--available", "--json"]).stdout)
     by_name = {entry["name"]: entry for entry in listed}
     assert len(by_name) >= 23 and by_name["MME"]["md5"] == "b36b43c3f09801f5d368627fb92187c3"
