@@ -204,8 +204,8 @@ def import_dataset(
     store: StoreOption = None,
     json_output: JsonOutput = False,
 ) -> None:
-    """Import a dataset, a vote file or a model's prediction file; the format is detected from
-    the file's columns unless -f names it.
+    """Import a dataset file or a standard benchmark by name (`lvlmbench ls --available`), a vote
+    file or a model's prediction file; the format is detected from the columns unless -f names it.
 
     Datasets: VisIT-Bench CSV (or HF metadata.csv), TouchStone TSV, VLMEvalKit TSV (MMBench,
     SEEDBench, MME, MMMU, TEST splits), LLaVA-Bench questions.jsonl, JSONL, Hugging Face
