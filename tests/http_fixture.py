@@ -24,6 +24,9 @@ class Reply:
     status: int = 200
     body: Any = None
     headers: dict[str, str] = field(default_factory=dict)
+    cut_after: int | None = None
+    """Send only this many body bytes (the Content-Length still announces them all), then
+    drop the connection: a download that breaks off."""
 
     def encode(self) -> tuple[bytes, str]:
         """Body bytes and their content type."""
@@ -77,11 +80,15 @@ class RecordingServer:
         return f"http://{host!s}:{port}"
 
     def reply(
-        self, body: Any = None, status: int = 200, headers: dict[str, str] | None = None
+        self,
+        body: Any = None,
+        status: int = 200,
+        headers: dict[str, str] | None = None,
+        cut_after: int | None = None,
     ) -> None:
         """Queue a response for the next unanswered request."""
         with self._lock:
-            self._replies.append(Reply(status, body, headers or {}))
+            self._replies.append(Reply(status, body, headers or {}, cut_after))
 
     @property
     def last(self) -> Recorded:
@@ -130,7 +137,9 @@ class RecordingServer:
                 for name, value in reply.headers.items():
                     self.send_header(name, value)
                 self.end_headers()
-                self.wfile.write(payload)
+                self.wfile.write(payload[: reply.cut_after])
+                if reply.cut_after is not None:
+                    self.close_connection = True
 
             do_GET = do_POST = _handle
 

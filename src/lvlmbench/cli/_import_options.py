@@ -16,17 +16,36 @@ __all__ = [
     "ImageRoot",
     "JsonOutput",
     "Judge",
+    "LocalCopy",
     "MaxUnzippedMb",
     "Model",
     "Name",
+    "Offline",
     "Strict",
 ]
 
 File = Annotated[
     Path,
     typer.Argument(
-        help="Dataset, vote or prediction file (CSV, TSV, XLSX, JSON, JSONL or parquet), or "
-        "a dataset folder (`lvlmbench export` output, Hub parquet layout, save_to_disk)."
+        help="Dataset, vote or prediction file (CSV, TSV, XLSX, JSON, JSONL or parquet), a "
+        "dataset folder (`lvlmbench export` output, Hub parquet layout, save_to_disk), or the "
+        "name of a standard benchmark (MMBench_DEV_EN, MME, ...; `lvlmbench ls --available`)."
+    ),
+]
+LocalCopy = Annotated[
+    Path | None,
+    typer.Option(
+        "--file",
+        help="A standard benchmark named: read this local copy of its file (checked against "
+        "the published checksum) instead of the cache or a download.",
+    ),
+]
+Offline = Annotated[
+    bool,
+    typer.Option(
+        "--offline",
+        help="A standard benchmark named: never download; read the cache, the Hugging Face "
+        "cache or --file (also set by LVLMBENCH_OFFLINE=1 or HF_HUB_OFFLINE=1).",
     ),
 ]
 Name = Annotated[

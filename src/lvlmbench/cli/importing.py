@@ -1,5 +1,6 @@
 """`lvlmbench import FILE [-f FORMAT]`: bring a published benchmark (or human votes) into the
-store; the format is detected from the file unless ``-f`` names it."""
+store; the format is detected from the file unless ``-f`` names it. `lvlmbench import NAME`
+fetches a standard benchmark by name (see :mod:`lvlmbench.datasets.catalog`)."""
 
 from __future__ import annotations
 
@@ -10,12 +11,21 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from rich.progress import (
+    BarColumn,
+    DownloadColumn,
+    Progress,
+    TextColumn,
+    TimeRemainingColumn,
+    TransferSpeedColumn,
+)
 
 from lvlmbench.cli._choices import choice_help, registry_choice
 from lvlmbench.cli._common import (
     BadInput,
     StoreOption,
     console,
+    err_console,
     friendly_errors,
     open_store,
     print_json,
@@ -28,13 +38,22 @@ from lvlmbench.cli._import_options import (
     ImageRoot,
     JsonOutput,
     Judge,
+    LocalCopy,
     MaxUnzippedMb,
     Model,
     Name,
+    Offline,
     Strict,
 )
 from lvlmbench.datasets import IMPORT_FORMATS, DatasetError, ImportSummary, PredictionSummary
-from lvlmbench.workflows.importing import ImportOptions, ImportResult, import_file, import_format
+from lvlmbench.datasets.catalog import ByteProgress, CatalogError, Located
+from lvlmbench.workflows.importing import (
+    ImportOptions,
+    ImportResult,
+    fetch_standard,
+    import_file,
+    import_format,
+)
 
 __all__ = ["import_dataset"]
 
@@ -180,11 +199,13 @@ def import_dataset(
     judge: Judge = None,
     model: Model = None,
     strict: Strict = False,
+    local_copy: LocalCopy = None,
+    offline: Offline = False,
     store: StoreOption = None,
     json_output: JsonOutput = False,
 ) -> None:
-    """Import a dataset, a vote file or a model's prediction file; the format is detected from
-    the file's columns unless -f names it.
+    """Import a dataset file or a standard benchmark by name (`lvlmbench ls --available`), a vote
+    file or a model's prediction file; the format is detected from the columns unless -f names it.
 
     Datasets: VisIT-Bench CSV (or HF metadata.csv), TouchStone TSV, VLMEvalKit TSV (MMBench,
     SEEDBench, MME, MMMU, TEST splits), LLaVA-Bench questions.jsonl, JSONL, Hugging Face
@@ -210,32 +231,115 @@ def import_dataset(
         judge=judge,
         model=model,
         strict=strict,
+        file=local_copy,
+        offline=True if offline else None,
     )
     _print_result(file, _imported(store, options, json_output), json_output)
 
 
 def _imported(store: str | None, options: ImportOptions, json_output: bool) -> ImportResult:
-    """The use case with a progress bar per phase (checking, then writing)."""
+    """The use case with a progress bar per phase (downloading, checking, then writing)."""
     try:
+        with _download_bar(str(options.path), not json_output) as on_download:
+            options, standard = fetch_standard(options, on_download=on_download)
+        if standard is not None and not json_output:
+            _print_found(standard)
         fmt = import_format(options)  # refuses bad options before the store is opened
         opened = open_store(store)
         try:
             show = not json_output and IMPORT_FORMATS.get_or_raise(fmt).kind == "items"
             with _phase_bars(options.path.name, show) as (validated, written):
-                return import_file(opened, options, fmt, on_validate=validated, on_progress=written)
+                return import_file(
+                    opened,
+                    options,
+                    fmt,
+                    on_validate=validated,
+                    on_progress=written,
+                    standard=standard,
+                )
         finally:
             opened.close()
-    except DatasetError as exc:
+    except (DatasetError, CatalogError) as exc:
         raise BadInput(str(exc)) from None
+
+
+@contextlib.contextmanager
+def _download_bar(name: str, enabled: bool) -> Iterator[ByteProgress]:
+    """A byte-counting bar (size, speed, time left) that appears only if a download starts:
+    a benchmark already on this machine prints none."""
+    with contextlib.ExitStack() as stack:
+        shown: list[ByteProgress] = []
+
+        def hook(done: int, total: int | None) -> None:
+            if not enabled:
+                return
+            if not shown:
+                progress = stack.enter_context(
+                    Progress(
+                        TextColumn("[bold]{task.description}"),
+                        BarColumn(),
+                        DownloadColumn(),
+                        TransferSpeedColumn(),
+                        TimeRemainingColumn(),
+                        console=err_console,
+                    )
+                )
+                task = progress.add_task(f"downloading {name}", total=total)
+                shown.append(lambda d, t: progress.update(task, completed=d, total=t))
+            shown[0](done, total)
+
+        yield hook
+
+
+_ORIGINS = {
+    "file": "read --file",
+    "cache": "read from the cache:",
+    "huggingface": "read from the Hugging Face cache:",
+    "lmudata": "read from VLMEvalKit's data folder:",
+    "download": "downloaded to",
+}
+
+
+def _print_found(found: Located) -> None:
+    """Which file a standard benchmark is read from, and what vouches for it."""
+    entry = found.entry
+    if found.verified is not None:
+        check = f"{found.verified.algorithm} verified"
+        if entry.checksum is None:
+            check = f"no published checksum; sha256 {found.verified.hexdigest[:16]}… recorded"
+    else:
+        check = "no published checksum"
+        if entry.hub_file is not None and entry.hub_file.pinned:
+            check += f", pinned by commit {entry.hub_file.revision[:12]}"
+    console.print(
+        f"[bold]{entry.name}[/] {_ORIGINS[found.origin]} {found.path} ({check})", highlight=False
+    )
+
+
+def _standard_fields(found: Located) -> dict[str, str | None]:
+    verified = found.verified
+    return {
+        "name": found.entry.name,
+        "file": str(found.path),
+        "origin": found.origin,
+        "checksum": str(verified) if verified is not None else None,
+        "url": found.entry.url,
+    }
 
 
 def _print_result(file: Path, result: ImportResult, json_output: bool) -> None:
     summary = result.summary
     if json_output:
-        print_json(summary.as_dict())
-    elif isinstance(summary, PredictionSummary):
+        shown = summary.as_dict()
+        if result.standard is not None:
+            shown["standard"] = _standard_fields(result.standard)
+        print_json(shown)
+        return
+    if isinstance(summary, PredictionSummary):
         _print_predictions(summary)
     else:
         if result.detected:
             console.print(f"{file.name}: detected format [bold]{result.format}[/]", highlight=False)
         _print_summary(summary)
+    if result.rows_differ is not None:
+        console.print(f"[yellow]{result.rows_differ}[/]", highlight=False)

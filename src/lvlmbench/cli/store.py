@@ -7,6 +7,7 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
+from lvlmbench.cli._available import print_available
 from lvlmbench.cli._common import StoreOption, console, friendly_errors, open_store, print_json
 from lvlmbench.models import display_names
 from lvlmbench.store import legacy_identities, list_stored
@@ -54,8 +55,20 @@ def info(
 def list_store(
     store: StoreOption = None,
     as_json: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
+    available: Annotated[
+        bool,
+        typer.Option(
+            "--available",
+            help="List the standard benchmarks `lvlmbench import NAME` fetches (rows, licence, "
+            "source) instead; opens no store.",
+        ),
+    ] = False,
 ) -> None:
-    """Benchmarks in the store: kind, items, the models run on each and its judges."""
+    """Benchmarks in the store: kind, items, the models run on each and its judges; with
+    --available, the standard benchmarks that can be imported by name."""
+    if available:
+        print_available(as_json)
+        return
     opened = open_store(store, writable=False)
     try:
         listing = list_stored(opened)

@@ -82,7 +82,13 @@ from lvlmbench.workflows.generate import (
     parse_zeta,
     plan_several,
 )
-from lvlmbench.workflows.importing import ImportOptions, ImportResult, import_file, import_format
+from lvlmbench.workflows.importing import (
+    ImportOptions,
+    ImportResult,
+    fetch_standard,
+    import_file,
+    import_format,
+)
 from lvlmbench.workflows.judge import Bars, JudgeResult, Load, NothingToJudge, judge_benchmark
 from lvlmbench.workflows.open_ended import (
     DEFAULT_LIMIT,
@@ -155,6 +161,7 @@ __all__ = [
     "evaluate",
     "evaluate_many",
     "export_benchmark",
+    "fetch_standard",
     "generate",
     "generate_several",
     "generation_prices",
