@@ -1,0 +1,113 @@
+"""Judges corrected by people: the PPI++ figures of judging.corrected on hand-worked stores
+(tests/ppi_world.py: a VisIT-Bench-like win rate; below: AutoBench-V's self-check)."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import pytest
+from ppi_world import BENCH, JUDGE, MODEL, OTHER, PPI, PPI_SE, build_ppi_store
+
+from lvlmbench.judging import (
+    IMAGE_CHECK,
+    SELF_CHECK,
+    choose_annotators,
+    corrected_alignment,
+    corrected_win_rates,
+    pairwise_report,
+)
+from lvlmbench.judging.human_checks import check_judgment
+from lvlmbench.store import Store, put_benchmark, put_items, put_judgments, set_excluded
+from lvlmbench.types import BenchmarkItem
+
+
+def test_win_rate_vs_reference_corrected_by_votes(tmp_path: Path) -> None:
+    store = build_ppi_store(tmp_path / "s.db")
+    figures = corrected_win_rates(
+        store, BENCH, JUDGE, protocol="pairwise", annotators=choose_annotators(store, BENCH)
+    )
+    assert [f.subject for f in figures] == [MODEL, OTHER]
+    got = figures[0]
+    assert (got.items, got.labels, got.refused) == (10, 4, None)
+    assert got.result is not None
+    assert got.result.weight == pytest.approx(0.15)
+    assert got.result.corrected.estimate == pytest.approx(PPI)
+    assert got.result.corrected.std_error == pytest.approx(PPI_SE, abs=1e-7)
+    # −0.089 and 1.389 clipped to the rates there are.
+    assert (got.result.corrected.low, got.result.corrected.high) == (0.0, 1.0)
+    assert got.result.human_only.estimate == pytest.approx(0.625)  # an item's votes average
+    # The judge's own figure is the win rate `rate` prints (a tie is not a win).
+    rated = pairwise_report(store, BENCH, JUDGE).win_rates[MODEL]
+    assert got.result.judge_only.estimate == pytest.approx(rated.rate) == pytest.approx(0.6)
+    assert got.as_dict()["estimator"] == "ppi++" and got.as_dict()["n_labels"] == 4
+    unvoted = figures[1]
+    assert unvoted.result is None and unvoted.labels == 0 and unvoted.items == 10
+    assert unvoted.refused is not None and "got 0 and 10" in unvoted.refused
+
+
+def test_excluded_annotators_count_in_no_ppi_figure(tmp_path: Path) -> None:
+    store = build_ppi_store(tmp_path / "s.db")
+    set_excluded(store, "crowd-2", True)
+    got = corrected_win_rates(
+        store, BENCH, JUDGE, protocol="pairwise", annotators=choose_annotators(store, BENCH)
+    )[0]
+    # crowd-2 voted only on v0 (win) and v2 (tie): y becomes 1, 0, 1, 1.
+    assert got.result is not None and got.result.human_only.estimate == pytest.approx(0.75)
+
+
+# AutoBench-V: ten accepted items in three fine aspects, the self-check's alignment stored
+# with each (1 or 0.5), people's image checks on four. As tests/stats' clustered hand case
+# (judge 1/0 there, 1/0.5 here: PPI is unchanged by an affine judge scale, λ doubles):
+#   checked (aspect, yes?, alignment): (A,1,1) (A,0,0.5) (B,1,1) (C,1,0.5)
+#   unchecked alignment:               A: 1,1   B: 1,0.5   C: 0.5,1
+# θ̂ = 0.8, λ = 0.6, se = √(333/14400), t with 2 df: half width 0.6543006.
+_ASPECTS = ["A", "A", "B", "C", "A", "A", "B", "B", "C", "C"]
+_ALIGNMENT = [1.0, 0.5, 1.0, 0.5, 1.0, 1.0, 1.0, 0.5, 0.5, 1.0]
+_CHECKS = {0: "yes", 1: "no", 2: "yes", 3: "yes"}
+
+
+def _autobench_store(path: Path) -> Store:
+    store = Store.open(str(path))
+    put_benchmark(store, "ab", "open", {})
+    items = [
+        BenchmarkItem(
+            id=f"ab{i}",
+            benchmark="ab",
+            question="Which?",
+            meta={
+                "unit": f"u{i}",
+                "capability": "spatial",
+                "general_aspect": "layout",
+                "fine_aspect": aspect,
+                "alignment": alignment,
+            },
+        )
+        for i, (aspect, alignment) in enumerate(zip(_ASPECTS, _ALIGNMENT, strict=True))
+    ]
+    put_items(store, items)
+    checks = [check_judgment(f"ab{i}", "ann", IMAGE_CHECK, said) for i, said in _CHECKS.items()]
+    checks.append(check_judgment("ab5", "ann", IMAGE_CHECK, "unsure"))  # decides nothing
+    checks.append(check_judgment("ab6", "ann", "key-is-right", "no"))  # another check
+    put_judgments(store, checks)
+    return store
+
+
+def test_self_check_alignment_corrected_by_image_checks(tmp_path: Path) -> None:
+    got = corrected_alignment(_autobench_store(tmp_path / "ab.db"), "ab")
+    assert got is not None and got.result is not None
+    assert (got.figure, got.judge, got.items, got.labels) == (IMAGE_CHECK, SELF_CHECK, 10, 4)
+    corrected = got.result.corrected
+    assert got.result.weight == pytest.approx(0.6)
+    assert corrected.estimate == pytest.approx(0.8)
+    assert corrected.std_error == pytest.approx(math.sqrt(333 / 14400))
+    assert corrected.cluster == "fine aspect" and corrected.n_clusters == 3
+    assert corrected.high == 1.0  # 0.8 + 0.654 clipped
+    assert corrected.low == pytest.approx(0.8 - 0.6543006, abs=1e-6)
+    assert got.result.judge_only.estimate == pytest.approx(0.8)  # mean alignment
+    assert got.result.human_only.estimate == pytest.approx(0.75)
+
+
+def test_no_image_checks_no_alignment_figure(tmp_path: Path) -> None:
+    store = build_ppi_store(tmp_path / "s.db")
+    assert corrected_alignment(store, BENCH) is None
