@@ -3,12 +3,16 @@
 
 from __future__ import annotations
 
+import json
 import math
 from pathlib import Path
 
 import pytest
 from ppi_world import BENCH, JUDGE, MODEL, OTHER, PPI, PPI_SE, build_ppi_store
+from typer.testing import CliRunner
 
+from lvlmbench import api
+from lvlmbench.cli import app
 from lvlmbench.judging import (
     IMAGE_CHECK,
     SELF_CHECK,
@@ -20,6 +24,8 @@ from lvlmbench.judging import (
 from lvlmbench.judging.human_checks import check_judgment
 from lvlmbench.store import Store, put_benchmark, put_items, put_judgments, set_excluded
 from lvlmbench.types import BenchmarkItem
+
+runner = CliRunner()
 
 
 def test_win_rate_vs_reference_corrected_by_votes(tmp_path: Path) -> None:
@@ -43,7 +49,7 @@ def test_win_rate_vs_reference_corrected_by_votes(tmp_path: Path) -> None:
     assert got.as_dict()["estimator"] == "ppi++" and got.as_dict()["n_labels"] == 4
     unvoted = figures[1]
     assert unvoted.result is None and unvoted.labels == 0 and unvoted.items == 10
-    assert unvoted.refused is not None and "got 0 and 10" in unvoted.refused
+    assert unvoted.refused is not None and "has 0 and 10" in unvoted.refused
 
 
 def test_excluded_annotators_count_in_no_ppi_figure(tmp_path: Path) -> None:
@@ -111,3 +117,45 @@ def test_self_check_alignment_corrected_by_image_checks(tmp_path: Path) -> None:
 def test_no_image_checks_no_alignment_figure(tmp_path: Path) -> None:
     store = build_ppi_store(tmp_path / "s.db")
     assert corrected_alignment(store, BENCH) is None
+
+
+def test_agreement_prints_the_ppi_figures_and_their_json(tmp_path: Path) -> None:
+    db = tmp_path / "s.db"
+    build_ppi_store(db).close()
+    args = ["agreement", BENCH, "-j", JUDGE, "--store", str(db)]
+    printed = runner.invoke(app, args, terminal_width=200)
+    assert printed.exit_code == 0, printed.output
+    row = next(line for line in printed.output.splitlines() if line.startswith(f"│ {MODEL}"))
+    cells = [cell.strip() for cell in row.strip("│").split("│")]
+    assert cells == [
+        MODEL,
+        "10",
+        "60.0% [31.3, 83.2]",
+        "4",
+        "62.5% [0.0, 100.0]",
+        "65.0% [0.0, 100.0]",
+        "0.15",
+    ]
+    assert "has 0 and 10" in printed.output  # m/b: no votes, no PPI figure, and why
+    as_json = runner.invoke(app, [*args, "--json"])
+    assert as_json.exit_code == 0, as_json.output
+    ppi = json.loads(as_json.output)["ppi"]
+    assert [f["subject"] for f in ppi] == [MODEL, OTHER]
+    first = ppi[0]
+    assert (first["estimator"], first["n_labels"], first["n_items"]) == ("ppi++", 4, 10)
+    assert first["lambda"] == pytest.approx(0.15)
+    assert first["corrected"]["estimate"] == pytest.approx(PPI)
+    assert first["judge_only"]["estimate"] == pytest.approx(0.6)
+    assert first["human_only"]["n_items"] == 4
+    assert ppi[1]["corrected"] is None and ppi[1]["refused"]
+
+
+def test_api_agreement_carries_the_same_figures(tmp_path: Path) -> None:
+    db = tmp_path / "s.db"
+    build_ppi_store(db).close()
+    found = api.agreement(BENCH, JUDGE, store=str(db))
+    assert [f.subject for f in found.corrected] == [MODEL, OTHER]
+    result = found.corrected[0].result
+    assert result is not None and result.corrected.estimate == pytest.approx(PPI)
+    people = api.agreement(BENCH, "human", store=str(db))
+    assert people.corrected == ()  # people with each other: nothing to correct

@@ -4,9 +4,11 @@ read the store; `lvlmbench judge ...` makes the judgments.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Annotated, Any
 
 import typer
+from rich.table import Table
 
 from lvlmbench.cli._common import StoreOption, console, friendly_errors, open_store, print_json
 from lvlmbench.cli._judge_tables import agreement_table, print_pairwise_report
@@ -18,10 +20,12 @@ from lvlmbench.judging import (
     RATING_ROUNDS,
     REFERENCE,
     Annotators,
+    CorrectedFigure,
     HumanAgreement,
     VoteAgreement,
 )
 from lvlmbench.ratings.agreement import AgreementLevel
+from lvlmbench.stats import Estimate
 from lvlmbench.workflows import AgreementOptions, RateOptions, combine_rule
 from lvlmbench.workflows import agreement as agreement_of
 from lvlmbench.workflows import rate as rate_benchmark
@@ -127,12 +131,47 @@ def agreement(
                     "without_ties": votes.without_ties,
                     "votes_without_ties": votes.total_without_ties,
                 },
+                "ppi": [figure.as_dict() for figure in found.corrected],
             }
         )
         return
     console.print(agreement_table(rows, f"{found.judge} vs human majority ({found.protocol})"))
     console.print(chosen.describe(), markup=False, highlight=False)
     _print_agreement_lines(result, votes)
+    if found.corrected:
+        console.print(corrected_table(found.corrected))
+        console.print(PPI_NOTE, markup=False, highlight=False)
+
+
+PPI_NOTE = (
+    "PPI++: the judge's figure on every item corrected by the judge-human gap on the voted "
+    "items (Angelopoulos et al. 2023), valid when the voted items are a random sample of the "
+    "judged ones; people: the share of an item's votes the model wins, averaged over items; "
+    "95% intervals, clipped to 0-100%."
+)
+
+
+def _interval(estimate: Estimate) -> str:
+    return f"{100 * estimate.estimate:.1f}% [{100 * estimate.low:.1f}, {100 * estimate.high:.1f}]"
+
+
+def corrected_table(figures: Sequence[CorrectedFigure]) -> Table:
+    """Per model: the judge's win rate vs the reference on every item, the people's on the
+    voted ones, and PPI++ with its λ (or why there is none)."""
+    table = Table(title="win rate vs reference: judge, people, judge corrected by people (PPI++)")
+    table.title_justify = "left"
+    for name in ("model", "items", "judge", "labels", "people", "PPI++", "lambda"):
+        table.add_column(name, justify="left" if name == "model" else "right")
+    for figure in figures:
+        result = figure.result
+        judge = "-" if figure.judge_only is None else _interval(figure.judge_only)
+        head = [figure.subject, str(figure.items), judge, str(figure.labels)]
+        if result is None:
+            table.add_row(*head, "-", figure.refused or "-", "-")
+            continue
+        people, corrected = _interval(result.human_only), _interval(result.corrected)
+        table.add_row(*head, people, corrected, f"{result.weight:.2f}")
+    return table
 
 
 def _level_row(lv: AgreementLevel) -> dict[str, Any]:

@@ -31,7 +31,14 @@ from lvlmbench.judging.human_checks import HUMAN_CHECK
 from lvlmbench.judging.judge_vs_human import judge_verdicts
 from lvlmbench.judging.reference import REFERENCE, answer_texts
 from lvlmbench.judging.verdict import ParsedVerdict
-from lvlmbench.stats import PPI_PLUS_PLUS, Estimate, PpiResult, cluster_keys, ppi_mean
+from lvlmbench.stats import (
+    PPI_PLUS_PLUS,
+    Estimate,
+    PpiResult,
+    cluster_keys,
+    mean_interval,
+    ppi_mean,
+)
 from lvlmbench.store import Store, iter_items
 from lvlmbench.types import BenchmarkItem, Judgment, Status
 
@@ -64,6 +71,8 @@ class CorrectedFigure:
     """Items the judge scored: the population the figure is over."""
     labels: int
     """Those people labelled too (PPI's n)."""
+    judge_only: Estimate | None
+    """The judge's figure over every item (None without any, or one item of a cluster)."""
     result: PpiResult | None
     refused: str | None = None
     """Why there is no PPI figure (too few labelled or unlabelled items or clusters)."""
@@ -83,7 +92,7 @@ class CorrectedFigure:
             "n_items": self.items,
             "labels_unjudged": self.labels_unjudged,
             "corrected": None if result is None else _estimate(result.corrected),
-            "judge_only": None if result is None else _estimate(result.judge_only),
+            "judge_only": None if self.judge_only is None else _estimate(self.judge_only),
             "human_only": None if result is None else _estimate(result.human_only),
             "refused": self.refused,
         }
@@ -122,14 +131,12 @@ def _corrected(
         *figure,
         items=len(judged),
         labels=len(used),
+        judge_only=_judge_only(judged, clusters),
         result=None,
         labels_unjudged=sum(i not in judged for i in labelled),
     )
     if len(used) < 2 or len(rest) < 2:
-        why = (
-            f"PPI needs at least 2 labelled and 2 unlabelled judged items, got {len(used)} "
-            f"and {len(rest)}"
-        )
+        why = f"needs 2 labelled and 2 unlabelled items, has {len(used)} and {len(rest)}"
         return dataclasses.replace(made, refused=why)
     human = [sum(labelled[i]) / len(labelled[i]) for i in used]
     by_cluster = None if name == "item" else ([key[i] for i in used], [key[i] for i in rest])
@@ -151,6 +158,17 @@ def _corrected(
         result.weight,
     )
     return dataclasses.replace(made, result=clipped)
+
+
+def _judge_only(
+    judged: Mapping[str, float], clusters: tuple[str, Mapping[str, str]]
+) -> Estimate | None:
+    name, key = clusters
+    keys = None if name == "item" else [key[i] for i in judged]
+    try:
+        return _clipped(mean_interval(list(judged.values()), keys, cluster=name))
+    except ValueError:  # no item, or a single cluster
+        return None
 
 
 def _clusters(items: list[BenchmarkItem]) -> tuple[str, dict[str, str]]:

@@ -16,11 +16,13 @@ from lvlmbench.judging import (
     RATING_SEED,
     REFERENCE,
     Annotators,
+    CorrectedFigure,
     HumanAgreement,
     PairwiseReport,
     VoteAgreement,
     annotator_agreement,
     choose_annotators,
+    corrected_win_rates,
     human_agreement,
     human_report,
     is_human_judge,
@@ -92,6 +94,10 @@ class AgreementResult:
     every two votes on a pair."""
     majority: HumanAgreement | None
     """Against the majority of the votes per pair, by level (None for ``human``)."""
+    corrected: tuple[CorrectedFigure, ...] = ()
+    """Each model's win rate vs the reference by the judge on every item, by the votes on
+    some, and by PPI++ (the judge corrected by the votes); () for ``human`` and text
+    metrics (they judge no model against the reference)."""
 
 
 def combine_rule(value: str) -> CombineRule:
@@ -163,7 +169,11 @@ def agreement(store: Store, benchmark: str, options: AgreementOptions) -> Agreem
         raise InvalidOptions(
             f"no pairs with human votes that {judge} judged under {protocol!r} on {benchmark!r}"
         )
-    return AgreementResult(judge, protocol, chosen, votes, majority)
+    corrected: tuple[CorrectedFigure, ...] = ()
+    if protocol in pairwise_protocols():
+        found = corrected_win_rates(store, benchmark, judge, protocol=protocol, annotators=chosen)
+        corrected = tuple(found)
+    return AgreementResult(judge, protocol, chosen, votes, majority, corrected)
 
 
 def pick_judge(
