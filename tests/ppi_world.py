@@ -1,5 +1,6 @@
 """A VisIT-Bench-like store where a judge compared one model with the reference on ten items
-and people voted on four of them: the PPI figures' hand-worked case.
+and people voted on four of them: the PPI figures' hand-worked case; and an AutoBench-V-like
+one whose self-check people checked on four of ten items (below).
 
 Players sort as ``m/a`` < ``reference``, so in a pair's terms ``m/a`` is the first. Per item
 (judge: the two orders combined by VisIT-Bench's rule; people: each vote, ``m/a`` wins or not):
@@ -24,6 +25,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from lvlmbench.judging.human_checks import check_judgment
 from lvlmbench.store import Store, put_benchmark, put_items, put_judgments, put_responses
 from lvlmbench.types import BenchmarkItem, Judgment, Response
 
@@ -35,6 +37,8 @@ REFERENCE = "reference"
 JUDGE_SAYS = ["win", "loss", "win", "tie", "win", "win", "win", "loss", "loss", "win"]
 VOTES = {0: ["a", "a"], 1: ["b"], 2: ["a", "tie"], 3: ["a"]}
 """Item index -> each annotator's vote, in the terms of (m/a, reference)."""
+CHECKED = "ab"
+"""The AutoBench-V-like benchmark of :func:`build_checked_store`."""
 PPI = 0.65
 PPI_SE = 0.2321996
 PPI_HALF = 0.7389557
@@ -92,4 +96,43 @@ def build_ppi_store(path: Path, *, votes: bool = True) -> Store:
             for k, verdict in enumerate(said)
         ]
     put_judgments(store, rows)
+    return store
+
+
+# AutoBench-V: ten accepted items in three fine aspects, the self-check's alignment stored
+# with each (1 or 0.5), people's image checks on four. As tests/stats' clustered hand case
+# (judge 1/0 there, 1/0.5 here: PPI is unchanged by an affine judge scale, λ doubles):
+#   checked (aspect, yes?, alignment): (A,1,1) (A,0,0.5) (B,1,1) (C,1,0.5)
+#   unchecked alignment:               A: 1,1   B: 1,0.5   C: 0.5,1
+# θ̂ = 0.8, λ = 0.6, se = √(333/14400), t with 2 df: half width 0.6543006.
+_ASPECTS = ["A", "A", "B", "C", "A", "A", "B", "B", "C", "C"]
+_ALIGNMENT = [1.0, 0.5, 1.0, 0.5, 1.0, 1.0, 1.0, 0.5, 0.5, 1.0]
+_CHECKS = {0: "yes", 1: "no", 2: "yes", 3: "yes"}
+
+
+def build_checked_store(path: Path) -> Store:
+    """The AutoBench-V-like store above: benchmark :data:`CHECKED`."""
+    store = Store.open(str(path))
+    put_benchmark(store, CHECKED, "open", {})
+    items = [
+        BenchmarkItem(
+            id=f"ab{i}",
+            benchmark=CHECKED,
+            question="Which?",
+            meta={
+                "unit": f"u{i}",
+                "capability": "spatial",
+                "general_aspect": "layout",
+                "fine_aspect": aspect,
+                "alignment": alignment,
+            },
+        )
+        for i, (aspect, alignment) in enumerate(zip(_ASPECTS, _ALIGNMENT, strict=True))
+    ]
+    put_items(store, items)
+    image = "image-matches-description"
+    checks = [check_judgment(f"ab{i}", "ann", image, said) for i, said in _CHECKS.items()]
+    checks.append(check_judgment("ab5", "ann", image, "unsure"))  # decides nothing
+    checks.append(check_judgment("ab6", "ann", "key-is-right", "no"))  # another check
+    put_judgments(store, checks)
     return store

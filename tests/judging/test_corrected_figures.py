@@ -8,7 +8,17 @@ import math
 from pathlib import Path
 
 import pytest
-from ppi_world import BENCH, JUDGE, MODEL, OTHER, PPI, PPI_SE, build_ppi_store
+from ppi_world import (
+    BENCH,
+    CHECKED,
+    JUDGE,
+    MODEL,
+    OTHER,
+    PPI,
+    PPI_SE,
+    build_checked_store,
+    build_ppi_store,
+)
 from typer.testing import CliRunner
 
 from lvlmbench import api
@@ -21,9 +31,7 @@ from lvlmbench.judging import (
     corrected_win_rates,
     pairwise_report,
 )
-from lvlmbench.judging.human_checks import check_judgment
-from lvlmbench.store import Store, put_benchmark, put_items, put_judgments, set_excluded
-from lvlmbench.types import BenchmarkItem
+from lvlmbench.store import set_excluded
 
 runner = CliRunner()
 
@@ -62,45 +70,8 @@ def test_excluded_annotators_count_in_no_ppi_figure(tmp_path: Path) -> None:
     assert got.result is not None and got.result.human_only.estimate == pytest.approx(0.75)
 
 
-# AutoBench-V: ten accepted items in three fine aspects, the self-check's alignment stored
-# with each (1 or 0.5), people's image checks on four. As tests/stats' clustered hand case
-# (judge 1/0 there, 1/0.5 here: PPI is unchanged by an affine judge scale, λ doubles):
-#   checked (aspect, yes?, alignment): (A,1,1) (A,0,0.5) (B,1,1) (C,1,0.5)
-#   unchecked alignment:               A: 1,1   B: 1,0.5   C: 0.5,1
-# θ̂ = 0.8, λ = 0.6, se = √(333/14400), t with 2 df: half width 0.6543006.
-_ASPECTS = ["A", "A", "B", "C", "A", "A", "B", "B", "C", "C"]
-_ALIGNMENT = [1.0, 0.5, 1.0, 0.5, 1.0, 1.0, 1.0, 0.5, 0.5, 1.0]
-_CHECKS = {0: "yes", 1: "no", 2: "yes", 3: "yes"}
-
-
-def _autobench_store(path: Path) -> Store:
-    store = Store.open(str(path))
-    put_benchmark(store, "ab", "open", {})
-    items = [
-        BenchmarkItem(
-            id=f"ab{i}",
-            benchmark="ab",
-            question="Which?",
-            meta={
-                "unit": f"u{i}",
-                "capability": "spatial",
-                "general_aspect": "layout",
-                "fine_aspect": aspect,
-                "alignment": alignment,
-            },
-        )
-        for i, (aspect, alignment) in enumerate(zip(_ASPECTS, _ALIGNMENT, strict=True))
-    ]
-    put_items(store, items)
-    checks = [check_judgment(f"ab{i}", "ann", IMAGE_CHECK, said) for i, said in _CHECKS.items()]
-    checks.append(check_judgment("ab5", "ann", IMAGE_CHECK, "unsure"))  # decides nothing
-    checks.append(check_judgment("ab6", "ann", "key-is-right", "no"))  # another check
-    put_judgments(store, checks)
-    return store
-
-
 def test_self_check_alignment_corrected_by_image_checks(tmp_path: Path) -> None:
-    got = corrected_alignment(_autobench_store(tmp_path / "ab.db"), "ab")
+    got = corrected_alignment(build_checked_store(tmp_path / "ab.db"), CHECKED)
     assert got is not None and got.result is not None
     assert (got.figure, got.judge, got.items, got.labels) == (IMAGE_CHECK, SELF_CHECK, 10, 4)
     corrected = got.result.corrected
