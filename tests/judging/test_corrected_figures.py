@@ -130,3 +130,37 @@ def test_api_agreement_carries_the_same_figures(tmp_path: Path) -> None:
     assert result is not None and result.corrected.estimate == pytest.approx(PPI)
     people = api.agreement(BENCH, "human", store=str(db))
     assert people.corrected == ()  # people with each other: nothing to correct
+
+
+def test_agreement_self_check_prints_the_corrected_alignment(tmp_path: Path) -> None:
+    db = tmp_path / "ab.db"
+    build_checked_store(db).close()
+    args = ["agreement", CHECKED, "-j", SELF_CHECK, "--store", str(db)]
+    printed = runner.invoke(app, args, terminal_width=200)
+    assert printed.exit_code == 0, printed.output
+    row = next(line for line in printed.output.splitlines() if line.startswith(f"│ {CHECKED}"))
+    # Judge only: 0.8 with cluster sums 0.3, 0.1, −0.4: se √(3/2 · 0.26/100) = 0.0624500,
+    # t(0.975, 2) · se = 0.2687: [53.1, 106.9] clipped. PPI++ as worked in tests/ppi_world.py.
+    assert [c.strip() for c in row.strip("│").split("│")] == [
+        CHECKED,
+        "10",
+        "80.0% [53.1, 100.0]",
+        "4",
+        "75.0% [0.0, 100.0]",
+        "80.0% [14.6, 100.0]",
+        "0.60",
+    ]
+    as_json = json.loads(runner.invoke(app, [*args, "--json"]).output)
+    (figure,) = as_json["ppi"]
+    assert (figure["estimator"], figure["n_labels"], figure["n_items"]) == ("ppi++", 4, 10)
+    assert figure["corrected"]["cluster"] == "fine aspect"
+    found = api.agreement(CHECKED, SELF_CHECK, store=str(db))
+    assert found.corrected[0].as_dict() == figure
+
+
+def test_agreement_self_check_without_image_checks_says_so(tmp_path: Path) -> None:
+    db = tmp_path / "s.db"
+    build_ppi_store(db).close()
+    printed = runner.invoke(app, ["agreement", BENCH, "-j", SELF_CHECK, "--store", str(db)])
+    assert printed.exit_code == 2
+    assert "no person answered the image check on 'visit-ppi'" in printed.output

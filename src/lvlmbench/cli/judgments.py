@@ -19,6 +19,7 @@ from lvlmbench.judging import (
     HUMAN,
     RATING_ROUNDS,
     REFERENCE,
+    SELF_CHECK,
     Annotators,
     CorrectedFigure,
     HumanAgreement,
@@ -104,9 +105,14 @@ def agreement(
     single vote (FastChat's rule, with and without ties), over one group of annotators
     (``--annotators``; said in the output). The judge may be a text metric
     (``-j metric/rougeL``): the answer scoring higher wins the pair. ``-j human``: people with
-    each other (every two votes on a pair)."""
+    each other (every two votes on a pair). ``-j self-check`` (AutoBench-V): the self-check's
+    alignment against people's image checks. Where a judge scored every item and people some,
+    the judge's figure is shown corrected by them (PPI++) beside both."""
     options = AgreementOptions(judge=judge, protocol=protocol, seed=seed, annotators=annotators)
     found = agreement_of(open_store(store), benchmark, options)
+    if found.judge == SELF_CHECK:
+        _print_self_check(found.corrected, as_json)
+        return
     if found.majority is None:
         _print_annotator_agreement(found.votes, found.annotators, as_json)
         return
@@ -139,8 +145,29 @@ def agreement(
     console.print(chosen.describe(), markup=False, highlight=False)
     _print_agreement_lines(result, votes)
     if found.corrected:
-        console.print(corrected_table(found.corrected))
+        console.print(corrected_table(found.corrected, WIN_RATE_TITLE, "model"))
         console.print(PPI_NOTE, markup=False, highlight=False)
+
+
+def _print_self_check(figures: Sequence[CorrectedFigure], as_json: bool) -> None:
+    if as_json:
+        print_json({"judge": SELF_CHECK, "ppi": [figure.as_dict() for figure in figures]})
+        return
+    console.print(corrected_table(figures, SELF_CHECK_TITLE, "benchmark"))
+    console.print(SELF_CHECK_NOTE, markup=False, highlight=False)
+
+
+WIN_RATE_TITLE = "win rate vs reference: judge, people, judge corrected by people (PPI++)"
+SELF_CHECK_TITLE = (
+    "image matches its description: self-check alignment, people's checks, self-check "
+    "corrected by people (PPI++)"
+)
+SELF_CHECK_NOTE = (
+    "The self-check's alignment (the share of its checks an accepted image passed) on every "
+    "item; people: yes 1, no 0 (unsure left out), per item averaged; PPI++: the self-check "
+    "corrected by the gap on the checked items, valid when they are a random sample. 95% "
+    "intervals, cluster-robust by the items' clusters (fine aspect), clipped to 0-100%."
+)
 
 
 PPI_NOTE = (
@@ -155,13 +182,12 @@ def _interval(estimate: Estimate) -> str:
     return f"{100 * estimate.estimate:.1f}% [{100 * estimate.low:.1f}, {100 * estimate.high:.1f}]"
 
 
-def corrected_table(figures: Sequence[CorrectedFigure]) -> Table:
-    """Per model: the judge's win rate vs the reference on every item, the people's on the
-    voted ones, and PPI++ with its λ (or why there is none)."""
-    table = Table(title="win rate vs reference: judge, people, judge corrected by people (PPI++)")
-    table.title_justify = "left"
-    for name in ("model", "items", "judge", "labels", "people", "PPI++", "lambda"):
-        table.add_column(name, justify="left" if name == "model" else "right")
+def corrected_table(figures: Sequence[CorrectedFigure], title: str, subject: str) -> Table:
+    """Per figure (``subject``: a model, a benchmark): the judge's figure on every item, the
+    people's on the labelled ones, and PPI++ with its λ (or why there is none)."""
+    table = Table(title=title, title_justify="left")
+    for name in (subject, "items", "judge", "labels", "people", "PPI++", "lambda"):
+        table.add_column(name, justify="left" if name == subject else "right")
     for figure in figures:
         result = figure.result
         judge = "-" if figure.judge_only is None else _interval(figure.judge_only)
