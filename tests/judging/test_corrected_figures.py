@@ -31,7 +31,8 @@ from lvlmbench.judging import (
     corrected_win_rates,
     pairwise_report,
 )
-from lvlmbench.store import set_excluded
+from lvlmbench.store import put_items, put_judgments, set_excluded
+from lvlmbench.types import BenchmarkItem, Judgment
 
 runner = CliRunner()
 
@@ -164,3 +165,30 @@ def test_agreement_self_check_without_image_checks_says_so(tmp_path: Path) -> No
     printed = runner.invoke(app, ["agreement", BENCH, "-j", SELF_CHECK, "--store", str(db)])
     assert printed.exit_code == 2
     assert "no person answered the image check on 'visit-ppi'" in printed.output
+
+
+def test_votes_on_items_the_judge_skipped_are_counted_and_left_out(tmp_path: Path) -> None:
+    db = tmp_path / "s.db"
+    store = build_ppi_store(db)
+    extra = BenchmarkItem(id="v10", benchmark=BENCH, question="Describe 10.", reference="ref")
+    put_items(store, [extra])
+    put_judgments(
+        store,
+        [
+            Judgment(
+                item_id="v10",
+                judge="human:crowd-1",
+                protocol="human",
+                model_a=MODEL,
+                model_b="reference",
+                verdict="b",
+            )
+        ],
+    )
+    store.close()
+    found = api.agreement(BENCH, JUDGE, store=str(db))
+    got = found.corrected[0]
+    assert (got.items, got.labels, got.labels_unjudged) == (10, 4, 1)
+    assert got.result is not None and got.result.corrected.estimate == pytest.approx(PPI)
+    printed = runner.invoke(app, ["agreement", BENCH, "-j", JUDGE, "--store", str(db)])
+    assert f"{MODEL}: 1 voted item(s) the judge did not judge" in printed.output

@@ -147,6 +147,14 @@ def agreement(
     if found.corrected:
         console.print(corrected_table(found.corrected, WIN_RATE_TITLE, "model"))
         console.print(PPI_NOTE, markup=False, highlight=False)
+        for figure in found.corrected:
+            if figure.labels_unjudged:
+                console.print(
+                    f"{figure.subject}: {figure.labels_unjudged} voted item(s) the judge did "
+                    "not judge against the reference, left out",
+                    markup=False,
+                    highlight=False,
+                )
 
 
 def _print_self_check(figures: Sequence[CorrectedFigure], as_json: bool) -> None:
