@@ -144,17 +144,23 @@ def agreement(
     console.print(agreement_table(rows, f"{found.judge} vs human majority ({found.protocol})"))
     console.print(chosen.describe(), markup=False, highlight=False)
     _print_agreement_lines(result, votes)
-    if found.corrected:
-        console.print(corrected_table(found.corrected, WIN_RATE_TITLE, "model"))
-        console.print(PPI_NOTE, markup=False, highlight=False)
-        for figure in found.corrected:
-            if figure.labels_unjudged:
-                console.print(
-                    f"{figure.subject}: {figure.labels_unjudged} voted item(s) the judge did "
-                    "not judge against the reference, left out",
-                    markup=False,
-                    highlight=False,
-                )
+    _print_win_rates(found.corrected)
+
+
+def _print_win_rates(figures: Sequence[CorrectedFigure]) -> None:
+    """The judge's, the people's and the PPI++ win rates vs the reference (nothing without)."""
+    if not figures:
+        return
+    console.print(corrected_table(figures, WIN_RATE_TITLE, "model"))
+    console.print(PPI_NOTE, markup=False, highlight=False)
+    for figure in figures:
+        if figure.labels_unjudged:
+            console.print(
+                f"{figure.subject}: {figure.labels_unjudged} voted item(s) the judge did not "
+                "judge against the reference, left out",
+                markup=False,
+                highlight=False,
+            )
 
 
 def _print_self_check(figures: Sequence[CorrectedFigure], as_json: bool) -> None:
