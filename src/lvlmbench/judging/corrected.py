@@ -231,6 +231,8 @@ def corrected_alignment(store: Store, benchmark: str) -> CorrectedFigure | None:
     for check in counted_votes(store, HUMAN_CHECK):
         if check.model_a == IMAGE_CHECK and check.verdict in ("yes", "no"):
             answers.setdefault(check.item_id, []).append(float(check.verdict == "yes"))
+    if not answers:  # the usual case: no item needs parsing
+        return None
     items = list(iter_items(store, benchmark))
     if not any(item.id in answers for item in items):
         return None
