@@ -72,8 +72,11 @@ class CorrectedFigure:
     labels: int
     """Those people labelled too (PPI's n)."""
     judge_only: Estimate | None
-    """The judge's figure over every item (None without any, or one item of a cluster)."""
+    """The judge's figure over every item (None without an interval: no item, or one
+    cluster)."""
     result: PpiResult | None
+    """PPI++ beside the people-only figure (and the judge's again), intervals clipped to
+    [0, 1]; None when refused."""
     refused: str | None = None
     """Why there is no PPI figure (too few labelled or unlabelled items or clusters)."""
     labels_unjudged: int = 0
