@@ -4,9 +4,11 @@ read the store; `lvlmbench judge ...` makes the judgments.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Annotated, Any
 
 import typer
+from rich.table import Table
 
 from lvlmbench.cli._common import StoreOption, console, friendly_errors, open_store, print_json
 from lvlmbench.cli._judge_tables import agreement_table, print_pairwise_report
@@ -17,11 +19,14 @@ from lvlmbench.judging import (
     HUMAN,
     RATING_ROUNDS,
     REFERENCE,
+    SELF_CHECK,
     Annotators,
+    CorrectedFigure,
     HumanAgreement,
     VoteAgreement,
 )
 from lvlmbench.ratings.agreement import AgreementLevel
+from lvlmbench.stats import Estimate
 from lvlmbench.workflows import AgreementOptions, RateOptions, combine_rule
 from lvlmbench.workflows import agreement as agreement_of
 from lvlmbench.workflows import rate as rate_benchmark
@@ -100,9 +105,14 @@ def agreement(
     single vote (FastChat's rule, with and without ties), over one group of annotators
     (``--annotators``; said in the output). The judge may be a text metric
     (``-j metric/rougeL``): the answer scoring higher wins the pair. ``-j human``: people with
-    each other (every two votes on a pair)."""
+    each other (every two votes on a pair). ``-j self-check`` (AutoBench-V): the self-check's
+    alignment against people's image checks. Where a judge scored every item and people some,
+    the judge's figure is shown corrected by them (PPI++) beside both."""
     options = AgreementOptions(judge=judge, protocol=protocol, seed=seed, annotators=annotators)
     found = agreement_of(open_store(store), benchmark, options)
+    if found.judge == SELF_CHECK:
+        _print_self_check(found.corrected, as_json)
+        return
     if found.majority is None:
         _print_annotator_agreement(found.votes, found.annotators, as_json)
         return
@@ -127,12 +137,81 @@ def agreement(
                     "without_ties": votes.without_ties,
                     "votes_without_ties": votes.total_without_ties,
                 },
+                "ppi": [figure.as_dict() for figure in found.corrected],
             }
         )
         return
     console.print(agreement_table(rows, f"{found.judge} vs human majority ({found.protocol})"))
     console.print(chosen.describe(), markup=False, highlight=False)
     _print_agreement_lines(result, votes)
+    _print_win_rates(found.corrected)
+
+
+def _print_win_rates(figures: Sequence[CorrectedFigure]) -> None:
+    """The judge's, the people's and the PPI++ win rates vs the reference (nothing without)."""
+    if not figures:
+        return
+    console.print(corrected_table(figures, WIN_RATE_TITLE, "model"))
+    console.print(PPI_NOTE, markup=False, highlight=False)
+    for figure in figures:
+        if figure.labels_unjudged:
+            console.print(
+                f"{figure.subject}: {figure.labels_unjudged} voted item(s) the judge did not "
+                "judge against the reference, left out",
+                markup=False,
+                highlight=False,
+            )
+
+
+def _print_self_check(figures: Sequence[CorrectedFigure], as_json: bool) -> None:
+    if as_json:
+        print_json({"judge": SELF_CHECK, "ppi": [figure.as_dict() for figure in figures]})
+        return
+    console.print(corrected_table(figures, SELF_CHECK_TITLE, "benchmark"))
+    console.print(SELF_CHECK_NOTE, markup=False, highlight=False)
+
+
+WIN_RATE_TITLE = "win rate vs reference: judge, people, judge corrected by people (PPI++)"
+SELF_CHECK_TITLE = (
+    "image matches its description: self-check alignment, people's checks, self-check "
+    "corrected by people (PPI++)"
+)
+SELF_CHECK_NOTE = (
+    "The self-check's alignment (the share of its checks an accepted image passed) on every "
+    "item; people: yes 1, no 0 (unsure left out), per item averaged; PPI++: the self-check "
+    "corrected by the gap on the checked items, valid when they are a random sample. 95% "
+    "intervals, cluster-robust by the items' clusters (fine aspect), clipped to 0-100%."
+)
+
+
+PPI_NOTE = (
+    "PPI++: the judge's figure on every item corrected by the judge-human gap on the voted "
+    "items (Angelopoulos et al. 2023), valid when the voted items are a random sample of the "
+    "judged ones; people: the share of an item's votes the model wins, averaged over items; "
+    "95% intervals, clipped to 0-100%."
+)
+
+
+def _interval(estimate: Estimate) -> str:
+    return f"{100 * estimate.estimate:.1f}% [{100 * estimate.low:.1f}, {100 * estimate.high:.1f}]"
+
+
+def corrected_table(figures: Sequence[CorrectedFigure], title: str, subject: str) -> Table:
+    """Per figure (``subject``: a model, a benchmark): the judge's figure on every item, the
+    people's on the labelled ones, and PPI++ with its λ (or why there is none)."""
+    table = Table(title=title, title_justify="left")
+    for name in (subject, "items", "judge", "labels", "people", "PPI++", "lambda"):
+        table.add_column(name, justify="left" if name == subject else "right")
+    for figure in figures:
+        result = figure.result
+        judge = "-" if figure.judge_only is None else _interval(figure.judge_only)
+        head = [figure.subject, str(figure.items), judge, str(figure.labels)]
+        if result is None:
+            table.add_row(*head, "-", figure.refused or "-", "-")
+            continue
+        people, corrected = _interval(result.human_only), _interval(result.corrected)
+        table.add_row(*head, people, corrected, f"{result.weight:.2f}")
+    return table
 
 
 def _level_row(lv: AgreementLevel) -> dict[str, Any]:

@@ -20,6 +20,14 @@ from lvlmbench.judging.annotators import (
     annotator_report,
 )
 from lvlmbench.judging.builtin_protocols import METRIC
+from lvlmbench.judging.corrected import (
+    IMAGE_CHECK,
+    SELF_CHECK,
+    WIN_RATE,
+    CorrectedFigure,
+    corrected_alignment,
+    corrected_win_rates,
+)
 from lvlmbench.judging.counted_votes import annotator_of, counted_votes
 from lvlmbench.judging.hallucination import (
     HALLUCINATION,
@@ -109,6 +117,7 @@ __all__ = [
     "FAST_S",
     "HALLUCINATION",
     "HUMAN",
+    "IMAGE_CHECK",
     "METRIC",
     "MIN_VOTES",
     "ONE_SIDE",
@@ -119,10 +128,13 @@ __all__ = [
     "REFERENCE",
     "REFERENCE_PREFIX",
     "SCORE",
+    "SELF_CHECK",
+    "WIN_RATE",
     "AnnotatorReport",
     "AnnotatorRow",
     "Annotators",
     "Column",
+    "CorrectedFigure",
     "HallucinationScore",
     "HumanAgreement",
     "JudgeAgreement",
@@ -150,6 +162,8 @@ __all__ = [
     "choose_annotators",
     "column_digits",
     "combine_orders",
+    "corrected_alignment",
+    "corrected_win_rates",
     "counted_votes",
     "hallucination_judgment",
     "hallucination_messages",

@@ -12,6 +12,7 @@ from typing import Any
 
 from lvlmbench.autobench.exp_levels import leakage_by_level, ranks_by_level, ranks_from_table
 from lvlmbench.choice.accuracy import AccuracyRow, accuracy_table
+from lvlmbench.judging.corrected import corrected_alignment
 from lvlmbench.judging.human_checks import CHECKS, alignment_rates
 from lvlmbench.report._common import pct
 from lvlmbench.store import GenerationReport, Store, get_artifact, get_benchmark
@@ -56,7 +57,8 @@ def _ranks(
 
 
 def _alignment(store: Store, benchmark: str) -> dict[str, Any] | None:
-    """People's alignment rates per check and level, and the benchmark's guideline condition."""
+    """People's alignment rates per check and level, the benchmark's guideline condition, and
+    the self-check's alignment corrected by people's image checks (PPI++, ``self_check``)."""
     rates = alignment_rates(store, benchmark)
     if not rates:
         return None
@@ -80,7 +82,9 @@ def _alignment(store: Store, benchmark: str) -> dict[str, Any] | None:
                 "high": None if ci is None else pct(ci.high),
             }
         )
-    return {"condition": condition, "rows": rows}
+    corrected = corrected_alignment(store, benchmark)
+    self_check = None if corrected is None else corrected.as_dict()
+    return {"condition": condition, "rows": rows, "self_check": self_check}
 
 
 def ab_experiments_summary(

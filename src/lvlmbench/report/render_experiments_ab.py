@@ -153,7 +153,43 @@ def alignment_section(data: dict[str, Any] | None) -> str:
         "<code>--no-guidelines</code> is the ablation). Rate = yes / (yes + no) over every "
         "person's answers on the web app's \"check\" page; unsure answers decide nothing.</p>"
     )
-    return "<h3>Human evaluation: alignment rates</h3>" + note + table(head, body, "align") + chart
+    parts = [note, table(head, body, "align"), chart, _self_check(data.get("self_check"))]
+    return "<h3>Human evaluation: alignment rates</h3>" + "".join(parts)
+
+
+def _pct_ci(value: dict[str, Any] | None) -> str:
+    if value is None:
+        return "-"
+    low, high = 100 * value["low"], 100 * value["high"]
+    return f"{100 * value['estimate']:.1f} [{low:.1f}, {high:.1f}]"
+
+
+def _self_check(figure: dict[str, Any] | None) -> str:
+    """The self-check's mean alignment on every item, people's image checks on some, and
+    PPI++ (the self-check corrected by them), clustered by fine aspect ('' without checks)."""
+    if figure is None:
+        return ""
+    corrected = figure["corrected"]
+    cluster = (corrected or figure["judge_only"] or {}).get("cluster", "item")
+    body = [
+        [
+            td(str(figure["n_items"])),
+            td(_pct_ci(figure["judge_only"])),
+            td(str(figure["n_labels"])),
+            td(_pct_ci(figure["human_only"])),
+            td(figure["refused"] or _pct_ci(corrected), ppi="self-check"),
+            td(fmt(figure["lambda"], 2)),
+        ]
+    ]
+    head = ["items", "self-check %", "checked", "people %", "PPI++ %", "lambda"]
+    note = (
+        '<p class="note">Does the image match its description? The self-check\'s alignment '
+        "(the share of its checks an accepted image passed) on every item, people's answers "
+        "(yes 1, no 0, per item averaged) on the items they checked, and PPI++: the self-check "
+        "corrected by the gap on the checked items (valid when they are a random sample). 95% "
+        f"intervals, cluster-robust by {escape(cluster)}, clipped to 0-100%.</p>"
+    )
+    return note + table(head, body, "ppi")
 
 
 def ab_experiment_sections(bench: BenchmarkSummary) -> str:

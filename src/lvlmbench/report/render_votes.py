@@ -90,12 +90,51 @@ def _human_one(entry: dict[str, Any], benchmark: str) -> list[str]:
             f'<span data-annotators="{group}">{said}.</span></p>'
         )
         out.append(note + _agreement_table(rows, judge="human"))
+        out.append(_corrected_block(entry.get("ppi") or [], benchmark))
     else:
         out.append('<p class="note">No judge has judged the voted pairs.</p>')
     for note in [rep.get("bt_note"), *rep.get("warnings", [])]:
         if note:
             out.append(f'<p class="note">{escape(note)}</p>')
     return out
+
+
+_PPI_NOTE = (
+    "Win rate vs the reference three ways: the judge's on every item it judged, the people's on "
+    "the voted items (the share of an item's votes the model wins, averaged over items), and "
+    "PPI++ (Angelopoulos et al. 2023): the judge's figure corrected by the judge-human gap on "
+    "the voted items, valid when they are a random sample of the judged ones. 95% intervals, "
+    "clipped to 0-100%; labels: the voted items used. The figures "
+)
+
+
+def _interval(value: dict[str, Any] | None) -> str:
+    if value is None:
+        return "-"
+    return f"{_share(value['estimate'])} [{_share(value['low'])}, {_share(value['high'])}]"
+
+
+def _corrected_block(figures: list[dict[str, Any]], benchmark: str) -> str:
+    """Per judge and model: judge, people and PPI++ win rates ('' without any)."""
+    if not figures:
+        return ""
+    body = [
+        [
+            td(f["judge"]),
+            td(f["subject"]),
+            td(str(f["n_items"])),
+            td(_interval(f["judge_only"])),
+            td(str(f["n_labels"])),
+            td(_interval(f["human_only"])),
+            td(f["refused"] or _interval(f["corrected"]), ppi=f["subject"], ppi_judge=f["judge"]),
+            td(fmt(f["lambda"], 2)),
+        ]
+        for f in figures
+    ]
+    head = ["judge", "model", "items", "judge %", "labels", "people %", "PPI++ %", "lambda"]
+    command = escape(f"lvlmbench agreement {benchmark} -j JUDGE")
+    note = f'<p class="note">{escape(_PPI_NOTE)}<code>{command}</code> prints.</p>'
+    return note + table(head, body, "ppi")
 
 
 def human_section(bench: BenchmarkSummary) -> str:

@@ -15,7 +15,11 @@ from lvlmbench.judging import (
     RATING_ROUNDS,
     RATING_SEED,
     REFERENCE,
+    Annotators,
+    VoteSummary,
+    corrected_win_rates,
     human_report,
+    pairwise_protocols,
     vote_summary,
 )
 from lvlmbench.store import Store
@@ -28,8 +32,10 @@ def human_votes(store: Store, benchmark: str) -> list[dict[str, Any]]:
     annotator pooled: ``votes`` and ``annotators`` counted, the ``rounds`` and ``seed`` of the
     bootstraps, ``ratings`` (the :class:`~lvlmbench.judging.PairwiseReport` dict `rate -j human
     --style-control --json` prints), ``agreement`` (one row per judge that judged voted pairs),
-    and the annotators the owner ``excluded`` with their ``excluded_votes`` (counted in none of
-    the figures)."""
+    ``ppi`` (per pairwise judge, each model's win rate vs the reference by the judge, by the
+    people and by PPI++, as `lvlmbench agreement BENCH -j JUDGE --json` prints them), and the
+    annotators the owner ``excluded`` with their ``excluded_votes`` (counted in none of the
+    figures)."""
     votes = vote_summary(store, benchmark)
     if not votes.votes and not votes.excluded_votes:
         return []
@@ -51,6 +57,7 @@ def human_votes(store: Store, benchmark: str) -> list[dict[str, Any]]:
             "seed": RATING_SEED,
             "ratings": report.as_dict(),
             "agreement": [asdict(judge) for judge in votes.judges],
+            "ppi": _corrected(store, benchmark, votes),
             "excluded": votes.excluded,
             "excluded_votes": votes.excluded_votes,
             "agreement_annotators": None
@@ -61,3 +68,20 @@ def human_votes(store: Store, benchmark: str) -> list[dict[str, Any]]:
             else votes.agreement_annotators.describe(),
         }
     ]
+
+
+def _corrected(store: Store, benchmark: str, votes: VoteSummary) -> list[dict[str, object]]:
+    """Every pairwise judge's PPI figures over the agreement's annotators (text metrics judge
+    no model against the reference)."""
+    chosen: Annotators | None = votes.agreement_annotators
+    if chosen is None:
+        return []
+    found = []
+    for judge in votes.judges:
+        if judge.protocol not in pairwise_protocols():
+            continue
+        figures = corrected_win_rates(
+            store, benchmark, judge.judge, protocol=judge.protocol, annotators=chosen
+        )
+        found += [figure.as_dict() for figure in figures]
+    return found

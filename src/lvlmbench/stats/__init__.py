@@ -19,7 +19,7 @@ stand alone) and every interval accounts for it:
 - power: :func:`items_needed` for a paired comparison to see a given difference, from the
   observed per-item differences and their clusters.
 - a judge corrected by people: :func:`ppi_mean` (PPI++ or PPI) beside the judge-only and
-  human-only figures, with the number of labels.
+  human-only figures, with the number of labels; cluster-robust where items cluster.
 
 Coverage is proven by simulation (tests/stats and bench/bench_stats.py).
 """

@@ -15,7 +15,13 @@ import numpy as np
 
 from lvlmbench.stats.estimate import FloatArray, IntArray
 
-__all__ = ["SimulatedBenchmark", "simulate_benchmark", "simulate_judged"]
+__all__ = [
+    "ClusteredJudged",
+    "SimulatedBenchmark",
+    "simulate_benchmark",
+    "simulate_clustered_judged",
+    "simulate_judged",
+]
 
 
 @dataclass(frozen=True)
@@ -73,3 +79,48 @@ def simulate_judged(
     labelled = np.zeros(items, dtype=bool)
     labelled[rng.choice(items, labels, replace=False)] = True
     return human[labelled], judge[labelled], judge[~labelled]
+
+
+@dataclass(frozen=True)
+class ClusteredJudged:
+    """People's verdicts on a few items and a judge's on all, items clustered."""
+
+    human: FloatArray
+    """On the labelled items."""
+    judge_labelled: FloatArray
+    judge_unlabelled: FloatArray
+    clusters_labelled: list[int]
+    clusters_unlabelled: list[int]
+
+
+def simulate_clustered_judged(
+    rng: np.random.Generator,
+    *,
+    clusters: int = 40,
+    per_cluster: int = 50,
+    labels: int = 100,
+    rate: float = 0.6,
+    icc: float = 0.5,
+    agreement: float = 0.85,
+    judge_bias: float = 0.4,
+) -> ClusteredJudged:
+    """As :func:`simulate_judged`, over ``clusters × per_cluster`` items whose human
+    verdicts correlate by ``icc`` within a cluster (the truth is still ``rate``), and whose
+    judge errors lean the same way within a cluster: a cluster's items are judged alike."""
+    k = (1.0 - icc) / icc
+    cluster_p = rng.beta(rate * k, (1.0 - rate) * k, size=clusters)
+    yes_when_wrong = rng.beta((0.5 + judge_bias) * k, (0.5 - judge_bias) * k, size=clusters)
+    codes = np.repeat(np.arange(clusters), per_cluster)
+    human = (rng.random(codes.size) < cluster_p[codes]).astype(np.float64)
+    agrees = rng.random(codes.size) < agreement
+    wrong_says_yes = rng.random(codes.size) < yes_when_wrong[codes]
+    judge = np.where(agrees, human, wrong_says_yes.astype(np.float64))
+    labelled = np.zeros(codes.size, dtype=bool)
+    labelled[rng.choice(codes.size, labels, replace=False)] = True
+    return ClusteredJudged(
+        human[labelled],
+        judge[labelled],
+        judge[~labelled],
+        codes[labelled].tolist(),
+        codes[~labelled].tolist(),
+    )

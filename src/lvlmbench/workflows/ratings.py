@@ -10,17 +10,22 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from lvlmbench.judging import (
+    ALL_ANNOTATORS,
     HUMAN,
     METRIC,
     RATING_ROUNDS,
     RATING_SEED,
     REFERENCE,
+    SELF_CHECK,
     Annotators,
+    CorrectedFigure,
     HumanAgreement,
     PairwiseReport,
     VoteAgreement,
     annotator_agreement,
     choose_annotators,
+    corrected_alignment,
+    corrected_win_rates,
     human_agreement,
     human_report,
     is_human_judge,
@@ -68,8 +73,8 @@ class AgreementOptions:
     """Every option of ``lvlmbench agreement``, with the command's defaults."""
 
     judge: str
-    """A judge spec with pairwise rows, ``metric/<name>``, or ``human`` (people with each
-    other)."""
+    """A judge spec with pairwise rows, ``metric/<name>``, ``human`` (people with each
+    other), or ``self-check`` (AutoBench-V's self-check against people's image checks)."""
     protocol: str | None = None
     seed: int = 0
     """Seed of the coin flips for judge ties."""
@@ -92,6 +97,11 @@ class AgreementResult:
     every two votes on a pair."""
     majority: HumanAgreement | None
     """Against the majority of the votes per pair, by level (None for ``human``)."""
+    corrected: tuple[CorrectedFigure, ...] = ()
+    """Each model's win rate vs the reference by the judge on every item, by the votes on
+    some, and by PPI++ (the judge corrected by the votes); () for ``human`` and text
+    metrics (they judge no model against the reference). For ``self-check``: the one
+    alignment figure, and ``votes`` counts nothing (people checked images, not pairs)."""
 
 
 def combine_rule(value: str) -> CombineRule:
@@ -146,6 +156,8 @@ def agreement(store: Store, benchmark: str, options: AgreementOptions) -> Agreem
     """The judge (or, for ``human``, people with each other) against the votes of one group
     of annotators; InvalidOptions for an unknown group or judge, or no voted pair it judged."""
     require_benchmark(store, benchmark)
+    if options.judge == SELF_CHECK:
+        return _self_check(store, benchmark)
     try:
         chosen = choose_annotators(store, benchmark, options.annotators)
     except ValueError as exc:
@@ -163,7 +175,24 @@ def agreement(store: Store, benchmark: str, options: AgreementOptions) -> Agreem
         raise InvalidOptions(
             f"no pairs with human votes that {judge} judged under {protocol!r} on {benchmark!r}"
         )
-    return AgreementResult(judge, protocol, chosen, votes, majority)
+    corrected: tuple[CorrectedFigure, ...] = ()
+    if protocol in pairwise_protocols():
+        found = corrected_win_rates(store, benchmark, judge, protocol=protocol, annotators=chosen)
+        corrected = tuple(found)
+    return AgreementResult(judge, protocol, chosen, votes, majority, corrected)
+
+
+def _self_check(store: Store, benchmark: str) -> AgreementResult:
+    """AutoBench-V's self-check alignment corrected by people's image checks."""
+    figure = corrected_alignment(store, benchmark)
+    if figure is None:
+        raise InvalidOptions(
+            f"no person answered the image check on {benchmark!r} (the web app's check page "
+            "asks it): there is nothing to correct the self-check with"
+        )
+    every = Annotators(ALL_ANNOTATORS, True, figure.labels, {})
+    nothing = VoteAgreement(0, 0, 0, 0, every)
+    return AgreementResult(SELF_CHECK, None, every, nothing, None, (figure,))
 
 
 def pick_judge(
