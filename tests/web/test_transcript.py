@@ -253,3 +253,32 @@ def test_a_secret_in_an_old_cache_row_is_masked_on_the_page(tmp_path: Path) -> N
     built.store.close()
     assert "raw provider output" in page and "authorization" in page
     assert secret not in page and secret not in body
+
+
+def test_item_page_labels_samples_numbers_options_once_and_shows_a_baselines_reply(
+    db: Path,
+) -> None:
+    # Two samples of one baseline: main showed two sections both titled "baseline/random ·
+    # default", "raw output: not in the cache (failed calls are not cached)" for an answer that
+    # made no call, and options as "1. A. circle" (an ordered list numbering lettered options).
+    args = ["evaluate", BENCH, "-m", "baseline/random", "--epochs", "2", "--store", str(db)]
+    assert runner.invoke(cli, args).exit_code == 0
+    [page] = _client_page(db, "/b/shapes/items/s1")
+    titles = re.findall(r"<h3>baseline/random <span class=\"note\">([^<]*)</span>", page)
+    assert titles == ["· default · sample 1", "· default · sample 2"], titles
+    assert "not in the cache" not in page
+    assert page.count("the reply above is the whole output") == 2
+    assert '<ol class="opts">' in page  # numbering is the stylesheet's: it must be off
+    assert 'href="/b/shapes/vote"' not in page  # keyed items: nothing to vote on
+    [css] = _client_page(db, "/static/app.css")
+    assert re.search(r"(^|\n|\} )\.opts \{[^}]*list-style: none", css), "options numbered"
+
+
+def _client_page(db: Path, path: str) -> Iterator[str]:
+    clients = _client(db)
+    try:
+        response = next(clients).get(path)
+        assert response.status_code == 200, response.text
+        yield unescape(response.text)
+    finally:
+        clients.close()

@@ -11,6 +11,7 @@ from fastapi.responses import HTMLResponse
 from fastapi.templating import Jinja2Templates
 
 from lvlmbench.store import Store, StoredBenchmark, get_benchmark
+from lvlmbench.web.human import votable
 from lvlmbench.web.identity import identify
 from lvlmbench.web.limits import Rate
 from lvlmbench.web.revision_cache import RevisionCache
@@ -26,6 +27,7 @@ __all__ = [
     "require_benchmark",
     "store_of",
     "templates",
+    "votable_here",
 ]
 
 
@@ -81,8 +83,17 @@ def require_benchmark(request: Request, name: str) -> StoredBenchmark:
     return bench
 
 
+def votable_here(request: Request, name: str) -> bool:
+    """Whether benchmark ``name`` has a pair to vote on, worked out once per store revision."""
+    return figures_of(request).get(("votable", name), lambda: votable(store_of(request), name))
+
+
 def render(request: Request, template: str, status_code: int = 200, **context: Any) -> HTMLResponse:
     """A page with what every template needs: the CSRF value, who is signed in, the mode."""
+    name = context.get("name")
+    if isinstance(name, str) and "votable" not in context:
+        # The nav offers a vote only where there is something to vote on.
+        context["votable"] = votable_here(request, name)
     context.update(
         csrf=csrf_value(request),
         identity=identify(request),

@@ -41,6 +41,7 @@ __all__ = [
     "pick_check_item",
     "record_checks",
     "record_vote",
+    "votable",
 ]
 
 
@@ -119,6 +120,15 @@ def _voted(store: Store, annotator: str) -> set[tuple[str, str, str]]:
         (j.item_id, j.model_a, j.model_b or "")
         for j in iter_judgments(store, protocol=HUMAN, judge=f"human:{annotator}")
     }
+
+
+def votable(store: Store, benchmark: str) -> bool:
+    """Whether the benchmark has anything to vote on: an open-ended item with two answers
+    (a keyed item is scored against its key, never voted on)."""
+    items = {i.id: i for i in iter_items(store, benchmark) if i.kind == "open"}
+    if not items:
+        return False
+    return any(len(by_model) > 1 for by_model in _answers(store, benchmark, items).values())
 
 
 def new_ballot(store: Store, benchmark: str, annotator: str, rng: random.Random) -> Ballot | None:

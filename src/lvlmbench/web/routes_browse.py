@@ -17,7 +17,13 @@ from lvlmbench.report import benchmark_summary, render_benchmark, report_css
 from lvlmbench.report.render_style import style_block
 from lvlmbench.store import Store
 from lvlmbench.web._params import browser_query, item_filter
-from lvlmbench.web._render import figures_of, render, require_benchmark, store_of
+from lvlmbench.web._render import (
+    figures_of,
+    render,
+    require_benchmark,
+    store_of,
+    votable_here,
+)
 from lvlmbench.web.cells import cell_links
 from lvlmbench.web.queries import (
     OUTCOMES,
@@ -42,7 +48,9 @@ _DIGEST = re.compile(r"^[0-9a-f]{64}$")
 
 @router.get("/", response_class=HTMLResponse)
 def index(request: Request) -> Response:
-    return render(request, "index.html", benchmarks=benchmark_listing(store_of(request)))
+    listed = benchmark_listing(store_of(request))
+    votable = {b.name: votable_here(request, b.name) for b in listed}
+    return render(request, "index.html", benchmarks=listed, votable=votable)
 
 
 @router.get("/b/{name}", response_class=HTMLResponse)

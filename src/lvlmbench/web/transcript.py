@@ -15,7 +15,13 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from lvlmbench.models import GenerationSettings, ModelSpec, redact_text
+from lvlmbench.models import (
+    GenerationSettings,
+    ModelSpec,
+    RegistryError,
+    redact_text,
+    resolve_model,
+)
 from lvlmbench.runner import VARIANTS, ItemUnavailable, item_messages
 from lvlmbench.store import Store, benchmark_item_ids, cached_call, system_prompt
 from lvlmbench.types import BenchmarkItem, ImagePart, Message, ModelOutput, Response, TextPart
@@ -105,7 +111,10 @@ def sent_messages(store: Store, item: BenchmarkItem, variant: str) -> tuple[list
     return _as_sent(built), note
 
 
-def _call_record(store: Store, key: str | None) -> tuple[CallRecord | None, str]:
+def _call_record(store: Store, response: Response) -> tuple[CallRecord | None, str]:
+    if _answers_in_process(response.model):
+        return None, "the reply above is the whole output: this examinee answers in-process"
+    key = response.cache_key
     if key is None:
         return None, "not recorded (answered before cache keys were stored, or imported)"
     row = cached_call(store, key)
@@ -121,6 +130,16 @@ def _call_record(store: Store, key: str | None) -> tuple[CallRecord | None, str]
         row.created_at,
     )
     return shown, ""
+
+
+def _answers_in_process(model: str) -> bool:
+    """Whether ``model`` names a free provider (``baseline/…``): it makes no model call, so
+    nothing of it is cached and its reply is all there is (a stored name that is no spec, an
+    imported player, is not one)."""
+    try:
+        return resolve_model(model).free
+    except RegistryError:
+        return False
 
 
 def _system_digest(model: str) -> str | None:
@@ -168,7 +187,7 @@ def transcripts(
         messages = _as_sent(sent)
         if missing is not None:
             messages = [_missing_prompt_note(missing), *messages]
-        call, call_note = _call_record(store, response.cache_key)
+        call, call_note = _call_record(store, response)
         out.append(Transcript(response, result, messages, note, call, call_note))
     return out
 
