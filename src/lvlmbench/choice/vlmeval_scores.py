@@ -27,10 +27,10 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TypedDict
 
 from lvlmbench.choice.accuracy import response_correct
-from lvlmbench.ratings import CategoryTotal, ItemMean, category_sum
+from lvlmbench.ratings import CategoryTotal, CategoryTotalJSON, ItemMean, category_sum
 from lvlmbench.store import Store, iter_benchmark_responses, iter_items
 from lvlmbench.types import BenchmarkItem, Response, Status
 
@@ -40,8 +40,12 @@ __all__ = [
     "MME_REASONING",
     "MME_TOTALS",
     "CircularRow",
+    "CircularRowJSON",
     "MMECategory",
+    "MMECategoryJSON",
     "MMERow",
+    "MMERowJSON",
+    "MMETotalsJSON",
     "circular_groups",
     "circular_table",
     "mme_groups",
@@ -60,6 +64,57 @@ MME_REASONING = frozenset(
 )
 MME_TOTALS = {"perception": MME_PERCEPTION, "reasoning": MME_REASONING}
 """MME's two sums and the categories each adds up (VLMEvalKit's ``super_cates``)."""
+
+
+class CircularRowJSON(TypedDict):
+    """:meth:`CircularRow.as_dict`: a CircularEval table row as ``--json``, ``summary.json``
+    and the web API show it (accuracies as fractions)."""
+
+    model: str
+    variant: str
+    row_accuracy: float
+    rows_correct: int
+    rows: int
+    copies: int
+    circular_accuracy: float
+    questions_correct: int
+    questions: int
+    incomplete: int
+    epochs: int
+
+
+class MMECategoryJSON(TypedDict):
+    """:meth:`MMECategory.as_dict` (acc and acc+ in percent, as MME reports them)."""
+
+    category: str
+    acc: float
+    acc_plus: float
+    score: float
+    questions: int
+    correct: int
+    images: int
+    images_correct: int
+    unanswered: int
+    epochs: int
+
+
+class MMETotalsJSON(TypedDict):
+    """MME's two sums with their coverage (:data:`MME_TOTALS`)."""
+
+    perception: CategoryTotalJSON
+    reasoning: CategoryTotalJSON
+
+
+class MMERowJSON(TypedDict):
+    """:meth:`MMERow.as_dict`: the sums (None unless complete), their coverage, the
+    categories."""
+
+    model: str
+    variant: str
+    perception: float | None
+    reasoning: float | None
+    totals: MMETotalsJSON
+    categories: list[MMECategoryJSON]
 
 
 @dataclass(frozen=True)
@@ -91,7 +146,7 @@ class CircularRow:
         total = self.questions * self.epochs
         return self.questions_correct / total if total else 0.0
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> CircularRowJSON:
         """A JSON-ready dict (accuracies as fractions)."""
         return {
             "model": self.model,
@@ -135,7 +190,7 @@ class MMECategory:
     def score(self) -> float:
         return self.acc + self.acc_plus
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> MMECategoryJSON:
         """A JSON-ready dict (acc and acc+ in percent, as MME reports them)."""
         return {
             "category": self.category,
@@ -165,15 +220,16 @@ class MMERow:
         scores = {c.category: c.score for c in self.categories}
         return category_sum(scores, MME_TOTALS[name])
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> MMERowJSON:
         """A JSON-ready dict: the perception and reasoning sums (None unless complete), how
         many of their categories are present (``totals``), and the categories."""
-        totals = {name: self.total(name) for name in MME_TOTALS}
+        perception, reasoning = self.total("perception"), self.total("reasoning")
         return {
             "model": self.model,
             "variant": self.variant,
-            **{name: total.value for name, total in totals.items()},
-            "totals": {name: total.as_dict() for name, total in totals.items()},
+            "perception": perception.value,
+            "reasoning": reasoning.value,
+            "totals": {"perception": perception.as_dict(), "reasoning": reasoning.as_dict()},
             "categories": [c.as_dict() for c in self.categories],
         }
 

@@ -232,7 +232,7 @@ def _imported(store: str | None, options: ImportOptions, json_output: bool) -> I
 def _print_result(file: Path, result: ImportResult, json_output: bool) -> None:
     summary = result.summary
     if json_output:
-        print_json(summary.as_dict())
+        print_json(summary.model_dump())
     elif isinstance(summary, PredictionSummary):
         _print_predictions(summary)
     else:
