@@ -41,6 +41,7 @@ from lvlmbench.models import (
 )
 from lvlmbench.report import ReportFiles
 from lvlmbench.store import (
+    GenerationReport,
     ListedBenchmark,
     list_stored,
 )
@@ -106,7 +107,8 @@ class GenerationResult:
 
     benchmark: str
     items: int
-    report: dict[str, Any] = field(repr=False)
+    report: GenerationReport = field(repr=False)
+    """The generation report stored with the benchmark (``report.as_json()`` for its JSON)."""
     rounds: Generated | None = field(default=None, repr=False)
     """A generation in rounds (``budget``, ``budget_usd``, ``until``): what it built, spent
     and decided, the examinees' runs in ``rounds.summaries``; None for one built at once."""
@@ -176,7 +178,7 @@ def generate(
         made = _run(generate_benchmark(opened, options, planned=planned))
     return GenerationResult(
         benchmark=made.benchmark,
-        items=int(made.report["items"]),
+        items=made.report.items or 0,
         report=made.report,
         rounds=made.rounds,
     )

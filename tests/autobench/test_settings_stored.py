@@ -34,7 +34,7 @@ async def _generate(store: Store, settings: GenerateSettings) -> dict[str, Any]:
     images = ImageClient(load_image_model("procedural"), store)
     try:
         backend = ProceduralBackend(k_checks=settings.k_checks)
-        return await generate_benchmark(store, settings, backend, images)
+        return (await generate_benchmark(store, settings, backend, images)).as_json()
     finally:
         await images.aclose()
 

@@ -37,7 +37,7 @@ from lvlmbench.autobench.stages import (
     unit_key,
 )
 from lvlmbench.images import ImageClient
-from lvlmbench.store import Store, get_artifact, put_artifact
+from lvlmbench.store import GenerationReport, Store, get_artifact, put_artifact
 from lvlmbench.types import Status
 
 __all__ = [
@@ -155,7 +155,7 @@ async def generate_benchmark(
     backend: ExaminerBackend,
     images: ImageClient,
     on_progress: ProgressHook | None = None,
-) -> dict[str, Any]:
+) -> GenerationReport:
     """Run every stage for ``settings`` (resuming finished work) and store the benchmark.
 
     Returns the generation report that is stored with the benchmark.
