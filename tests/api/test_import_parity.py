@@ -40,10 +40,10 @@ def test_cli_and_api_store_the_same_rows(tmp_path: Path) -> None:
     assert shown.exit_code == 0, shown.output
     result = api.import_file(path, name="v", store=str(api_db))
     assert (result.format, result.detected, result.kind) == ("visit", True, "items")
-    assert result.summary.as_dict() == json.loads(shown.output)
+    assert result.summary.model_dump() == json.loads(shown.output)
     assert _stored(api_db, "v") == _stored(cli_db, "v") and _stored(api_db, "v")
     again = api.import_file(ImportOptions(path, format="visit", name="v"), store=str(api_db))
-    assert again.detected is False and again.summary.as_dict()["items_added"] == 0
+    assert again.detected is False and again.summary.model_dump()["items_added"] == 0
 
 
 def test_refused_options_are_refused_alike_before_a_store_is_opened(tmp_path: Path) -> None:
@@ -79,7 +79,7 @@ def test_a_standard_benchmark_by_name_imports_alike(
     assert (result.format, result.summary.benchmark) == ("vlmeval", "Lab_Bench")
     cli_summary = json.loads(shown.output)
     assert cli_summary.pop("standard")["file"] == str(cached_file(entry))
-    assert result.summary.as_dict() == cli_summary
+    assert result.summary.model_dump() == cli_summary
     assert _stored(api_db, "Lab_Bench") == _stored(cli_db, "Lab_Bench")
     assert len(_stored(api_db, "Lab_Bench")) == 3
     never = tmp_path / "never.db"

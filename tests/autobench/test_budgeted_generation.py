@@ -60,7 +60,7 @@ def _generate(store: Store, budget: int, first_round: int = 4) -> tuple[dict[str
                 budget=budget,
                 first_round=first_round,
             )
-        return report, meter.requests
+        return report.as_json(), meter.requests
 
     return asyncio.run(run())
 
@@ -153,7 +153,7 @@ def test_round_one_items_are_unchanged_by_round_two(tmp_path: Path) -> None:
             await builder.build_until(27)
             second = [i.id for i in builder.finalize()]
             assert not set(first) & set(second)  # each round hands out only its new items
-            return one, first, _item_rows(store), builder.report
+            return one, first, _item_rows(store), builder.report.as_json()
         finally:
             await images.aclose()
 
@@ -164,7 +164,8 @@ def test_round_one_items_are_unchanged_by_round_two(tmp_path: Path) -> None:
     # And finishing the plan without a budget keeps them too.
     images = ImageClient(load_image_model("procedural"), store)
     try:
-        full = asyncio.run(generate_benchmark(store, SETTINGS, ProceduralBackend(), images))
+        made = asyncio.run(generate_benchmark(store, SETTINGS, ProceduralBackend(), images))
+        full = made.as_json()
     finally:
         asyncio.run(images.aclose())
     three = _item_rows(store)
@@ -202,7 +203,7 @@ async def _examined(store: Store, model: ScriptedExaminer, budget: int | None) -
                 builder = await RoundBuilder.start(store, LLM, backend, images, budget=budget)
                 async for _ in builder.rounds_built(2):
                     pass
-                assert builder.report["budget"]["generation_calls"] == meter.requests
+                assert builder.report.as_json()["budget"]["generation_calls"] == meter.requests
         return meter.requests
     finally:
         await images.aclose()

@@ -57,7 +57,7 @@ async def _generate(store: Store, capability: str) -> dict[str, Any]:
     settings = GenerateSettings(capability=capability, n=1, m=2, per_aspect=1, levels=("easy",))
     images = ImageClient(load_image_model("procedural"), store)
     try:
-        return await generate_benchmark(store, settings, ProceduralBackend(), images)
+        return (await generate_benchmark(store, settings, ProceduralBackend(), images)).as_json()
     finally:
         await images.aclose()
 

@@ -35,7 +35,8 @@ def _generate(path: Path, settings: GenerateSettings) -> tuple[Store, dict[str, 
 
     async def run() -> dict[str, Any]:
         try:
-            return await generate_benchmark(store, settings, ProceduralBackend(), images)
+            made = await generate_benchmark(store, settings, ProceduralBackend(), images)
+            return made.as_json()
         finally:
             await images.aclose()
 

@@ -79,7 +79,7 @@ def _run(tmp_path: Path, overrides: dict[str, Override] | None = None, **changes
 
     async def go() -> dict[str, Any]:
         try:
-            return await generate_benchmark(store, settings, backend, images)
+            return (await generate_benchmark(store, settings, backend, images)).as_json()
         finally:
             await images.aclose()
 

@@ -41,7 +41,7 @@ def _generate(store: Store, settings: GenerateSettings) -> tuple[ScriptedExamine
 
     async def go() -> dict[str, Any]:
         try:
-            return await generate_benchmark(store, settings, backend, images)
+            return (await generate_benchmark(store, settings, backend, images)).as_json()
         finally:
             await images.aclose()
 

@@ -61,7 +61,8 @@ def _generate(path: Path, settings: GenerateSettings) -> Built:
 
     async def run() -> dict[str, Any]:
         try:
-            return await generate_benchmark(store, settings, ProceduralBackend(), images)
+            made = await generate_benchmark(store, settings, ProceduralBackend(), images)
+            return made.as_json()
         finally:
             await images.aclose()
 
@@ -276,7 +277,7 @@ def test_rerun_with_other_concurrency_resumes_without_recomputing(built: Built) 
     images = ImageClient(load_image_model("procedural"), store)
     report = asyncio.run(
         generate_benchmark(store, replace(SETTINGS, concurrency=3), ProceduralBackend(), images)
-    )
+    ).as_json()
     assert images.stats.requests == 0 and images.stats.cache_hits == 0  # no unit re-ran
     after = {r["id"]: r for r in store.iter_rows(tables.artifacts, run=SETTINGS.benchmark)}
     assert after == rows  # same rows, same data, same created_at: nothing was rewritten

@@ -102,7 +102,7 @@ def _benchmark(store: Store, name: str) -> tuple[list[dict[str, Any]], list[byte
 async def _procedural(store: Store, settings: GenerateSettings) -> dict[str, Any]:
     images = ImageClient(load_image_model("procedural"), store)
     try:
-        return await generate_benchmark(store, settings, ProceduralBackend(), images)
+        return (await generate_benchmark(store, settings, ProceduralBackend(), images)).as_json()
     finally:
         await images.aclose()
 
@@ -174,7 +174,7 @@ async def _examined(
     backend = ModelBackend(client, mode="scene", k_checks=settings.k_checks)
     images = ImageClient(load_image_model("procedural"), store)
     try:
-        return await generate_benchmark(store, settings, backend, images)
+        return (await generate_benchmark(store, settings, backend, images)).as_json()
     finally:
         await images.aclose()
 

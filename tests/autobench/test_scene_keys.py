@@ -351,7 +351,7 @@ async def _run(store: Store, examiner: ScriptedExaminer) -> dict[str, Any]:
     backend = ModelBackend(ModelClient(examiner, store), mode="scene", k_checks=2)
     images = ImageClient(load_image_model("procedural"), store)
     try:
-        return await generate_benchmark(store, SETTINGS, backend, images)
+        return (await generate_benchmark(store, SETTINGS, backend, images)).as_json()
     finally:
         await images.aclose()
 

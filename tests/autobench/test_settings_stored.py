@@ -14,6 +14,7 @@ from examiner_fakes import ScriptedExaminer
 from typer.testing import CliRunner
 
 from lvlmbench.autobench._backend import PlannedAspect
+from lvlmbench.autobench._drafts import Description
 from lvlmbench.autobench.diversity import exclusion_schedule
 from lvlmbench.autobench.llm import ModelBackend
 from lvlmbench.autobench.pipeline import GenerateSettings, generate_benchmark
@@ -33,7 +34,7 @@ async def _generate(store: Store, settings: GenerateSettings) -> dict[str, Any]:
     images = ImageClient(load_image_model("procedural"), store)
     try:
         backend = ProceduralBackend(k_checks=settings.k_checks)
-        return await generate_benchmark(store, settings, backend, images)
+        return (await generate_benchmark(store, settings, backend, images)).as_json()
     finally:
         await images.aclose()
 
@@ -111,7 +112,8 @@ async def test_the_schedule_decides_how_many_words_each_round_bans(tmp_path: Pat
             client = ModelClient(ScriptedExaminer(), store)
             backend = ModelBackend(client, exclusions=exclusion_schedule(spec))
             written = await backend.describe(aspect, "easy", 3, seed=1)
-            assert [len(d["banned_words_shown"]) for d in written] == shown
+            assert all(isinstance(d, Description) for d in written)
+            assert [len(d.banned_words_shown) for d in written] == shown
     finally:
         store.close()
 

@@ -90,7 +90,7 @@ def _generate(store: Store, backend: ProceduralBackend) -> dict[str, Any]:
 
     async def run() -> dict[str, Any]:
         try:
-            return await generate_benchmark(store, SETTINGS, backend, images)
+            return (await generate_benchmark(store, SETTINGS, backend, images)).as_json()
         finally:
             await images.aclose()
 

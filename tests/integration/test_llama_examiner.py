@@ -45,7 +45,7 @@ async def _generate(store: Store, server: Any) -> dict[str, Any]:
     backend = ModelBackend(ModelClient(model, store), mode="scene", k_checks=SETTINGS.k_checks)
     images = ImageClient(load_image_model("procedural"), store)
     try:
-        return await generate_benchmark(store, SETTINGS, backend, images)
+        return (await generate_benchmark(store, SETTINGS, backend, images)).as_json()
     finally:
         await backend.aclose()
         await images.aclose()

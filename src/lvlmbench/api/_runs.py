@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Literal
 
 from lvlmbench.autobench.pipeline import LEVELS
 from lvlmbench.models import (
     GenerationSettings,
     as_settings,
 )
+from lvlmbench.store import GenerationReport
 from lvlmbench.types import GenerationConfig
 from lvlmbench.workflows import (
     EvalSet,
@@ -48,7 +49,8 @@ class GenerationResult:
 
     benchmark: str
     items: int
-    report: dict[str, Any] = field(repr=False)
+    report: GenerationReport = field(repr=False)
+    """The generation report stored with the benchmark (``report.as_json()`` for its JSON)."""
     rounds: Generated | None = field(default=None, repr=False)
     """A generation in rounds (``budget``, ``budget_usd``, ``until``): what it built, spent
     and decided, the examinees' runs in ``rounds.summaries``; None for one built at once."""
@@ -121,7 +123,7 @@ def generate_many(
         made = _run(generate_several(opened, planned))
     return [
         GenerationResult(
-            benchmark=m.benchmark, items=int(m.report["items"]), report=m.report, rounds=m.rounds
+            benchmark=m.benchmark, items=m.report.items or 0, report=m.report, rounds=m.rounds
         )
         for m in made
     ]

@@ -10,7 +10,7 @@ only.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, Literal, Protocol
+from typing import TYPE_CHECKING, Literal, Protocol
 
 from lvlmbench.autobench._drafts import (
     AspectPlan,
@@ -20,6 +20,8 @@ from lvlmbench.autobench._drafts import (
     KeyMismatch,
     PlannedAspect,
     QuestionDraft,
+    SceneSeed,
+    StoredDescription,
     UnitDraft,
     UnitValidation,
 )
@@ -37,6 +39,8 @@ __all__ = [
     "KeyMismatch",
     "PlannedAspect",
     "QuestionDraft",
+    "SceneSeed",
+    "StoredDescription",
     "UnitDraft",
     "UnitValidation",
 ]
@@ -53,9 +57,9 @@ class ExaminerBackend(Protocol):
 
     async def describe(
         self, aspect: PlannedAspect, level: str, count: int, seed: int
-    ) -> list[dict[str, Any]]:
-        """``count`` descriptions (as stored dicts with at least "text") for an aspect and
-        level; the semantic-graph diversity rounds happen here."""
+    ) -> list[StoredDescription]:
+        """``count`` descriptions for an aspect and level, in the back-end's own stored shape
+        (a failed round keeps its place); the semantic-graph diversity rounds happen here."""
         ...
 
     def question_kind(
@@ -69,7 +73,7 @@ class ExaminerBackend(Protocol):
         self,
         aspect: PlannedAspect,
         level: str,
-        description: dict[str, Any],
+        description: StoredDescription,
         seed: int,
         attempt: int,
         assigned: AssignedKey,

@@ -15,6 +15,7 @@ from lvlmbench.autobench._drafts import (
     KeyCheck,
     PlannedAspect,
     QuestionDraft,
+    StoredDescription,
     UnitDraft,
 )
 from lvlmbench.autobench._drafts import UnitValidation as Validation
@@ -49,7 +50,7 @@ class Unit:
     key: str
     aspect: PlannedAspect
     level: str
-    description: dict[str, Any]
+    description: StoredDescription
     assigned: AssignedKey
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, TypeAdapter
 
 from lvlmbench.scenes.forms import QuestionForm
 
@@ -17,12 +17,17 @@ __all__ = [
     "AspectPlan",
     "AssignedKey",
     "CheckRecord",
+    "Description",
+    "FailedDescription",
     "KeyCheck",
     "KeyMismatch",
     "PlannedAspect",
     "QuestionDraft",
+    "SceneSeed",
+    "StoredDescription",
     "UnitDraft",
     "UnitValidation",
+    "stored_descriptions",
 ]
 
 
@@ -54,6 +59,57 @@ class AspectPlan(BaseModel):
     aspects: list[PlannedAspect]
     problems: list[str] = Field(default_factory=list)
     note: str | None = None
+
+
+class Description(BaseModel):
+    """One image description with the diversity bookkeeping of its round (a model examiner's,
+    :func:`lvlmbench.autobench.descriptions.write_descriptions`)."""
+
+    text: str
+    """The description the text-to-image model renders."""
+    topic: str
+    """The round's topic word."""
+    keywords: list[str]
+    """The round's keywords."""
+    round: int
+    """1-based round number within its (fine aspect, level); also the sampling epoch."""
+    banned_words_shown: list[str] = Field(default_factory=list)
+    """Banned words listed in this round's prompt."""
+    violations: list[str] = Field(default_factory=list)
+    """Banned words the examiner used anyway (accepted, but flagged)."""
+
+
+class FailedDescription(BaseModel):
+    """A model examiner's round that wrote no description: it keeps its place, so unit indices
+    stay stable on resume, and its unit is dropped with ``failure`` as the reason."""
+
+    text: None = None
+    failure: str
+    """The round's status and reason ("unparseable: ...")."""
+
+
+class SceneSeed(BaseModel):
+    """The procedural examiner's description: only the scene's seed (its description is drawn
+    with the scene, in the back-end's ``draft``)."""
+
+    index: int
+    """The unit's place in its (fine aspect, level)."""
+    seed: int
+
+
+StoredDescription = Description | FailedDescription | SceneSeed
+"""A description as the ``descriptions`` artifact keeps it, one shape per back-end (a failed
+round of a model examiner has its own). The shapes share no required field, so a stored one
+is read back as exactly the kind that wrote it."""
+
+_STORED = TypeAdapter(list[StoredDescription])
+
+
+def stored_descriptions(data: object) -> list[StoredDescription]:
+    """The descriptions of a stored ``descriptions`` artifact, typed (as written since the
+    pipeline began: :class:`Description`, :class:`FailedDescription` or :class:`SceneSeed`
+    dumped to JSON)."""
+    return _STORED.validate_python(data)
 
 
 class QuestionDraft(BaseModel):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import json
 from collections import Counter
 from typing import Any
 
@@ -217,9 +218,9 @@ def finalize_benchmark(
     examiner: str,
     wall_s: float,
     budget: GenerationBudget | None = None,
-) -> dict[str, Any]:
+) -> GenerationReport:
     """Balance answer positions over the accepted units, store the items and the benchmark
-    (``budget``: a budgeted run's section of its report)."""
+    (``budget``: a budgeted run's section of its report); returns the report stored."""
     name = settings.benchmark
     stored = [get_artifact(store, name, "units", k) for k in unit_keys]
     units = [UnitResult.from_json(u) for u in stored if u is not None]
@@ -256,4 +257,5 @@ def finalize_benchmark(
     # Read from its JSON, as the store will keep it (the settings' tuples become lists).
     typed = GenerationReport.model_validate_json(canonical_json(report))
     put_benchmark(store, name, AUTOBENCH_KIND, typed)
-    return report
+    # The same report with its keys in the order written (``generate --json`` prints them so).
+    return GenerationReport.model_validate_json(json.dumps(report))

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from lvlmbench.autobench.pipeline import ProgressHook, generate_benchmark
 from lvlmbench.images import ImageClient, load_image_model
@@ -14,7 +14,7 @@ from lvlmbench.models import ModelClient, load_chat_model
 if TYPE_CHECKING:
     from lvlmbench.autobench._backend import ExaminerBackend
     from lvlmbench.autobench.pipeline import GenerateSettings
-    from lvlmbench.store import Store
+    from lvlmbench.store import GenerationReport, Store
 
 __all__ = ["generate_with", "generate_within", "make_backend", "make_images", "opened_backend"]
 
@@ -93,8 +93,9 @@ async def generate_with(
     images: str,
     mode: str,
     on_progress: ProgressHook | None = None,
-) -> dict[str, Any]:
-    """Run the pipeline with the backend and image client for the specs."""
+) -> GenerationReport:
+    """Run the pipeline with the backend and image client for the specs; returns the
+    generation report stored with the benchmark."""
     async with opened_backend(store, settings, examiner, images, mode) as (backend, image_client):
         return await generate_benchmark(store, settings, backend, image_client, on_progress)
 
@@ -109,7 +110,7 @@ async def generate_within(
     budget: int,
     first_round: int,
     on_progress: ProgressHook | None = None,
-) -> dict[str, Any]:
+) -> GenerationReport:
     """Build the plan's units in rounds until it is built or ``budget`` examiner and
     text-to-image requests are spent (:class:`~lvlmbench.autobench.budgeted.RoundBuilder`)."""
     from lvlmbench.autobench.budgeted import RoundBuilder

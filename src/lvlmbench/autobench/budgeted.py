@@ -41,7 +41,6 @@ from collections import defaultdict
 from collections.abc import AsyncGenerator
 from functools import partial
 from itertools import takewhile
-from typing import Any
 
 from lvlmbench._concurrency import drain
 from lvlmbench.autobench._backend import AspectPlan, ExaminerBackend
@@ -69,7 +68,7 @@ from lvlmbench.autobench.unit_costs import GenerationMoney, UnitUsage
 from lvlmbench.budget import round_ends
 from lvlmbench.images import ImageClient
 from lvlmbench.models import RequestMeter, metered
-from lvlmbench.store import GenerationBudget, Store, get_artifact, iter_items
+from lvlmbench.store import GenerationBudget, GenerationReport, Store, get_artifact, iter_items
 from lvlmbench.types import BenchmarkItem
 
 __all__ = ["COSTS", "BuiltRound", "RoundBuilder"]
@@ -106,7 +105,7 @@ class RoundBuilder:
         self.short = False
         """The budget stopped the run (a round was cut, or a unit refused)."""
         self.rounds = 0
-        self.report: dict[str, Any] = {}
+        self._report: GenerationReport | None = None
         self.on_progress = on_progress
         """Called with (units known, units planned) as units are found or built."""
         self._live: dict[str, RequestMeter] = {}
@@ -299,7 +298,7 @@ class RoundBuilder:
         """Store the benchmark from the units built; returns the items new since the last call,
         in the order."""
         s = self.settings
-        self.report = finalize_benchmark(
+        self._report = finalize_benchmark(
             self.store,
             s,
             self.plan,
@@ -330,10 +329,18 @@ class RoundBuilder:
             if self.finished:
                 return
 
+    @property
+    def report(self) -> GenerationReport:
+        """The report stored by the last :meth:`finalize` (every run of rounds makes one)."""
+        if self._report is None:
+            raise RuntimeError("no round was finalized: there is no report yet")
+        return self._report
+
     def settle(self) -> None:
         """Store the report once more if it changed since the last round was finalized: with
         ``--until`` the last round's answers are costed (and may spend the money) after it."""
-        if self.report.get("budget") != self.summary().as_json():
+        stored = None if self._report is None else self._report.budget
+        if stored is None or stored.as_json() != self.summary().as_json():
             self.finalize()
 
     def summary(self) -> GenerationBudget:

@@ -18,6 +18,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field, field_validator
 
+from lvlmbench.autobench._drafts import Description
 from lvlmbench.autobench._results import StageResult, writer_messages
 from lvlmbench.autobench.diversity import SemanticGraph, normalise_word
 from lvlmbench.models import ModelClient
@@ -79,23 +80,6 @@ class DescriptionReply(BaseModel):
         if len(set(words)) != len(words):
             raise ValueError("keywords must be distinct")
         return [k.strip() for k in value]
-
-
-class Description(BaseModel):
-    """One image description with the diversity bookkeeping of its round."""
-
-    text: str
-    """The description the text-to-image model renders."""
-    topic: str
-    """The round's topic word."""
-    keywords: list[str]
-    """The round's keywords."""
-    round: int
-    """1-based round number within its (fine aspect, level); also the sampling epoch."""
-    banned_words_shown: list[str] = Field(default_factory=list)
-    """Banned words listed in this round's prompt."""
-    violations: list[str] = Field(default_factory=list)
-    """Banned words the examiner used anyway (accepted, but flagged)."""
 
 
 def _mentions(phrase: str, banned: str) -> bool:

@@ -20,9 +20,11 @@ from lvlmbench.autobench._backend import (
     KeyMismatch,
     PlannedAspect,
     QuestionDraft,
+    StoredDescription,
     UnitDraft,
     UnitValidation,
 )
+from lvlmbench.autobench._drafts import Description, FailedDescription
 from lvlmbench.autobench.aspects import write_aspects
 from lvlmbench.autobench.descriptions import write_descriptions
 from lvlmbench.autobench.diversity import SemanticGraph, linear_exclusions
@@ -87,7 +89,7 @@ class ModelBackend:
 
     async def describe(
         self, aspect: PlannedAspect, level: str, count: int, seed: int
-    ) -> list[dict[str, Any]]:
+    ) -> list[StoredDescription]:
         graph = SemanticGraph(self.exclusions, enabled=self.diversity_graph)
         results = await write_descriptions(
             self.examiner,
@@ -102,9 +104,9 @@ class ModelBackend:
         )
         # A failed round keeps its place (as a failure) so unit indices stay stable on resume.
         return [
-            r.value.model_dump(mode="json")
+            r.value
             if r.value is not None
-            else {"text": None, "failure": f"{r.status.value}: {r.reason}"}
+            else FailedDescription(failure=f"{r.status.value}: {r.reason}")
             for r in results
         ]
 
@@ -117,16 +119,20 @@ class ModelBackend:
         self,
         aspect: PlannedAspect,
         level: str,
-        description: dict[str, Any],
+        description: StoredDescription,
         seed: int,
         attempt: int,
         assigned: AssignedKey,
     ) -> UnitDraft:
-        text = description.get("text")
-        if not text:
-            return UnitDraft(description="", failure=description.get("failure", "no text"))
+        if isinstance(description, FailedDescription):
+            return UnitDraft(description="", failure=description.failure)
+        if not isinstance(description, Description) or not description.text:
+            return UnitDraft(description="", failure="no text")  # another back-end's shape
+        text = description.text
         extra: dict[str, Any] = {
-            k: description[k] for k in ("topic", "keywords", "violations") if k in description
+            "topic": description.topic,
+            "keywords": description.keywords,
+            "violations": description.violations,
         }
         if self.mode == "text":
             return UnitDraft(description=text, extra=extra)

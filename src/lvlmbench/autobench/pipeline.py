@@ -17,7 +17,13 @@ from functools import partial
 from typing import Any
 
 from lvlmbench._concurrency import drain
-from lvlmbench.autobench._backend import AspectPlan, ExaminerBackend, PlannedAspect
+from lvlmbench.autobench._backend import (
+    AspectPlan,
+    ExaminerBackend,
+    PlannedAspect,
+    StoredDescription,
+)
+from lvlmbench.autobench._drafts import stored_descriptions
 from lvlmbench.autobench._finalize import finalize_benchmark
 from lvlmbench.autobench._unit import AcceptedUnit, AttemptRecord, Decision, UnitResult
 from lvlmbench.autobench.keyplan import key_plan
@@ -31,7 +37,7 @@ from lvlmbench.autobench.stages import (
     unit_key,
 )
 from lvlmbench.images import ImageClient
-from lvlmbench.store import Store, get_artifact, put_artifact
+from lvlmbench.store import GenerationReport, Store, get_artifact, put_artifact
 from lvlmbench.types import Status
 
 __all__ = [
@@ -69,7 +75,7 @@ async def described(
     aspect: PlannedAspect,
     level: str,
     count: int,
-) -> list[dict[str, Any]]:
+) -> list[StoredDescription]:
     """At least the first ``count`` descriptions of ``aspect`` at ``level`` (stored ones read).
 
     A run in rounds writes a group's descriptions a few at a time: a description is written
@@ -78,12 +84,13 @@ async def described(
     stored ones keep their places."""
     key = group_key(aspect, level)
     stored = get_artifact(store, s.benchmark, "descriptions", key)
-    have: list[dict[str, Any]] = [] if stored is None else stored["descriptions"]
+    have = [] if stored is None else stored_descriptions(stored["descriptions"])
     if stored is not None and len(have) >= count:
         return have
     written = await backend.describe(aspect, level, count, stable_seed(s.seed, key))
     have = have + written[len(have) :]
-    put_artifact(store, s.benchmark, "descriptions", key, {"descriptions": have})
+    dumped = [d.model_dump(mode="json") for d in have]
+    put_artifact(store, s.benchmark, "descriptions", key, {"descriptions": dumped})
     return have
 
 
@@ -148,7 +155,7 @@ async def generate_benchmark(
     backend: ExaminerBackend,
     images: ImageClient,
     on_progress: ProgressHook | None = None,
-) -> dict[str, Any]:
+) -> GenerationReport:
     """Run every stage for ``settings`` (resuming finished work) and store the benchmark.
 
     Returns the generation report that is stored with the benchmark.
@@ -218,7 +225,7 @@ def unit_meta(unit: Unit) -> dict[str, Any]:
         "fine_aspect": unit.aspect.fine,
         "difficulty": unit.level,
         "unit": unit.key,
-        "description_meta": {k: v for k, v in unit.description.items() if k != "text"},
+        "description_meta": unit.description.model_dump(mode="json", exclude={"text"}),
     }
     if unit.aspect.requested is not None:  # composed from the built-in world: say so
         meta["builtin_capability"] = unit.aspect.capability

@@ -29,6 +29,8 @@ from lvlmbench.autobench._backend import (
     KeyMismatch,
     PlannedAspect,
     QuestionDraft,
+    SceneSeed,
+    StoredDescription,
     UnitDraft,
     UnitValidation,
 )
@@ -247,7 +249,7 @@ class ProceduralBackend:
 
     async def describe(
         self, aspect: PlannedAspect, level: str, count: int, seed: int
-    ) -> list[dict[str, Any]]:
+    ) -> list[StoredDescription]:
         # Descriptions are written together with their scenes in draft(); here only the seeds.
         # A free-text capability is part of them, so two capabilities composed from the same
         # aspects still get their own scenes.
@@ -256,7 +258,7 @@ class ProceduralBackend:
             if aspect.requested is None
             else (seed, aspect.requested, aspect.fine, level)
         )
-        return [{"index": i, "seed": _seed(*parts, i)} for i in range(count)]
+        return [SceneSeed(index=i, seed=_seed(*parts, i)) for i in range(count)]
 
     def question_kind(
         self, settings: GenerateSettings, aspect: PlannedAspect, unit_key: str
@@ -269,14 +271,18 @@ class ProceduralBackend:
         self,
         aspect: PlannedAspect,
         level: str,
-        description: dict[str, Any],
+        description: StoredDescription,
         seed: int,
         attempt: int,
         assigned: AssignedKey,
     ) -> UnitDraft:
+        if not isinstance(description, SceneSeed):
+            raise TypeError(
+                f"the procedural examiner drafts from a scene seed, not {description!r}"
+            )
         # The scene's own seed sequence, not ``seed``: procedural scenes are drawn, not sampled
         # from a model, and a redraw is the next scene of the description's sequence.
-        sample_seed = (description["seed"] + attempt) % 2**31
+        sample_seed = (description.seed + attempt) % 2**31
         return await run_cpu(draft_unit, self.examiner, aspect, level, sample_seed, assigned.truth)
 
     async def validate(self, draft: UnitDraft, png: bytes, level: str) -> UnitValidation:

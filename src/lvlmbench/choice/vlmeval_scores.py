@@ -27,9 +27,14 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
 
 from lvlmbench.choice._facets import facet_value
+from lvlmbench.choice._vlmeval_json import (
+    CircularRowJSON,
+    MMECategoryJSON,
+    MMERowJSON,
+    MMETotalsJSON,
+)
 from lvlmbench.choice.accuracy import response_correct
 from lvlmbench.ratings import CategoryTotal, ItemMean, category_sum
 from lvlmbench.store import Store, iter_benchmark_responses, iter_items
@@ -41,8 +46,12 @@ __all__ = [
     "MME_REASONING",
     "MME_TOTALS",
     "CircularRow",
+    "CircularRowJSON",
     "MMECategory",
+    "MMECategoryJSON",
     "MMERow",
+    "MMERowJSON",
+    "MMETotalsJSON",
     "circular_groups",
     "circular_table",
     "mme_groups",
@@ -95,9 +104,9 @@ class CircularRow:
         total = self.questions * self.epochs
         return self.questions_correct / total if total else 0.0
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> CircularRowJSON:
         """A JSON-ready dict (accuracies as fractions)."""
-        return {
+        row: CircularRowJSON = {
             "model": self.model,
             "variant": self.variant,
             "row_accuracy": self.row_accuracy,
@@ -109,8 +118,10 @@ class CircularRow:
             "questions": self.questions,
             "incomplete": self.incomplete,
             "epochs": self.epochs,
-            **({"group": list(self.group)} if self.group else {}),
         }
+        if self.group:
+            row["group"] = list(self.group)
+        return row
 
 
 @dataclass(frozen=True)
@@ -140,7 +151,7 @@ class MMECategory:
     def score(self) -> float:
         return self.acc + self.acc_plus
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> MMECategoryJSON:
         """A JSON-ready dict (acc and acc+ in percent, as MME reports them)."""
         return {
             "category": self.category,
@@ -170,15 +181,16 @@ class MMERow:
         scores = {c.category: c.score for c in self.categories}
         return category_sum(scores, MME_TOTALS[name])
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> MMERowJSON:
         """A JSON-ready dict: the perception and reasoning sums (None unless complete), how
         many of their categories are present (``totals``), and the categories."""
-        totals = {name: self.total(name) for name in MME_TOTALS}
+        perception, reasoning = self.total("perception"), self.total("reasoning")
         return {
             "model": self.model,
             "variant": self.variant,
-            **{name: total.value for name, total in totals.items()},
-            "totals": {name: total.as_dict() for name, total in totals.items()},
+            "perception": perception.value,
+            "reasoning": reasoning.value,
+            "totals": {"perception": perception.as_dict(), "reasoning": reasoning.as_dict()},
             "categories": [c.as_dict() for c in self.categories],
         }
 

@@ -8,7 +8,7 @@ from typing import Any
 from rich.table import Table
 
 from lvlmbench.cli._common import console, err_console
-from lvlmbench.judging import JudgeProtocol, PairwiseReport, table_columns
+from lvlmbench.judging import DiagnosticsJSON, JudgeProtocol, PairwiseReport, table_columns
 from lvlmbench.models import display_names
 
 __all__ = [
@@ -100,7 +100,7 @@ def print_pairwise_report(report: PairwiseReport) -> None:
     _print_pairwise_notes(report, data["diagnostics"])
 
 
-def _print_pairwise_notes(report: PairwiseReport, diag: dict[str, Any] | None) -> None:
+def _print_pairwise_notes(report: PairwiseReport, diag: DiagnosticsJSON | None) -> None:
     """What the table's figures are, what was left out, and the judge's diagnostics."""
     elo = report.online_elo
     console.print(

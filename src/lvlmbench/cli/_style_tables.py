@@ -32,7 +32,7 @@ def print_style_control(report: PairwiseReport) -> None:
     coefficients = Table(title="style coefficients (log-odds, 95% CI)", title_justify="left")
     for name in ("feature", "coefficient (95% CI)", "per unit (a-b)/(a+b)"):
         coefficients.add_column(name, justify="left" if name == "feature" else "right")
-    for feature, c in data["coefficients"].items():
+    for feature, c in (data["coefficients"] or {}).items():
         coefficients.add_row(
             _FEATURES.get(feature, feature),
             f"{c['value']:+.3f} ({c['low']:+.3f} – {c['high']:+.3f})",

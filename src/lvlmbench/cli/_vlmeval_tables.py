@@ -4,11 +4,16 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 from rich.table import Table
 
-from lvlmbench.choice.vlmeval_scores import MME_TOTALS, CircularRow, MMERow
+from lvlmbench.choice.vlmeval_scores import (
+    MME_TOTALS,
+    CircularRow,
+    CircularRowJSON,
+    MMERow,
+    MMERowJSON,
+)
 from lvlmbench.ratings import CategoryTotal
 
 __all__ = ["circular_json", "circular_pivot", "mme_json", "mme_pivot"]
@@ -41,7 +46,7 @@ def circular_pivot(rows: Sequence[CircularRow], title: str) -> Table:
     return table
 
 
-def circular_json(rows: Sequence[CircularRow]) -> list[dict[str, Any]]:
+def circular_json(rows: Sequence[CircularRow]) -> list[CircularRowJSON]:
     """Rows as plain dicts for --json."""
     return [row.as_dict() for row in rows]
 
@@ -76,6 +81,6 @@ def mme_pivot(rows: Sequence[MMERow], title: str) -> Table:
     return table
 
 
-def mme_json(rows: Sequence[MMERow]) -> list[dict[str, Any]]:
+def mme_json(rows: Sequence[MMERow]) -> list[MMERowJSON]:
     """Rows as plain dicts for --json (acc and acc+ in percent, as MME reports them)."""
     return [row.as_dict() for row in rows]

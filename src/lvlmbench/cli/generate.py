@@ -26,7 +26,7 @@ from lvlmbench.cli._common import (
 )
 from lvlmbench.models import ModelClient
 from lvlmbench.runner import ProgressHook
-from lvlmbench.store import Store
+from lvlmbench.store import GenerationReport, Store
 from lvlmbench.workflows import (
     Generated,
     GenerateOptions,
@@ -46,7 +46,7 @@ async def run_generation(
     images: str,
     mode: str,
     show_progress: bool,
-) -> dict[str, Any]:
+) -> GenerationReport:
     """Run the pipeline for the specs (:func:`lvlmbench.autobench.backends.generate_with`)
     with a progress bar."""
     from lvlmbench.autobench.backends import generate_with
@@ -55,18 +55,18 @@ async def run_generation(
         return await generate_with(store, settings, examiner, images, mode, hook)
 
 
-def print_report(report: dict[str, Any], name: str) -> None:
+def print_report(report: GenerationReport, name: str) -> None:
     """A short human summary of a generation report."""
-    check = report["self_check"]
+    check: dict[str, Any] = report.self_check or {}  # the stored figures, as JSON
     table = Table(title=f"benchmark {name}", show_header=False, title_justify="left")
-    table.add_row("examiner", report["examiner"])
-    note = report["plan"].get("note")
+    table.add_row("examiner", report.examiner)
+    note = report.plan.note if report.plan else None
     if note:  # a free-text capability composed from built-in aspects: said, never hidden
         table.add_row("[yellow]capability[/]", escape(note))
     # A generation in rounds may stop early: its units are those built, not all planned.
-    units = "built" if "budget" in report else "planned"
+    units = "built" if report.budget is not None else "planned"
     table.add_row(
-        "items", f"{report['items']} of {check['units']} {units} ({check['dropped']} dropped)"
+        "items", f"{report.items} of {check['units']} {units} ({check['dropped']} dropped)"
     )
     table.add_row(
         "self-check",
@@ -75,7 +75,7 @@ def print_report(report: dict[str, Any], name: str) -> None:
         f"{100 * check['regeneration_rate']:.1f}% of units regenerated, "
         f"{check['accepted_with_errors']} accepted with errors",
     )
-    keys = report.get("key_check")
+    keys = report.key_check
     if keys:  # reports stored before the key check's own figures have none
         table.add_row(
             "key check",
@@ -84,24 +84,22 @@ def print_report(report: dict[str, Any], name: str) -> None:
             f"{keys['reasks']} re-asks ({keys['fixed_by_reask']} fixed)",
         )
     table.add_row(
-        "answer letters", ", ".join(f"{k}: {v}" for k, v in report["answer_letters"].items())
+        "answer letters", ", ".join(f"{k}: {v}" for k, v in (report.answer_letters or {}).items())
     )
-    letters, truths = report.get("answer_letters_by_level", {}), report.get("truth_by_level", {})
+    letters, truths = report.answer_letters_by_level or {}, report.truth_by_level or {}
     for level in sorted(letters.keys() | truths.keys()):
         parts = [" ".join(f"{k}{v}" for k, v in letters.get(level, {}).items())]
         if level in truths:
             parts.append(f"true {truths[level]['true']}, false {truths[level]['false']}")
         table.add_row(f"  {level}", "; ".join(p for p in parts if p))
-    if report.get("diversity"):
+    if report.diversity:
         table.add_row(
             "diversity",
-            ", ".join(
-                f"{k}={v:.3f}" for k, v in report["diversity"].items() if isinstance(v, float)
-            ),
+            ", ".join(f"{k}={v:.3f}" for k, v in report.diversity.items() if isinstance(v, float)),
         )
-    for problem in report["plan"].get("problems", []):
+    for problem in report.plan.problems if report.plan else []:
         table.add_row("[yellow]problem[/]", problem)
-    table.add_row("time", f"{report['wall_s']:.1f}s")
+    table.add_row("time", f"{report.wall_s or 0.0:.1f}s")
     console.print(table)
 
 
@@ -267,7 +265,7 @@ def generate(
 
 
 def _as_json(made: GenerateResult) -> dict[str, Any]:
-    out: dict[str, Any] = {"benchmark": made.benchmark, **made.report}
+    out: dict[str, Any] = {"benchmark": made.benchmark, **made.report.as_json()}
     if made.rounds is not None:
         out["budget"] = made.rounds.as_json()
         if made.rounds.decided is not None:
@@ -290,33 +288,35 @@ def _print(made: GenerateResult) -> None:
 def print_rounds(run: Generated) -> None:
     """Units built against the plan, calls against the budget and the full plan, and with
     --until the decision."""
-    b = run.report["budget"]
+    b = run.report.budget
+    if b is None:  # a generation in rounds always reports its budget
+        return
     if run.decided is not None:
         console.print(f"[bold]decision[/]: {run.decided.decision.text}")
         console.print(
             f"items asked: {len(run.decided.asked)} in {run.decided.rounds} round(s), "
             "each examinee answering each round's new items"
         )
-    share = b["units_built"] / b["units_planned"] if b["units_planned"] else 1.0
+    share = b.units_built / b.units_planned if b.units_planned else 1.0
     console.print(
-        f"units built: {b['units_built']} of {b['units_planned']} planned ({share:.0%}) in "
-        f"{b['rounds']} round(s), stratified over {' × '.join(STRATA)} (largest stratum share "
-        f"gap {100 * b['strata_share_gap']:.1f} points)"
+        f"units built: {b.units_built} of {b.units_planned} planned ({share:.0%}) in "
+        f"{b.rounds} round(s), stratified over {' × '.join(STRATA)} (largest stratum share "
+        f"gap {100 * b.strata_share_gap:.1f} points)"
     )
-    cap = f" of a budget of {b['budget']}" if b["budget"] is not None else ""
+    cap = f" of a budget of {b.budget}" if b.budget is not None else ""
     spent = (
-        f"calls: {b['calls']}{cap} ({b['generation_calls']} examiner and text-to-image, "
-        f"{b['examinee_calls']} examinee)"
+        f"calls: {b.calls}{cap} ({b.generation_calls} examiner and text-to-image, "
+        f"{b.examinee_calls} examinee)"
     )
-    full = b["calls_full_estimate"]
+    full = b.calls_full_estimate
     if full is not None:
         spent += (
             f"; the full plan would take about {full} (an estimate: "
-            f"{b['calls_per_unit']:.2f} calls per unit built), about "
-            f"{b['calls_saved_estimate']} saved"
+            f"{b.calls_per_unit:.2f} calls per unit built), about "
+            f"{b.calls_saved_estimate} saved"
         )
     console.print(
         f"{spent}; {run.requests} requests sent by this run (stored and cached work costs none)"
     )
-    if b["money"] is not None:
-        console.print(money_text(b["money"], run.paid_usd, b["units_planned"]))
+    if b.money is not None:
+        console.print(money_text(b.money.as_json(), run.paid_usd, b.units_planned))

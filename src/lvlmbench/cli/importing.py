@@ -330,7 +330,7 @@ def _standard_fields(found: Located) -> dict[str, str | None]:
 def _print_result(file: Path, result: ImportResult, json_output: bool) -> None:
     summary = result.summary
     if json_output:
-        shown = summary.as_dict()
+        shown = summary.model_dump()
         if result.standard is not None:
             shown["standard"] = _standard_fields(result.standard)
         print_json(shown)

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from lvlmbench.judging.pairwise import PAIRWISE, combine_orders, model_family
+from lvlmbench.judging.pairwise_json import PairwiseReportJSON
 from lvlmbench.judging.protocol import HUMAN
 from lvlmbench.judging.reference import REFERENCE, answer_texts
 from lvlmbench.judging.style_control import StyleControl, style_control
@@ -132,7 +133,7 @@ class PairwiseReport:
     style: StyleControl | None = None
     """Style-controlled Bradley-Terry (None when not asked for)."""
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> PairwiseReportJSON:
         """The report as plain JSON-able values (for ``--json``)."""
         bt = self.bradley_terry
         diag = self.diagnostics

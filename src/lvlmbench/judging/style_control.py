@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
 
+from lvlmbench.judging.pairwise_json import StyleControlJSON
 from lvlmbench.ratings import StyleCounts, StyleRatings, style_bradley_terry, style_features
 
 __all__ = ["StyleControl", "style_control"]
@@ -30,7 +30,7 @@ class StyleControl:
     matches_without_text: int
     note: str | None = None
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> StyleControlJSON:
         """Plain JSON-able values (for ``--json``, the report and the web app)."""
         fit = self.ratings
         return {

@@ -17,9 +17,34 @@ from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TypedDict
 
-__all__ = ["CategoryTotal", "Coverage", "category_mean", "category_sum", "coverage"]
+__all__ = [
+    "CategoryTotal",
+    "CategoryTotalJSON",
+    "Coverage",
+    "CoverageJSON",
+    "category_mean",
+    "category_sum",
+    "coverage",
+]
+
+
+class CoverageJSON(TypedDict):
+    """:meth:`Coverage.as_dict`: the shape ``--json``, ``summary.json`` and the web API show."""
+
+    text: str
+    """ "5 of 10 categories"."""
+    present: int
+    expected: int
+    complete: bool
+    missing: list[str]
+
+
+class CategoryTotalJSON(CoverageJSON):
+    """:meth:`CategoryTotal.as_dict`: the value (None over a partial set) and its coverage."""
+
+    value: float | None
 
 
 @dataclass(frozen=True)
@@ -46,7 +71,7 @@ class Coverage:
         """ "5 of 10 categories"."""
         return f"{len(self.present)} of {len(self.expected)} {self.noun}"
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> CoverageJSON:
         """JSON: how many present of how many ("text": "5 of 10 categories"), and which are
         missing."""
         return {
@@ -80,7 +105,7 @@ class CategoryTotal:
             return self.coverage.text()
         return f"{self.value:.{digits}f}"
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> CategoryTotalJSON:
         """JSON: the value (None over a partial set) and its coverage."""
         return {"value": self.value, **self.coverage.as_dict()}
 

@@ -18,13 +18,21 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TypedDict
 
 import numpy as np
 
 from lvlmbench.ratings.matches import encode_matches
 
-__all__ = ["ELO_SHUFFLES", "FoughtMatch", "OnlineElo", "elo_ratings", "fought_order", "online_elo"]
+__all__ = [
+    "ELO_SHUFFLES",
+    "FoughtMatch",
+    "OnlineElo",
+    "OnlineEloJSON",
+    "elo_ratings",
+    "fought_order",
+    "online_elo",
+]
 
 ELO_SHUFFLES = 100
 """Seeded random orders the shuffled mean averages over by default."""
@@ -58,6 +66,18 @@ def fought_order(matches: list[FoughtMatch]) -> tuple[list[tuple[str, str, float
     return [m.match for m in ordered], order
 
 
+class OnlineEloJSON(TypedDict):
+    """:meth:`OnlineElo.as_dict`: both figures with their labels, as ``--json`` shows them."""
+
+    in_order: dict[str, float]
+    in_order_label: str
+    order: str
+    shuffled_mean: dict[str, float]
+    shuffled_label: str
+    shuffles: int
+    seed: int
+
+
 @dataclass(frozen=True)
 class OnlineElo:
     """Online Elo two ways, each with the words that say which it is."""
@@ -81,7 +101,7 @@ class OnlineElo:
         """The heading of :attr:`shuffled` ("online Elo, mean of 100 shuffled orders")."""
         return f"online Elo, mean of {self.shuffles} shuffled orders"
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> OnlineEloJSON:
         """Both figures with their labels, JSON-ready."""
         return {
             "in_order": self.in_order,

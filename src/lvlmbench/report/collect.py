@@ -18,7 +18,12 @@ from lvlmbench.choice.accuracy import (
     group_coverage,
     scored_answers,
 )
-from lvlmbench.choice.vlmeval_scores import circular_table, mme_table
+from lvlmbench.choice.vlmeval_scores import (
+    CircularRowJSON,
+    MMERowJSON,
+    circular_table,
+    mme_table,
+)
 from lvlmbench.judging import HUMAN, RATING_ROUNDS, metric_name
 from lvlmbench.judging.pairwise import PAIRWISE
 from lvlmbench.judging.pairwise_report import judges_for, pairwise_report
@@ -27,7 +32,7 @@ from lvlmbench.report.experiments import leakage_summary, position_bias_summary,
 from lvlmbench.report.experiments_ab import ab_experiments_summary
 from lvlmbench.report.judged import judged_data
 from lvlmbench.report.scores import hallucination_scores, touchstone_scores
-from lvlmbench.report.summary import BenchmarkSummary, ReportData, Row
+from lvlmbench.report.summary import BenchmarkSummary, ReportData
 from lvlmbench.report.votes import human_votes
 from lvlmbench.store import (
     GenerationReport,
@@ -181,7 +186,8 @@ def _pairwise(store: Store, benchmark: str) -> list[dict[str, Any]]:
     for judge in judges_for(store, PAIRWISE):
         report = pairwise_report(store, benchmark, judge, rounds=RATING_ROUNDS, style=True)
         if report.pairs:
-            out.append(report.as_dict())
+            # A protocol's entries are JSON rows, the registry's contract for every protocol.
+            out.append(dict(report.as_dict()))
     return out
 
 
@@ -214,7 +220,7 @@ def level_spread(rows: list[AccuracyRow]) -> list[dict[str, Any]]:
 
 def _vlmeval_scores(
     store: Store, name: str, row: StoredBenchmark | None, items: list[BenchmarkItem]
-) -> tuple[list[Row], list[Row]]:
+) -> tuple[list[CircularRowJSON], list[MMERowJSON]]:
     """CircularEval and MME tables of a benchmark imported from VLMEvalKit (empty lists for
     any other: generated benchmarks have neither rotated copies nor MME's picture pairs)."""
     if row is None or row.kind != "vlmeval":

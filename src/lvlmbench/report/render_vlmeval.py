@@ -3,15 +3,16 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Literal
 
+from lvlmbench.choice.vlmeval_scores import CircularRowJSON, MMERowJSON
 from lvlmbench.report._html import fmt, table, td
 from lvlmbench.report.summary import BenchmarkSummary
 
 __all__ = ["vlmeval_section"]
 
 
-def _circular(rows: list[dict[str, Any]]) -> str:
+def _circular(rows: list[CircularRowJSON]) -> str:
     head = ["model", "per-row %", "rows right", "circular %", "questions right", "incomplete"]
     body = [
         [
@@ -31,7 +32,7 @@ def _circular(rows: list[dict[str, Any]]) -> str:
     return "<h3>CircularEval</h3>" + note + table(head, body, "circular")
 
 
-def _total(row: dict[str, Any], name: str) -> str:
+def _total(row: MMERowJSON, name: Literal["perception", "reasoning"]) -> str:
     """A sum's cell: its value, or "5 of 10 categories" where it has none."""
     value = row[name]
     if value is not None:
@@ -39,7 +40,7 @@ def _total(row: dict[str, Any], name: str) -> str:
     return td(row["totals"][name]["text"], model=row["model"], total=name)
 
 
-def _mme(rows: list[dict[str, Any]]) -> str:
+def _mme(rows: list[MMERowJSON]) -> str:
     categories = sorted({c["category"] for r in rows for c in r["categories"]})
     head = ["model", "perception", "reasoning", *(f"{c} (acc / acc+)" for c in categories)]
     body = []
@@ -53,7 +54,7 @@ def _mme(rows: list[dict[str, Any]]) -> str:
             )
             for name, c in ((name, by_name.get(name)) for name in categories)
         ]
-        totals = [_total(r, name) for name in ("perception", "reasoning")]
+        totals = [_total(r, "perception"), _total(r, "reasoning")]
         body.append([td(r["model"]), *totals, *cells])
     note = (
         '<p class="meta">MME: per category, score = acc + acc+ (acc+: both questions of a '

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from typing import Any, Literal, NotRequired, TypedDict
 
+from lvlmbench.choice.vlmeval_scores import CircularRowJSON, MMERowJSON
+
 __all__ = ["AccuracyFacet", "BenchmarkSummary", "ReportData", "Row"]
 
 Row = dict[str, Any]
@@ -30,9 +32,9 @@ class BenchmarkSummary(TypedDict):
     """How a free-text capability was mapped to built-in aspects (procedural examiner)."""
     models: list[str]
     overall: list[Row]
-    circular: list[Row]
+    circular: list[CircularRowJSON]
     """CircularEval rows (VLMEvalKit imports only)."""
-    mme: list[Row]
+    mme: list[MMERowJSON]
     """MME rows (VLMEvalKit imports only)."""
     capability: list[Row]
     difficulty: list[Row]

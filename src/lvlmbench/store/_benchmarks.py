@@ -52,11 +52,15 @@ class _Data(BaseModel):
 
 
 class GenerationPlan(_Data):
-    """The aspect plan as the report keeps it (autobench's ``AspectPlan`` dumped)."""
+    """The aspect plan as the report keeps it (autobench's ``AspectPlan`` dumped, its fields in
+    the same order, so the report's JSON reads as it was written)."""
 
+    capability: str | None = None
+    aspects: list[JsonObject] = Field(default_factory=list)
+    """The planned aspects (capability, general, fine, guideline, ...)."""
+    problems: list[str] = Field(default_factory=list)
     note: str | None = None
     """Why the capability's plan is thinner than asked (shown in the report), if it is."""
-    problems: list[str] = Field(default_factory=list)
 
 
 class GenerationSpend(_Data):

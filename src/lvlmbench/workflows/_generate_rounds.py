@@ -20,7 +20,7 @@ from lvlmbench.autobench.pipeline import GenerateSettings
 from lvlmbench.autobench.unit_costs import GenerationMoney, GenerationPrices
 from lvlmbench.models import ModelClient, metered, model_identity, model_price, spec_label
 from lvlmbench.runner import EvalSummary, ProgressHook, run_examinees
-from lvlmbench.store import Store
+from lvlmbench.store import GenerationReport, Store
 from lvlmbench.types import BenchmarkItem
 from lvlmbench.workflows._errors import InvalidOptions
 from lvlmbench.workflows._examinees import check_specs
@@ -76,7 +76,8 @@ class RoundOptions:
 class Generated:
     """What a generation in rounds built, spent and (with --until) decided."""
 
-    report: dict[str, Any]
+    report: GenerationReport
+    """The generation report stored with the benchmark (its ``budget`` section filled)."""
     requests: int
     """Requests this run sent (examiner, text-to-image and examinees)."""
     decided: Decided | None = None
@@ -95,7 +96,11 @@ class Generated:
         return self.paid_generation_usd + self.paid_examinees_usd
 
     def as_json(self) -> dict[str, Any]:
-        out = {**self.report["budget"], "requests": self.requests}
+        budget = self.report.budget
+        out: dict[str, Any] = {
+            **(budget.as_json() if budget is not None else {}),
+            "requests": self.requests,
+        }
         if out["money"] is not None:
             out["money"] = {
                 **out["money"],

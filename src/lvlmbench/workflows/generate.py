@@ -7,12 +7,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import Any, Literal
+from typing import Literal
 
 from lvlmbench.autobench.pipeline import DEFAULT_ZETA, LEVELS, GenerateSettings
 from lvlmbench.autobench.unit_costs import GenerationPrices
 from lvlmbench.scenes.compose import compose_capability
-from lvlmbench.store import Store
+from lvlmbench.store import GenerationReport, Store
 from lvlmbench.workflows._errors import InvalidOptions
 from lvlmbench.workflows._generate_rounds import (
     GenerateBars,
@@ -84,7 +84,8 @@ class GenerateResult:
     built, spent and decided."""
 
     benchmark: str
-    report: dict[str, Any]
+    report: GenerationReport
+    """The generation report stored with the benchmark."""
     rounds: Generated | None = None
 
     @property

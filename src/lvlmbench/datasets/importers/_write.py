@@ -17,9 +17,11 @@ import pickle
 from collections import OrderedDict
 from collections.abc import Iterable, Sized
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
+
+from pydantic import BaseModel, Field
 
 from lvlmbench.datasets.importers._common import DatasetError, ParsedItem, ProgressHook
 from lvlmbench.datasets.importers._scratch import Scratch
@@ -48,9 +50,9 @@ SHOWN = 100
 _KNOWN_DIGESTS = 4096  # pictures stored recently, by the hash of the bytes read
 
 
-@dataclass
-class ImportSummary:
-    """What one import did (the CLI prints it; ``--json`` prints :meth:`as_dict`)."""
+class ImportSummary(BaseModel):
+    """What one import did (the CLI prints it; ``--json`` prints its ``model_dump()``, the
+    same keys in the same order)."""
 
     benchmark: str
     format: str
@@ -65,10 +67,10 @@ class ImportSummary:
     concatenation): a picture that 1,000 rows name counts once."""
     concatenated: int = 0
     """Multi-image rows stored as one concatenated image."""
-    urls_not_fetched: list[str] = field(default_factory=list)
+    urls_not_fetched: list[str] = Field(default_factory=list)
     """The first :data:`SHOWN` distinct image URLs not fetched (the count covers all)."""
     urls_not_fetched_count: int = 0
-    images_missing: list[str] = field(default_factory=list)
+    images_missing: list[str] = Field(default_factory=list)
     """The first :data:`SHOWN` distinct image file names found nowhere: those items fail at
     evaluation until downloaded (the count covers all)."""
     images_missing_count: int = 0
@@ -78,24 +80,20 @@ class ImportSummary:
     votes: int = 0
     """Human judgments written (votes format)."""
     votes_added: int = 0
-    annotators: list[str] = field(default_factory=list)
+    annotators: list[str] = Field(default_factory=list)
     """Judges of the stored votes (``human:<annotator>``, or the model judge of battles)."""
     responses_added: int = 0
     """Answers found only in a vote file, stored as their model's responses."""
-    response_conflicts: list[str] = field(default_factory=list)
+    response_conflicts: list[str] = Field(default_factory=list)
     """Answers in a vote file that differ from the model's stored answer (kept, not stored)."""
     unmatched: int = 0
     """Vote rows that matched no item of the benchmark (not stored)."""
-    unmatched_keys: list[str] = field(default_factory=list)
+    unmatched_keys: list[str] = Field(default_factory=list)
     """The first few unmatched rows, by their key in the file."""
     ambiguous: int = 0
     """Vote rows whose image and instruction match several items (joined to the first)."""
-    skipped: dict[str, int] = field(default_factory=dict)
+    skipped: dict[str, int] = Field(default_factory=dict)
     """Vote rows left out on purpose, by reason (e.g. a later turn of a multi-turn question)."""
-
-    def as_dict(self) -> dict[str, Any]:
-        """A JSON-ready dict."""
-        return asdict(self)
 
 
 def item_id(benchmark: str, key: str) -> str:

@@ -12,9 +12,9 @@ anything is written.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+
+from pydantic import BaseModel, Field
 
 from lvlmbench.datasets.importers import DatasetError, FormatRule, register_format
 from lvlmbench.datasets.predictions._join import match_predictions
@@ -49,16 +49,16 @@ SHOWN_KEYS = 10
 """Unmatched row keys listed in a summary; the count covers the rest."""
 
 
-@dataclass
-class PredictionSummary:
-    """What one prediction import did (the CLI prints it; ``--json`` prints :meth:`as_dict`)."""
+class PredictionSummary(BaseModel):
+    """What one prediction import did (the CLI prints it; ``--json`` prints its
+    ``model_dump()``)."""
 
     benchmark: str
     source: str
     layout: str
     format: str = PREDICTIONS_FORMAT
     rows: int = 0
-    models: dict[str, int] = field(default_factory=dict)
+    models: dict[str, int] = Field(default_factory=dict)
     """Responses stored per model name."""
     ok: int = 0
     unparseable: int = 0
@@ -66,12 +66,8 @@ class PredictionSummary:
     missing: int = 0
     """Empty/NaN/failed cells, stored as error responses ("no prediction ...")."""
     unmatched: int = 0
-    unmatched_keys: list[str] = field(default_factory=list)
+    unmatched_keys: list[str] = Field(default_factory=list)
     """The first :data:`SHOWN_KEYS` rows that match no item: "row N: <key>"."""
-
-    def as_dict(self) -> dict[str, Any]:
-        """A JSON-ready dict."""
-        return asdict(self)
 
 
 def model_from_file_name(path: Path, datasets: list[str]) -> str | None:

@@ -20,8 +20,10 @@ from lvlmbench.judging.metrics._base import (
 )
 from lvlmbench.judging.metrics.run import (
     MetricRating,
+    MetricRatingJSON,
     MetricRunSummary,
     MetricScore,
+    MetricScoreJSON,
     judge_name,
     judge_with_metrics,
     metric_matches,
@@ -34,8 +36,10 @@ __all__ = [
     "Metric",
     "MetricInfo",
     "MetricRating",
+    "MetricRatingJSON",
     "MetricRunSummary",
     "MetricScore",
+    "MetricScoreJSON",
     "MetricUnavailable",
     "available_metrics",
     "judge_name",

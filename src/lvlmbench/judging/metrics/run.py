@@ -16,7 +16,7 @@ import itertools
 import time
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TypedDict
 
 import numpy as np
 
@@ -37,8 +37,10 @@ from lvlmbench.types import BenchmarkItem, Judgment, Response, Status
 
 __all__ = [
     "MetricRating",
+    "MetricRatingJSON",
     "MetricRunSummary",
     "MetricScore",
+    "MetricScoreJSON",
     "judge_name",
     "judge_with_metrics",
     "metric_matches",
@@ -73,6 +75,18 @@ class MetricRunSummary:
     wall_s: float = 0.0
 
 
+class MetricScoreJSON(TypedDict):
+    """:meth:`MetricScore.as_dict`: a score row as ``--json`` and the report keep it."""
+
+    metric: str
+    model: str
+    n: int
+    mean: float
+    low: float
+    high: float
+    skipped: int
+
+
 @dataclass(frozen=True)
 class MetricScore:
     """A model's mean score on a metric with a bootstrap interval."""
@@ -85,7 +99,7 @@ class MetricScore:
     skipped: int = 0
     """Responses of this model that were not ok, hence not scored."""
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> MetricScoreJSON:
         """JSON-ready form (the interval flattened to low/high)."""
         return {
             "metric": self.metric,
@@ -100,6 +114,18 @@ class MetricScore:
 
 METRIC_ELO_SHUFFLES = 20
 """Seeded orders a metric's online Elo is averaged over."""
+
+
+class MetricRatingJSON(TypedDict):
+    """:meth:`MetricRating.as_dict`: one metric's ratings as ``--json`` and the report keep
+    them (intervals as ``[low, high]``)."""
+
+    matches: int
+    bradley_terry: dict[str, float]
+    bt_intervals: dict[str, list[float]]
+    online_elo_shuffled_mean: dict[str, float]
+    online_elo_label: str
+    win_rate: dict[str, float]
 
 
 @dataclass(frozen=True)
@@ -117,7 +143,7 @@ class MetricRating:
     bt_intervals: dict[str, Interval] = field(default_factory=dict)
     """Bradley-Terry 95% bootstrap interval per model (the same resampling as pairwise ratings)."""
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> MetricRatingJSON:
         """JSON-ready form, without the metric name (the key it is stored under)."""
         return {
             "matches": self.matches,
