@@ -5,6 +5,7 @@ registry (the CLI's old format enum) is what made ``import FILE -f newformat`` e
 
 from __future__ import annotations
 
+import csv
 import json
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
@@ -30,6 +31,7 @@ from lvlmbench.datasets.importers import (
 )
 from lvlmbench.datasets.importers.detect import format_rules
 from lvlmbench.judging import (
+    Column,
     JudgeProtocol,
     JudgeRunSummary,
     ParsedRating,
@@ -124,6 +126,7 @@ TOY_PROTOCOL = JudgeProtocol(
     summarise=_summarise,
     digits=2,
     columns=("terse:",),
+    cli_columns=(Column("model", "model", None), Column("mean", "mean", 2)),
     report_key="terse",
     run=_run,
     help="Rate how terse each answer is.",
@@ -222,3 +225,32 @@ def test_provider_and_protocol_recipes_through_the_cli(
         {"model": f"{PROVIDER}/terse", "mean": 5.0},
         {"model": f"{PROVIDER}/wordy", "mean": 2.0},
     ]
+
+
+def test_protocol_recipe_gets_a_report_section_and_leaderboard_columns(
+    registered: None, toy_file: Path, tmp_path: Path
+) -> None:
+    """The registration alone puts the protocol in every report file, as the built-ins are:
+    its entry in summary.json, its section in report.html, its headline column (``terse:``
+    and the judge, in its 2-decimal format) in leaderboard.csv/.md and the web API's rows."""
+    db = str(tmp_path / "report.db")
+    import_dataset(Store.open(db), toy_file, FORMAT, name="caps")
+    models, judge = [f"{PROVIDER}/terse", f"{PROVIDER}/wordy"], f"{PROVIDER}/judge"
+    api.judge("caps", models, judge, protocol=PROTOCOL, store=db)
+    files = api.report(tmp_path / "out" / "report.html", store=db)
+    (bench,) = json.loads(files.summary.read_text(encoding="utf-8"))["benchmarks"]
+    assert bench["terse"] == [
+        {
+            "judge": judge,
+            "models": [{"model": models[0], "mean": 5.0}, {"model": models[1], "mean": 2.0}],
+        }
+    ]
+    html = files.html.read_text(encoding="utf-8")
+    assert f"<h3>terseness — judge {judge}</h3>" in html
+    assert f'<td data-model="{models[0]}" data-column="mean">5.00</td>' in html
+    with files.leaderboard_csv.open(encoding="utf-8") as f:
+        board = {row["model"]: row for row in csv.DictReader(f)}
+    assert {m: board[m][f"terse:{judge}"] for m in models} == {models[0]: "5.0", models[1]: "2.0"}
+    markdown = files.leaderboard_md.read_text(encoding="utf-8")
+    assert f"| model | terse:{judge} |" in markdown
+    assert f"| {models[0]} | 5.00 |" in markdown and f"| {models[1]} | 2.00 |" in markdown

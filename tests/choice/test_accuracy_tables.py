@@ -252,7 +252,9 @@ def test_rows_json_names_the_facets(store: Store) -> None:
 
 
 def test_leaderboard_rows_over_benchmarks(store: Store) -> None:
-    rows = leaderboard(store, ["b1", "b2"], ["m1", "m2"], ("capability", "difficulty"))
+    typed = leaderboard(store, ["b1", "b2"], ["m1", "m2"], ("capability", "difficulty"))
+    assert all(list(row.group) == ["capability", "difficulty"] for row in typed)
+    rows = [row.flat() for row in typed]
     assert list(rows[0]) == [
         "benchmark",
         "model",
@@ -313,14 +315,15 @@ def test_leaderboard_rows_over_benchmarks(store: Store) -> None:
 
 def test_two_thirds_is_rounded_to_two_decimals(store: Store) -> None:
     rows = leaderboard(store, ["b1"], ["m2"], ("capability",))
-    spatial = next(r for r in rows if r["capability"] == "spatial")
+    spatial = next(r.flat() for r in rows if r.group["capability"] == "spatial")
     assert (spatial["correct"], spatial["answered"], spatial["accuracy"]) == (2, 3, 66.67)
 
 
 def test_written_files_match_the_rows(store: Store, tmp_path: Path) -> None:
-    rows = leaderboard(store, ["b1", "b2"], ["m1", "m2"], ("capability", "difficulty"))
+    typed = leaderboard(store, ["b1", "b2"], ["m1", "m2"], ("capability", "difficulty"))
     out = tmp_path / "board" / "nested"
-    paths = write_leaderboard(rows, out, {"benchmarks": ["b1", "b2"], "wall_s": 1.5})
+    paths = write_leaderboard(typed, out, {"benchmarks": ["b1", "b2"], "wall_s": 1.5})
+    rows = [row.flat() for row in typed]
     assert [p.name for p in paths] == [
         "accuracy_by_group.csv",
         "accuracy_by_group.md",

@@ -90,7 +90,7 @@ def test_report_and_web_show_the_same_style_block(store_path: Path) -> None:
         expected = pairwise_report(store, BENCH, JUDGE, rounds=200, style=True).as_dict()
         people = human_report(store, BENCH, rounds=200, style=True).as_dict()
         html = benchmark_html(store, BENCH)
-        rows = leaderboard_rows(collect(store, [BENCH]))
+        rows = [r.flat() for r in leaderboard_rows(collect(store, [BENCH]))]
         with TestClient(create_app(store, WebSettings()), base_url="http://127.0.0.1:8000") as c:
             page = c.get(f"/b/{BENCH}")
     finally:

@@ -253,7 +253,7 @@ def test_toy_protocol_report_section(toy: JudgeProtocol, toy_store: Store) -> No
     assert '<td data-model="m/long" data-column="mean">1.50</td>' in html
     assert "Pairwise ratings" not in html  # no built-in section without data
     # the leaderboard gets its headline column, in its number format
-    rows = {r["model"]: r for r in leaderboard_rows(data)}
+    rows = {r.model: r.flat() for r in leaderboard_rows(data)}
     assert rows["m/short"]["brevity:judge/terse"] == pytest.approx(4.3333)
     markdown = leaderboard_markdown(data)
     assert "| model | brevity:judge/terse |" in markdown

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -105,7 +106,7 @@ def test_autobench_leaderboard_csv_neutralises_names_not_numbers(
     hostile_store: Store, tmp_path: Path
 ) -> None:
     rows = leaderboard(hostile_store, ["bench"], list(HOSTILE_MODELS))
-    rows.append({**rows[0], "model": "m/neg", "accuracy": -0.5, "ci_low": "-0.75"})
+    rows.append(replace(rows[0], model="m/neg", accuracy=-0.5, ci_low=-0.75))
     paths = write_leaderboard(rows, tmp_path / "board")
     cells = _cells(paths[0])
     _assert_no_formula(cells)

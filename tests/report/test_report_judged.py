@@ -21,9 +21,13 @@ from report.conftest import (
 )
 
 from lvlmbench.choice.accuracy import accuracy_table
+from lvlmbench.judging import JudgeProtocol, register, unregister
 from lvlmbench.judging.hallucination import hallucination_report
 from lvlmbench.judging.score import score_report
+from lvlmbench.report import collect, leaderboard_markdown, leaderboard_rows, render_benchmark
+from lvlmbench.report.board_cells import interval_cell
 from lvlmbench.report.scores import bootstrap_mean
+from lvlmbench.report.sections import REPORT_SECTIONS, ReportSection, register_section
 from lvlmbench.store import iter_items, iter_judgments
 
 
@@ -87,6 +91,71 @@ def test_hallucination_cells_equal_hallucination_report(built: Built) -> None:
     assert (oracle["ci_low"], oracle["ci_high"]) == pytest.approx(
         bootstrap_mean([float(i % 2) for i in range(16)])
     )
+
+
+def test_a_builtin_protocol_without_its_section_takes_the_generic_one(
+    built: Built, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Built-in protocols reach the report through the section registry as any other does:
+    with hallucination's section taken out of it, the generic section a new protocol gets
+    shows its figures (its summary rows, its cli_columns table, its headline column)."""
+    monkeypatch.delitem(REPORT_SECTIONS, "hallucination")
+    (bench,) = collect(built.store, [OPEN])["benchmarks"]
+    ids = {item.id for item in iter_items(built.store, OPEN)}
+    rows = iter_judgments(built.store, judge=HALLUCINATION_JUDGE, protocol="hallucination")
+    expected = hallucination_report(rows, ids)
+    assert bench["hallucination"] == [
+        {"judge": HALLUCINATION_JUDGE, "models": [s.row() for s in expected.values()]}
+    ]
+    html = render_benchmark(bench)
+    assert f"<h3>hallucination — judge {HALLUCINATION_JUDGE}</h3>" in html  # the generic heading
+    assert f"<h3>Hallucination — judge {HALLUCINATION_JUDGE}</h3>" not in html
+    # By hand (see the test above): the oracle's mean rating is 0.5 over 16 rated answers.
+    assert '<td data-model="baseline/oracle" data-column="mean">0.50</td>' in html
+    board = {r.model: r for r in leaderboard_rows({"benchmarks": [bench]})}
+    assert board["baseline/oracle"].value(f"hallucination:{HALLUCINATION_JUDGE}") == 0.5
+    assert board["baseline/oracle"].cells[f"hallucination:{HALLUCINATION_JUDGE}"].interval is None
+
+
+def test_a_new_protocol_registers_its_own_section(built: Built) -> None:
+    """A protocol's own section (data, HTML, leaderboard cells with an interval) through the
+    same registration the built-ins use, with no edit to the report's modules."""
+
+    def figures(bench: Any) -> Any:
+        for entry in bench["toy-items"]:
+            yield entry["model"], {"toy:items": interval_cell(entry["n"], 1.0, 99.5, n=16)}
+
+    register(JudgeProtocol("toy-items", "metric", "toy", report_key="toy-items"))
+    register_section(
+        "toy-items",
+        ReportSection(
+            collect=lambda source: [{"model": "m/one", "n": float(len(source.items))}],
+            render=lambda bench: f"<h3>toy of {bench['name']}</h3>",
+            figures=figures,
+        ),
+    )
+    try:
+        (bench,) = collect(built.store, [OPEN])["benchmarks"]
+        data = {"benchmarks": [bench]}
+        markdown = leaderboard_markdown(data)
+        (row,) = [r for r in leaderboard_rows(data) if r.model == "m/one"]
+        html = render_benchmark(bench)
+    finally:
+        unregister("toy-items")
+        REPORT_SECTIONS.remove("toy-items")
+    n = len(list(iter_items(built.store, OPEN)))
+    assert bench["toy-items"] == [{"model": "m/one", "n": float(n)}]
+    assert f"<h3>toy of {OPEN}</h3>" in html
+    assert row.flat() == {
+        "benchmark": OPEN,
+        "kind": bench["kind"],
+        "model": "m/one",
+        "toy:items": float(n),
+        "toy:items_low": 1.0,
+        "toy:items_high": 99.5,
+    }
+    line = next(line for line in markdown.splitlines() if line.startswith("| m/one |"))
+    assert line.endswith(f"| {n:.1f} [1.0, 99.5] |")  # the protocols' columns come last
 
 
 def test_no_judge_sections_without_judgments(built: Built) -> None:

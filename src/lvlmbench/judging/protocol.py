@@ -7,9 +7,10 @@ of its rows, how its numbers are formatted, its columns in a CLI table and its s
 report. Everything that is the same (running jobs, resuming, leases, the progress bar, the
 stored row) is shared and knows protocols only through this type.
 
-Registering a protocol (:func:`register`) is all it takes for the CLI table, the report section
-(a generic one unless the report has a dedicated renderer), the leaderboard columns and the
-number formats to pick it up. The built-in protocols are registered by
+Registering a protocol (:func:`register`) is all it takes for the CLI table, the report section,
+the leaderboard columns and the number formats to pick it up (the report's generic section
+unless one is registered for its ``report_key`` in :mod:`lvlmbench.report.sections`, as the
+built-in protocols' are). The built-in protocols are registered by
 :mod:`lvlmbench.judging.builtin_protocols`.
 """
 

@@ -6,10 +6,9 @@ The same data feeds the HTML and ``summary.json``, so the two always agree.
 
 from __future__ import annotations
 
-import math
 import statistics
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING, Any, cast
+from typing import Any, cast
 
 from lvlmbench.choice.accuracy import (
     AccuracyRow,
@@ -24,29 +23,22 @@ from lvlmbench.choice.vlmeval_scores import (
     circular_table,
     mme_table,
 )
-from lvlmbench.judging import HUMAN, RATING_ROUNDS, metric_name
-from lvlmbench.judging.pairwise import PAIRWISE
-from lvlmbench.judging.pairwise_report import judges_for, pairwise_report
+from lvlmbench.judging import HUMAN
 from lvlmbench.report._common import LEVELS, pct
 from lvlmbench.report.experiments import leakage_summary, position_bias_summary, rekeyed_sources
 from lvlmbench.report.experiments_ab import ab_experiments_summary
 from lvlmbench.report.judged import judged_data
-from lvlmbench.report.scores import hallucination_scores, touchstone_scores
+from lvlmbench.report.sections import SectionInput
 from lvlmbench.report.summary import BenchmarkSummary, ReportData
-from lvlmbench.report.votes import human_votes
 from lvlmbench.store import (
     GenerationReport,
     Store,
     StoredBenchmark,
     get_benchmark,
     iter_items,
-    iter_judgments,
     list_benchmarks,
 )
 from lvlmbench.types import BenchmarkItem
-
-if TYPE_CHECKING:  # only for the annotation: the metrics stay imported where they are used
-    from lvlmbench.judging.metrics.run import MetricRating
 
 __all__ = [
     "LEVELS",
@@ -129,68 +121,6 @@ def _with_coverage(overall: list[dict[str, Any]], answers: ScoredAnswers) -> lis
     return [{**row, "covers": partial.get(row["model"], [])} for row in overall]
 
 
-def _finite(value: float) -> float | None:
-    return value if math.isfinite(value) else None
-
-
-def _bt_interval(rating: MetricRating | None, model: str) -> list[float] | None:
-    interval = None if rating is None else rating.bt_intervals.get(model)
-    return None if interval is None else [interval.low, interval.high]
-
-
-def _metrics(store: Store, benchmark: str, item_ids: set[str]) -> list[dict[str, Any]]:
-    from lvlmbench.judging.metrics import METRICS
-    from lvlmbench.judging.metrics.run import summarise_metrics
-
-    found: dict[str, set[str]] = {}
-    for j in iter_judgments(store, status="ok"):
-        metric = metric_name(j.protocol)
-        if metric is not None and j.item_id in item_ids:
-            found.setdefault(metric, set()).add(j.model_a)
-    if not found:
-        return []
-    models = sorted(set().union(*found.values()))
-    try:
-        scores, ratings = summarise_metrics(store, benchmark, models, sorted(found), rounds=200)
-    except ValueError:  # a metric this build does not know: show nothing rather than fail
-        return []
-    by_metric = {r.metric: r for r in ratings}
-    out = []
-    for s in scores:
-        if s.n == 0:
-            continue
-        rating = by_metric.get(s.metric)
-        out.append(
-            {
-                "metric": s.metric,
-                "model": s.model,
-                "n": s.n,
-                "mean": _finite(s.mean),
-                "ci_low": _finite(s.interval.low),
-                "ci_high": _finite(s.interval.high),
-                "probe": METRICS[s.metric].probe if s.metric in METRICS else False,
-                "scale": METRICS[s.metric].scale if s.metric in METRICS else None,
-                "bradley_terry": None if rating is None else rating.bradley_terry.get(s.model),
-                "bt_interval": _bt_interval(rating, s.model),
-                "online_elo_shuffled_mean": None
-                if rating is None
-                else rating.elo_shuffled_mean.get(s.model),
-                "win_rate": None if rating is None else rating.win_rate.get(s.model),
-            }
-        )
-    return out
-
-
-def _pairwise(store: Store, benchmark: str) -> list[dict[str, Any]]:
-    out = []
-    for judge in judges_for(store, PAIRWISE):
-        report = pairwise_report(store, benchmark, judge, rounds=RATING_ROUNDS, style=True)
-        if report.pairs:
-            # A protocol's entries are JSON rows, the registry's contract for every protocol.
-            out.append(dict(report.as_dict()))
-    return out
-
-
 def level_spread(rows: list[AccuracyRow]) -> list[dict[str, Any]]:
     """Per difficulty level, how far apart the models are: lowest, highest, range and population
     standard deviation of their accuracies (AutoBench-V: harder levels separate models more)."""
@@ -231,23 +161,6 @@ def _vlmeval_scores(
     )
 
 
-def _judged(
-    store: Store, name: str, items: dict[str, BenchmarkItem], metrics: list[dict[str, Any]]
-) -> dict[str, list[dict[str, Any]]]:
-    """One entry per judge protocol in the registry, the built-ins by their own collectors."""
-    return judged_data(
-        store,
-        items,
-        {
-            "pairwise": lambda: _pairwise(store, name),
-            "metrics": lambda: metrics,
-            "touchstone": lambda: touchstone_scores(store, items),
-            "hallucination": lambda: hallucination_scores(store, set(items)),
-            HUMAN: lambda: human_votes(store, name),
-        },
-    )
-
-
 def benchmark_summary(
     store: Store, name: str, benchmarks: list[StoredBenchmark] | None = None
 ) -> BenchmarkSummary:
@@ -260,18 +173,18 @@ def benchmark_summary(
     # Generation figures exist for AutoBench-V's benchmarks only: the others report them empty.
     generated = row.data if row and isinstance(row.data, GenerationReport) else GenerationReport()
     items = {i.id: i for i in iter_items(store, name)}
-    item_ids = set(items)
     # One pass over the responses for every accuracy table below.
     answers = scored_answers(store, name, items=items.values())
     overall = _rows(answers.table(), (), chance_by_group(items.values(), ()))
     overall = _with_coverage(overall, answers)
-    metrics = _metrics(store, name, item_ids)
+    # Every protocol's entries, each from its report section (built-in or not alike).
+    judged = judged_data(SectionInput(store, name, items))
+    metrics = judged.get("metrics", [])
     models = [r["model"] for r in overall] or sorted({m["model"] for m in metrics})
     by_level = answers.table(["difficulty"])
     level_chance = chance_by_group(items.values(), ["difficulty"])
     listed = list_benchmarks(store) if benchmarks is None else benchmarks
     circular, mme = _vlmeval_scores(store, name, row, list(items.values()))
-    judged = _judged(store, name, items, metrics)
     summary: BenchmarkSummary = {
         "name": name,
         "kind": row.kind if row else None,
@@ -289,16 +202,16 @@ def benchmark_summary(
         "key_check": generated.key_check,
         "diversity": generated.diversity,
         "answer_letters": generated.answer_letters,
-        "pairwise": judged["pairwise"],
-        "metrics": judged["metrics"],
-        "touchstone": judged["touchstone"],
-        "hallucination": judged["hallucination"],
+        "pairwise": judged.get("pairwise", []),
+        "metrics": judged.get("metrics", []),
+        "touchstone": judged.get("touchstone", []),
+        "hallucination": judged.get("hallucination", []),
         "position_bias": position_bias_summary(store, name, listed),
         "leakage": leakage_summary(store, name),
         "ab_experiments": ab_experiments_summary(store, name, by_level),
     }
     # People's votes only where there are some: a store without votes reports as before.
-    if judged[HUMAN]:
+    if judged.get(HUMAN):
         summary["human"] = judged[HUMAN]
     # A registered protocol's entries go under its own report key, which the type cannot name.
     extra = {key: entries for key, entries in judged.items() if key not in (*summary, HUMAN)}

@@ -24,6 +24,11 @@ Every figure ``X`` with an interval comes as three columns ``X``, ``X_low``, ``X
 - ``hallucination:<judge>`` (mean 0-10, bootstrap 95%);
 - for any other registered judge protocol, ``<its prefix><judge>`` (its headline figure).
 
+Every judge protocol's columns come from its report section's ``figures`` hook
+(:mod:`lvlmbench.report.sections`), the built-ins' as any other's. The rows are typed
+(:class:`~lvlmbench.report.board_cells.LeaderboardRow`, a :class:`Cell` per column, an
+interval a cell's ``Bounds``); the flat columns above are their form in the files.
+
 Cells a benchmark has no figure for are empty. This is the one ``leaderboard.csv`` schema; the
 demo's long per-group accuracy table is ``accuracy_by_group.csv`` (see
 :mod:`lvlmbench.autobench.leaderboard`). The Markdown file has one table per benchmark
@@ -32,25 +37,20 @@ with only that benchmark's columns and each interval folded into its cell: ``62.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping, Sequence
 from html import escape
 from pathlib import Path
-from typing import Any
 
 from lvlmbench._csv import write_csv
-from lvlmbench.judging import HUMAN, column_digits
+from lvlmbench.judging import column_digits
 from lvlmbench.report._common import LEVELS
-from lvlmbench.report.judged import judged_figures
-from lvlmbench.report.summary import AccuracyFacet, BenchmarkSummary, ReportData
+from lvlmbench.report.board_cells import Cell, Figures, LeaderboardRow, interval_cell
+from lvlmbench.report.judged import board_figures
+from lvlmbench.report.summary import AccuracyFacet, BenchmarkSummary, ReportData, Row
 
-__all__ = ["leaderboard_markdown", "leaderboard_rows", "write_leaderboards"]
+__all__ = ["leaderboard_columns", "leaderboard_markdown", "leaderboard_rows", "write_leaderboards"]
 
 _COUNTS = ("items", "epochs", "correct", "answered", "unparseable", "failed")
-
-
-def _with_ci(name: str, value: Any, low: Any, high: Any) -> dict[str, Any]:
-    return {name: value, f"{name}_low": low, f"{name}_high": high}
-
 
 _FACET_COLUMNS: tuple[tuple[AccuracyFacet, str], ...] = (
     ("difficulty", "level"),
@@ -59,125 +59,81 @@ _FACET_COLUMNS: tuple[tuple[AccuracyFacet, str], ...] = (
 """Accuracy facets in the leaderboard, with their columns' prefix."""
 
 
-def _accuracy(bench: BenchmarkSummary) -> Iterator[tuple[str, dict[str, Any]]]:
+def _accuracy(bench: BenchmarkSummary) -> Iterator[tuple[str, Mapping[str, Cell]]]:
     for r in bench["overall"]:
-        yield (
-            r["model"],
-            {
-                **_with_ci("accuracy", r["accuracy"], r["ci_low"], r["ci_high"]),
-                **{k: r[k] for k in _COUNTS},
-            },
-        )
+        accuracy = interval_cell(r["accuracy"], r["ci_low"], r["ci_high"], n=r["items"])
+        yield r["model"], {"accuracy": accuracy, **{k: Cell(r[k]) for k in _COUNTS}}
     for facet, prefix in _FACET_COLUMNS:
         for r in _by_group(bench[facet], facet):
-            name = f"{prefix}:{r[facet]}"
-            yield r["model"], _with_ci(name, r["accuracy"], r["ci_low"], r["ci_high"])
+            cell = interval_cell(r["accuracy"], r["ci_low"], r["ci_high"], n=r.get("items"))
+            yield r["model"], {f"{prefix}:{r[facet]}": cell}
 
 
-def _by_group(rows: list[dict[str, Any]], facet: str) -> list[dict[str, Any]]:
+def _by_group(rows: list[Row], facet: str) -> list[Row]:
     """Levels easy → hard (so the columns read in order), any other group by name."""
 
-    def order(row: dict[str, Any]) -> tuple[int, str]:
+    def order(row: Row) -> tuple[int, str]:
         group = str(row[facet])
         return (LEVELS.index(group) if group in LEVELS else len(LEVELS), group)
 
     return sorted(rows, key=order)
 
 
-def _ratings(bench: BenchmarkSummary) -> Iterator[tuple[str, dict[str, Any]]]:
-    for r in bench["metrics"]:
-        yield r["model"], _with_ci(f"metric:{r['metric']}", r["mean"], r["ci_low"], r["ci_high"])
-    # People's votes rate like a judge named "human" (one match per vote: nothing combined).
-    for rep in [*bench["pairwise"], *(entry["ratings"] for entry in bench.get("human", []))]:
-        judge = rep["judge"]
-        # Bradley-Terry first: the headline rating, as in the report and `lvlmbench rate`.
-        for model, b in (rep.get("bradley_terry") or {}).items():
-            yield model, _with_ci(f"bt:{judge}", b["rating"], b["low"], b["high"])
-        style = (rep.get("style_control") or {}).get("ratings") or {}
-        for model, b in style.items():
-            yield model, _with_ci(f"bt_style:{judge}", b["rating"], b["low"], b["high"])
-        for model, w in (rep.get("win_rate_vs_reference") or {}).items():
-            scaled = (100 * w["rate"], 100 * w["low"], 100 * w["high"])
-            yield model, _with_ci(f"win_rate:{judge}", *scaled)
-        elo = rep.get("online_elo") or {}
-        for model, in_order in (elo.get("in_order") or {}).items():
-            combine = {} if rep["protocol"] == HUMAN else {f"combine:{judge}": rep.get("combine")}
-            yield (
-                model,
-                {
-                    f"online_elo_in_order:{judge}": round(in_order, 1),
-                    f"online_elo_order:{judge}": elo["order"],
-                    f"online_elo_shuffled_mean:{judge}": round(elo["shuffled_mean"][model], 1),
-                    **combine,
-                },
-            )
+def _sources() -> list[Figures]:
+    """Accuracy first, then each judge protocol's columns (its report section's ``figures``)."""
+    return [_accuracy, *board_figures()]
 
 
-def _judged(bench: BenchmarkSummary) -> Iterator[tuple[str, dict[str, Any]]]:
-    for entry in bench.get("touchstone") or []:
-        name = f"touchstone:{entry['label']}"
-        for m in entry["models"]:
-            yield (
-                m["model"],
-                {
-                    **_with_ci(name, m["score"], m["ci_low"], m["ci_high"]),
-                    f"touchstone_rel:{entry['label']}": m["relative"],
-                },
-            )
-            for ability, g in m["abilities"].items():
-                yield (
-                    m["model"],
-                    _with_ci(f"{name}:{ability}", g["score"], g["ci_low"], g["ci_high"]),
-                )
-    for entry in bench.get("hallucination") or []:
-        name = f"hallucination:{entry['judge']}"
-        for m in entry["models"]:
-            yield m["model"], _with_ci(name, m["mean"], m["ci_low"], m["ci_high"])
+def _bench_rows(bench: BenchmarkSummary, sources: Sequence[Figures]) -> list[LeaderboardRow]:
+    cells: dict[str, dict[str, Cell]] = {}
+    for source in sources:
+        for model, figures in source(bench):
+            mine = cells.setdefault(model, {})
+            mine.update({name: cell.rounded() for name, cell in figures.items()})
+    rows = [LeaderboardRow(bench["name"], bench["kind"], m, c) for m, c in cells.items()]
+    # Best first where there is an accuracy; models without one keep name order after.
+    return sorted(rows, key=lambda r: (-_number(r.value("accuracy")), r.model))
 
 
-def _rounded(value: Any) -> Any:
-    """Floats to 4 significant decimals: the CSV is for reading, bootstraps are not exact."""
-    return round(value, 4) if isinstance(value, float) else value
+def _number(value: object) -> float:
+    return float(value) if isinstance(value, int | float) else -1.0
 
 
-def leaderboard_rows(data: ReportData) -> list[dict[str, Any]]:
-    """One dict per benchmark × model from :func:`~lvlmbench.report.collect` data."""
-    out: list[dict[str, Any]] = []
-    for bench in data["benchmarks"]:
-        rows: dict[str, dict[str, Any]] = {}
-        for source in _SOURCES:
-            for model, figures in source(bench):
-                row = rows.setdefault(
-                    model, {"benchmark": bench["name"], "kind": bench["kind"], "model": model}
-                )
-                row.update({k: _rounded(v) for k, v in figures.items()})
-        # Best first where there is an accuracy; models without one keep name order after.
-        out += sorted(rows.values(), key=lambda r: (-r.get("accuracy", -1.0), r["model"]))
-    return out
+def leaderboard_rows(data: ReportData) -> list[LeaderboardRow]:
+    """One typed row per benchmark × model from :func:`~lvlmbench.report.collect` data."""
+    sources = _sources()
+    return [row for bench in data["benchmarks"] for row in _bench_rows(bench, sources)]
 
 
-_SOURCES = (_accuracy, _ratings, _judged, judged_figures)
-
-
-def _columns(data: ReportData) -> list[str]:
-    """Kind of figure first, benchmark second: accuracy columns stay together across benchmarks."""
-    columns = ["benchmark", "kind", "model"]
-    for source in _SOURCES:
+def leaderboard_columns(data: ReportData) -> list[str]:
+    """The cells' columns in file order: kind of figure first, benchmark second, so accuracy
+    columns stay together across benchmarks (an interval's ``_low``/``_high`` not included)."""
+    columns: list[str] = []
+    for source in _sources():
         for bench in data["benchmarks"]:
-            columns += [k for _, figures in source(bench) for k in figures]
+            columns += [name for _, figures in source(bench) for name in figures]
     return list(dict.fromkeys(columns))
 
 
-def _cell(row: dict[str, Any], column: str) -> str:
-    value = row.get(column)
-    if value is None:
+def _csv_columns(data: ReportData, rows: Sequence[LeaderboardRow]) -> list[str]:
+    with_interval = {n for r in rows for n, c in r.cells.items() if c.interval is not None}
+    out = ["benchmark", "kind", "model"]
+    for name in leaderboard_columns(data):
+        out += [name, f"{name}_low", f"{name}_high"] if name in with_interval else [name]
+    return out
+
+
+def _cell(row: LeaderboardRow, column: str) -> str:
+    cell = row.cells.get(column)
+    if cell is None or cell.value is None:
         return ""
     # The protocol owning the column says how many decimals tell its models apart.
     digits = column_digits(column)
+    value = cell.value
     text = f"{value:.{digits}f}" if isinstance(value, float) else str(value)
-    low, high = row.get(f"{column}_low"), row.get(f"{column}_high")
-    if isinstance(low, float) and isinstance(high, float):
-        text += f" [{low:.{digits}f}, {high:.{digits}f}]"
+    bounds = cell.interval
+    if bounds is not None and isinstance(bounds.low, float) and isinstance(bounds.high, float):
+        text += f" [{bounds.low:.{digits}f}, {bounds.high:.{digits}f}]"
     return _md(text)
 
 
@@ -190,22 +146,20 @@ def leaderboard_markdown(data: ReportData) -> str:
     """One Markdown table per benchmark, intervals folded into their cells."""
     rows = leaderboard_rows(data)
     parts = []
-    for name in dict.fromkeys(r["benchmark"] for r in rows):
-        mine = [r for r in rows if r["benchmark"] == name]
-        columns = [
-            c
-            for c in _columns(data)
-            if c not in ("benchmark", "kind")
-            and not c.endswith(("_low", "_high"))
-            and any(r.get(c) is not None for r in mine)
-        ]
+    every = ["model", *leaderboard_columns(data)]
+    for name in dict.fromkeys(r.benchmark for r in rows):
+        mine = [r for r in rows if r.benchmark == name]
+        columns = [c for c in every if c == "model" or any(r.value(c) is not None for r in mine)]
         lines = [
             f"## {_md(name)}",
             "",
             "| " + " | ".join(_md(c) for c in columns) + " |",
             "|" + "---|" * len(columns),
         ]
-        lines += ["| " + " | ".join(_cell(r, c) for c in columns) + " |" for r in mine]
+        lines += [
+            "| " + " | ".join(_md(r.model) if c == "model" else _cell(r, c) for c in columns) + " |"
+            for r in mine
+        ]
         parts.append("\n".join(lines) + "\n")
     return "\n".join(parts) if parts else "(no results)\n"
 
@@ -214,6 +168,6 @@ def write_leaderboards(data: ReportData, out_dir: Path) -> tuple[Path, Path]:
     """Write ``leaderboard.csv`` and ``leaderboard.md`` into ``out_dir``; return both paths."""
     rows = leaderboard_rows(data)
     csv_path, md_path = out_dir / "leaderboard.csv", out_dir / "leaderboard.md"
-    write_csv(csv_path, _columns(data), rows)
+    write_csv(csv_path, _csv_columns(data, rows), [r.flat() for r in rows])
     md_path.write_text(leaderboard_markdown(data), encoding="utf-8")
     return csv_path, md_path

@@ -7,7 +7,7 @@ from html import escape
 from typing import Any
 
 from lvlmbench.report._html import ci, fmt, table, td
-from lvlmbench.report.render_style import style_block
+from lvlmbench.report.render_style import StyledRatings, style_block
 from lvlmbench.report.summary import BenchmarkSummary
 from lvlmbench.report.svg import Dot, dot_interval_chart
 
@@ -108,7 +108,11 @@ def _pairwise_one(rep: dict[str, Any]) -> list[str]:
         lo, hi = _padded([v["low"] for v in bt.values()], [v["high"] for v in bt.values()])
         title = "Bradley-Terry with 95% bootstrap interval"
         out.append(dot_interval_chart(dots, title, lo, hi, ""))
-    out.append(style_block(rep))
+    styled: StyledRatings = {
+        "style_control": rep.get("style_control"),
+        "bradley_terry": rep.get("bradley_terry"),
+    }
+    out.append(style_block(styled))
     if wins:
         dots = [
             Dot(m, "win rate vs reference", 100 * w["rate"], 100 * w["low"], 100 * w["high"])

@@ -1,16 +1,62 @@
 """The style-control block of a pairwise ratings section: style coefficients with 95%
 intervals, and the style-controlled Bradley-Terry ratings beside the raw ones (a table and a
-chart with both series), from the ``style_control`` entry of a ratings dict."""
+chart with both series), from the ``style_control`` entry of a ratings dict.
+
+The ratings dict is JSON (``summary.json``, the web API: what
+:meth:`~lvlmbench.judging.pairwise_report.PairwiseReport.as_dict` gives), so the parts read
+here are typed as TypedDicts of that shape (:class:`StyledRatings`).
+"""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from html import escape
-from typing import Any
+from typing import TypedDict
 
 from lvlmbench.report._html import ci, fmt, table, td
 from lvlmbench.report.svg import Dot, dot_interval_chart
 
-__all__ = ["style_block"]
+__all__ = ["RatedModel", "StyleCoefficient", "StyleControlData", "StyledRatings", "style_block"]
+
+
+class RatedModel(TypedDict):
+    """One model's Bradley-Terry rating (Elo scale) with its 95% bootstrap interval."""
+
+    rating: float
+    low: float
+    high: float
+
+
+class StyleCoefficient(TypedDict):
+    """One style feature's coefficient (log-odds per RMS difference), its interval, and that
+    RMS difference (``scale``)."""
+
+    value: float
+    low: float
+    high: float
+    scale: float
+
+
+class StyleControlData(TypedDict):
+    """The ``style_control`` entry (:meth:`~lvlmbench.judging.style_control.StyleControl.as_dict`):
+    ``ratings`` and ``coefficients`` are None where the fit was not possible (``note`` says
+    why)."""
+
+    matches_used: int
+    matches_without_text: int
+    note: str | None
+    ratings: dict[str, RatedModel] | None
+    coefficients: dict[str, StyleCoefficient] | None
+    constant_features: list[str]
+    rounds: int | None
+
+
+class StyledRatings(TypedDict, total=False):
+    """The parts of a ratings dict the block reads: the style fit and the raw ratings."""
+
+    style_control: StyleControlData | None
+    bradley_terry: dict[str, RatedModel] | None
+
 
 _FEATURES = {
     "tokens": "length (tokens)",
@@ -28,7 +74,7 @@ _NOTE = (
 )
 
 
-def _coefficients(style: dict[str, Any], tags: dict[str, str]) -> str:
+def _coefficients(coefficients: Mapping[str, StyleCoefficient], tags: Mapping[str, str]) -> str:
     rows = [
         [
             td(_FEATURES.get(f, f)),
@@ -36,14 +82,15 @@ def _coefficients(style: dict[str, Any], tags: dict[str, str]) -> str:
             td(ci(c["low"], c["high"], 3)),
             td(f"{c['value'] / c['scale']:+.2f}"),
         ]
-        for f, c in style["coefficients"].items()
+        for f, c in coefficients.items()
     ]
     head = ["style feature", "coefficient (log-odds)", "95% CI", "per unit of (a−b)/(a+b)"]
     return table(head, rows, "style")
 
 
-def _ratings(style: dict[str, Any], raw: dict[str, Any], tags: dict[str, str]) -> str:
-    controlled = style["ratings"]
+def _ratings(
+    controlled: Mapping[str, RatedModel], raw: Mapping[str, RatedModel], tags: Mapping[str, str]
+) -> str:
     order = sorted(controlled, key=lambda m: (-controlled[m]["rating"], m))
     rows = []
     for m in order:
@@ -72,18 +119,19 @@ def _ratings(style: dict[str, Any], raw: dict[str, Any], tags: dict[str, str]) -
     return table(head, rows, "style-ratings") + chart
 
 
-def style_block(rep: dict[str, Any], **tags: str) -> str:
+def style_block(rep: StyledRatings, **tags: str) -> str:
     """The block for one ratings dict ('' when style control was not computed); ``tags`` are
     extra ``data-*`` attributes of the number cells (whose ratings they are)."""
     style = rep.get("style_control")
     if not style:
         return ""
     out = ["<h4>Style-controlled ratings</h4>", f'<p class="note">{escape(_NOTE)}</p>']
-    if style["ratings"] is None:
+    controlled, coefficients = style["ratings"], style["coefficients"]
+    if controlled is None or coefficients is None:
         out.append(f'<p class="note">{escape(style["note"] or "not fitted")}</p>')
         return "".join(out)
-    out.append(_coefficients(style, tags))
-    out.append(_ratings(style, rep.get("bradley_terry") or {}, tags))
+    out.append(_coefficients(coefficients, tags))
+    out.append(_ratings(controlled, rep.get("bradley_terry") or {}, tags))
     left = style["matches_without_text"]
     counts = f"{style['matches_used']} matches fitted; {left} left out (an answer text missing)."
     constant = ", ".join(style["constant_features"])

@@ -77,7 +77,7 @@ def leaderboard(request: Request, name: str) -> dict[str, Any]:
     )
     for row in summary["overall"]:
         row["items_url"] = cell_items_url(name, row["model"], "overall", "all")
-    rows = leaderboard_rows({"benchmarks": [summary]})
+    rows = [row.flat() for row in leaderboard_rows({"benchmarks": [summary]})]
     return _json({"benchmark": name, "summary": summary, "rows": rows})
 
 
