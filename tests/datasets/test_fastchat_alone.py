@@ -106,9 +106,14 @@ def test_agreement_on_the_files_alone_is_fastchats(
 
 def test_agreement_and_rate_commands_on_the_files_alone(tmp_path: Path) -> None:
     db = str(tmp_path / "s.db")
+    said_on_import = []
     for path in _files(tmp_path):
         done = runner.invoke(app, ["import", str(path), "--name", BENCH, "--store", db])
         assert done.exit_code == 0, done.output
+        said_on_import.append(" ".join(done.output.split()))
+    assert "mt: 4 items built from the file's conversations" in said_on_import[0]
+    assert "8 human votes from 8 rows (8 new) by 3 annotators" in said_on_import[0]
+    assert "4 verdicts from 4 rows (4 new) by 1 judge (gpt-4)" in said_on_import[1]
     said = runner.invoke(app, ["agreement", BENCH, "-j", "gpt-4", "--store", db])
     assert said.exit_code == 0, said.output
     assert "57.1% of 7 with ties, 60.0% of 5 without ties" in " ".join(said.output.split())

@@ -257,6 +257,7 @@ def store_votes(
     put_responses(store, responses, replace=False)
     summary.votes = len(judgments)
     summary.votes_added = len(ids - known)
+    summary.verdicts = sum(not j.judge.startswith("human:") for j in judgments)
     summary.responses_added = len(responses)
     summary.response_conflicts = conflicts
     summary.unmatched = len(unmatched)

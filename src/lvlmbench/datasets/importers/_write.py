@@ -80,6 +80,8 @@ class ImportSummary:
     votes_added: int = 0
     annotators: list[str] = field(default_factory=list)
     """Judges of the stored votes (``human:<annotator>``, or the model judge of battles)."""
+    verdicts: int = 0
+    """Of the votes, those by a model judge (battles, FastChat's GPT-4 pair judgments)."""
     responses_added: int = 0
     """Answers found only in a vote file, stored as their model's responses."""
     response_conflicts: list[str] = field(default_factory=list)
