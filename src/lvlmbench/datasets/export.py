@@ -125,7 +125,14 @@ def _hf_metadata(layout: ExportLayout) -> dict[bytes, bytes]:
     for name, dtype in layout.features():
         image = {"_type": "Image"}
         features[name] = image if dtype == "image" else {"dtype": dtype, "_type": "Value"}
-    ours = {"benchmark": layout.benchmark, "kind": layout.kind, "version": 1}
+    # The benchmark's own definition (kind and stored data: AutoBench-V's generation report)
+    # travels with it, so importing the export under its name restores the benchmark as it was.
+    ours = {
+        "benchmark": layout.benchmark,
+        "kind": layout.kind,
+        "data": layout.data.as_json(),
+        "version": 1,
+    }
     return {
         b"huggingface": json.dumps({"info": {"features": features}}).encode("utf-8"),
         EXPORT_METADATA_KEY: json.dumps(ours).encode("utf-8"),
@@ -191,6 +198,11 @@ def write_parquet(store: Store, layout: ExportLayout, path: Path, batch_size: in
     with pq.ParquetWriter(str(partial), schema) as writer:
         for batch in _batches(store, layout, batch_size):
             writer.write_table(pa.Table.from_pylist(batch, schema=schema))
+    # A split's num_bytes is the size of its Arrow data as `datasets` reads the parquet back
+    # (a table built from Python rows can differ by a few bytes), read batch by batch.
+    written = pq.ParquetFile(str(partial))
+    layout.num_bytes = sum(b.nbytes for b in written.iter_batches(batch_size=batch_size))
+    layout.download_size = partial.stat().st_size
     os.replace(partial, path)
 
 

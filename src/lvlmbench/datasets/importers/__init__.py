@@ -42,7 +42,12 @@ from lvlmbench.datasets.importers.detect import (
     format_rules,
     register_format,
 )
-from lvlmbench.datasets.importers.hf import HF_FORMAT, hf_benchmark_name, parse_hf
+from lvlmbench.datasets.importers.hf import (
+    HF_FORMAT,
+    exported_benchmark,
+    hf_benchmark_name,
+    parse_hf,
+)
 from lvlmbench.datasets.importers.jsonl import parse_jsonl
 from lvlmbench.datasets.importers.llava import parse_llava
 from lvlmbench.datasets.importers.touchstone import parse_touchstone
@@ -55,7 +60,7 @@ from lvlmbench.datasets.importers.vote_formats import (
 )
 from lvlmbench.ids import check_benchmark_name
 from lvlmbench.registry import Registry
-from lvlmbench.store import Store
+from lvlmbench.store import Store, StoredBenchmark
 
 __all__ = [
     "DEFAULT_MAX_UNZIPPED_MB",
@@ -214,6 +219,16 @@ def parse_items(
         )
 
 
+def _restored(path: Path, fmt: str, benchmark: str) -> StoredBenchmark | None:
+    """The benchmark an ``lvlmbench export`` holds when it is imported under that benchmark's
+    own name (the default): restored with its ids, kind and definition. Under another name it
+    is a new benchmark, its ids derived from that name as any import's."""
+    if fmt != HF_FORMAT:
+        return None
+    exported = exported_benchmark(path)
+    return exported if exported is not None and exported.name == benchmark else None
+
+
 def import_dataset(
     store: Store,
     path: str | Path,
@@ -271,4 +286,5 @@ def import_dataset(
                 image_root=image_root,
                 total=rows,
                 scratch=scratch,
+                restored=_restored(path, fmt, benchmark),
             )
