@@ -370,26 +370,27 @@ def _summary(db: str, out: Path) -> dict[str, Any]:
     return summary
 
 
+@pytest.mark.parametrize("parquet", [True, False])
 def test_export_then_import_into_a_fresh_store_is_the_same_benchmark(
-    autobench: Store, tmp_path: Path
+    autobench: Store, tmp_path: Path, parquet: bool
 ) -> None:
-    """export -> import into an empty store: the same ids, kind and generation report (plan,
-    self-check), and the same report summary."""
+    """export (the Hub folder, or items.jsonl alone) -> import into an empty store: the same
+    ids, kind and generation report (plan, self-check), and the same report summary."""
     stored = get_benchmark(autobench, SETTINGS.benchmark)
     assert stored is not None and isinstance(stored.data, GenerationReport)
     assert stored.data.plan is not None and stored.data.self_check  # what must travel
     out = tmp_path / "export"
-    api.export(SETTINGS.benchmark, out, store=autobench.url)
+    api.export(SETTINGS.benchmark, out, store=autobench.url, parquet=parquet)
     fresh = str(tmp_path / "fresh.db")
-    imported = api.import_file(out, store=fresh)
+    imported = api.import_file(out if parquet else out / "items.jsonl", store=fresh)
     assert imported.summary.benchmark == SETTINGS.benchmark
     copy = Store.open(fresh)
     try:
         restored = get_benchmark(copy, SETTINGS.benchmark)
-        ids = [i.id for i in iter_items(copy, SETTINGS.benchmark)]
+        back = list(iter_items(copy, SETTINGS.benchmark))
     finally:
         copy.close()
-    assert ids == [i.id for i in iter_items(autobench, SETTINGS.benchmark)]
+    assert back == list(iter_items(autobench, SETTINGS.benchmark))  # ids and all
     assert restored is not None and restored.kind == "autobench"
     assert restored.data == stored.data
     before = _summary(autobench.url, tmp_path / "before")
