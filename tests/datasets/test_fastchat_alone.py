@@ -35,7 +35,14 @@ from lvlmbench import api
 from lvlmbench.cli import app
 from lvlmbench.datasets import DatasetError, import_dataset
 from lvlmbench.datasets.importers import item_id
-from lvlmbench.store import Store, get_benchmark, iter_items, iter_judgments, iter_responses
+from lvlmbench.store import (
+    Store,
+    get_benchmark,
+    iter_items,
+    iter_judgments,
+    iter_responses,
+    put_judgments,
+)
 
 runner = CliRunner()
 BENCH = "mt"
@@ -142,3 +149,27 @@ def test_a_bad_last_record_stores_nothing(tmp_path: Path, store: Store) -> None:
         import_dataset(store, path, "fastchat-votes", BENCH)
     assert (raised.value.row, raised.value.column) == (9, "winner")
     assert get_benchmark(store, BENCH) is None and not list(iter_judgments(store))
+
+
+def test_a_store_holding_a_repeat_under_its_old_name_gets_it_once(
+    tmp_path: Path, store: Store
+) -> None:
+    """Imports before this version stored expert_0's second vote on a pair as another
+    annotator, ``expert_0-2``; re-importing the file into such a store adds no vote twice."""
+    human, _ = _files(tmp_path)
+    import_dataset(store, human, "fastchat-votes", BENCH)
+    repeat = next(j for j in iter_judgments(store, protocol="human") if j.repeat)
+    old = repeat.model_copy(update={"judge": "human:expert_0-2", "repeat": 0})
+    fresh = tmp_path / "old"
+    fresh.mkdir()
+    legacy = Store.open(str(fresh / "old.db"))
+    try:
+        first = write_fastchat(fresh, "json", mt_bench_two_turns()[:1])
+        import_dataset(legacy, first, "fastchat-votes", BENCH)
+        put_judgments(legacy, [old])
+        again = import_dataset(legacy, human, "fastchat-votes", BENCH)
+        judges = sorted(j.judge for j in iter_judgments(legacy, protocol="human"))
+    finally:
+        legacy.close()
+    assert again.votes == 8 and len(judges) == 8
+    assert judges.count("human:expert_0-2") == 1 and judges.count("human:expert_0") == 2

@@ -24,6 +24,7 @@ from lvlmbench.store import (
     iter_judgments,
     iter_responses,
     judgment_id,
+    judgment_ids,
     put_judgments,
     put_responses,
 )
@@ -178,6 +179,27 @@ def number_crowd(votes: Iterable[ParsedVote]) -> list[ParsedVote]:
     return out
 
 
+def kept_as_stored(store: Store, votes: list[ParsedVote]) -> list[ParsedVote]:
+    """The votes, a repeat vote that the store already holds under the name imports before
+    this version gave it (``expert_0-2``: the annotator's second vote on the pair, split off as
+    another annotator) keeping that name, so re-importing a file into such a store stores no
+    vote twice. A fresh import keeps every repeat under its annotator."""
+    legacy = {
+        index: replace(vote, judge=f"{vote.judge}-{vote.repeat + 1}", repeat=0)
+        for index, vote in enumerate(votes)
+        if vote.repeat
+    }
+    stored: set[str] = set()
+    for judge in {vote.judge for vote in legacy.values()}:
+        stored |= judgment_ids(store, judge, "human")
+    if not stored:
+        return votes
+    return [
+        legacy[i] if i in legacy and judgment_id(legacy[i].judgment()) in stored else vote
+        for i, vote in enumerate(votes)
+    ]
+
+
 def _answers(store: Store, votes: list[ParsedVote]) -> tuple[list[Response], list[str]]:
     """Responses to add (answers that appear only in the vote file) and conflicts: a model
     whose stored (or earlier in the file) answer to an item differs from the file's text. The
@@ -247,7 +269,7 @@ def store_votes(
             f"{summary.benchmark!r} (first: {', '.join(unmatched[:SHOWN_UNMATCHED])}); import "
             "the dataset the votes refer to under that --name",
         )
-    votes = number_crowd(votes)
+    votes = kept_as_stored(store, number_crowd(votes))
     judgments = [v.judgment() for v in votes]
     ids = {judgment_id(j) for j in judgments}
     known, after = known_judgments(store, judgments)
