@@ -12,7 +12,7 @@ votes ("human" is ``expert_*``) against GPT-4's one verdict per pair and turn:
   turn 1: 2 of 4 with ties, 2 of 3 without;
 - turn 2, 81: experts a, b vs GPT-4 a -> 1 of 2, 1 of 2; 82: expert tie vs GPT-4 tie -> 1 of 1
   with ties, none without; turn 2: 2 of 3, 1 of 2;
-- both turns: 4 of 7 with ties, 3 of 5 without.
+- both turns: 4 of 7 with ties, 3 of 5 without (``agreement`` gives both, and each turn).
 ``--judges human human`` (every two expert votes on a pair): turn 1 81 {b, b, tie} 1 of 3 (1 of
 1 without ties); turn 2 81 {a, b} 0 of 1 (0 of 1) -> 1 of 4, 1 of 2.
 """
@@ -35,6 +35,7 @@ from lvlmbench import api
 from lvlmbench.cli import app
 from lvlmbench.datasets import DatasetError, import_dataset
 from lvlmbench.datasets.importers import item_id
+from lvlmbench.judging import VoteAgreement
 from lvlmbench.store import (
     Store,
     get_benchmark,
@@ -89,25 +90,28 @@ def test_a_judgment_file_alone_builds_items_per_turn(tmp_path: Path, store: Stor
     assert sorted(r.order for r in rows) == ["both"] * 4
 
 
-@pytest.mark.parametrize(
-    ("judge", "figures"),
-    [("gpt-4", (4, 7, 3, 5)), ("human", (1, 4, 1, 2))],
-)
-def test_agreement_on_the_files_alone_is_fastchats(
-    tmp_path: Path, judge: str, figures: tuple[int, int, int, int]
-) -> None:
-    db = str(tmp_path / "s.db")
-    for path in _files(tmp_path):
-        api.import_file(path, store=db, name=BENCH)
-    found = api.agreement(BENCH, judge, store=db)
-    votes = found.votes
-    got = (
+def _figures(votes: VoteAgreement) -> tuple[int, int, int, int]:
+    return (
         votes.agree_with_ties,
         votes.total_with_ties,
         votes.agree_without_ties,
         votes.total_without_ties,
     )
-    assert got == figures
+
+
+@pytest.mark.parametrize(
+    ("judge", "turn_1", "turn_2"),
+    [("gpt-4", (2, 4, 2, 3), (2, 3, 1, 2)), ("human", (1, 3, 1, 1), (0, 1, 0, 1))],
+)
+def test_agreement_on_the_files_alone_is_fastchats(
+    tmp_path: Path, judge: str, turn_1: tuple[int, ...], turn_2: tuple[int, ...]
+) -> None:
+    db = str(tmp_path / "s.db")
+    for path in _files(tmp_path):
+        api.import_file(path, store=db, name=BENCH)
+    found = api.agreement(BENCH, judge, store=db)
+    assert [(turn, _figures(v)) for turn, v in found.votes.by_turn] == [(1, turn_1), (2, turn_2)]
+    assert _figures(found.votes) == tuple(a + b for a, b in zip(turn_1, turn_2, strict=True))
     assert found.annotators.group == "expert"
 
 
@@ -123,7 +127,10 @@ def test_agreement_and_rate_commands_on_the_files_alone(tmp_path: Path) -> None:
     assert "4 verdicts from 4 rows (4 new) by 1 judge (gpt-4)" in said_on_import[1]
     said = runner.invoke(app, ["agreement", BENCH, "-j", "gpt-4", "--store", db])
     assert said.exit_code == 0, said.output
-    assert "57.1% of 7 with ties, 60.0% of 5 without ties" in " ".join(said.output.split())
+    printed = " ".join(said.output.split())
+    assert "judge vs each vote (FastChat): 57.1% of 7 with ties, 60.0% of 5 without ties" in printed
+    assert "turn 1: 50.0% of 4 with ties, 66.7% of 3 without ties" in printed
+    assert "turn 2: 66.7% of 3 with ties, 50.0% of 2 without ties" in printed
     rated = runner.invoke(app, ["rate", BENCH, "-j", "gpt-4", "--json", "--store", db])
     assert rated.exit_code == 0, rated.output
     body = json.loads(rated.output)
