@@ -134,7 +134,11 @@ def test_agreement_and_rate_commands_on_the_files_alone(tmp_path: Path) -> None:
     rated = runner.invoke(app, ["rate", BENCH, "-j", "gpt-4", "--json", "--store", db])
     assert rated.exit_code == 0, rated.output
     body = json.loads(rated.output)
-    assert (body["pairs"], body["unscored_pairs"]) == (4, 0)
+    assert (body["pairs"], body["unscored_pairs"], body["combined_by_judge"]) == (4, 0, 4)
+    table = runner.invoke(app, ["rate", BENCH, "-j", "gpt-4", "--store", db])
+    shown = " ".join(table.output.split())
+    assert "4 of 4 pairs hold one verdict the judge gave over both orders itself" in shown
+    assert "two orders combined" not in shown  # no rule of ours was applied
 
 
 def test_a_file_without_conversations_still_needs_its_dataset(tmp_path: Path, store: Store) -> None:

@@ -137,6 +137,9 @@ class PairwiseReport:
     reference): no match against the reference is counted on them."""
     pairs: int = 0
     unscored_pairs: int = 0
+    combined_by_judge: int = 0
+    """Pairs whose one row is the judge's own verdict over both orders (order ``both``: FastChat's
+    GPT-4 pair judge, a tie where its orders disagree): ``combine`` did not apply to them."""
     statuses: dict[str, int] = field(default_factory=dict)
     """Rows by status (ok, unparseable, refused, error)."""
     online_elo: OnlineElo | None = None
@@ -164,6 +167,7 @@ class PairwiseReport:
             "items_without_reference": self.items_without_reference,
             "pairs": self.pairs,
             "unscored_pairs": self.unscored_pairs,
+            "combined_by_judge": self.combined_by_judge,
             "statuses": self.statuses,
             "online_elo": None if self.online_elo is None else self.online_elo.as_dict(),
             "bradley_terry": None
@@ -250,6 +254,7 @@ def _tally(
             if row is not None:
                 report.statuses[row.status.value] = report.statuses.get(row.status.value, 0) + 1
         report.pairs += 1
+        report.combined_by_judge += r.ab is None and r.ba is None and r.both is not None
         result = r.result(report.combine)
         if result is None:
             report.unscored_pairs += 1
