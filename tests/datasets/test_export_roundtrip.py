@@ -409,3 +409,32 @@ def test_card_splits_carry_their_size(autobench: Store, tmp_path: Path) -> None:
     )
     assert f"  download_size: {written.parquet.stat().st_size}\n" in front
     assert f"  dataset_size: {arrow_bytes}\n" in front
+
+
+def test_a_restored_generation_report_is_shown_as_text(tmp_path: Path) -> None:
+    """An export is someone else's file: the definition it restores reaches the report only as
+    escaped text."""
+    source = Store.open(str(tmp_path / "source.db"))
+    hostile = "<script>alert(1)</script>"
+    data = {"plan": {"note": hostile}, "self_check": {hostile: 1.0, "accepted": 2}}
+    put_benchmark(source, "gen", "autobench", data)
+    put_items(
+        source,
+        [
+            BenchmarkItem(
+                id="q1",
+                benchmark="gen",
+                question="Which colour?",
+                kind="mc",
+                options={"A": "red", "B": "blue"},
+                answer="A",
+            )
+        ],
+    )
+    export_hub(source, "gen", tmp_path / "out")
+    source.close()
+    fresh = str(tmp_path / "fresh.db")
+    api.import_file(tmp_path / "out", store=fresh)
+    api.evaluate("gen", ["baseline/oracle"], store=fresh)
+    page = Path(api.report(tmp_path / "r" / "report.html", store=fresh).html).read_text("utf-8")
+    assert hostile not in page and "&lt;script&gt;alert(1)&lt;/script&gt;" in page
