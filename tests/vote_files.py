@@ -378,3 +378,73 @@ def mt_bench_gpt4_pair() -> list[dict[str, Any]]:
         winner = "tie" if said == "tie" else "model_a" if said == a else "model_b"
         records.append(_mt_vote(qid, a, b, winner, ["gpt-4", "pair-v2"]))
     return records
+
+
+MT_BENCH_TURNS = {
+    81: (
+        "Compose an engaging travel blog post about a recent trip to Hawaii.",
+        "Rewrite your previous response. Start every sentence with the letter A.",
+    ),
+    82: (
+        "Draft a professional email seeking your supervisor's feedback.",
+        "Take a moment to evaluate and critique your own response.",
+    ),
+}
+"""Two MT-bench questions with their two turns, as ``question.jsonl`` has them."""
+
+
+def _two_turn_vote(
+    qid: int, a: str, b: str, winner: str, judge: Any, turn: int = 1
+) -> dict[str, Any]:
+    """A record whose conversations hold both turns (four messages), as the file has them."""
+
+    def conversation(model: str) -> list[dict[str, str]]:
+        first, second = MT_BENCH_TURNS[qid]
+        return [
+            {"role": "user", "content": first},
+            {"role": "assistant", "content": f"{model}'s answer to {qid}."},
+            {"role": "user", "content": second},
+            {"role": "assistant", "content": f"{model}'s second answer to {qid}."},
+        ]
+
+    return {
+        "question_id": qid,
+        "model_a": a,
+        "model_b": b,
+        "winner": winner,
+        "judge": judge,
+        "conversation_a": conversation(a),
+        "conversation_b": conversation(b),
+        "turn": turn,
+    }
+
+
+def mt_bench_two_turns() -> list[dict[str, Any]]:
+    """``human_judgments.json`` records on both turns (sorted players: alpaca-13b < gpt-4 <
+    vicuna-13b), worked by hand in ``tests/datasets/test_fastchat_alone.py``:
+
+    - turn 1, 81 alpaca/gpt-4: expert_0 gpt-4 (written gpt-4 first), expert_1 gpt-4, expert_0
+      again tie; 82 gpt-4/vicuna: expert_1 vicuna, author_0 vicuna;
+    - turn 2, 81: expert_0 alpaca, expert_1 gpt-4; 82: expert_1 tie."""
+    return [
+        _two_turn_vote(81, "gpt-4", "alpaca-13b", "model_a", "expert_0"),
+        _two_turn_vote(81, "alpaca-13b", "gpt-4", "model_b", "expert_1"),
+        _two_turn_vote(81, "alpaca-13b", "gpt-4", "tie", "expert_0"),
+        _two_turn_vote(82, "gpt-4", "vicuna-13b", "model_b", "expert_1"),
+        _two_turn_vote(82, "gpt-4", "vicuna-13b", "model_b", "author_0"),
+        _two_turn_vote(81, "alpaca-13b", "gpt-4", "model_a", "expert_0", turn=2),
+        _two_turn_vote(81, "alpaca-13b", "gpt-4", "model_b", "expert_1", turn=2),
+        _two_turn_vote(82, "gpt-4", "vicuna-13b", "tie", "expert_1", turn=2),
+    ]
+
+
+def mt_bench_two_turns_gpt4() -> list[dict[str, Any]]:
+    """``gpt4_pair_judgments.json`` on the same pairs: turn 1 81 gpt-4, 82 gpt-4; turn 2 81
+    alpaca, 82 tie (its multi-turn prompt named as FastChat names it)."""
+    single, multi = ["gpt-4", "pair-v2"], ["gpt-4", "pair-v2-multi-turn"]
+    return [
+        _two_turn_vote(81, "alpaca-13b", "gpt-4", "model_b", single),
+        _two_turn_vote(82, "gpt-4", "vicuna-13b", "model_a", single),
+        _two_turn_vote(81, "alpaca-13b", "gpt-4", "model_a", multi, turn=2),
+        _two_turn_vote(82, "gpt-4", "vicuna-13b", "tie", multi, turn=2),
+    ]

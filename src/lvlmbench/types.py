@@ -15,6 +15,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_validator
 
 __all__ = [
+    "BOTH_ORDERS",
     "TASK_NAME",
     "BenchmarkItem",
     "Content",
@@ -311,6 +312,11 @@ class Response(BaseModel):
     """Which of ``evaluate --epochs K`` samples this is (0 for a single run)."""
 
 
+BOTH_ORDERS = "both"
+"""A judgment's ``order`` when its verdict is a judge's own combination of both presentation
+orders (a tie when they disagree), stored as one row: there are no per-order rows to combine."""
+
+
 class Judgment(BaseModel):
     """A judge's verdict on one or two responses."""
 
@@ -331,7 +337,8 @@ class Judgment(BaseModel):
     score_b: float | None = None
     """Score of model_b, when the protocol scores."""
     order: str = "ab"
-    """Presentation order: ab or ba."""
+    """Presentation order: ab or ba; :data:`BOTH_ORDERS` for one verdict already combined over
+    the two orders (FastChat's GPT-4 pair judgments, as its files give them)."""
     status: Status = Status.OK
     """ok, unparseable, refused or error; non-ok judgments are never scored."""
     reason: str | None = None
@@ -342,3 +349,7 @@ class Judgment(BaseModel):
     """Where this verdict falls in the order the battles were fought: its row in an imported
     vote or battle file, numbered after every earlier import's (None: no order recorded, such
     as a judge run's own rows). Online Elo in the order fought replays them by it."""
+    repeat: int = 0
+    """A person's n-th further vote on the same pair of the same item (0: their first): a
+    vote file can hold one annotator's repeat votes, which stay that annotator's, each
+    stored."""

@@ -16,13 +16,21 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
+from lvlmbench import api
 from lvlmbench.autobench.pipeline import GenerateSettings, generate_benchmark
 from lvlmbench.autobench.procedural import ProceduralBackend
 from lvlmbench.cli import app
 from lvlmbench.datasets import detect_format, export_hub, import_dataset
 from lvlmbench.datasets.export import PARQUET_PATH
 from lvlmbench.images import ImageClient, load_image_model
-from lvlmbench.store import Store, get_benchmark, iter_items, put_benchmark, put_items
+from lvlmbench.store import (
+    GenerationReport,
+    Store,
+    get_benchmark,
+    iter_items,
+    put_benchmark,
+    put_items,
+)
 from lvlmbench.types import BenchmarkItem
 
 runner = CliRunner()
@@ -64,15 +72,6 @@ def autobench(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Store]:
     store.close()
 
 
-def _content(item: BenchmarkItem, added_key: bool) -> dict[str, Any]:
-    """Everything but id and benchmark; ``added_key``: the import recorded the exported id as
-    ``meta.source_key`` (the join key of prediction files), which the original lacked."""
-    content = item.model_dump(exclude={"id", "benchmark"})
-    if added_key:
-        content["meta"].pop("source_key")
-    return content
-
-
 def _import(folder: Path, db: Path, *extra: str) -> Store:
     result = runner.invoke(app, ["import", str(folder), "--store", str(db), *extra])
     assert result.exit_code == 0, result.output
@@ -91,10 +90,13 @@ def test_autobench_export_imports_back_to_equal_items(autobench: Store, tmp_path
 
     copy = _import(out, tmp_path / "copy.db")
     back = list(iter_items(copy, SETTINGS.benchmark))  # named after the exported benchmark
-    assert [_content(i, added_key=True) for i in back] == [
-        _content(i, added_key=False) for i in original
-    ]
-    assert [i.meta["source_key"] for i in back] == [i.id for i in original]
+    assert back == original  # ids included: the benchmark itself, restored
+    stored, restored = (
+        get_benchmark(autobench, SETTINGS.benchmark),
+        get_benchmark(copy, SETTINGS.benchmark),
+    )
+    assert stored is not None and restored is not None
+    assert (restored.kind, restored.data) == ("autobench", stored.data)
     # The pictures are the same bytes (the store is content-addressed: same digests).
     for item in back:
         for digest in item.images:
@@ -184,7 +186,9 @@ def test_imported_benchmark_round_trips_with_its_ids(
     for item in back:
         for digest in item.images:
             assert copy.read_image(digest) == source.read_image(digest)
-    assert get_benchmark(copy, "visit-rt").kind == "hf"  # type: ignore[union-attr]
+    restored = get_benchmark(copy, "visit-rt")
+    assert restored is not None and restored.kind == "visit"
+    assert restored.data == get_benchmark(source, "visit-rt").data  # type: ignore[union-attr]
     copy.close()
     source.close()
 
@@ -329,9 +333,7 @@ def test_awkward_items_round_trip_exactly(tmp_path: Path, png: Callable[..., byt
     export_hub(source, "odd", tmp_path / "out")
     copy = _import(tmp_path / "out", tmp_path / "copy.db")
     back = list(iter_items(copy, "odd"))
-    assert [_content(i, added_key=True) for i in back] == [
-        _content(i, added_key=False) for i in items
-    ]
+    assert back == items  # ids and all
     assert [copy.read_image(d) for d in back[0].images] == [
         source.read_image(d) for d in items[0].images
     ]
@@ -353,3 +355,86 @@ def test_reading_parquet_without_pyarrow_names_the_extra(
     monkeypatch.setitem(sys.modules, "pyarrow.parquet", None)
     said = _fails(["import", str(tmp_path / "x.parquet"), "--store", str(tmp_path / "s.db")])
     assert "needs pyarrow: pip install 'lvlmbench[export]'" in said
+
+
+EXAMINEES = ("baseline/random", "baseline/oracle")
+
+
+def _summary(db: str, out: Path) -> dict[str, Any]:
+    """`lvlmbench report`'s summary.json of the benchmark, once the weightless baselines
+    (seeded per item) have answered it: responses are not part of an export."""
+    api.evaluate(SETTINGS.benchmark, EXAMINEES, store=db)
+    files = api.report(out / "report.html", store=db, benchmarks=[SETTINGS.benchmark])
+    summary: dict[str, Any] = json.loads(Path(files.summary).read_text("utf-8"))
+    summary.pop("store")  # where it was read from: the only thing meant to differ
+    return summary
+
+
+@pytest.mark.parametrize("parquet", [True, False])
+def test_export_then_import_into_a_fresh_store_is_the_same_benchmark(
+    autobench: Store, tmp_path: Path, parquet: bool
+) -> None:
+    """export (the Hub folder, or items.jsonl alone) -> import into an empty store: the same
+    ids, kind and generation report (plan, self-check), and the same report summary."""
+    stored = get_benchmark(autobench, SETTINGS.benchmark)
+    assert stored is not None and isinstance(stored.data, GenerationReport)
+    assert stored.data.plan is not None and stored.data.self_check  # what must travel
+    out = tmp_path / "export"
+    api.export(SETTINGS.benchmark, out, store=autobench.url, parquet=parquet)
+    fresh = str(tmp_path / "fresh.db")
+    imported = api.import_file(out if parquet else out / "items.jsonl", store=fresh)
+    assert imported.summary.benchmark == SETTINGS.benchmark
+    copy = Store.open(fresh)
+    try:
+        restored = get_benchmark(copy, SETTINGS.benchmark)
+        back = list(iter_items(copy, SETTINGS.benchmark))
+    finally:
+        copy.close()
+    assert back == list(iter_items(autobench, SETTINGS.benchmark))  # ids and all
+    assert restored is not None and restored.kind == "autobench"
+    assert restored.data == stored.data
+    before = _summary(autobench.url, tmp_path / "before")
+    after = _summary(fresh, tmp_path / "after")
+    assert after == before and before  # an empty summary would prove nothing
+
+
+def test_card_splits_carry_their_size(autobench: Store, tmp_path: Path) -> None:
+    pq = pytest.importorskip("pyarrow.parquet")
+    written = export_hub(autobench, SETTINGS.benchmark, tmp_path / "out")
+    front = written.card.read_text("utf-8").split("---\n")[1]
+    arrow_bytes = pq.read_table(str(written.parquet)).nbytes  # a split's num_bytes in `datasets`
+    assert arrow_bytes > 0
+    assert (
+        f"  - name: test\n    num_bytes: {arrow_bytes}\n    num_examples: {written.rows}\n" in front
+    )
+    assert f"  download_size: {written.parquet.stat().st_size}\n" in front
+    assert f"  dataset_size: {arrow_bytes}\n" in front
+
+
+def test_a_restored_generation_report_is_shown_as_text(tmp_path: Path) -> None:
+    """An export is someone else's file: the definition it restores reaches the report only as
+    escaped text."""
+    source = Store.open(str(tmp_path / "source.db"))
+    hostile = "<script>alert(1)</script>"
+    data = {"plan": {"note": hostile}, "self_check": {hostile: 1.0, "accepted": 2}}
+    put_benchmark(source, "gen", "autobench", data)
+    put_items(
+        source,
+        [
+            BenchmarkItem(
+                id="q1",
+                benchmark="gen",
+                question="Which colour?",
+                kind="mc",
+                options={"A": "red", "B": "blue"},
+                answer="A",
+            )
+        ],
+    )
+    export_hub(source, "gen", tmp_path / "out")
+    source.close()
+    fresh = str(tmp_path / "fresh.db")
+    api.import_file(tmp_path / "out", store=fresh)
+    api.evaluate("gen", ["baseline/oracle"], store=fresh)
+    page = Path(api.report(tmp_path / "r" / "report.html", store=fresh).html).read_text("utf-8")
+    assert hostile not in page and "&lt;script&gt;alert(1)&lt;/script&gt;" in page

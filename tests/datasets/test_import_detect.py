@@ -153,6 +153,27 @@ def test_llava_bench_questions(tmp_path: Path, store: Store, png: PNG) -> None:
     assert missing.question == "什么动物？"
 
 
+def test_llava_image_paths_resolve_relative_to_the_file_first(
+    tmp_path: Path, store: Store, png: PNG
+) -> None:
+    """A name written relative to the file (``images/001.jpg``) or a picture beside the file is
+    read as written even though an ``images/`` folder exists; a bare name only in ``images/``
+    is still found there."""
+    path = layouts.llava_bench(tmp_path / "bench", png)
+    (path.parent / "cover.png").write_bytes(png("blue"))
+    (path.parent / "images" / "cover.png").write_bytes(png("green"))  # not the one meant
+    lines = [
+        {"question_id": 0, "image": "images/001.jpg", "text": "What colour is it?"},
+        {"question_id": 1, "image": "cover.png", "text": "And this one?"},
+        {"question_id": 2, "image": "001.jpg", "text": "Bare name."},
+    ]
+    path.write_text("".join(json.dumps(r) + "\n" for r in lines), encoding="utf-8")
+    written, beside, bare = _items(store, path, "llava", "llava")
+    assert written.images == bare.images and len(written.images) == 1
+    assert [store.read_image(h) for h in beside.images] == [png("blue")]
+    assert written.meta.get("missing_images") in (None, [])
+
+
 def test_our_jsonl_and_export_round_trip(tmp_path: Path, store: Store, b64: B64) -> None:
     source = layouts.mmbench(tmp_path / "MMBench_DEV_EN.tsv", b64)
     import_dataset(store, source, name="orig")

@@ -86,7 +86,7 @@ def db(tmp_path: Path) -> Iterator[str]:
         store, write_fastchat(tmp_path, "json", mt_bench_human()), "fastchat-votes", BENCH
     )
     assert summary.votes == 11 and summary.skipped == {
-        "votes on a later turn (items are single-turn)": 1
+        "votes on a later turn the benchmark has no item for (import the file alone)": 1
     }
     put_judgments(store, _judge_rows(store))
     store.close()

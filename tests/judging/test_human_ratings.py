@@ -113,6 +113,7 @@ def test_rate_and_agreement_from_the_cli(tmp_path: Path, visit_store: Store) -> 
         "votes_with_ties": 15,
         "without_ties": 10 / 15,
         "votes_without_ties": 15,
+        "by_turn": [],  # single-turn items
     }
     levels = {row["level"]: row for row in data["levels"]}
     assert levels["4/5"]["pairs"] == 1 and levels["4/5"]["ties_excluded_rate"] == 1.0

@@ -90,7 +90,11 @@ MaxUnzippedMb = Annotated[
 ]
 Judge = Annotated[
     str | None,
-    typer.Option("--judge", help="battles: the judge's name (default: the file's engine field)."),
+    typer.Option(
+        "--judge",
+        help="battles, FastChat's GPT-4 pair judgments: the model judge's name (default: the "
+        "file's engine field; FastChat: the judge list's first entry).",
+    ),
 ]
 Model = Annotated[
     str | None,

@@ -108,7 +108,15 @@ def _print_pairwise_notes(report: PairwiseReport, diag: DiagnosticsJSON | None) 
         + ", ".join(f"{k} {v}" for k, v in sorted(report.statuses.items())),
         highlight=False,
     )
-    console.print(f"two orders combined: {COMBINE_NOTES[report.combine]}", highlight=False)
+    combined = report.combined_by_judge
+    if combined < report.pairs:
+        console.print(f"two orders combined: {COMBINE_NOTES[report.combine]}", highlight=False)
+    if combined:
+        console.print(
+            f"{combined} of {report.pairs} pairs hold one verdict the judge gave over both "
+            "orders itself (a tie where they disagreed, as FastChat's pair judge writes it)",
+            highlight=False,
+        )
     console.print(
         "Bradley-Terry: all matches fitted at once, Elo scale (mean 1000), 95% bootstrap interval",
         highlight=False,

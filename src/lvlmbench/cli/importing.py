@@ -64,9 +64,16 @@ def _kind(fmt: str) -> str:
 
 def _print_votes(summary: ImportSummary) -> None:
     shown = ", ".join(summary.annotators[:8]) + (", ..." if len(summary.annotators) > 8 else "")
-    what, who = (
-        ("verdicts", "judges") if summary.format == "battles" else ("human votes", "annotators")
-    )
+    by_models = summary.format == "battles" or summary.verdicts == summary.votes
+    what, who = ("verdicts", "judges") if by_models else ("human votes", "annotators")
+    if summary.verdicts and not by_models:
+        what, who = "votes and verdicts", "judges"
+    if summary.items_added or summary.items_unchanged or summary.items_updated:
+        console.print(
+            f"[bold]{summary.benchmark}[/]: {summary.items_added} items built from the file's "
+            f"conversations ({summary.items_unchanged} already stored)",
+            highlight=False,
+        )
     console.print(
         f"[bold]{summary.benchmark}[/]: {summary.votes} {what} from {summary.rows} rows "
         f"({summary.votes_added} new) by {len(summary.annotators)} "

@@ -136,6 +136,7 @@ def agreement(
                     "votes_with_ties": votes.total_with_ties,
                     "without_ties": votes.without_ties,
                     "votes_without_ties": votes.total_without_ties,
+                    "by_turn": _by_turn(votes, "votes"),
                 },
                 "ppi": [figure.as_dict() for figure in found.corrected],
             }
@@ -233,11 +234,9 @@ def _print_agreement_lines(result: HumanAgreement, votes: VoteAgreement) -> None
         f"the people's system rankings {tau}; human tie votes dropped: "
         f"{result.human_ties_dropped}"
     )
-    console.print(
-        f"judge vs each vote (FastChat): {_share(votes.with_ties)} of "
-        f"{votes.total_with_ties} with ties, {_share(votes.without_ties)} of "
-        f"{votes.total_without_ties} without ties"
-    )
+    console.print(f"judge vs each vote (FastChat): {_shares(votes)}")
+    for turn, figures in votes.by_turn:
+        console.print(f"  turn {turn}: {_shares(figures)}")
 
 
 def _print_annotator_agreement(votes: VoteAgreement, chosen: Annotators, as_json: bool) -> None:
@@ -250,15 +249,35 @@ def _print_annotator_agreement(votes: VoteAgreement, chosen: Annotators, as_json
                 "vote_pairs_with_ties": votes.total_with_ties,
                 "without_ties": votes.without_ties,
                 "vote_pairs_without_ties": votes.total_without_ties,
+                "by_turn": _by_turn(votes, "vote_pairs"),
             }
         )
         return
-    console.print(
-        f"people vs people (every two votes on a pair): {_share(votes.with_ties)} of "
-        f"{votes.total_with_ties} with ties, {_share(votes.without_ties)} of "
-        f"{votes.total_without_ties} without ties"
-    )
+    console.print(f"people vs people (every two votes on a pair): {_shares(votes)}")
+    for turn, figures in votes.by_turn:
+        console.print(f"  turn {turn}: {_shares(figures)}")
     console.print(chosen.describe(), markup=False, highlight=False)
+
+
+def _shares(votes: VoteAgreement) -> str:
+    return (
+        f"{_share(votes.with_ties)} of {votes.total_with_ties} with ties, "
+        f"{_share(votes.without_ties)} of {votes.total_without_ties} without ties"
+    )
+
+
+def _by_turn(votes: VoteAgreement, counted: str) -> list[dict[str, Any]]:
+    """Per turn of multi-turn items, as FastChat prints them (empty with one turn)."""
+    return [
+        {
+            "turn": turn,
+            "with_ties": figures.with_ties,
+            f"{counted}_with_ties": figures.total_with_ties,
+            "without_ties": figures.without_ties,
+            f"{counted}_without_ties": figures.total_without_ties,
+        }
+        for turn, figures in votes.by_turn
+    ]
 
 
 def _share(rate: float | None) -> str:

@@ -33,6 +33,11 @@ class ExportLayout:
     difficulties: Counter[str] = field(default_factory=Counter)
     images: int = 0
     """Distinct pictures."""
+    num_bytes: int = 0
+    """The split's size as Arrow tables in memory (what ``datasets`` calls a split's
+    ``num_bytes``), known once the parquet is written."""
+    download_size: int = 0
+    """The parquet file's size on disk, known once it is written."""
 
     def features(self) -> list[tuple[str, str]]:
         """(column, dtype) in column order; dtype "image" or a ``Value`` dtype."""

@@ -139,7 +139,15 @@ def _front_matter(layout: ExportLayout, license_id: str) -> list[str]:
     ]
     for name, dtype in layout.features():
         lines += [f"  - name: {_yaml(name)}", f"    dtype: {dtype}"]
-    lines += ["  splits:", "  - name: test", f"    num_examples: {layout.rows}", "---"]
+    lines += [
+        "  splits:",
+        "  - name: test",
+        f"    num_bytes: {layout.num_bytes}",
+        f"    num_examples: {layout.rows}",
+        f"  download_size: {layout.download_size}",
+        f"  dataset_size: {layout.num_bytes}",
+        "---",
+    ]
     return lines
 
 

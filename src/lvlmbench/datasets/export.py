@@ -3,6 +3,7 @@
     OUT/README.md                           dataset card (YAML front matter + prose)
     OUT/data/test-00000-of-00001.parquet    the `test` split, images embedded
     OUT/items.jsonl, OUT/images/            the same items as JSON lines + image files
+    OUT/benchmark.json                      the benchmark's kind and stored definition
 
 The parquet is written with pyarrow directly and carries the ``huggingface`` schema metadata
 that ``datasets`` reads its features from (``Image`` features as {bytes, path} structs), so
@@ -27,6 +28,7 @@ from typing import Any
 from lvlmbench.datasets._export_layout import COLUMNS_AFTER_OPTIONS, TEXT_COLUMNS, ExportLayout
 from lvlmbench.datasets.card import dataset_card
 from lvlmbench.datasets.importers.hf import EXPORT_METADATA_KEY, META_COLUMN
+from lvlmbench.datasets.importers.jsonl import EXPORTED_BENCHMARK, EXPORTED_ITEMS
 from lvlmbench.store import Store, count_items, get_benchmark, iter_items
 from lvlmbench.types import BenchmarkItem
 
@@ -98,12 +100,14 @@ def plan_export(store: Store, benchmark: str) -> ExportLayout:
 
 def export_jsonl(store: Store, benchmark: str, out_dir: Path) -> Path:
     """Write ``out_dir/items.jsonl`` (one item per line, image paths relative to ``out_dir`` in
-    ``image_files``) and copy the images to ``out_dir/images/``. Returns the JSONL path."""
+    ``image_files``), copy the images to ``out_dir/images/`` and write the benchmark's kind and
+    definition to ``out_dir/benchmark.json``. Returns the JSONL path."""
     if count_items(store, benchmark) == 0:
         raise ValueError(f"benchmark {benchmark!r} has no items in {store.url}")
+    definition = get_benchmark(store, benchmark)
     images_dir = out_dir / "images"
     images_dir.mkdir(parents=True, exist_ok=True)
-    path = out_dir / "items.jsonl"
+    path = out_dir / EXPORTED_ITEMS
     partial = path.with_name(path.name + ".partial")
     with partial.open("w", encoding="utf-8") as sink:
         for item in iter_items(store, benchmark):
@@ -117,6 +121,11 @@ def export_jsonl(store: Store, benchmark: str, out_dir: Path) -> Path:
             record = {**item.model_dump(mode="json"), "image_files": names}
             sink.write(json.dumps(record, ensure_ascii=False) + "\n")
     os.replace(partial, path)  # a reader never sees half a file
+    if definition is not None:  # what `import` restores the benchmark from (kind, report)
+        own = {"benchmark": benchmark, "kind": definition.kind, "data": definition.data.as_json()}
+        (out_dir / EXPORTED_BENCHMARK).write_text(
+            json.dumps(own, ensure_ascii=False, indent=1), encoding="utf-8"
+        )
     return path
 
 
@@ -125,7 +134,14 @@ def _hf_metadata(layout: ExportLayout) -> dict[bytes, bytes]:
     for name, dtype in layout.features():
         image = {"_type": "Image"}
         features[name] = image if dtype == "image" else {"dtype": dtype, "_type": "Value"}
-    ours = {"benchmark": layout.benchmark, "kind": layout.kind, "version": 1}
+    # The benchmark's own definition (kind and stored data: AutoBench-V's generation report)
+    # travels with it, so importing the export under its name restores the benchmark as it was.
+    ours = {
+        "benchmark": layout.benchmark,
+        "kind": layout.kind,
+        "data": layout.data.as_json(),
+        "version": 1,
+    }
     return {
         b"huggingface": json.dumps({"info": {"features": features}}).encode("utf-8"),
         EXPORT_METADATA_KEY: json.dumps(ours).encode("utf-8"),
@@ -191,6 +207,11 @@ def write_parquet(store: Store, layout: ExportLayout, path: Path, batch_size: in
     with pq.ParquetWriter(str(partial), schema) as writer:
         for batch in _batches(store, layout, batch_size):
             writer.write_table(pa.Table.from_pylist(batch, schema=schema))
+    # A split's num_bytes is the size of its Arrow data as `datasets` reads the parquet back
+    # (a table built from Python rows can differ by a few bytes), read batch by batch.
+    written = pq.ParquetFile(str(partial))
+    layout.num_bytes = sum(b.nbytes for b in written.iter_batches(batch_size=batch_size))
+    layout.download_size = partial.stat().st_size
     os.replace(partial, path)
 
 

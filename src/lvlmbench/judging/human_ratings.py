@@ -137,6 +137,10 @@ class VoteAgreement:
     total_without_ties: int
     annotators: Annotators | None = None
     """Whose votes were counted (None: every vote, the figures given directly)."""
+    by_turn: tuple[tuple[int, VoteAgreement], ...] = ()
+    """The same figures per turn, where the items are the turns of multi-turn questions
+    (``meta.turn``, as a FastChat file imported alone builds them): FastChat's
+    ``compute_agreement.py`` prints turn 1 and turn 2 apart. Empty with one turn or none."""
 
     @property
     def with_ties(self) -> float | None:
@@ -151,6 +155,50 @@ class VoteAgreement:
         )
 
 
+class _Tally:
+    """Agreement counts, overall and per turn of the item each comparison is on."""
+
+    def __init__(self, turns: dict[str, int]) -> None:
+        self.turns = turns
+        self.counts: dict[int, list[int]] = {}
+
+    def add(self, item_id: str, first: str, second: str) -> None:
+        counts = self.counts.setdefault(self.turns.get(item_id, 1), [0, 0, 0, 0])
+        counts[0] += first == second
+        counts[1] += 1
+        if "tie" not in (first, second):
+            counts[2] += first == second
+            counts[3] += 1
+
+    def result(self, annotators: Annotators) -> VoteAgreement:
+        by_turn = tuple(
+            (turn, _agreement(counts, annotators)) for turn, counts in sorted(self.counts.items())
+        )
+        total = [sum(c[i] for c in self.counts.values()) for i in range(4)]
+        return _agreement(total, annotators, by_turn if len(by_turn) > 1 else ())
+
+
+def _agreement(
+    counts: list[int],
+    annotators: Annotators,
+    by_turn: tuple[tuple[int, VoteAgreement], ...] = (),
+) -> VoteAgreement:
+    agree, total, agree_decided, decided = counts
+    return VoteAgreement(agree, total, agree_decided, decided, annotators, by_turn)
+
+
+def _items_and_turns(store: Store, benchmark: str) -> tuple[set[str], dict[str, int]]:
+    """The benchmark's item ids, and the turn of those that are a later turn of a question."""
+    items: set[str] = set()
+    turns: dict[str, int] = {}
+    for item in iter_items(store, benchmark):
+        items.add(item.id)
+        turn = item.meta.get("turn")
+        if isinstance(turn, int) and not isinstance(turn, bool):
+            turns[item.id] = turn
+    return items, turns
+
+
 def annotator_agreement(
     store: Store, benchmark: str, *, annotators: str | None = None
 ) -> VoteAgreement:
@@ -160,21 +208,17 @@ def annotator_agreement(
     ``expert``, ``all``, or None for the default: see :func:`choose_annotators`). It is the
     ceiling a judge's agreement with single votes can be read against."""
     chosen = choose_annotators(store, benchmark, annotators)
-    items = {item.id for item in iter_items(store, benchmark)}
+    items, turns = _items_and_turns(store, benchmark)
     by_pair: dict[tuple[str, str, str], list[str]] = {}
     for j in counted_votes(store):
         vote = _sorted_vote(j) if j.item_id in items and chosen.admits(j.judge) else None
         if vote is not None:
             by_pair.setdefault((j.item_id, vote[0], vote[1]), []).append(vote[2])
-    counts = [0, 0, 0, 0]
-    for votes in by_pair.values():
+    tally = _Tally(turns)
+    for (item_id, _, _), votes in by_pair.items():
         for first, second in combinations(votes, 2):
-            counts[0] += first == second
-            counts[1] += 1
-            if "tie" not in (first, second):
-                counts[2] += first == second
-                counts[3] += 1
-    return VoteAgreement(counts[0], counts[1], counts[2], counts[3], chosen)
+            tally.add(item_id, first, second)
+    return tally.result(chosen)
 
 
 def vote_agreement(
@@ -183,19 +227,14 @@ def vote_agreement(
     """The judge's combined verdict on each pair against every human vote on that pair by
     ``annotators`` (as in :func:`annotator_agreement`)."""
     chosen = choose_annotators(store, benchmark, annotators)
-    items = {item.id for item in iter_items(store, benchmark)}
+    items, turns = _items_and_turns(store, benchmark)
     verdicts = judge_verdicts(store, benchmark, items, judge, protocol)
-    counts = [0, 0, 0, 0]
+    tally = _Tally(turns)
     for j in counted_votes(store):
         vote = _sorted_vote(j) if j.item_id in items and chosen.admits(j.judge) else None
         if vote is None:
             continue
         verdict = verdicts.get((j.item_id, vote[0], vote[1]))
-        if verdict is None:
-            continue  # the judge left the pair unscored, or never judged it
-        counts[0] += verdict == vote[2]
-        counts[1] += 1
-        if "tie" not in (verdict, vote[2]):
-            counts[2] += verdict == vote[2]
-            counts[3] += 1
-    return VoteAgreement(counts[0], counts[1], counts[2], counts[3], chosen)
+        if verdict is not None:  # None: the judge left the pair unscored, or never judged it
+            tally.add(j.item_id, verdict, vote[2])
+    return tally.result(chosen)

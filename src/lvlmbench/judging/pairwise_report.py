@@ -36,7 +36,7 @@ from lvlmbench.ratings import (
     win_rates_vs_reference,
 )
 from lvlmbench.store import Store, iter_items, iter_judgments, judges_under
-from lvlmbench.types import Judgment, Status
+from lvlmbench.types import BOTH_ORDERS, Judgment, Status
 
 __all__ = [
     "HUMAN",
@@ -65,22 +65,39 @@ def _sequence(*rows: Judgment | None) -> int | None:
 
 @dataclass(frozen=True)
 class PairRecord:
-    """One pair on one item with both orders' rows (sorted players: ``ab.model_a`` first)."""
+    """One pair on one item with both orders' rows (sorted players: ``ab.model_a`` first),
+    or the one row of a verdict the judge combined over both orders itself (``both``)."""
 
     item_id: str
     category: str | None
     ab: Judgment | None
     ba: Judgment | None
+    both: Judgment | None = None
+    """A verdict stored already combined (order :data:`BOTH_ORDERS`, FastChat's pair judge):
+    the pair's result whatever the rule, used only where there are no per-order rows."""
 
     @property
     def players(self) -> tuple[str, str]:
-        row = self.ab or self.ba
+        row = self.ab or self.ba or self.both
         assert row is not None and row.model_b is not None
         return tuple(sorted((row.model_a, row.model_b)))  # type: ignore[return-value]
 
     def result(self, rule: CombineRule = MAJORITY) -> str | None:
         """'a' (the first sorted player wins under ``rule``), 'b', 'tie', or None (unscored)."""
+        if self.both is not None and self.ab is None and self.ba is None:
+            return _combined(self.both)
         return combine_orders(self.ab, self.ba, rule)
+
+
+def _combined(row: Judgment) -> str | None:
+    """A combined row's verdict in sorted-player terms ('a': the first sorted player wins)."""
+    verdict = ParsedVerdict.of(row)
+    if verdict.status is not Status.OK or verdict.verdict not in ("a", "b", "tie"):
+        return None
+    if verdict.verdict == "tie":
+        return "tie"
+    winner = row.model_a if verdict.verdict == "a" else row.model_b
+    return "a" if winner == min(row.model_a, row.model_b or "") else "b"
 
 
 def judges_for(store: Store, protocol: str) -> list[str]:
@@ -98,7 +115,9 @@ def pair_records(store: Store, benchmark: str, judge: str, protocol: str) -> lis
         p1, p2 = sorted((j.model_a, j.model_b))
         grouped.setdefault((j.item_id, p1, p2), {})[j.order] = j
     return [
-        PairRecord(item_id, categories[item_id], rows.get("ab"), rows.get("ba"))
+        PairRecord(
+            item_id, categories[item_id], rows.get("ab"), rows.get("ba"), rows.get(BOTH_ORDERS)
+        )
         for (item_id, _, _), rows in sorted(grouped.items())
     ]
 
@@ -119,6 +138,9 @@ class PairwiseReport:
     reference): no match against the reference is counted on them."""
     pairs: int = 0
     unscored_pairs: int = 0
+    combined_by_judge: int = 0
+    """Pairs whose one row is the judge's own verdict over both orders (order ``both``: FastChat's
+    GPT-4 pair judge, a tie where its orders disagree): ``combine`` did not apply to them."""
     statuses: dict[str, int] = field(default_factory=dict)
     """Rows by status (ok, unparseable, refused, error)."""
     online_elo: OnlineElo | None = None
@@ -146,6 +168,7 @@ class PairwiseReport:
             "items_without_reference": self.items_without_reference,
             "pairs": self.pairs,
             "unscored_pairs": self.unscored_pairs,
+            "combined_by_judge": self.combined_by_judge,
             "statuses": self.statuses,
             "online_elo": None if self.online_elo is None else self.online_elo.as_dict(),
             "bradley_terry": None
@@ -228,10 +251,11 @@ def _tally(
     out = _Tallied()
     position = {item: index for index, item in enumerate(items)}
     for r in pairs:
-        for row in (r.ab, r.ba):
+        for row in (r.ab, r.ba, r.both):
             if row is not None:
                 report.statuses[row.status.value] = report.statuses.get(row.status.value, 0) + 1
         report.pairs += 1
+        report.combined_by_judge += r.ab is None and r.ba is None and r.both is not None
         result = r.result(report.combine)
         if result is None:
             report.unscored_pairs += 1
@@ -239,7 +263,8 @@ def _tally(
         a, b = r.players
         match = (a, b, _SCORE[result], r.category or "(none)")
         out.matches.append(match)
-        out.fought.append(FoughtMatch(_sequence(r.ab, r.ba), position[r.item_id], match[:3]))
+        fought = _sequence(r.ab, r.ba, r.both)
+        out.fought.append(FoughtMatch(fought, position[r.item_id], match[:3]))
         if report.reference in (a, b) and r.item_id in with_reference:
             out.vs_reference.append(match)
     return out

@@ -165,8 +165,10 @@ def iter_benchmark_responses(store: Store, benchmark: str, **where: Any) -> Iter
 
 
 def judgment_id(j: Judgment) -> str:
-    """The id of a judgment: item, judge, protocol, players and presentation order."""
-    return content_id("judgment", j.item_id, j.judge, j.protocol, j.model_a, j.model_b, j.order)
+    """The id of a judgment: item, judge, protocol, players, presentation order and, for a
+    person's repeat vote on the same pair, its number (ids of first votes are unchanged)."""
+    key = (j.item_id, j.judge, j.protocol, j.model_a, j.model_b, j.order)
+    return content_id("judgment", *key, *((j.repeat,) if j.repeat else ()))
 
 
 def put_judgments(store: Store, judgments: Iterable[Judgment], replace: bool = True) -> None:

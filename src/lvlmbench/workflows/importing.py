@@ -51,7 +51,8 @@ class ImportOptions:
     allow_images_outside: bool = False
     max_unzipped_mb: int | None = None
     judge: str | None = None
-    """Battles: the judge's name (default: the file's ``engine`` field)."""
+    """Battles and FastChat's model-judge records: the judge's name (default: the file's
+    ``engine`` field; FastChat: the first entry of its judge list, e.g. ``gpt-4``)."""
     model: str | None = None
     """Predictions: the model whose answers the file holds (default: the name the file gives)."""
     strict: bool = False

@@ -42,8 +42,13 @@ from lvlmbench.datasets.importers.detect import (
     format_rules,
     register_format,
 )
-from lvlmbench.datasets.importers.hf import HF_FORMAT, hf_benchmark_name, parse_hf
-from lvlmbench.datasets.importers.jsonl import parse_jsonl
+from lvlmbench.datasets.importers.hf import (
+    HF_FORMAT,
+    exported_benchmark,
+    hf_benchmark_name,
+    parse_hf,
+)
+from lvlmbench.datasets.importers.jsonl import exported_jsonl_benchmark, parse_jsonl
 from lvlmbench.datasets.importers.llava import parse_llava
 from lvlmbench.datasets.importers.touchstone import parse_touchstone
 from lvlmbench.datasets.importers.visit import parse_visit
@@ -55,7 +60,7 @@ from lvlmbench.datasets.importers.vote_formats import (
 )
 from lvlmbench.ids import check_benchmark_name
 from lvlmbench.registry import Registry
-from lvlmbench.store import Store
+from lvlmbench.store import Store, StoredBenchmark
 
 __all__ = [
     "DEFAULT_MAX_UNZIPPED_MB",
@@ -214,6 +219,30 @@ def parse_items(
         )
 
 
+def _exported(path: Path, fmt: str) -> StoredBenchmark | None:
+    """The benchmark an ``lvlmbench export`` (Hub folder or items.jsonl) holds, else None."""
+    if fmt == HF_FORMAT:
+        return exported_benchmark(path)
+    return exported_jsonl_benchmark(path) if fmt == "jsonl" else None
+
+
+def _restored(path: Path, fmt: str, benchmark: str) -> StoredBenchmark | None:
+    """The benchmark an ``lvlmbench export`` holds when it is imported under that benchmark's
+    own name (the default): restored with its ids, kind and definition. Under another name it
+    is a new benchmark, its ids derived from that name as any import's."""
+    exported = _exported(path, fmt)
+    return exported if exported is not None and exported.name == benchmark else None
+
+
+def _default_name(path: Path, fmt: str) -> str:
+    """The benchmark a file imports into without ``--name``: an export's own benchmark, else
+    the file's stem (a Hugging Face folder's name)."""
+    exported = _exported(path, fmt)
+    if exported is not None:
+        return exported.name
+    return hf_benchmark_name(path) if fmt == HF_FORMAT else path.stem
+
+
 def import_dataset(
     store: Store,
     path: str | Path,
@@ -243,7 +272,7 @@ def import_dataset(
     with unzip_limit(max_unzipped_mb):
         if fmt is None:
             fmt = detect_format(path)
-        benchmark = name or (hf_benchmark_name(path) if fmt == HF_FORMAT else path.stem)
+        benchmark = name or _default_name(path, fmt)
         kind = IMPORT_FORMATS.get_or_raise(fmt).kind
         if kind == "predictions":
             raise ValueError(f"{fmt!r} files are imported with datasets.import_predictions")
@@ -271,4 +300,5 @@ def import_dataset(
                 image_root=image_root,
                 total=rows,
                 scratch=scratch,
+                restored=_restored(path, fmt, benchmark),
             )

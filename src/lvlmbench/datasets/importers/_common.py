@@ -131,6 +131,9 @@ class ParsedItem:
     another row's index): the writer gives it that item's stored images."""
     shares_images: bool = False
     """Whether other items show this one's pictures (the writer remembers its images)."""
+    exported_id: str | None = None
+    """The item's id in the ``lvlmbench export`` it was read from: kept when the export is
+    imported under the benchmark's own name (see ``write_items``' ``restored``)."""
 
 
 def read_table(

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from lvlmbench.datasets.importers._common import DatasetError
@@ -24,6 +24,7 @@ from lvlmbench.store import (
     iter_judgments,
     iter_responses,
     judgment_id,
+    judgment_ids,
     put_judgments,
     put_responses,
 )
@@ -134,6 +135,8 @@ class ParsedVote:
     reason: str | None = None
     sequence: int | None = None
     """Its place in the order the battles were fought (set by :func:`store_votes`)."""
+    repeat: int = 0
+    """The annotator's earlier votes on this pair in the file (set by :func:`number_crowd`)."""
 
     def judgment(self) -> Judgment:
         """The judgment row this vote is stored as."""
@@ -149,15 +152,16 @@ class ParsedVote:
             reason=self.reason,
             rationale=self.rationale,
             sequence=self.sequence,
+            repeat=self.repeat,
         )
 
 
 def number_crowd(votes: Iterable[ParsedVote]) -> list[ParsedVote]:
-    """Human votes whose judge names are unique per item, pair and order: the n-th vote on a pair
-    gets ``<judge>-<n>`` when its judge name is already taken there (one annotator may vote on a
-    pair twice), and anonymous crowd votes (:data:`CROWD`) are always numbered (``crowd-1`` to
-    ``crowd-5`` on a pair with five votes), so no vote overwrites another and re-importing the
-    same file yields the same names."""
+    """Human votes that are unique per item, pair and order: an annotator's n-th vote on a pair
+    keeps its judge and gets ``repeat`` n - 1 (one FastChat expert may vote on a pair twice:
+    still one annotator), and anonymous crowd votes (:data:`CROWD`, different people) are
+    numbered (``crowd-1`` to ``crowd-5`` on a pair with five votes), so no vote overwrites
+    another and re-importing the same file yields the same rows."""
     seen: dict[tuple[str, ...], int] = {}
     out = []
     for vote in votes:
@@ -167,16 +171,33 @@ def number_crowd(votes: Iterable[ParsedVote]) -> list[ParsedVote]:
         pair = tuple(sorted((vote.model_a, vote.model_b)))
         key = (vote.item_id, *pair, vote.protocol, vote.judge, vote.order)
         seen[key] = seen.get(key, 0) + 1
-        if seen[key] > 1 or vote.judge == CROWD:
-            vote = _renamed(vote, f"{vote.judge}-{seen[key]}")
+        if vote.judge == CROWD:
+            vote = replace(vote, judge=f"{vote.judge}-{seen[key]}")
+        elif seen[key] > 1:
+            vote = replace(vote, repeat=seen[key] - 1)
         out.append(vote)
     return out
 
 
-def _renamed(vote: ParsedVote, judge: str) -> ParsedVote:
-    values = dict(vote.__dict__)
-    values["judge"] = judge
-    return ParsedVote(**values)
+def kept_as_stored(store: Store, votes: list[ParsedVote]) -> list[ParsedVote]:
+    """The votes, a repeat vote that the store already holds under the name imports before
+    this version gave it (``expert_0-2``: the annotator's second vote on the pair, split off as
+    another annotator) keeping that name, so re-importing a file into such a store stores no
+    vote twice. A fresh import keeps every repeat under its annotator."""
+    legacy = {
+        index: replace(vote, judge=f"{vote.judge}-{vote.repeat + 1}", repeat=0)
+        for index, vote in enumerate(votes)
+        if vote.repeat
+    }
+    stored: set[str] = set()
+    for judge in {vote.judge for vote in legacy.values()}:
+        stored |= judgment_ids(store, judge, "human")
+    if not stored:
+        return votes
+    return [
+        legacy[i] if i in legacy and judgment_id(legacy[i].judgment()) in stored else vote
+        for i, vote in enumerate(votes)
+    ]
 
 
 def _answers(store: Store, votes: list[ParsedVote]) -> tuple[list[Response], list[str]]:
@@ -248,7 +269,7 @@ def store_votes(
             f"{summary.benchmark!r} (first: {', '.join(unmatched[:SHOWN_UNMATCHED])}); import "
             "the dataset the votes refer to under that --name",
         )
-    votes = number_crowd(votes)
+    votes = kept_as_stored(store, number_crowd(votes))
     judgments = [v.judgment() for v in votes]
     ids = {judgment_id(j) for j in judgments}
     known, after = known_judgments(store, judgments)
@@ -258,6 +279,7 @@ def store_votes(
     put_responses(store, responses, replace=False)
     summary.votes = len(judgments)
     summary.votes_added = len(ids - known)
+    summary.verdicts = sum(not j.judge.startswith("human:") for j in judgments)
     summary.responses_added = len(responses)
     summary.response_conflicts = conflicts
     summary.unmatched = len(unmatched)

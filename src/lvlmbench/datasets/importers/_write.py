@@ -29,6 +29,7 @@ from lvlmbench.ids import content_id
 from lvlmbench.store import (
     ImportedData,
     Store,
+    StoredBenchmark,
     count_items,
     get_benchmark,
     next_item_seq,
@@ -82,6 +83,8 @@ class ImportSummary(BaseModel):
     votes_added: int = 0
     annotators: list[str] = Field(default_factory=list)
     """Judges of the stored votes (``human:<annotator>``, or the model judge of battles)."""
+    verdicts: int = 0
+    """Of the votes, those by a model judge (battles, FastChat's GPT-4 pair judgments)."""
     responses_added: int = 0
     """Answers found only in a vote file, stored as their model's responses."""
     response_conflicts: list[str] = Field(default_factory=list)
@@ -140,6 +143,8 @@ class _Writer:
         self.missing = scratch.map("missing")
         self.shared = scratch.map("shared")
         self.deferred = scratch.map("deferred")
+        self.keep_ids = False
+        """Whether items keep the ids of the export they were read from."""
         self.batch: list[ParsedItem] = []
         self.batch_bytes = 0
         # Asked once: the store's last place is a scan of every item, and per batch it made
@@ -253,9 +258,11 @@ class _Writer:
         )
 
     def _item(self, parsed: ParsedItem, pictures: _Pictures) -> BenchmarkItem:
+        kept = parsed.exported_id if self.keep_ids else None
         meta = dict(parsed.meta)
         meta.update(pictures.extra)
-        meta["source_key"] = parsed.key  # the join column of prediction and vote files
+        if kept is None:  # a kept item is as it was exported (an imported one has its key)
+            meta["source_key"] = parsed.key  # the join column of prediction and vote files
         if pictures.urls:
             meta["image_urls"] = list(pictures.urls)
         if pictures.missing:
@@ -264,7 +271,7 @@ class _Writer:
             self.summary.concatenated += 1
         self.summary.images_from_root += pictures.from_root
         return BenchmarkItem(
-            id=item_id(self.benchmark, parsed.key),
+            id=kept or item_id(self.benchmark, parsed.key),
             benchmark=self.benchmark,
             question=parsed.question,
             kind=parsed.kind,
@@ -312,17 +319,22 @@ def write_items(
     image_root: Path | None = None,
     total: int | None = None,
     scratch: Scratch | None = None,
+    restored: StoredBenchmark | None = None,
 ) -> ImportSummary:
     """Store validated items under ``benchmark`` (created or updated), streamed in batches;
     idempotent: items already stored under the same id are left alone unless their content
     changed. ``total`` (else ``len(parsed_items)``) is the progress total; ``scratch`` (else a
-    new one) is where the import's counts are kept. The benchmark's row is written last."""
+    new one) is where the import's counts are kept. The benchmark's row is written last.
+    ``restored``: an ``lvlmbench export`` of this very benchmark, whose items keep their
+    exported ids and whose kind and definition (a generation report) are stored as they were
+    (a benchmark already there keeps its own)."""
     existing = get_benchmark(store, benchmark)
-    if existing is not None and existing.kind != fmt:
+    kind = restored.kind if restored is not None else fmt
+    if existing is not None and existing.kind != kind:
         raise DatasetError(
             source,
             f"benchmark {benchmark!r} already exists with kind {existing.kind!r}; import "
-            f"{fmt} data under another --name",
+            f"{kind} data under another --name",
         )
     summary = ImportSummary(benchmark=benchmark, format=fmt, source=str(source))
     summary.image_root = str(image_root) if image_root is not None else None
@@ -330,6 +342,7 @@ def write_items(
         total = len(parsed_items) if isinstance(parsed_items, Sized) else 0
     with Scratch() if scratch is None else contextlib.nullcontext(scratch) as memory:
         writer = _Writer(store, benchmark, summary, memory, concat_images)
+        writer.keep_ids = restored is not None
         try:
             for done, parsed in enumerate(parsed_items, start=1):
                 writer.add(parsed)
@@ -344,6 +357,10 @@ def write_items(
         summary.urls_not_fetched_count = len(writer.urls)
         summary.images_missing = writer.missing.first(SHOWN)
         summary.images_missing_count = len(writer.missing)
+    if restored is not None:
+        if existing is None:
+            put_benchmark(store, benchmark, restored.kind, restored.data)
+        return summary
     sources = {source.name}
     if existing is not None and isinstance(existing.data, ImportedData):
         sources.update(existing.data.sources)

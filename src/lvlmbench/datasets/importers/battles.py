@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from lvlmbench.datasets.importers._common import DatasetError, Row
+from lvlmbench.datasets.importers._fastchat_rows import read_records
 from lvlmbench.datasets.importers._vote_rows import (
     ItemIndex,
     ParsedVote,
@@ -30,7 +31,6 @@ from lvlmbench.datasets.importers._vote_rows import (
     store_votes,
 )
 from lvlmbench.datasets.importers._write import ImportSummary
-from lvlmbench.datasets.importers.fastchat_votes import read_records
 from lvlmbench.ids import JSONTooDeep, load_json
 from lvlmbench.store import Store
 

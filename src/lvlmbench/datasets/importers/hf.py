@@ -8,8 +8,11 @@ or an ``options``/``choices`` list (an integer ``answer`` then indexes it); ``an
 ``reference``, ``caption``, ``category`` as in JSONL; ``id`` keys the item (else the row number);
 a ``meta`` column of JSON objects is merged into the item's meta, and every other column goes to
 meta under its name (empty cells left out). ``lvlmbench export`` writes exactly these columns, so
-its items read back equal; an exported item keeps the key it was first imported under
-(``meta.source_key``), so ids are the original import's under the same benchmark name.
+its items read back equal. Imported under the exported benchmark's own name (the default), an
+export restores that benchmark: its items keep their ids, and its kind and definition
+(AutoBench-V's generation report: plan, self-check) come from the parquet metadata. Under
+another name the ids derive from that name and the key each item was first imported under
+(``meta.source_key``, else its id), as for any import.
 
 Reading needs pyarrow (the ``export`` extra); ``datasets`` itself is not needed.
 """
@@ -33,11 +36,13 @@ from lvlmbench.datasets.importers._common import (
 from lvlmbench.datasets.importers._images import ImageAccess
 from lvlmbench.datasets.importers.jsonl import item_kind
 from lvlmbench.ids import JSONTooDeep, load_json
+from lvlmbench.store import StoredBenchmark
 
 __all__ = [
     "EXPORT_METADATA_KEY",
     "HF_FORMAT",
     "META_COLUMN",
+    "exported_benchmark",
     "hf_benchmark_name",
     "is_hf_dataset",
     "locate_hf_files",
@@ -156,18 +161,35 @@ def _batches(kind: str, file: Path) -> tuple[Any, int, Iterator[Any]]:
 def hf_benchmark_name(path: Path) -> str:
     """The default benchmark name: the exported benchmark's (from the parquet metadata of
     ``lvlmbench export``), else the folder's (or file's) name."""
-    fallback = path.name if path.is_dir() else path.stem
+    exported = exported_benchmark(path)
+    if exported is not None:
+        return exported.name
+    return path.name if path.is_dir() else path.stem
+
+
+def exported_benchmark(path: Path) -> StoredBenchmark | None:
+    """The benchmark an ``lvlmbench export`` holds, as it was stored: its name, kind and
+    definition (AutoBench-V's generation report), from the parquet metadata the export writes.
+    None for any other dataset, or metadata that does not read (the import itself reports
+    what is wrong with the files); an export written before the definition travelled with it
+    gives its kind with an empty definition."""
     try:
         kind, files = locate_hf_files(path)
-        if kind == "parquet":
-            import pyarrow.parquet as pq
+        if kind != "parquet":
+            return None
+        import pyarrow.parquet as pq
 
-            metadata = pq.read_schema(str(files[0])).metadata or {}
-            if EXPORT_METADATA_KEY in metadata:
-                return str(load_json(metadata[EXPORT_METADATA_KEY])["benchmark"])
-    except (ImportError, OSError, ValueError, KeyError, TypeError):
-        pass  # the import itself reports what is wrong with the files
-    return fallback
+        ours = (pq.read_schema(str(files[0])).metadata or {}).get(EXPORT_METADATA_KEY)
+        if ours is None:
+            return None
+        record = load_json(ours)
+        return StoredBenchmark(
+            name=str(record["benchmark"]),
+            kind=str(record.get("kind") or HF_FORMAT),
+            data=record.get("data") or {},
+        )
+    except (ImportError, OSError, ValueError, KeyError, TypeError, AttributeError):
+        return None
 
 
 def _image_columns(schema: Any) -> list[str]:
@@ -266,6 +288,7 @@ def _parse_row(
     images: list[str],
     base: Path,
     access: ImageAccess,
+    exported: bool = False,
 ) -> ParsedItem:
     row = Row(path, number, number, {})
     question = next(
@@ -294,6 +317,7 @@ def _parse_row(
         caption=str(caption) if caption not in (None, "") else None,
         category=str(category) if category not in (None, "") else None,
         meta=meta,
+        exported_id=str(record["id"]) if exported and record.get("id") else None,
     )
 
 
@@ -312,10 +336,11 @@ def parse_hf(
         schema, rows, batches = _batches(kind, file)
         require_columns(file, list(schema.names), ("question", "instruction"))
         images = _image_columns(schema)
+        exported = EXPORT_METADATA_KEY in (schema.metadata or {})
         for batch in batches:
             for record in batch.to_pylist():
                 count += 1
-                yield _parse_row(file, count, record, images, base, access)
+                yield _parse_row(file, count, record, images, base, access, exported)
                 report_progress(on_progress, count, rows)
     if not count:
         raise DatasetError(path, "no items: the dataset has no rows")

@@ -10,7 +10,9 @@ to the JSONL file, base64, a ``data:`` URL or a web URL, which is recorded, not 
 into the item's meta). Every other field goes to meta under its name.
 
 ``lvlmbench export`` output reads back as is: its ``image_files`` (paths relative to the JSONL)
-are the images, and its ``images`` (store digests, meaningless elsewhere) are ignored. A
+are the images, and its ``images`` (store digests, meaningless elsewhere) are ignored. The
+export's ``benchmark.json`` beside ``items.jsonl`` (:func:`exported_jsonl_benchmark`) names the
+benchmark, its kind and definition: imported under that name, the items keep their ids. A
 multiple-choice item may lack its answer only when it is from a TEST split (``split`` or
 ``meta.split`` is "test"), as VLMEvalKit TEST splits are exported.
 """
@@ -31,8 +33,21 @@ from lvlmbench.datasets.importers._common import (
 )
 from lvlmbench.datasets.importers._images import ImageAccess, ResolvedImages, resolve_values
 from lvlmbench.datasets.importers._json_files import iter_json_lines
+from lvlmbench.ids import load_json
+from lvlmbench.store import StoredBenchmark
 
-__all__ = ["item_kind", "parse_jsonl"]
+__all__ = [
+    "EXPORTED_BENCHMARK",
+    "EXPORTED_ITEMS",
+    "exported_jsonl_benchmark",
+    "item_kind",
+    "parse_jsonl",
+]
+
+EXPORTED_ITEMS = "items.jsonl"
+"""The items file ``lvlmbench export`` writes."""
+EXPORTED_BENCHMARK = "benchmark.json"
+"""Beside it: the exported benchmark's name, kind and stored definition."""
 
 _IMAGE_FIELDS = ("image", "images", "image_url", "image_urls", "image_path", "image_paths")
 _EXPORTED_IMAGES = "image_files"  # lvlmbench export: paths; its "images" are store digests
@@ -120,7 +135,8 @@ def _parse_record(path: Path, line: int, record: dict[str, Any], access: ImageAc
         resolve_values(row, name, cleaned, path.parent, found, access)
     options = _options(row, record.get("options"))
     kind, answer, reference = item_kind(row, record, options)
-    meta: dict[str, Any] = {"row": line}
+    exported = _EXPORTED_IMAGES in record
+    meta: dict[str, Any] = {} if exported else {"row": line}
     extra = record.get("meta")
     if extra is not None and not isinstance(extra, dict):
         raise row.error("expected an object", "meta")
@@ -130,8 +146,7 @@ def _parse_record(path: Path, line: int, record: dict[str, Any], access: ImageAc
             continue  # export bookkeeping, not the item's
         if name not in _KNOWN and name not in _IMAGE_FIELDS and name not in _TEXT_FIELDS:
             meta[name] = value
-    exported = _EXPORTED_IMAGES in record
-    if found is not None and not (exported and "image_sources" in meta):
+    if found is not None and not exported:  # an export's paths are its own, not a source
         meta["image_sources"] = found.sources
     # An exported item keeps the row key it was first imported under, so importing the export
     # under the same benchmark name gives the same item ids as the original import.
@@ -151,7 +166,24 @@ def _parse_record(path: Path, line: int, record: dict[str, Any], access: ImageAc
         caption=_text(row, record, "caption"),
         category=_text(row, record, "category"),
         meta=meta,
+        exported_id=str(record["id"]) if exported and record.get("id") else None,
     )
+
+
+def exported_jsonl_benchmark(path: Path) -> StoredBenchmark | None:
+    """The benchmark an ``lvlmbench export``'s ``items.jsonl`` holds, from the
+    :data:`EXPORTED_BENCHMARK` file beside it (name, kind, definition); None for any other
+    JSONL or a file that does not read (the items are still imported)."""
+    side = path.parent / EXPORTED_BENCHMARK
+    if path.name != EXPORTED_ITEMS or not side.is_file():
+        return None
+    try:
+        record = load_json(side.read_text(encoding="utf-8"))
+        return StoredBenchmark(
+            name=str(record["benchmark"]), kind=str(record["kind"]), data=record.get("data") or {}
+        )
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return None
 
 
 def parse_jsonl(

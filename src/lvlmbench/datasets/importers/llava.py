@@ -2,8 +2,9 @@
 (keys the items), ``image`` (a file name), ``text`` (the question) and ``category`` (conv,
 detail, complex).
 
-The pictures ship separately (the benchmark's ``images/`` folder): a name is looked up beside the
-file, in an ``images/`` folder beside it, then by name under ``--image-root``; a name found
+The pictures ship separately (the benchmark's ``images/`` folder): a name or relative path is
+looked up relative to the file first (so ``images/001.jpg`` works as written), then in an
+``images/`` folder beside it, then by name under ``--image-root``; a name found
 nowhere is recorded in ``meta["missing_images"]`` and the item fails at evaluation naming it.
 Where the benchmark's ``answers_gpt4.jsonl`` (``question_id``, ``text``) sits beside the file
 its answers become the references, and ``context.jsonl`` (``image``, ``caption``) gives the
@@ -54,6 +55,15 @@ def _field(row: Row, record: dict[str, Any], name: str) -> str:
     return str(value).strip()
 
 
+def _folder_of(name: str, folder: Path, images_dir: Path) -> Path:
+    """The folder ``name`` is relative to: the file's own when it is there (a path written
+    relative to the file, such as ``images/001.jpg``), else ``images/`` beside the file when
+    that has it; otherwise the file's folder, where a missing name is reported."""
+    if (folder / name).is_file() or not (images_dir / name).is_file():
+        return folder
+    return images_dir
+
+
 def parse_llava(
     path: Path, on_progress: ProgressHook | None = None, *, access: ImageAccess | None = None
 ) -> Iterator[ParsedItem]:
@@ -64,13 +74,13 @@ def parse_llava(
     references = _side_file(path, _REFERENCES, "question_id", "text")
     captions = _side_file(path, _CONTEXT, "image", "caption")
     images_dir = path.parent / "images"
-    base = images_dir if images_dir.is_dir() else path.parent
     count = 0
     for line, record in iter_json_lines(path):
         row = Row(path, line, line, {})
         key = _field(row, record, "question_id")
         name = _field(row, record, "image")
         cell = Row(path, line, line, {"image": name})
+        base = _folder_of(name, path.parent, images_dir)
         found = resolve_images(cell, ["image"], base, access=access)
         meta: dict[str, Any] = {"row": line, "question_id": key, "image_sources": found.sources}
         meta.update({k: v for k, v in record.items() if k not in _KNOWN})

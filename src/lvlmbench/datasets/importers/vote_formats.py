@@ -15,10 +15,11 @@ from __future__ import annotations
 from pathlib import Path
 
 from lvlmbench.datasets.importers._common import DatasetError, not_utf8
+from lvlmbench.datasets.importers._fastchat_rows import FASTCHAT_COLUMNS
 from lvlmbench.datasets.importers._write import ImportSummary
 from lvlmbench.datasets.importers.battles import BATTLE_FIELDS, import_battles
 from lvlmbench.datasets.importers.detect import FormatRule, read_sample, register_format
-from lvlmbench.datasets.importers.fastchat_votes import FASTCHAT_COLUMNS, import_fastchat_votes
+from lvlmbench.datasets.importers.fastchat_votes import import_fastchat_votes
 from lvlmbench.datasets.importers.visit_votes import VISIT_VOTE_COLUMNS, import_visit_votes
 from lvlmbench.datasets.importers.votes import import_votes
 from lvlmbench.store import Store
@@ -68,14 +69,15 @@ def import_vote_file(
     store: Store, path: Path, fmt: str, benchmark: str, *, judge: str | None = None
 ) -> ImportSummary:
     """Import a vote file in ``fmt`` (one of :data:`VOTE_FORMATS`) for ``benchmark``; the whole
-    file is validated before anything is written. ``judge`` names the judge of a battle dump."""
+        file is validated before anything is written. ``judge`` names the judge of a battle dump
+    (or of a FastChat file's model-judge records)."""
     if not path.is_file():
         raise DatasetError(path, "no such file")
     try:
         if fmt == "visit-votes":
             return import_visit_votes(store, path, benchmark)
         if fmt == "fastchat-votes":
-            return import_fastchat_votes(store, path, benchmark)
+            return import_fastchat_votes(store, path, benchmark, judge=judge)
         if fmt == "battles":
             return import_battles(store, path, benchmark, judge)
         return import_votes(store, path, benchmark)
