@@ -38,19 +38,17 @@ runner = CliRunner()
 ITEMS = 60
 
 
-def _store(path: Path, items: int = ITEMS) -> Store:
+def _store(path: Path, items: int = ITEMS, open_ended: bool = False) -> Store:
+    """``items`` keyed items, or open-ended ones with a reference (what a judge judges)."""
     store = Store.open(str(path))
     put_benchmark(store, "bench", "test", {})
+    keyed = {"kind": "mc", "options": {"A": "one", "B": "two", "C": "three", "D": "four"}}
+    shape = {"kind": "open", "reference": "One."} if open_ended else {**keyed, "answer": "A"}
     put_items(
         store,
         [
             BenchmarkItem(
-                id=content_id("bench", i),
-                benchmark="bench",
-                kind="mc",
-                question=f"Question {i}?",
-                options={"A": "one", "B": "two", "C": "three", "D": "four"},
-                answer="A",
+                id=content_id("bench", i), benchmark="bench", question=f"Question {i}?", **shape
             )
             for i in range(items)
         ],
@@ -260,7 +258,7 @@ def test_log_records_are_masked_whatever_the_handler(caplog: pytest.LogCaptureFi
 @pytest.mark.timeout(30)
 def test_judging_with_a_dead_judge_stops_at_once(tmp_path: Path) -> None:
     db = tmp_path / "s.db"
-    _store(db, items=4)
+    _store(db, items=4, open_ended=True)  # a judge refuses keyed items before any call
     judge = f"openai/j?base_url=http://127.0.0.1:{_closed_port()}/v1"
     args = ["judge", "pairwise", "bench", "-m", "baseline/prior", "-m", "baseline/random"]
     result = runner.invoke(app, [*args, "-j", judge, "--store", str(db)])
