@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from lvlmbench.choice.accuracy import AccuracyRow, accuracy_table
-from lvlmbench.ratings import ItemMean
+from lvlmbench.stats import ItemMean
 from lvlmbench.store import Store
 
 __all__ = [

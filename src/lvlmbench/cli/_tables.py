@@ -10,6 +10,7 @@ from rich.table import Table
 from lvlmbench.choice.accuracy import AccuracyRow, group_coverage, overall_rows
 from lvlmbench.models import display_names
 from lvlmbench.ratings import Coverage
+from lvlmbench.stats import estimate_fields, format_interval, interval_note
 
 __all__ = ["accuracy_pivot", "accuracy_rows_json", "overall_json"]
 
@@ -26,7 +27,7 @@ def _cell(row: AccuracyRow) -> str:
     if row.no_key and not row.answered:  # every answer awaits the benchmark's own server
         return "[dim]no key[/]"
     low, high = row.interval
-    return f"{100 * row.accuracy:5.1f} [dim]({100 * low:.0f}–{100 * high:.0f})[/]"
+    return f"{100 * row.accuracy:5.1f} [dim]({format_interval(low, high, scale=100)})[/]"
 
 
 def _overall_cell(row: AccuracyRow, covered: Coverage | None) -> str:
@@ -42,6 +43,8 @@ class _CountColumns:
 
     sampled: bool
     """--epochs K: each item's accuracy is the mean over its K answers."""
+    clustered: bool
+    """Some items share a cluster: how many clusters the interval rests on."""
     llm_read: bool
     """Only when an LLM extractor read some answers."""
     unkeyed: bool
@@ -53,6 +56,7 @@ class _CountColumns:
     def of(cls, rows: Sequence[AccuracyRow]) -> _CountColumns:
         return cls(
             sampled=any(row.epochs > 1 for row in rows),
+            clustered=any(row.score.clusters for row in rows),
             llm_read=any(row.llm_read for row in rows),
             unkeyed=any(row.no_key for row in rows),
             truncated=any(row.truncated for row in rows),
@@ -61,6 +65,7 @@ class _CountColumns:
     def headers(self) -> list[str]:
         return [
             "items",
+            *(["clusters"] if self.clustered else []),
             *(["epochs", "answers"] if self.sampled else []),
             "unparseable",
             "failed",
@@ -72,6 +77,7 @@ class _CountColumns:
     def cells(self, present: Sequence[AccuracyRow]) -> list[str]:
         return [
             str(sum(r.items for r in present)),
+            *([str(_clusters(present))] if self.clustered else []),
             *(
                 [_epochs_cell(present), str(sum(r.answered for r in present))]
                 if self.sampled
@@ -91,8 +97,9 @@ def accuracy_pivot(
     groups: Sequence[tuple[str, ...]] | None = None,
     noun: str = "groups",
 ) -> Table:
-    """Models as rows, groups as columns, accuracy % with its Wilson 95% interval over items
-    per cell. ``groups``: every group of the benchmark's keyed items (default: those in
+    """Models as rows, groups as columns, accuracy % with its 95% interval over items per cell
+    (clustered where items share a source; the caption says by what, and the ``clusters``
+    column how many). ``groups``: every group of the benchmark's keyed items (default: those in
     ``rows``); a model's overall over fewer of them says how many ("2 of 3 ``noun``")."""
     expected = list(groups) if groups is not None else [row.group for row in rows]
     shown_groups = sorted({*expected, *(row.group for row in rows)}, key=_group_order)
@@ -109,6 +116,10 @@ def accuracy_pivot(
     covered = group_coverage(rows, expected, noun) if several else {}
     if overall:
         table.add_column("overall", justify="right", style="bold")
+    table.caption = interval_note(
+        [r.estimate for r in (*rows, *overall.values()) if not (r.no_key and not r.answered)]
+    )
+    table.caption_justify = "left"
     counts = _CountColumns.of(rows)
     for header in counts.headers():
         table.add_column(header, justify="right")
@@ -132,6 +143,13 @@ def _truncated_cell(rows: Sequence[AccuracyRow]) -> str:
     return f"{sum(r.truncated for r in rows)} ({sum(r.truncated_unread for r in rows)})"
 
 
+def _clusters(rows: Sequence[AccuracyRow]) -> int:
+    """The clusters a model's items fall in across its cells (a cluster spanning two cells
+    counts once: the overall interval's G)."""
+    shared = {key for r in rows for key, *_ in r.score.clusters}
+    return len(shared) + sum(count for r in rows for _, count in r.score.singles)
+
+
 def _epochs_cell(rows: Sequence[AccuracyRow]) -> str:
     counts = sorted({round(r.epochs, 2) for r in rows})
     return "/".join(f"{c:g}" for c in counts)
@@ -139,19 +157,18 @@ def _epochs_cell(rows: Sequence[AccuracyRow]) -> str:
 
 def accuracy_rows_json(rows: Sequence[AccuracyRow], by: Sequence[str]) -> list[dict[str, object]]:
     """Rows as plain dicts for --json and summary files: the accuracy and its interval are
-    over items (``items`` of them, ``epochs`` answers each); the counts are of answers."""
+    over items (``items`` of them in ``clusters`` clusters of ``cluster``, ``epochs`` answers
+    each; ``estimator``, ``confidence`` and ``adjustment`` say how); the counts are of
+    answers."""
     out: list[dict[str, object]] = []
     for row in rows:
-        low, high = row.interval
         out.append(
             {
                 "model": row.model,
                 "variant": row.variant,
                 **dict(zip(by, row.group, strict=True)),
                 "accuracy": row.accuracy,
-                "ci_low": low,
-                "ci_high": high,
-                "items": row.items,
+                **estimate_fields(row.estimate),
                 "epochs": row.epochs,
                 "correct": row.correct,
                 "answered": row.answered,

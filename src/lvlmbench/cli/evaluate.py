@@ -86,7 +86,7 @@ def evaluate(
     first_round: FirstRound = _DEFAULTS.first_round,
 ) -> None:
     """Ask every examinee every item (resuming where a previous run stopped) and print accuracy
-    with Wilson 95% intervals."""
+    with 95% intervals over items, clustered where items share a source."""
     options = EvaluateOptions(
         models=tuple(model),
         variant=variant,
@@ -134,7 +134,7 @@ def result_json(result: EvaluateResult) -> dict[str, Any]:
 def print_result(result: EvaluateResult) -> None:
     """The accuracy table (and a VLMEvalKit benchmark's scores), then each run's counts."""
     name = result.benchmark
-    title = f"{name}: accuracy % (95% CI over items)"
+    title = f"{name}: accuracy % (95% CI)"
     console.print(accuracy_pivot(result.accuracy, title, result.groups, result.group_noun))
     if result.circular:
         title = f"{name}: CircularEval (a question counts only if all its copies are right)"

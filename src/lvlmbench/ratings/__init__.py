@@ -47,7 +47,6 @@ from lvlmbench.ratings.elo import (
     online_elo,
 )
 from lvlmbench.ratings.intervals import Interval, wilson_interval
-from lvlmbench.ratings.item_mean import ItemMean
 from lvlmbench.ratings.matches import OUTCOMES, Match, validate_matches
 from lvlmbench.ratings.simulate import StyleBattles, simulate_style_battles
 from lvlmbench.ratings.style import (
@@ -80,7 +79,6 @@ __all__ = [
     "Coverage",
     "FoughtMatch",
     "Interval",
-    "ItemMean",
     "JudgeDiagnostics",
     "Match",
     "OnlineElo",

@@ -50,7 +50,8 @@ class EvaluateResult:
     runs: list[EvalSummary]
     """One per examinee run (models scored from the store only have none)."""
     accuracy: list[AccuracyRow]
-    """Per (model, variant, group of ``by``), Wilson 95% intervals in ``row.interval``."""
+    """Per (model, variant, group of ``by``), 95% intervals in ``row.estimate`` (clustered where
+    items share a source, with the cluster, n items and n clusters)."""
     overall: list[AccuracyRow]
     """Per (model, variant): every group pooled."""
     by: tuple[str, ...] = ()
@@ -112,9 +113,10 @@ def evaluate(
 ) -> EvaluateResult:
     """Ask every examinee of ``options.models`` every item it has not answered (resuming where
     a previous run stopped), then score every model named: accuracy per group of
-    ``options.by`` and overall, with Wilson 95% intervals over items. ``progress`` gives each
-    examinee run its progress hook (the CLI's bars). Refused options raise InvalidOptions (a
-    spec naming an unknown provider RegistryError) before anything is written."""
+    ``options.by`` and overall, with 95% intervals over items (clustered where they share a
+    source). ``progress`` gives each examinee run its progress hook (the CLI's bars). Refused
+    options raise InvalidOptions (a spec naming an unknown provider RegistryError) before
+    anything is written."""
     plan = _plan(store, benchmark, options)
     budgeted: BudgetedRun | None = None
     only = plan.only
