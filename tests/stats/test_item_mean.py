@@ -117,7 +117,7 @@ def test_one_formatter_one_note_one_json_shape() -> None:
     clustered = _aspects([2, 2, 1, 1, 1, 0]).estimate
     alone = ItemMean.answered_once(3, 5).estimate
     assert interval_note([clustered, alone, ItemMean().estimate]) == (
-        "95 % CI clustered by fine aspect, 6 clusters per cell (t with clusters − 1 df); "
+        "95% CI clustered by fine aspect, 6 clusters per cell (t with clusters − 1 df); "
         "over items (Wilson)"
     )
     assert estimate_fields(clustered, 100) == {

@@ -119,7 +119,9 @@ def result_json(result: EvaluateResult) -> dict[str, Any]:
     """``--json``: the runs, the accuracy rows and overall, and what else the run found."""
     report: dict[str, Any] = {"runs": [vars(s) for s in result.runs]}
     report["accuracy"] = accuracy_rows_json(result.accuracy, result.by)
-    report["overall"] = overall_json(result.accuracy, result.groups, result.group_noun)
+    report["overall"] = overall_json(
+        result.accuracy, result.groups, result.group_noun, result.ranks
+    )
     if result.extraction is not None:
         report["extraction"] = vars(result.extraction)
     if result.budgeted is not None:
@@ -134,8 +136,10 @@ def result_json(result: EvaluateResult) -> dict[str, Any]:
 def print_result(result: EvaluateResult) -> None:
     """The accuracy table (and a VLMEvalKit benchmark's scores), then each run's counts."""
     name = result.benchmark
-    title = f"{name}: accuracy % (95% CI)"
-    console.print(accuracy_pivot(result.accuracy, title, result.groups, result.group_noun))
+    title = f"{name}: accuracy % (95% CI over items)"
+    console.print(
+        accuracy_pivot(result.accuracy, title, result.groups, result.group_noun, result.ranks)
+    )
     if result.circular:
         title = f"{name}: CircularEval (a question counts only if all its copies are right)"
         console.print(circular_pivot(result.circular, title))

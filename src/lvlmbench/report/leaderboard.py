@@ -3,10 +3,14 @@
 One row per benchmark × model (wide, so ``pandas.read_csv`` gives a usable table at once).
 Every figure ``X`` with an interval comes as three columns ``X``, ``X_low``, ``X_high``:
 
-- ``accuracy`` (choice items, %, Wilson 95% over items: each item's answers averaged first)
-  with ``items`` (the interval's n), ``epochs`` (answers per item) and the answer counts
-  ``correct``, ``answered``, ``unparseable``, ``failed``; ``level:<difficulty>`` and
-  ``capability:<name>`` likewise per group;
+- ``accuracy`` (choice items, %, 95% over items: each item's answers averaged first, clustered
+  by the items' shared source) with ``items`` (the interval's n), ``clusters`` and ``cluster``
+  (how many clusters, and what one is: "fine aspect", "item"...), ``estimator`` (clustered-t,
+  wilson...), ``epochs`` (answers per item) and the answer counts ``correct``, ``answered``,
+  ``unparseable``, ``failed``; ``rank`` with ``rank_low``/``rank_high`` (the ranks the model
+  holds in 95% of cluster-bootstrap resamples over the items every model answered: models
+  whose ranges overlap are tied; see :mod:`lvlmbench.report.ranks`); ``level:<difficulty>``
+  and ``capability:<name>`` likewise per group;
 - ``metric:<name>`` (text-metric mean, bootstrap 95%);
 - ``bt:<judge>`` (Bradley-Terry on the Elo scale, mean 1000, bootstrap 95%: the headline
   rating), ``bt_style:<judge>`` (the style-controlled Bradley-Terry, same scale, when it was
@@ -27,7 +31,8 @@ Every figure ``X`` with an interval comes as three columns ``X``, ``X_low``, ``X
 Cells a benchmark has no figure for are empty. This is the one ``leaderboard.csv`` schema; the
 demo's long per-group accuracy table is ``accuracy_by_group.csv`` (see
 :mod:`lvlmbench.autobench.leaderboard`). The Markdown file has one table per benchmark
-with only that benchmark's columns and each interval folded into its cell: ``62.5 [50.1, 73.2]``.
+with only that benchmark's columns and each interval folded into its cell: ``62.5 [50.1–73.2]``
+(:func:`lvlmbench.stats.format_interval`), a rank as its range: ``1–2``.
 """
 
 from __future__ import annotations
@@ -42,10 +47,14 @@ from lvlmbench.judging import HUMAN, column_digits
 from lvlmbench.report._common import LEVELS
 from lvlmbench.report.judged import judged_figures
 from lvlmbench.report.summary import AccuracyFacet, BenchmarkSummary, ReportData
+from lvlmbench.stats import format_interval, format_ranks
 
 __all__ = ["leaderboard_markdown", "leaderboard_rows", "write_leaderboards"]
 
-_COUNTS = ("items", "epochs", "correct", "answered", "unparseable", "failed")
+_COUNTS = (
+    *("items", "clusters", "cluster", "estimator"),
+    *("epochs", "correct", "answered", "unparseable", "failed"),
+)
 
 
 def _with_ci(name: str, value: Any, low: Any, high: Any) -> dict[str, Any]:
@@ -66,12 +75,24 @@ def _accuracy(bench: BenchmarkSummary) -> Iterator[tuple[str, dict[str, Any]]]:
             {
                 **_with_ci("accuracy", r["accuracy"], r["ci_low"], r["ci_high"]),
                 **{k: r[k] for k in _COUNTS},
+                **(
+                    _with_ci("rank", r["rank"], r["rank_low"], r["rank_high"])
+                    if "rank" in r
+                    else {}
+                ),
             },
         )
     for facet, prefix in _FACET_COLUMNS:
         for r in _by_group(bench[facet], facet):
             name = f"{prefix}:{r[facet]}"
             yield r["model"], _with_ci(name, r["accuracy"], r["ci_low"], r["ci_high"])
+
+
+def _rank(row: dict[str, Any]) -> dict[str, Any]:
+    """The rank columns of an overall row that has a rank interval (none otherwise)."""
+    if "rank" not in row:
+        return {}
+    return _with_ci("rank", row["rank"], row["rank_low"], row["rank_high"])
 
 
 def _by_group(rows: list[dict[str, Any]], facet: str) -> list[dict[str, Any]]:
@@ -176,8 +197,10 @@ def _cell(row: dict[str, Any], column: str) -> str:
     digits = column_digits(column)
     text = f"{value:.{digits}f}" if isinstance(value, float) else str(value)
     low, high = row.get(f"{column}_low"), row.get(f"{column}_high")
+    if column == "rank" and isinstance(low, int) and isinstance(high, int):
+        return _md(format_ranks(low, high))
     if isinstance(low, float) and isinstance(high, float):
-        text += f" [{low:.{digits}f}, {high:.{digits}f}]"
+        text += f" [{format_interval(low, high, digits=digits)}]"
     return _md(text)
 
 

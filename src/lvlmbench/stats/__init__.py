@@ -34,6 +34,7 @@ from lvlmbench.stats.display import (
     format_interval,
     format_ranks,
     interval_note,
+    interval_note_of_fields,
 )
 from lvlmbench.stats.estimate import (
     CLUSTER_BOOTSTRAP,
@@ -105,6 +106,7 @@ __all__ = [
     "format_ranks",
     "holm",
     "interval_note",
+    "interval_note_of_fields",
     "item_means",
     "items_needed",
     "mcnemar",

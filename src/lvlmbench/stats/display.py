@@ -6,12 +6,18 @@ say it differently from another.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
 from lvlmbench.stats.estimate import CLUSTER_BOOTSTRAP, CLUSTERED_T, WILSON, Estimate
 from lvlmbench.stats.item_mean import NO_ITEMS, WILSON_FLOOR
 
-__all__ = ["estimate_fields", "format_interval", "format_ranks", "interval_note"]
+__all__ = [
+    "estimate_fields",
+    "format_interval",
+    "format_ranks",
+    "interval_note",
+    "interval_note_of_fields",
+]
 
 _METHOD_WORDS = {
     CLUSTERED_T: "t with clusters − 1 df",
@@ -42,22 +48,41 @@ def format_ranks(low: int, high: int) -> str:
     return str(low) if low == high else f"{low}–{high}"
 
 
-def _method_text(estimate: Estimate) -> str:
-    return _METHOD_WORDS.get(estimate.method, estimate.method)
+def _method_text(method: str) -> str:
+    return _METHOD_WORDS.get(method, method)
 
 
 def interval_note(estimates: Iterable[Estimate]) -> str:
     """What a table's 95 % intervals are, for its footnote: "95 % CI clustered by fine aspect,
     6 clusters per cell (t with clusters − 1 df or Wilson)", "95 % CI over items (Wilson)",
     each cluster kind a table holds ("" for a table without intervals)."""
+    return _note(
+        (e.cluster, _method_text(e.method), e.n_clusters, e.confidence)
+        for e in estimates
+        if e.method != NO_ITEMS
+    )
+
+
+def interval_note_of_fields(rows: Iterable[Mapping[str, object]]) -> str:
+    """:func:`interval_note` of rows that carry :func:`estimate_fields` (the report's and the
+    JSON API's rows); rows without them are skipped."""
+    return _note(
+        (str(r["cluster"]), _method_text(str(r["estimator"])), clusters, float(confidence))
+        for r in rows
+        if r.get("estimator", NO_ITEMS) != NO_ITEMS
+        and isinstance(clusters := r.get("clusters"), int)
+        and isinstance(confidence := r.get("confidence"), float)
+    )
+
+
+def _note(found: Iterable[tuple[str, str, int, float]]) -> str:
     methods: dict[str, set[str]] = {}
     counts: dict[str, list[int]] = {}
-    confidence = 0.95
-    for found in estimates:
-        if found.method != NO_ITEMS:
-            methods.setdefault(found.cluster, set()).add(_method_text(found))
-            counts.setdefault(found.cluster, []).append(found.n_clusters)
-            confidence = found.confidence
+    levels = {0.95}
+    for cluster, method, n_clusters, confidence in found:
+        levels = {confidence}  # one table, one level: the last one says it
+        methods.setdefault(cluster, set()).add(method)
+        counts.setdefault(cluster, []).append(n_clusters)
     parts = []
     for cluster, used in sorted(methods.items()):
         how = " or ".join(sorted(used))
@@ -71,7 +96,7 @@ def interval_note(estimates: Iterable[Estimate]) -> str:
             parts.append(f"clustered by {cluster}, {span} clusters per cell ({how})")
     if not parts:
         return ""
-    return f"{100 * confidence:.0f} % CI " + "; ".join(parts)
+    return f"{100 * levels.pop():.0f}% CI " + "; ".join(parts)
 
 
 def estimate_fields(estimate: Estimate, scale: float = 1.0) -> dict[str, float | int | str]:

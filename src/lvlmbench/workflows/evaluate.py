@@ -12,6 +12,7 @@ from dataclasses import dataclass, replace
 
 from lvlmbench.choice import ExtractorSummary
 from lvlmbench.choice.accuracy import AccuracyRow, available_facets, overall_rows, scored_answers
+from lvlmbench.choice.ranks import AccuracyRanks, accuracy_ranks
 from lvlmbench.choice.vlmeval_scores import CircularRow, MMERow, circular_table, mme_table
 from lvlmbench.models import DEFAULT_CONCURRENCY, ModelClient, model_identity
 from lvlmbench.runner import EvalSummary, ProgressFor, ProgressHook, run_examinees
@@ -69,6 +70,8 @@ class EvaluateResult:
     extraction: ExtractorSummary | None = None
     budgeted: BudgetedRun | None = None
     """The decision of a run ``until`` a question is decided, with its items and calls."""
+    ranks: AccuracyRanks | None = None
+    """Each model's rank interval over the items all of them answered (None: under two)."""
 
     @property
     def group_noun(self) -> str:
@@ -293,4 +296,5 @@ def _scored(
         models=identities,
         circular=tuple(circular),
         mme=tuple(mme),
+        ranks=accuracy_ranks(answers, identities, variant=variant),
     )
