@@ -111,7 +111,7 @@ def test_a_t_interval_over_0_1_scores_is_never_narrower_than_wilson() -> None:
 def test_one_formatter_one_note_one_json_shape() -> None:
     assert format_interval(0.188340, 0.978327, scale=100) == "19–98"
     assert format_interval(18.834, 97.8327, digits=1) == "18.8–97.8"
-    assert format_interval(-0.0125, 0.031, scale=100, digits=1, signed=True) == "-1.2–+3.1"
+    assert format_interval(-0.0125, 0.031, scale=100, digits=1, signed=True) == "-1.2 … +3.1"
     assert format_interval(None, 1.0) == "-"
     assert (format_ranks(1, 1), format_ranks(1, 3)) == ("1", "1–3")
     clustered = _aspects([2, 2, 1, 1, 1, 0]).estimate

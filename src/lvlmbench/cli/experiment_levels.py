@@ -21,6 +21,7 @@ from lvlmbench.cli._common import (
 from lvlmbench.cli._runs import run_models
 from lvlmbench.cli.evaluate import Models
 from lvlmbench.models import DEFAULT_CONCURRENCY, display_names, resolve_spec
+from lvlmbench.stats import format_interval
 from lvlmbench.store import Store, get_benchmark
 from lvlmbench.workflows import check_specs
 
@@ -40,7 +41,8 @@ def _pct(score: LevelAccuracy | None) -> str:
     if score is None:
         return "-"
     low, high = score.interval
-    return f"{100 * score.accuracy:.1f} [{100 * low:.1f}, {100 * high:.1f}] n={score.items}"
+    interval = format_interval(low, high, scale=100, digits=1)
+    return f"{100 * score.accuracy:.1f} [{interval}] n={score.items}"
 
 
 def leakage_levels(

@@ -36,11 +36,13 @@ def format_interval(
     signed: bool = False,
 ) -> str:
     """An interval as "low–high" (en dash), each end times ``scale`` with ``digits`` decimals
-    (``signed``: with its sign, "+1.0–+3.5", for differences); "-" when an end is unknown."""
+    (``signed``: a difference, each end with its sign and " … " between, as a dash between
+    signs misreads: "-1.2 … +3.5"); "-" when an end is unknown."""
     if low is None or high is None:
         return "-"
-    sign = "+" if signed else ""
-    return f"{scale * low:{sign}.{digits}f}–{scale * high:{sign}.{digits}f}"
+    if signed:
+        return f"{scale * low:+.{digits}f} … {scale * high:+.{digits}f}"
+    return f"{scale * low:.{digits}f}–{scale * high:.{digits}f}"
 
 
 def format_ranks(low: int, high: int) -> str:
