@@ -30,8 +30,9 @@ def leaderboard(
     models: Sequence[str],
     by: Sequence[str] = ("capability", "difficulty"),
 ) -> list[dict[str, Any]]:
-    """One row per model × group over all ``benchmarks`` (accuracy % and Wilson 95% CI over
-    items, with the answer counts behind them)."""
+    """One row per model × group over all ``benchmarks`` (accuracy % and its 95% CI over items,
+    clustered where they share a source: ``clusters`` of ``cluster`` by ``estimator``; with the
+    answer counts behind them)."""
     rows: list[dict[str, Any]] = []
     for benchmark in benchmarks:
         for row in accuracy_table(store, benchmark, by, models=models):
@@ -45,6 +46,9 @@ def leaderboard(
                     "ci_low": round(100 * low, 2),
                     "ci_high": round(100 * high, 2),
                     "items": row.items,
+                    "clusters": row.estimate.n_clusters,
+                    "cluster": row.estimate.cluster,
+                    "estimator": row.estimate.method,
                     "epochs": row.epochs,
                     "correct": row.correct,
                     "answered": row.answered,
