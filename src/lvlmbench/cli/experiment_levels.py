@@ -1,5 +1,5 @@
 """`lvlmbench experiment leakage-levels|ranks BENCH`: answer leakage and model ranks per
-difficulty level, with Wilson intervals (the paper's Figure 5 by level and Figure 8)."""
+difficulty level, with clustered 95% intervals (the paper's Figure 5 by level and Figure 8)."""
 
 from __future__ import annotations
 
@@ -52,8 +52,9 @@ def leakage_levels(
     store: StoreOption = None,
     as_json: JsonFlag = False,
 ) -> None:
-    """Per difficulty level: accuracy with the image and from the description only (Wilson 95%
-    intervals), and how far the models' description-only accuracies spread."""
+    """Per difficulty level: accuracy with the image and from the description only (95%
+    intervals clustered by fine aspect), and how far the models' description-only accuracies
+    spread."""
     check_specs(model)
     check_concurrency(concurrency)
     opened = _opened(store, benchmark)
