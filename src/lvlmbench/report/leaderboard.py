@@ -23,9 +23,9 @@ Every figure ``X`` with an interval comes as three columns ``X``, ``X_low``, ``X
   (``majority`` or ``both``); people's votes, where there are some, give the same columns for
   the judge ``human`` (``bt:human``, ``win_rate:human``, ``online_elo_in_order:human``, ...;
   no ``combine:``, each vote being one match);
-- ``touchstone:<judge>`` (score ×100, bootstrap 95%), ``touchstone_rel:<judge>`` (% of the
+- ``touchstone:<judge>`` (score ×100, 95% t over items), ``touchstone_rel:<judge>`` (% of the
   reference) and ``touchstone:<judge>:<ability>``;
-- ``hallucination:<judge>`` (mean 0-10, bootstrap 95%);
+- ``hallucination:<judge>`` (mean 0-10, 95% t over items);
 - for any other registered judge protocol, ``<its prefix><judge>`` (its headline figure).
 
 Cells a benchmark has no figure for are empty. This is the one ``leaderboard.csv`` schema; the
