@@ -215,12 +215,16 @@ def test_intervals_are_wilson_for_the_counts(store: Store) -> None:
     rows = accuracy_table(store, ["b1", "b2"], ["capability", "difficulty"], variant=None)
     assert len(rows) >= 8
     for row in rows:
+        # Items without an AutoBench-V unit stand alone: Wilson, z the exact normal quantile
+        # (1.95996..., not 1.96, hence the tolerance).
         expected = wilson_interval(row.correct, row.answered)
-        assert row.interval == (expected.low, expected.high)
+        assert row.interval == pytest.approx((expected.low, expected.high), abs=1e-4)
+        assert row.estimate.method == ("wilson" if row.items else "none")
+        assert row.estimate.cluster == "item"
     spatial_hard = next(r for r in rows if r.model == "m1" and r.group == ("spatial", "hard"))
     # 0 of 2: Wilson gives [0, z²/(n+z²)] = [0, 3.8416 / 5.8416].
     assert spatial_hard.interval[0] == 0.0
-    assert spatial_hard.interval[1] == pytest.approx(3.8416 / 5.8416)
+    assert spatial_hard.interval[1] == pytest.approx(3.8416 / 5.8416, abs=1e-4)
     failed_only = next(r for r in rows if r.model == "m1" and r.group == ("reasoning", "-"))
     assert failed_only.answered == 0
     assert failed_only.accuracy == 0.0 and failed_only.interval == (0.0, 1.0)
@@ -237,7 +241,12 @@ def test_rows_json_names_the_facets(store: Store) -> None:
         "difficulty": "hard",
         "accuracy": 0.0,
         "ci_low": 0.0,
-        "ci_high": wilson_interval(0, 2).high,
+        "ci_high": pytest.approx(wilson_interval(0, 2).high, abs=1e-4),
+        "clusters": 2,
+        "cluster": "item",
+        "estimator": "wilson",
+        "confidence": 0.95,
+        "adjustment": "none",
         "correct": 0,
         "answered": 2,
         "unparseable": 1,
@@ -264,6 +273,9 @@ def test_leaderboard_rows_over_benchmarks(store: Store) -> None:
         "ci_low",
         "ci_high",
         "items",
+        "clusters",
+        "cluster",
+        "estimator",
         "epochs",
         "correct",
         "answered",
@@ -294,6 +306,9 @@ def test_leaderboard_rows_over_benchmarks(store: Store) -> None:
         "ci_low": round(100 * one_of_one.low, 2),
         "ci_high": 100.0,
         "items": 1,
+        "clusters": 1,
+        "cluster": "item",
+        "estimator": "wilson",
         "epochs": 1.0,
         "correct": 1,
         "answered": 1,

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from lvlmbench.choice.accuracy import AccuracyRow, accuracy_table, scored_answers
-from lvlmbench.ratings import ItemMean
+from lvlmbench.stats import ItemMean
 from lvlmbench.store import Store, iter_answer_fields, put_items, put_responses
 from lvlmbench.types import BenchmarkItem, Response, Status
 
@@ -65,12 +65,13 @@ def _store(url: str, tmp_path: Path) -> Store:
 
 
 def _row(
-    model: str, group: tuple[str, ...], score: tuple[float, int, int] = (0.0, 0, 0), **counts: int
+    model: str, group: tuple[str, ...], score: tuple[tuple[int, int], ...] = (), **counts: int
 ) -> AccuracyRow:
-    """A row with these answer counts and ``score``: (sum of the items' scores, items,
+    """A row with these answer counts and ``score``: each scored item's (right answers,
     answers scored)."""
     defaults = dict(correct=0, answered=0, unparseable=0, failed=0)
-    return AccuracyRow(model, "default", group, **{**defaults, **counts}, score=ItemMean(*score))
+    items = ItemMean.pooled(ItemMean.of_item(right, n) for right, n in score)
+    return AccuracyRow(model, "default", group, **{**defaults, **counts}, score=items)
 
 
 def test_answer_fields_read_the_record_fields(store_url, tmp_path):
@@ -96,24 +97,24 @@ def test_one_pass_gives_every_table(store_url, tmp_path):
     # The item is the unit: i1's two right answers make one item scoring 1, i2 and i3 score 0,
     # so m's accuracy is 1/3 over 3 items (not 2/4 over answers); i3's failed call is no answer.
     assert answers.table() == [
-        _row("m", (), (1.0, 3, 4), **m_all, truncated_unread=1),
-        _row("n", (), (1.0, 2, 2), correct=1, answered=2, unparseable=1, truncated=1),
+        _row("m", (), ((2, 2), (0, 1), (0, 1)), **m_all, truncated_unread=1),
+        _row("n", (), ((1, 1), (0, 1)), correct=1, answered=2, unparseable=1, truncated=1),
     ]
     assert answers.table()[0].accuracy == pytest.approx(1 / 3)
     assert answers.table()[0].epochs == pytest.approx(4 / 3)
     by_level = answers.table(["difficulty"], models=["m"])
     assert by_level == [
         _row("m", ("-",), no_key=1),
-        _row("m", ("easy",), (1.0, 2, 3), correct=2, answered=3, llm_read=1),
-        _row("m", ("hard",), (0.0, 1, 1), answered=1, failed=1, truncated=1, truncated_unread=1),
+        _row("m", ("easy",), ((2, 2), (0, 1)), correct=2, answered=3, llm_read=1),
+        _row("m", ("hard",), ((0, 1),), answered=1, failed=1, truncated=1, truncated_unread=1),
     ]
     # A metadata column beyond the standard facets (an imported file's split).
     x_counts = dict(correct=2, answered=3, failed=1, truncated=1, truncated_unread=1)
     by_split = answers.table(["split"], models=["m"])
     assert by_split == [
         _row("m", ("-",), no_key=1),
-        _row("m", ("x",), (1.0, 2, 3), **x_counts),
-        _row("m", ("y",), (0.0, 1, 1), answered=1, llm_read=1),
+        _row("m", ("x",), ((2, 2), (0, 1)), **x_counts),
+        _row("m", ("y",), ((0, 1),), answered=1, llm_read=1),
     ]
     for by in ((), ["difficulty"], ["split"]):
         assert accuracy_table(store, BENCH, by) == answers.table(by)

@@ -2,7 +2,7 @@
 
 The CLI table, ``evaluate --json``, ``summary.json``, ``leaderboard.csv``, the web leaderboard
 page and its JSON API all show one figure and one interval for the same store, and the interval
-is Wilson's over the 24 items (worked by hand below), not over the 96 answers.
+is over the 24 items (worked by hand below), not over the 96 answers.
 """
 
 from __future__ import annotations
@@ -27,15 +27,19 @@ BENCH = "quiz"
 MODEL = "llava-7b"  # an imported player: scored from the store, never run
 EPOCHS = 4
 
-# Hand-worked Wilson 95% interval (z = 1.96, z² = 3.8416) for 25 right of 24 items × 4 epochs:
-#   p = 25/96 = 0.260417 (every item has 4 answers, so the mean of the items' means is p too)
-#   over items, n = 24:  z²/n = 0.160067, denominator 1 + z²/n = 1.160067
-#     centre = (p + z²/2n) / 1.160067 = (0.260417 + 0.080033) / 1.160067 = 0.293475
-#     half   = z·√(p(1−p)/n + z²/4n²) / 1.160067
-#            = 1.96·√(0.0080250 + 0.0016674) / 1.160067 = 1.96 · 0.098450 / 1.160067 = 0.166337
-#     → 0.127138 – 0.459811, i.e. 12.7 – 46.0 %
-#   over answers, n = 96 (the old, √4 too narrow figure): 0.183058 – 0.356212, 18.3 – 35.6 %
-ACCURACY, LOW, HIGH = 25 / 96, 0.127138, 0.459811
+# Hand-worked 95% interval for 25 right of 24 items × 4 epochs. Each item's 4 answers average
+# to its score: 0.5 (items 0-5), 0.25 (6-18), 0 (19-23); the figure is their mean,
+#   p = (6·0.5 + 13·0.25) / 24 = 0.260417 (every item has 4 answers, so 25/96 too).
+# The items stand alone (no shared source) and their scores are not 0/1, so the interval is
+# Student's t over the 24 items (stats.mean_interval; CR1 with one item per cluster):
+#   Σ(y − p)² = 6·0.239583² + 13·0.010417² + 5·0.260417² = 0.684896
+#   var = 24/23 · 0.684896 / 24² = 0.00124075, se = 0.0352243
+#   t(0.975, 23 df) = 2.068658, half = 0.0728671
+#     → 0.187550 – 0.333284, i.e. 18.8 – 33.3 %
+# Before (main): Wilson over the 24 items as if each were one 0/1 answer, 0.127138 – 0.459811
+# (12.7 – 46.0 %): too wide, as averaging 4 epochs makes an item's score vary less. Over the
+# 96 answers (the older figure) it was 0.183058 – 0.356212, and √4 too narrow in principle.
+ACCURACY, LOW, HIGH = 25 / 96, 0.187550, 0.333284
 
 
 def _right_answers(index: int) -> int:
@@ -89,7 +93,7 @@ def test_cli_interval_is_over_items(tmp_path: Path) -> None:
     row = next(line for line in shown.output.splitlines() if MODEL in line)
     cells = [c.strip() for c in row.split("│") if c.strip()]
     # easy, medium, hard, overall, items, epochs, answers, unparseable, failed, truncated
-    assert cells[4:8] == ["26.0 (13–46)", "24", "4", "96"]
+    assert cells[4:8] == ["26.0 (19–33)", "24", "4", "96"]
 
 
 def _page_overall(html: str) -> tuple[str, str]:
@@ -124,7 +128,7 @@ def test_cli_report_and_web_give_one_figure(tmp_path: Path) -> None:
     [api_row] = api["rows"]
     [api_overall] = api["summary"]["overall"]
     percent = tuple(round(100 * cli[key], 1) for key in ("accuracy", "ci_low", "ci_high"))
-    assert percent == (26.0, 12.7, 46.0)  # the hand-worked interval over the 24 items
+    assert percent == (26.0, 18.8, 33.3)  # the hand-worked interval over the 24 items
     assert (row["accuracy"], row["ci_low"], row["ci_high"]) == percent
     assert (row["items"], row["epochs"]) == (24, 4.0)
     assert (api_overall["accuracy"], api_overall["ci_low"], api_overall["ci_high"]) == percent
@@ -132,8 +136,8 @@ def test_cli_report_and_web_give_one_figure(tmp_path: Path) -> None:
     board_figures = (board["accuracy"], board["accuracy_low"], board["accuracy_high"])
     assert tuple(float(v) for v in board_figures) == percent
     assert (board["items"], board["epochs"]) == ("24", "4.0")
-    assert _page_overall(page) == ("26.0", "12.7–46.0")
-    assert _page_overall(out.read_text()) == ("26.0", "12.7–46.0")
+    assert _page_overall(page) == ("26.0", "18.8–33.3")
+    assert _page_overall(out.read_text()) == ("26.0", "18.8–33.3")
 
 
 def test_uneven_epochs_average_within_the_item(tmp_path: Path) -> None:

@@ -299,8 +299,13 @@ def test_epochs_ask_k_times_once_and_report_the_mean(db: Path) -> None:
     # Epochs 0 and 2 say A (right), epoch 1 says B: mean 2/3 over 12 answers of 4 items.
     assert row["answered"] == 12 and row["items"] == 4 and row["epochs"] == 3
     assert row["accuracy"] == pytest.approx(2 / 3)
-    over_items = wilson_interval(8 / 3, 4)  # the item is the unit, not the sample
-    assert (row["ci_low"], row["ci_high"]) == pytest.approx((over_items.low, over_items.high))
+    # The item is the unit, not the sample: every item scores 2/3, so the t interval over the
+    # 4 items has no spread and is widened to Wilson's over them (z exact, hence abs=1e-4).
+    over_items = wilson_interval(8 / 3, 4)
+    assert (row["ci_low"], row["ci_high"]) == pytest.approx(
+        (over_items.low, over_items.high), abs=1e-4
+    )
+    assert row["estimator"] == "clustered-t, Wilson floor" and row["clusters"] == 4
     pooled = wilson_interval(8, 12)
     assert row["ci_high"] - row["ci_low"] > pooled.high - pooled.low
     store = Store.open(str(db))

@@ -160,7 +160,10 @@ def test_score_x100_by_hand_against_gpt4_ha_answer(tmp_path: Path, judge_calls: 
     assert entry["reference"] == REFERENCE and model["score"] == pytest.approx(600.0)
     recognition = model["abilities"]["visual recognition"]
     assert recognition["score"] == pytest.approx(575.0) and recognition["items"] == 2
-    assert (recognition["ci_low"], recognition["ci_high"]) == pytest.approx((400.0, 750.0))
+    # Two items (400, 750): t with 1 df, se = 175, half = 12.7062 · 175 = 2223.6, so the
+    # interval is the whole 1-10 scale ×100 (main's bootstrap gave 400-750, the two values).
+    assert (recognition["ci_low"], recognition["ci_high"]) == (100.0, 1000.0)
+    assert (recognition["estimator"], recognition["clusters"]) == ("clustered-t", 2)
     assert model["covers"]["missing"] == ["visual storytelling"]
     assert 'data-covers="abilities">3 of 4 abilities</td>' in touchstone_section(bench)
     shown = runner.invoke(_app(), args)

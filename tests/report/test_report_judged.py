@@ -26,7 +26,6 @@ from lvlmbench.judging.hallucination import hallucination_report
 from lvlmbench.judging.score import score_report
 from lvlmbench.report import collect, leaderboard_markdown, leaderboard_rows, render_benchmark
 from lvlmbench.report.board_cells import interval_cell
-from lvlmbench.report.scores import bootstrap_mean
 from lvlmbench.report.sections import REPORT_SECTIONS, ReportSection, register_section
 from lvlmbench.store import iter_items, iter_judgments
 
@@ -59,13 +58,21 @@ def test_touchstone_cells_equal_score_report(built: Built) -> None:
     assert (random.overall.items, random.unscored) == (15, 1)  # item 5: second order unparseable
 
 
-def test_touchstone_intervals_bootstrap_the_per_item_means(built: Built) -> None:
+def test_touchstone_intervals_are_over_the_per_item_means(built: Built) -> None:
     entry = _summary(built, OPEN)["touchstone"][0]
     assert (entry["judge"], entry["reference"]) == (SCORE_JUDGE, SCORE_REFERENCE)
     oracle = next(m for m in entry["models"] if m["model"] == "baseline/oracle")
-    per_item = [100 * (7.5 + i % 3) for i in range(16)]
-    low, high = bootstrap_mean(per_item)
-    assert (oracle["ci_low"], oracle["ci_high"]) == pytest.approx((low, high))
+    # By hand: item scores ×100 are 750, 850, 950 for i%3 = 0, 1, 2 over i = 0..15 (6, 5, 5
+    # items), mean 843.75; Σ(y − ȳ)² = 6·93.75² + 5·6.25² + 5·106.25² = 109375. Each question
+    # is its own cluster: var = 16/15 · 109375 / 16² = 455.729, se = 21.3478, t(0.975, 15) =
+    # 2.131450, half = 45.5018 → 798.248 – 889.252 (main's percentile bootstrap was narrower,
+    # z-like and without the n/(n−1) correction).
+    assert (oracle["ci_low"], oracle["ci_high"]) == pytest.approx((798.248, 889.252), abs=1e-3)
+    assert (oracle["estimator"], oracle["cluster"], oracle["clusters"]) == (
+        "clustered-t",
+        "item",
+        16,
+    )
     assert oracle["ci_low"] < oracle["score"] < oracle["ci_high"]
     assert oracle["relative"] == pytest.approx(100 * 8.4375 / 7)
     random = next(m for m in entry["models"] if m["model"] == "baseline/random")
@@ -88,9 +95,11 @@ def test_hallucination_cells_equal_hallucination_report(built: Built) -> None:
     assert (expected["baseline/random"].rated, expected["baseline/random"].unscored) == (15, 1)
     summary = _summary(built, OPEN)["hallucination"][0]["models"]
     oracle = next(m for m in summary if m["model"] == "baseline/oracle")
-    assert (oracle["ci_low"], oracle["ci_high"]) == pytest.approx(
-        bootstrap_mean([float(i % 2) for i in range(16)])
-    )
+    # By hand: scores 0, 1, 0, 1, ... (mean 0.5, Σ(y − ȳ)² = 4) on a 0-10 scale, so never
+    # Wilson: t over 16 items, se = √(16/15 · 4 / 256) = 0.129099, half = 2.131450 · se =
+    # 0.275169 → 0.224831 – 0.775169.
+    assert (oracle["ci_low"], oracle["ci_high"]) == pytest.approx((0.224831, 0.775169), abs=1e-6)
+    assert oracle["estimator"] == "clustered-t"
 
 
 def test_a_builtin_protocol_without_its_section_takes_the_generic_one(
@@ -155,7 +164,7 @@ def test_a_new_protocol_registers_its_own_section(built: Built) -> None:
         "toy:items_high": 99.5,
     }
     line = next(line for line in markdown.splitlines() if line.startswith("| m/one |"))
-    assert line.endswith(f"| {n:.1f} [1.0, 99.5] |")  # the protocols' columns come last
+    assert line.endswith(f"| {n:.1f} [1.0–99.5] |")  # the protocols' columns come last
 
 
 def test_no_judge_sections_without_judgments(built: Built) -> None:

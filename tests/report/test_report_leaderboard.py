@@ -100,7 +100,8 @@ def test_markdown_tables_fold_intervals_and_escape_names(built: Built) -> None:
     assert f"## {AUTOBENCH}" in text and f"## {OPEN}" in text
     oracle = next(a for a in accuracy_table(built.store, AUTOBENCH) if a.model == "baseline/oracle")
     low, high = oracle.interval
-    assert f"| baseline/oracle | 100.0 [{100 * low:.1f}, {100 * high:.1f}] |" in text
+    # The one interval formatter: "low–high" (the demo's items are clustered by fine aspect).
+    assert f"| baseline/oracle | 100.0 [{100 * low:.1f}–{100 * high:.1f}] |" in text
     assert escape(HOSTILE_MODEL, quote=False) in text and HOSTILE_MODEL not in text
     auto = text[text.index(f"## {AUTOBENCH}") :]
     header = auto.splitlines()[2]

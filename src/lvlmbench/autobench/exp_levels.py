@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from lvlmbench.choice.accuracy import AccuracyRow, accuracy_table
-from lvlmbench.ratings import ItemMean
+from lvlmbench.stats import ItemMean
 from lvlmbench.store import Store
 
 __all__ = [
@@ -31,7 +31,8 @@ LEVEL_ORDER = ("easy", "medium", "hard")
 @dataclass(frozen=True)
 class LevelAccuracy:
     """One model at one level: the accuracy row's answer counts and its item-level figure
-    (accuracy and Wilson 95% interval over items, as every accuracy table has them)."""
+    (accuracy and its 95% interval over items, clustered where they share a source, as every
+    accuracy table has them)."""
 
     correct: int
     answered: int
@@ -55,16 +56,19 @@ class LevelAccuracy:
         ci = self.score.interval
         return ci.low, ci.high
 
-    def as_dict(self) -> dict[str, float | int]:
-        low, high = self.interval
+    def as_dict(self) -> dict[str, float | int | str]:
+        found = self.score.estimate
         return {
             "correct": self.correct,
             "answered": self.answered,
             "items": self.items,
+            "clusters": found.n_clusters,
+            "cluster": found.cluster,
+            "estimator": found.method,
             "epochs": self.score.epochs,
             "accuracy": self.accuracy,
-            "low": low,
-            "high": high,
+            "low": found.low,
+            "high": found.high,
         }
 
 

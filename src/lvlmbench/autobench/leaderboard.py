@@ -29,8 +29,9 @@ GroupCell = str | int | float
 
 @dataclass(frozen=True)
 class GroupAccuracy:
-    """One model on one group of one benchmark: accuracy % and its Wilson 95% interval over
-    items (rounded to 2 decimals, as the files show them) with the answer counts behind them.
+    """One model on one group of one benchmark: accuracy % and its 95% interval over items,
+    clustered where they share a source (``clusters`` of ``cluster`` by ``estimator``; rounded
+    to 2 decimals, as the files show them) with the answer counts behind them.
     ``group`` is the group's value per grouping column, in the order the table was grouped."""
 
     benchmark: str
@@ -40,6 +41,9 @@ class GroupAccuracy:
     ci_low: float
     ci_high: float
     items: int
+    clusters: int
+    cluster: str
+    estimator: str
     epochs: float
     correct: int
     answered: int
@@ -56,6 +60,9 @@ class GroupAccuracy:
             "ci_low": self.ci_low,
             "ci_high": self.ci_high,
             "items": self.items,
+            "clusters": self.clusters,
+            "cluster": self.cluster,
+            "estimator": self.estimator,
             "epochs": self.epochs,
             "correct": self.correct,
             "answered": self.answered,
@@ -70,8 +77,8 @@ def leaderboard(
     models: Sequence[str],
     by: Sequence[str] = ("capability", "difficulty"),
 ) -> list[GroupAccuracy]:
-    """One row per model × group over all ``benchmarks`` (accuracy % and Wilson 95% CI over
-    items, with the answer counts behind them)."""
+    """One row per model × group over all ``benchmarks`` (accuracy % and its 95% CI over items,
+    clustered where they share a source; with the answer counts behind them)."""
     rows: list[GroupAccuracy] = []
     for benchmark in benchmarks:
         for row in accuracy_table(store, benchmark, by, models=models):
@@ -85,6 +92,9 @@ def leaderboard(
                     ci_low=round(100 * low, 2),
                     ci_high=round(100 * high, 2),
                     items=row.items,
+                    clusters=row.estimate.n_clusters,
+                    cluster=row.estimate.cluster,
+                    estimator=row.estimate.method,
                     epochs=row.epochs,
                     correct=row.correct,
                     answered=row.answered,

@@ -13,8 +13,11 @@ could still be read and is the key, wrong when none could be (status ``truncated
 apart from unparseable); ``truncated`` says how many were cut either way.
 With ``evaluate --epochs K`` the item, not the sample, is the unit: each item's scored answers
 average to its score, the accuracy is the mean of those over items and its interval has n =
-items (:class:`lvlmbench.ratings.ItemMean`, the one rule every accuracy follows); the counts
+items (:class:`lvlmbench.stats.ItemMean`, the one rule every accuracy follows); the counts
 (``correct``, ``answered``, ...) stay counts of answers, and ``epochs`` says how many per item.
+Items that share a source (:func:`lvlmbench.stats.cluster_key`: an AutoBench-V fine aspect, a
+CircularEval group, an MME picture) are kept with their cluster, and the interval is clustered
+by it (``row.estimate`` names the method, the cluster, n items and n clusters).
 """
 
 from __future__ import annotations
@@ -22,7 +25,6 @@ from __future__ import annotations
 import functools
 from collections import Counter
 from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
 
 from lvlmbench.choice._facets import (
     GROUPINGS,
@@ -31,7 +33,15 @@ from lvlmbench.choice._facets import (
     facet_value,
     item_facets,
 )
-from lvlmbench.ratings import Coverage, ItemMean, coverage
+from lvlmbench.choice._rows import (
+    AccuracyRow,
+    RowCell,
+    RowKey,
+    accuracy_rows,
+    group_coverage,
+    overall_rows,
+)
+from lvlmbench.stats import ItemMean, cluster_key
 from lvlmbench.store import AnswerFields, Store, iter_answer_fields, iter_items
 from lvlmbench.types import BenchmarkItem, Response, Status
 
@@ -51,55 +61,6 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True)
-class AccuracyRow:
-    """Accuracy of one model on one group of items: answer counts, and the item-level
-    figure (``score``) its accuracy and interval come from."""
-
-    model: str
-    variant: str
-    group: tuple[str, ...]
-    correct: int
-    """Right answers (each epoch's answer counts once)."""
-    answered: int
-    """ok + unparseable + truncated answers (the answers scored)."""
-    unparseable: int
-    failed: int
-    """Calls that failed and are not counted."""
-    llm_read: int = 0
-    """Answers (within ``answered``) the rules left unparseable and an LLM extractor read
-    (``evaluate --extract-with``): shown apart, never mixed silently with rule reads."""
-    no_key: int = 0
-    """Answers to items without a key (a TEST split): not scored."""
-    truncated: int = 0
-    """Answers (within ``answered``) cut by the token limit, read or not."""
-    truncated_unread: int = 0
-    """Truncated answers no answer could be read from (status truncated; counted wrong)."""
-    score: ItemMean = field(default_factory=ItemMean)
-    """The figure: each scored item's mean over its answers, n = items."""
-
-    @property
-    def items(self) -> int:
-        """Distinct items scored (the n of the interval)."""
-        return self.score.items
-
-    @property
-    def accuracy(self) -> float:
-        """The mean over items of each item's share of right answers (0 when none)."""
-        return self.score.mean
-
-    @property
-    def epochs(self) -> float:
-        """Scored answers per item (1 for a single run)."""
-        return self.score.epochs
-
-    @property
-    def interval(self) -> tuple[float, float]:
-        """Wilson 95% interval of the accuracy, over items (see the module's note on epochs)."""
-        ci = self.score.interval
-        return ci.low, ci.high
-
-
 _OK, _UNPARSEABLE = Status.OK.value, Status.UNPARSEABLE.value
 _ERROR, _TRUNCATED = Status.ERROR.value, Status.TRUNCATED.value
 _FAILED = (0, 0, 0, 1, 0, 0, 0, 0)
@@ -110,11 +71,20 @@ Tally = tuple[int, int, int, int, int, int, int, int]
 failed, read by an LLM, no key, truncated, truncated and unread."""
 
 # An answer as scoring sees it: model, variant, the item's GROUPINGS facets, and
-# (status, has a key, is right, read by an LLM, truncated). Few distinct values per benchmark.
-_Outcome = tuple[str, str, tuple[str, ...], tuple[str, bool, bool, bool, bool]]
+# (status, has a key, is right, read by an LLM, truncated, its shared cluster or None). Few
+# distinct values per benchmark (a shared cluster multiplies them by the clusters only).
+_Outcome = tuple[str, str, tuple[str, ...], tuple[str, bool, bool, bool, bool, str | None]]
 
 
-def _tally(status: str, has_key: bool, right: bool, llm: bool, truncated: bool) -> Tally:
+def _shared_cluster(item: BenchmarkItem) -> str | None:
+    """The item's cluster key when it shares one with other items (None: it stands alone)."""
+    found = cluster_key(item)
+    return None if found.kind == "item" else f"{found.kind}:{found.key}"
+
+
+def _tally(
+    status: str, has_key: bool, right: bool, llm: bool, truncated: bool, _cluster: str | None
+) -> Tally:
     if status == _ERROR:
         return _FAILED
     if not has_key:
@@ -162,7 +132,11 @@ class ScoredAnswers:
 
     def _outcomes(self) -> Iterator[tuple[_Outcome, AnswerFields]]:
         keys = {
-            item_id: (tuple(item_facets(item)[g] for g in GROUPINGS), _normal(item.answer))
+            item_id: (
+                tuple(item_facets(item)[g] for g in GROUPINGS),
+                _normal(item.answer),
+                _shared_cluster(item),
+            )
             for item_id, item in self.items.items()
         }
         said: dict[str, str | None] = {}  # a few distinct replies ("A", "b "...), each once
@@ -170,7 +144,7 @@ class ScoredAnswers:
             found = keys.get(a.item_id)
             if found is None:
                 continue
-            facets, key = found
+            facets, key, cluster = found
             reply = a.extracted
             if reply is not None and reply not in said:
                 said[reply] = _normal(reply)
@@ -181,6 +155,7 @@ class ScoredAnswers:
                 right,
                 a.extracted_by is not None,
                 bool(a.truncated),
+                cluster,
             )
             yield (a.model, a.variant, facets, flags), a
 
@@ -205,6 +180,14 @@ class ScoredAnswers:
                 total[i] += value
         return tallies
 
+    @functools.cached_property
+    def _clusters(self) -> dict[str, str | None]:
+        """Each scored item's shared cluster key (None: it stands alone)."""
+        return {item_id: _shared_cluster(item) for item_id, item in self.items.items()}
+
+    def _item_score(self, item_id: str, total: Sequence[int]) -> ItemMean:
+        return ItemMean.of_item(total[0], total[1], self._clusters[item_id])
+
     def item_scores(
         self, models: Iterable[str] | None = None
     ) -> dict[tuple[str, str], dict[str, ItemMean]]:
@@ -214,7 +197,7 @@ class ScoredAnswers:
         out: dict[tuple[str, str], dict[str, ItemMean]] = {}
         for (model, var, item_id), total in self._by_item.items():
             if total[1] and (wanted is None or model in wanted):
-                out.setdefault((model, var), {})[item_id] = ItemMean.of_item(total[0], total[1])
+                out.setdefault((model, var), {})[item_id] = self._item_score(item_id, total)
         return out
 
     def table(
@@ -224,25 +207,25 @@ class ScoredAnswers:
         if not self._answers and all(b in GROUPINGS for b in by):
             return []  # nothing answered (a variant never run): the items need not be read
         wanted = set(models) if models is not None else None
-        cells: dict[_Key, _Cell] = {}
+        cells: dict[RowKey, RowCell] = {}
         if self._sampled or any(b not in GROUPINGS for b in by):
             group = self._groups_of(by)
             for (model, var, item_id), total in self._by_item.items():
                 if wanted is None or model in wanted:
-                    cell = cells.setdefault((model, var, group[item_id]), _Cell())
-                    cell.add(total, ItemMean.of_item(total[0], total[1]) if total[1] else None)
-            return _accuracy_rows(cells)
+                    cell = cells.setdefault((model, var, group[item_id]), RowCell())
+                    cell.add(total, self._item_score(item_id, total) if total[1] else None)
+            return accuracy_rows(cells)
         # One answer per item: every outcome's count is a count of items, so the few hundred
         # distinct outcomes make the table without a pass per item.
         at = [GROUPINGS.index(b) for b in by]
         for (model, var, facets, flags), n in self._by_outcome.items():
             if wanted is None or model in wanted:
                 tally = [n * value for value in _tally(*flags)]
-                scored = ItemMean.answered_once(tally[0], n) if tally[1] else None
-                cells.setdefault((model, var, tuple(facets[i] for i in at)), _Cell()).add(
+                scored = ItemMean.answered_once(tally[0], n, flags[5]) if tally[1] else None
+                cells.setdefault((model, var, tuple(facets[i] for i in at)), RowCell()).add(
                     tally, scored
                 )
-        return _accuracy_rows(cells)
+        return accuracy_rows(cells)
 
     def _groups_of(self, by: Sequence[str]) -> dict[str, tuple[str, ...]]:
         """Each scored item's group under ``by``; ValueError naming the facets there are when
@@ -261,47 +244,9 @@ class ScoredAnswers:
         return sorted({group[i] for i, item in self.items.items() if item.answer is not None})
 
 
-_Key = tuple[str, str, tuple[str, ...]]
-"""(model, variant, group) of an accuracy row."""
-
-
-@dataclass
-class _Cell:
-    """What one accuracy row adds up: its answers' Tally and its items' scores."""
-
-    tally: list[int] = field(default_factory=lambda: [0] * 8)
-    score: ItemMean = field(default_factory=ItemMean)
-
-    def add(self, tally: Sequence[int], score: ItemMean | None) -> None:
-        for i, value in enumerate(tally):
-            self.tally[i] += value
-        if score is not None:
-            self.score += score
-
-
 def _normal(answer: str | None) -> str | None:
     """An answer or key as compared (case and surrounding spaces ignored)."""
     return None if answer is None else answer.strip().lower()
-
-
-def _accuracy_rows(cells: dict[_Key, _Cell]) -> list[AccuracyRow]:
-    return [
-        AccuracyRow(
-            model,
-            var,
-            key,
-            correct=cell.tally[0],
-            answered=cell.tally[1],
-            unparseable=cell.tally[2],
-            failed=cell.tally[3],
-            llm_read=cell.tally[4],
-            no_key=cell.tally[5],
-            truncated=cell.tally[6],
-            truncated_unread=cell.tally[7],
-            score=cell.score,
-        )
-        for (model, var, key), cell in sorted(cells.items())
-    ]
 
 
 def scored_answers(
@@ -356,39 +301,3 @@ def accuracy_table(
     """
     answers = scored_answers(store, benchmark, variant=variant, item_ids=item_ids)
     return answers.table(by, models)
-
-
-def overall_rows(rows: Iterable[AccuracyRow]) -> list[AccuracyRow]:
-    """One row per (model, variant) pooling all its groups (``group == ()``): the overall
-    accuracy over every scored item, with its own interval over items (not a mean of groups,
-    which would weigh a small group like a large one). The groups must not share items (the
-    groups of one table never do)."""
-    pooled: dict[_Key, _Cell] = {}
-    for row in rows:
-        tally = (
-            row.correct,
-            row.answered,
-            row.unparseable,
-            row.failed,
-            row.llm_read,
-            row.no_key,
-            row.truncated,
-            row.truncated_unread,
-        )
-        pooled.setdefault((row.model, row.variant, ()), _Cell()).add(tally, row.score)
-    return _accuracy_rows(pooled)
-
-
-def group_coverage(
-    rows: Iterable[AccuracyRow], expected: Iterable[tuple[str, ...]], noun: str = "groups"
-) -> dict[tuple[str, str], Coverage]:
-    """Per (model, variant), which of the ``expected`` groups (:meth:`ScoredAnswers.groups`)
-    its rows score: an overall accuracy pooled over its groups covers only those, and says so
-    when they are not all (:mod:`lvlmbench.ratings.categories`)."""
-    names = [" / ".join(g) for g in expected]
-    scored: dict[tuple[str, str], list[str]] = {}
-    for row in rows:
-        found = scored.setdefault((row.model, row.variant), [])
-        if row.items:
-            found.append(" / ".join(row.group))
-    return {key: coverage(found, names, noun) for key, found in scored.items()}

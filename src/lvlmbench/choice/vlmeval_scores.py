@@ -19,7 +19,7 @@ categories" (VLMEvalKit stops with a KeyError; :mod:`lvlmbench.ratings.categorie
 With ``evaluate --epochs K`` each epoch is scored as VLMEvalKit would score that epoch's
 prediction file, and the counts add up over the epochs: every accuracy is then the mean over
 items (copies, questions, pictures) of each one's mean over the epochs, as everywhere else
-(:class:`lvlmbench.ratings.ItemMean`).
+(:class:`lvlmbench.stats.ItemMean`).
 """
 
 from __future__ import annotations
@@ -36,7 +36,8 @@ from lvlmbench.choice._vlmeval_json import (
     MMETotalsJSON,
 )
 from lvlmbench.choice.accuracy import response_correct
-from lvlmbench.ratings import CategoryTotal, ItemMean, category_sum
+from lvlmbench.ratings import CategoryTotal, category_sum
+from lvlmbench.stats import ItemMean
 from lvlmbench.store import Store, iter_benchmark_responses, iter_items
 from lvlmbench.types import BenchmarkItem, Response, Status
 

@@ -10,6 +10,8 @@ from rich.table import Table
 from lvlmbench.cli._common import console, err_console
 from lvlmbench.judging import DiagnosticsJSON, JudgeProtocol, PairwiseReport, table_columns
 from lvlmbench.models import display_names
+from lvlmbench.ratings import Interval
+from lvlmbench.stats import format_interval
 
 __all__ = [
     "COMBINE_NOTES",
@@ -33,6 +35,10 @@ def num(value: float | None, digits: int = 1) -> str:
 
 def pct(value: float | None) -> str:
     return "-" if value is None else f"{100 * value:.1f}%"
+
+
+def _pct_interval(interval: Interval) -> str:
+    return format_interval(interval.low, interval.high, scale=100, digits=1) + "%"
 
 
 def protocol_table(protocol: JudgeProtocol, rows: list[dict[str, Any]], title: str) -> Table:
@@ -87,8 +93,8 @@ def print_pairwise_report(report: PairwiseReport) -> None:
         w = report.win_rates.get(player)
         table.add_row(
             shown[player],
-            "-" if b is None else f"{b['rating']:.0f} ({b['low']:.0f}–{b['high']:.0f})",
-            "-" if w is None else f"{pct(w.rate)} ({pct(w.interval.low)}–{pct(w.interval.high)})",
+            "-" if b is None else f"{b['rating']:.0f} ({format_interval(b['low'], b['high'])})",
+            "-" if w is None else f"{pct(w.rate)} ({_pct_interval(w.interval)})",
             "-" if w is None else str(w.ties),
             *(
                 []

@@ -8,6 +8,7 @@ from rich.table import Table
 from lvlmbench.cli._common import console, err_console
 from lvlmbench.judging import PairwiseReport
 from lvlmbench.models import display_names
+from lvlmbench.stats import format_interval
 
 __all__ = ["print_style_control"]
 
@@ -50,8 +51,8 @@ def print_style_control(report: PairwiseReport) -> None:
         s, r = controlled[player], raw.get(player)
         table.add_row(
             shown[player],
-            f"{s['rating']:.0f} ({s['low']:.0f}–{s['high']:.0f})",
-            "-" if r is None else f"{r['rating']:.0f} ({r['low']:.0f}–{r['high']:.0f})",
+            f"{s['rating']:.0f} ({format_interval(s['low'], s['high'])})",
+            "-" if r is None else f"{r['rating']:.0f} ({format_interval(r['low'], r['high'])})",
             "-" if r is None else f"{s['rating'] - r['rating']:+.0f}",
         )
     console.print(table)

@@ -8,8 +8,10 @@ from dataclasses import dataclass
 from rich.table import Table
 
 from lvlmbench.choice.accuracy import AccuracyRow, group_coverage, overall_rows
+from lvlmbench.choice.ranks import RANK_RESAMPLES, RANK_SEED, AccuracyRanks
 from lvlmbench.models import display_names
 from lvlmbench.ratings import Coverage
+from lvlmbench.stats import estimate_fields, format_interval, format_ranks, interval_note
 
 __all__ = ["accuracy_cell", "accuracy_pivot", "accuracy_rows_json", "overall_json"]
 
@@ -26,7 +28,7 @@ def accuracy_cell(row: AccuracyRow) -> str:
     if row.no_key and not row.answered:  # every answer awaits the benchmark's own server
         return "[dim]no key[/]"
     low, high = row.interval
-    return f"{100 * row.accuracy:5.1f} [dim]({100 * low:.0f}–{100 * high:.0f})[/]"
+    return f"{100 * row.accuracy:5.1f} [dim]({format_interval(low, high, scale=100)})[/]"
 
 
 def _overall_cell(row: AccuracyRow, covered: Coverage | None) -> str:
@@ -42,6 +44,8 @@ class _CountColumns:
 
     sampled: bool
     """--epochs K: each item's accuracy is the mean over its K answers."""
+    clustered: bool
+    """Some items share a cluster: how many clusters the interval rests on."""
     llm_read: bool
     """Only when an LLM extractor read some answers."""
     unkeyed: bool
@@ -53,6 +57,7 @@ class _CountColumns:
     def of(cls, rows: Sequence[AccuracyRow]) -> _CountColumns:
         return cls(
             sampled=any(row.epochs > 1 for row in rows),
+            clustered=any(row.score.clusters for row in rows),
             llm_read=any(row.llm_read for row in rows),
             unkeyed=any(row.no_key for row in rows),
             truncated=any(row.truncated for row in rows),
@@ -61,6 +66,7 @@ class _CountColumns:
     def headers(self) -> list[str]:
         return [
             "items",
+            *(["clusters"] if self.clustered else []),
             *(["epochs", "answers"] if self.sampled else []),
             "unparseable",
             "failed",
@@ -72,6 +78,7 @@ class _CountColumns:
     def cells(self, present: Sequence[AccuracyRow]) -> list[str]:
         return [
             str(sum(r.items for r in present)),
+            *([str(_clusters(present))] if self.clustered else []),
             *(
                 [_epochs_cell(present), str(sum(r.answered for r in present))]
                 if self.sampled
@@ -90,10 +97,13 @@ def accuracy_pivot(
     title: str,
     groups: Sequence[tuple[str, ...]] | None = None,
     noun: str = "groups",
+    ranks: AccuracyRanks | None = None,
 ) -> Table:
-    """Models as rows, groups as columns, accuracy % with its Wilson 95% interval over items
-    per cell. ``groups``: every group of the benchmark's keyed items (default: those in
-    ``rows``); a model's overall over fewer of them says how many ("2 of 3 ``noun``")."""
+    """Models as rows, groups as columns, accuracy % with its 95% interval over items per cell
+    (clustered where items share a source; the caption says by what, and the ``clusters``
+    column how many). ``groups``: every group of the benchmark's keyed items (default: those in
+    ``rows``); a model's overall over fewer of them says how many ("2 of 3 ``noun``").
+    ``ranks``: a rank column (each model's 95% rank interval, "1–2"), best first."""
     expected = list(groups) if groups is not None else [row.group for row in rows]
     shown_groups = sorted({*expected, *(row.group for row in rows)}, key=_group_order)
     models = sorted({(row.model, row.variant) for row in rows})
@@ -109,6 +119,13 @@ def accuracy_pivot(
     covered = group_coverage(rows, expected, noun) if several else {}
     if overall:
         table.add_column("overall", justify="right", style="bold")
+    if ranks is not None:
+        table.add_column("rank", justify="right")
+        models.sort(key=lambda m: _rank_order(ranks, m))
+    table.caption = interval_note(
+        [r.estimate for r in (*rows, *overall.values()) if not (r.no_key and not r.answered)]
+    ) + (_rank_note(ranks) if ranks is not None else "")
+    table.caption_justify = "left"
     counts = _CountColumns.of(rows)
     for header in counts.headers():
         table.add_column(header, justify="right")
@@ -123,6 +140,7 @@ def accuracy_pivot(
                 if overall
                 else []
             ),
+            *([_rank_cell(ranks, model, variant)] if ranks is not None else []),
             *counts.cells([r for r in mine if r is not None]),
         )
     return table
@@ -132,6 +150,31 @@ def _truncated_cell(rows: Sequence[AccuracyRow]) -> str:
     return f"{sum(r.truncated for r in rows)} ({sum(r.truncated_unread for r in rows)})"
 
 
+def _rank_order(ranks: AccuracyRanks, key: tuple[str, str]) -> tuple[int, str, str]:
+    found = ranks.of(key[0]) if key[1] == "default" else None
+    return (found.rank if found else len(ranks.ranks) + 1, key[0], key[1])
+
+
+def _rank_cell(ranks: AccuracyRanks, model: str, variant: str) -> str:
+    found = ranks.of(model) if variant == "default" else None
+    return "-" if found is None else format_ranks(found.low, found.high)
+
+
+def _rank_note(ranks: AccuracyRanks) -> str:
+    return (
+        f"; rank: the ranks a model holds in 95% of {RANK_RESAMPLES} resamples of the "
+        f"{ranks.clusters} clusters ({ranks.cluster}) of the {ranks.items} items every model "
+        f"answered (seed {RANK_SEED}); overlapping ranges are tied"
+    )
+
+
+def _clusters(rows: Sequence[AccuracyRow]) -> int:
+    """The clusters a model's items fall in across its cells (a cluster spanning two cells
+    counts once: the overall interval's G)."""
+    shared = {key for r in rows for key, *_ in r.score.clusters}
+    return len(shared) + sum(count for r in rows for _, count in r.score.singles)
+
+
 def _epochs_cell(rows: Sequence[AccuracyRow]) -> str:
     counts = sorted({round(r.epochs, 2) for r in rows})
     return "/".join(f"{c:g}" for c in counts)
@@ -139,19 +182,18 @@ def _epochs_cell(rows: Sequence[AccuracyRow]) -> str:
 
 def accuracy_rows_json(rows: Sequence[AccuracyRow], by: Sequence[str]) -> list[dict[str, object]]:
     """Rows as plain dicts for --json and summary files: the accuracy and its interval are
-    over items (``items`` of them, ``epochs`` answers each); the counts are of answers."""
+    over items (``items`` of them in ``clusters`` clusters of ``cluster``, ``epochs`` answers
+    each; ``estimator``, ``confidence`` and ``adjustment`` say how); the counts are of
+    answers."""
     out: list[dict[str, object]] = []
     for row in rows:
-        low, high = row.interval
         out.append(
             {
                 "model": row.model,
                 "variant": row.variant,
                 **dict(zip(by, row.group, strict=True)),
                 "accuracy": row.accuracy,
-                "ci_low": low,
-                "ci_high": high,
-                "items": row.items,
+                **estimate_fields(row.estimate),
                 "epochs": row.epochs,
                 "correct": row.correct,
                 "answered": row.answered,
@@ -170,12 +212,39 @@ def overall_json(
     rows: Sequence[AccuracyRow],
     groups: Sequence[tuple[str, ...]],
     noun: str = "groups",
+    ranks: AccuracyRanks | None = None,
 ) -> list[dict[str, object]]:
     """Each model's overall row for --json, with which of the benchmark's ``groups`` it
-    covers (``coverage``: present, expected, complete, missing)."""
+    covers (``coverage``: present, expected, complete, missing) and, given ``ranks``, its rank
+    interval (``rank``, ``rank_low``, ``rank_high``, ``tied_with``, ``rank_method``)."""
     covered = group_coverage(rows, groups, noun)
     overall = overall_rows(rows)
     return [
-        {**entry, "coverage": covered[row.model, row.variant].as_dict()}
+        {
+            **entry,
+            "coverage": covered[row.model, row.variant].as_dict(),
+            **_rank_json(ranks, row.model, row.variant),
+        }
         for row, entry in zip(overall, accuracy_rows_json(overall, []), strict=True)
     ]
+
+
+def _rank_json(ranks: AccuracyRanks | None, model: str, variant: str) -> dict[str, object]:
+    found = ranks.of(model) if ranks is not None and variant == "default" else None
+    if ranks is None or found is None:
+        return {}
+    return {
+        "rank": found.rank,
+        "rank_low": found.low,
+        "rank_high": found.high,
+        "tied_with": list(found.tied_with),
+        "rank_method": {
+            "estimator": "cluster-bootstrap",
+            "cluster": ranks.cluster,
+            "clusters": ranks.clusters,
+            "items": ranks.items,
+            "resamples": RANK_RESAMPLES,
+            "seed": RANK_SEED,
+            "confidence": 0.95,
+        },
+    }

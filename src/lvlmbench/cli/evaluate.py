@@ -96,7 +96,7 @@ def evaluate(
     eval_set: EvalSetFile = None,
 ) -> None:
     """Ask every examinee every item (resuming where a previous run stopped) and print accuracy
-    with Wilson 95% intervals."""
+    with 95% intervals over items, clustered where items share a source."""
     options = EvaluateOptions(
         models=tuple(model),
         variant=variant,
@@ -133,7 +133,9 @@ def result_json(result: EvaluateResult) -> dict[str, Any]:
     """``--json``: the runs, the accuracy rows and overall, and what else the run found."""
     report: dict[str, Any] = {"runs": [vars(s) for s in result.runs]}
     report["accuracy"] = accuracy_rows_json(result.accuracy, result.by)
-    report["overall"] = overall_json(result.accuracy, result.groups, result.group_noun)
+    report["overall"] = overall_json(
+        result.accuracy, result.groups, result.group_noun, result.ranks
+    )
     if result.extraction is not None:
         report["extraction"] = vars(result.extraction)
     if result.budgeted is not None:
@@ -162,7 +164,9 @@ def print_result(result: EvaluateResult) -> None:
     name = result.benchmark
     title = f"{name}: accuracy % (95% CI over items)"
     if result.accuracy or not result.open_items:
-        console.print(accuracy_pivot(result.accuracy, title, result.groups, result.group_noun))
+        console.print(
+            accuracy_pivot(result.accuracy, title, result.groups, result.group_noun, result.ranks)
+        )
     if result.circular:
         title = f"{name}: CircularEval (a question counts only if all its copies are right)"
         console.print(circular_pivot(result.circular, title))

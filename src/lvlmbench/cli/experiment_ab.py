@@ -32,6 +32,7 @@ from lvlmbench.cli._common import (
 )
 from lvlmbench.cli.experiment_levels import leakage_levels, ranks
 from lvlmbench.models import ModelClient, load_chat_model
+from lvlmbench.stats import format_interval
 from lvlmbench.store import Store, get_artifact, put_artifact
 
 __all__ = ["EXPERIMENT_STAGE", "parse_schedule", "register"]
@@ -79,7 +80,8 @@ def _examiner(spec: str, store: Store) -> ModelClient:
 
 
 def _interval(value: dict[str, Any]) -> str:
-    return f"{value['mean']:.2f} [{value['low']:.2f}, {value['high']:.2f}]"
+    interval = format_interval(value["low"], value["high"], digits=2)
+    return f"{value['mean']:.2f} [{interval}]"
 
 
 def _diversity_table(benchmark: str, result: dict[str, Any]) -> Table:

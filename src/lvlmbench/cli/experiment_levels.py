@@ -1,5 +1,5 @@
 """`lvlmbench experiment leakage-levels|ranks BENCH`: answer leakage and model ranks per
-difficulty level, with Wilson intervals (the paper's Figure 5 by level and Figure 8)."""
+difficulty level, with clustered 95% intervals (the paper's Figure 5 by level and Figure 8)."""
 
 from __future__ import annotations
 
@@ -21,6 +21,7 @@ from lvlmbench.cli._common import (
 from lvlmbench.cli._runs import run_models
 from lvlmbench.cli.evaluate import Models
 from lvlmbench.models import DEFAULT_CONCURRENCY, display_names, resolve_spec
+from lvlmbench.stats import format_interval
 from lvlmbench.store import Store, get_benchmark
 from lvlmbench.workflows import check_specs
 
@@ -40,7 +41,8 @@ def _pct(score: LevelAccuracy | None) -> str:
     if score is None:
         return "-"
     low, high = score.interval
-    return f"{100 * score.accuracy:.1f} [{100 * low:.1f}, {100 * high:.1f}] n={score.items}"
+    interval = format_interval(low, high, scale=100, digits=1)
+    return f"{100 * score.accuracy:.1f} [{interval}] n={score.items}"
 
 
 def leakage_levels(
@@ -50,8 +52,9 @@ def leakage_levels(
     store: StoreOption = None,
     as_json: JsonFlag = False,
 ) -> None:
-    """Per difficulty level: accuracy with the image and from the description only (Wilson 95%
-    intervals), and how far the models' description-only accuracies spread."""
+    """Per difficulty level: accuracy with the image and from the description only (95%
+    intervals clustered by fine aspect), and how far the models' description-only accuracies
+    spread."""
     check_specs(model)
     check_concurrency(concurrency)
     opened = _opened(store, benchmark)

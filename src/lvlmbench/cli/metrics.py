@@ -33,6 +33,7 @@ from lvlmbench.judging.metrics import (
 from lvlmbench.models import model_identity
 from lvlmbench.ratings import Interval
 from lvlmbench.runner import VARIANTS
+from lvlmbench.stats import format_interval
 from lvlmbench.store import require_benchmark
 
 __all__ = ["judge_metrics", "metric_tables", "open_ended_tables"]
@@ -83,7 +84,7 @@ def metric_tables(scores: list[MetricScore], ratings: list[MetricRating]) -> lis
 def _bt_interval(rating: MetricRating, model: str) -> str:
     """The model's Bradley-Terry interval as " [low–high]" ('' when not computed)."""
     interval = rating.bt_intervals.get(model)
-    return "" if interval is None else f" \\[{interval.low:.0f}–{interval.high:.0f}]"
+    return "" if interval is None else f" \\[{format_interval(interval.low, interval.high)}]"
 
 
 def open_ended_tables(result: dict[str, Any]) -> list[Table]:

@@ -84,6 +84,8 @@ class PairwiseReportJSON(TypedDict):
     items_without_reference: int
     pairs: int
     unscored_pairs: int
+    combined_by_judge: int
+    """Pairs whose two orders the judge combined itself (FastChat's GPT-4 pair judgments)."""
     statuses: dict[str, int]
     online_elo: OnlineEloJSON | None
     bradley_terry: dict[str, RatingJSON] | None

@@ -50,7 +50,6 @@ from lvlmbench.ratings.elo import (
     online_elo,
 )
 from lvlmbench.ratings.intervals import Interval, wilson_interval
-from lvlmbench.ratings.item_mean import ItemMean
 from lvlmbench.ratings.matches import OUTCOMES, Match, validate_matches
 from lvlmbench.ratings.simulate import StyleBattles, simulate_style_battles
 from lvlmbench.ratings.style import (
@@ -85,7 +84,6 @@ __all__ = [
     "CoverageJSON",
     "FoughtMatch",
     "Interval",
-    "ItemMean",
     "JudgeDiagnostics",
     "Match",
     "OnlineElo",

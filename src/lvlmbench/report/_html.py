@@ -9,6 +9,8 @@ from collections.abc import Sequence
 from html import escape
 from typing import Any
 
+from lvlmbench.stats import format_interval
+
 __all__ = ["ci", "fmt", "table", "td"]
 
 
@@ -22,10 +24,8 @@ def fmt(value: Any, digits: int = 1) -> str:
 
 
 def ci(low: float | None, high: float | None, digits: int = 1) -> str:
-    """An interval as "low–high" ("-" when unknown)."""
-    if low is None or high is None:
-        return "-"
-    return f"{low:.{digits}f}–{high:.{digits}f}"
+    """An interval as "low–high" ("-" when unknown): :func:`lvlmbench.stats.format_interval`."""
+    return format_interval(low, high, digits=digits)
 
 
 def table(head: Sequence[str], rows: Sequence[Sequence[str]], css: str = "") -> str:

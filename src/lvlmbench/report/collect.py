@@ -28,8 +28,10 @@ from lvlmbench.report._common import LEVELS, pct
 from lvlmbench.report.experiments import leakage_summary, position_bias_summary, rekeyed_sources
 from lvlmbench.report.experiments_ab import ab_experiments_summary
 from lvlmbench.report.judged import judged_data
+from lvlmbench.report.ranks import with_ranks
 from lvlmbench.report.sections import SectionInput
 from lvlmbench.report.summary import BenchmarkSummary, ReportData
+from lvlmbench.stats import estimate_fields
 from lvlmbench.store import (
     GenerationReport,
     Store,
@@ -83,9 +85,9 @@ def _rows(
                 "model": row.model,
                 **dict(zip(by, row.group, strict=True)),
                 "accuracy": pct(row.accuracy),
+                **estimate_fields(row.estimate),
                 "ci_low": pct(low),
                 "ci_high": pct(high),
-                "items": row.items,
                 "epochs": row.epochs,
                 "correct": row.correct,
                 "answered": row.answered,
@@ -176,7 +178,7 @@ def benchmark_summary(
     # One pass over the responses for every accuracy table below.
     answers = scored_answers(store, name, items=items.values())
     overall = _rows(answers.table(), (), chance_by_group(items.values(), ()))
-    overall = _with_coverage(overall, answers)
+    overall = with_ranks(_with_coverage(overall, answers), answers)
     # Every protocol's entries, each from its report section (built-in or not alike).
     judged = judged_data(SectionInput(store, name, items))
     metrics = judged.get("metrics", [])

@@ -3,10 +3,14 @@
 One row per benchmark × model (wide, so ``pandas.read_csv`` gives a usable table at once).
 Every figure ``X`` with an interval comes as three columns ``X``, ``X_low``, ``X_high``:
 
-- ``accuracy`` (choice items, %, Wilson 95% over items: each item's answers averaged first)
-  with ``items`` (the interval's n), ``epochs`` (answers per item) and the answer counts
-  ``correct``, ``answered``, ``unparseable``, ``failed``; ``level:<difficulty>`` and
-  ``capability:<name>`` likewise per group;
+- ``accuracy`` (choice items, %, 95% over items: each item's answers averaged first, clustered
+  by the items' shared source) with ``items`` (the interval's n), ``clusters`` and ``cluster``
+  (how many clusters, and what one is: "fine aspect", "item"...), ``estimator`` (clustered-t,
+  wilson...), ``epochs`` (answers per item) and the answer counts ``correct``, ``answered``,
+  ``unparseable``, ``failed``; ``rank`` with ``rank_low``/``rank_high`` (the ranks the model
+  holds in 95% of cluster-bootstrap resamples over the items every model answered: models
+  whose ranges overlap are tied; see :mod:`lvlmbench.report.ranks`); ``level:<difficulty>``
+  and ``capability:<name>`` likewise per group;
 - ``metric:<name>`` (text-metric mean, bootstrap 95%);
 - ``bt:<judge>`` (Bradley-Terry on the Elo scale, mean 1000, bootstrap 95%: the headline
   rating), ``bt_style:<judge>`` (the style-controlled Bradley-Terry, same scale, when it was
@@ -19,9 +23,9 @@ Every figure ``X`` with an interval comes as three columns ``X``, ``X_low``, ``X
   (``majority`` or ``both``); people's votes, where there are some, give the same columns for
   the judge ``human`` (``bt:human``, ``win_rate:human``, ``online_elo_in_order:human``, ...;
   no ``combine:``, each vote being one match);
-- ``touchstone:<judge>`` (score ×100, bootstrap 95%), ``touchstone_rel:<judge>`` (% of the
+- ``touchstone:<judge>`` (score ×100, 95% t over items), ``touchstone_rel:<judge>`` (% of the
   reference) and ``touchstone:<judge>:<ability>``;
-- ``hallucination:<judge>`` (mean 0-10, bootstrap 95%);
+- ``hallucination:<judge>`` (mean 0-10, 95% t over items);
 - for any other registered judge protocol, ``<its prefix><judge>`` (its headline figure).
 
 Every judge protocol's columns come from its report section's ``figures`` hook
@@ -32,7 +36,8 @@ interval a cell's ``Bounds``); the flat columns above are their form in the file
 Cells a benchmark has no figure for are empty. This is the one ``leaderboard.csv`` schema; the
 demo's long per-group accuracy table is ``accuracy_by_group.csv`` (see
 :mod:`lvlmbench.autobench.leaderboard`). The Markdown file has one table per benchmark
-with only that benchmark's columns and each interval folded into its cell: ``62.5 [50.1, 73.2]``.
+with only that benchmark's columns and each interval folded into its cell: ``62.5 [50.1–73.2]``
+(:func:`lvlmbench.stats.format_interval`), a rank as its range: ``1–2``.
 """
 
 from __future__ import annotations
@@ -47,10 +52,14 @@ from lvlmbench.report._common import LEVELS
 from lvlmbench.report.board_cells import Cell, Figures, LeaderboardRow, interval_cell
 from lvlmbench.report.judged import board_figures
 from lvlmbench.report.summary import AccuracyFacet, BenchmarkSummary, ReportData, Row
+from lvlmbench.stats import format_interval, format_ranks
 
 __all__ = ["leaderboard_columns", "leaderboard_markdown", "leaderboard_rows", "write_leaderboards"]
 
-_COUNTS = ("items", "epochs", "correct", "answered", "unparseable", "failed")
+_COUNTS = (
+    *("items", "clusters", "cluster", "estimator"),
+    *("epochs", "correct", "answered", "unparseable", "failed"),
+)
 
 _FACET_COLUMNS: tuple[tuple[AccuracyFacet, str], ...] = (
     ("difficulty", "level"),
@@ -62,11 +71,18 @@ _FACET_COLUMNS: tuple[tuple[AccuracyFacet, str], ...] = (
 def _accuracy(bench: BenchmarkSummary) -> Iterator[tuple[str, Mapping[str, Cell]]]:
     for r in bench["overall"]:
         accuracy = interval_cell(r["accuracy"], r["ci_low"], r["ci_high"], n=r["items"])
-        yield r["model"], {"accuracy": accuracy, **{k: Cell(r[k]) for k in _COUNTS}}
+        yield r["model"], {"accuracy": accuracy, **{k: Cell(r[k]) for k in _COUNTS}, **_rank(r)}
     for facet, prefix in _FACET_COLUMNS:
         for r in _by_group(bench[facet], facet):
             cell = interval_cell(r["accuracy"], r["ci_low"], r["ci_high"], n=r.get("items"))
             yield r["model"], {f"{prefix}:{r[facet]}": cell}
+
+
+def _rank(row: Row) -> dict[str, Cell]:
+    """The rank cell of an overall row that has a rank interval (none otherwise)."""
+    if "rank" not in row:
+        return {}
+    return {"rank": interval_cell(row["rank"], row["rank_low"], row["rank_high"])}
 
 
 def _by_group(rows: list[Row], facet: str) -> list[Row]:
@@ -131,9 +147,11 @@ def _cell(row: LeaderboardRow, column: str) -> str:
     digits = column_digits(column)
     value = cell.value
     text = f"{value:.{digits}f}" if isinstance(value, float) else str(value)
-    bounds = cell.interval
-    if bounds is not None and isinstance(bounds.low, float) and isinstance(bounds.high, float):
-        text += f" [{bounds.low:.{digits}f}, {bounds.high:.{digits}f}]"
+    low, high = (cell.interval.low, cell.interval.high) if cell.interval else (None, None)
+    if column == "rank" and isinstance(low, int) and isinstance(high, int):
+        return _md(format_ranks(low, high))
+    if isinstance(low, float) and isinstance(high, float):
+        text += f" [{format_interval(low, high, digits=digits)}]"
     return _md(text)
 
 

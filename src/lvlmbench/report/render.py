@@ -8,6 +8,7 @@ from html import escape
 from importlib import resources
 from typing import Any
 
+from lvlmbench.choice.ranks import RANK_RESAMPLES, RANK_SEED
 from lvlmbench.models import display_names
 from lvlmbench.report._common import LEVELS
 from lvlmbench.report._html import fmt, table, td
@@ -22,6 +23,7 @@ from lvlmbench.report.render_summary import includes_chance, summary_section
 from lvlmbench.report.render_vlmeval import vlmeval_section
 from lvlmbench.report.summary import AccuracyFacet, BenchmarkSummary, ReportData
 from lvlmbench.report.svg import Dot, dot_interval_chart, heatmap, line_chart
+from lvlmbench.stats import format_interval, format_ranks, interval_note_of_fields
 
 __all__ = ["CellLink", "render_benchmark", "render_page", "report_css"]
 
@@ -39,7 +41,7 @@ def _acc_cell(row: dict[str, Any], group: str, facet: str, link: CellLink | None
     return (
         f'<td class="acc" data-model="{escape(row["model"])}" data-facet="{escape(facet)}" '
         f'data-group="{escape(group)}">{number}</td>'
-        f'<td class="ci">{row["ci_low"]:.1f}–{row["ci_high"]:.1f}</td>'
+        f'<td class="ci">{format_interval(row["ci_low"], row["ci_high"], digits=1)}</td>'
     )
 
 
@@ -75,16 +77,17 @@ def _accuracy_section(
         if r[facet] == g
     ]
     chance = {r[facet]: r["chance"] for r in rows if r.get("chance") is not None}
-    chart = dot_interval_chart(
-        dots, f"accuracy by {label} (95% Wilson interval, dashed: chance)", chance=chance
-    )
-    return f"<h3>Accuracy by {escape(label)}</h3>" + table(head, body, "acc") + chart
+    chart = dot_interval_chart(dots, f"accuracy by {label} (95% CI, dashed: chance)", chance=chance)
+    note = f'<p class="note">{escape(interval_note_of_fields(rows))}.</p>'
+    return f"<h3>Accuracy by {escape(label)}</h3>" + table(head, body, "acc") + note + chart
 
 
 def _overall(bench: BenchmarkSummary, link: CellLink | None) -> str:
     shown = display_names(r["model"] for r in bench["overall"])
     # A model whose items miss a capability or level has an overall over the rest only.
     partial = any(r.get("covers") for r in bench["overall"])
+    ranked = any("rank_low" in r for r in bench["overall"])
+    clustered = any(r.get("cluster", "item") != "item" for r in bench["overall"])
     rows = [
         [
             td(shown[r["model"]]),
@@ -94,7 +97,9 @@ def _overall(bench: BenchmarkSummary, link: CellLink | None) -> str:
                 if partial
                 else []
             ),
+            *([_rank_cell(r)] if ranked else []),
             td(str(r["items"])),
+            *([td(str(r["clusters"]))] if clustered else []),
             td(f"{r['epochs']:g}"),
             td(str(r["correct"])),
             td(str(r["answered"])),
@@ -103,13 +108,35 @@ def _overall(bench: BenchmarkSummary, link: CellLink | None) -> str:
         ]
         for r in sorted(bench["overall"], key=lambda r: -r["accuracy"])
     ]
-    head = ["model", "accuracy %", "95% CI", *(["covers"] if partial else []), "items"]
+    head = ["model", "accuracy %", "95% CI", *(["covers"] if partial else [])]
+    head += [*(["rank (95%)"] if ranked else []), "items", *(["clusters"] if clustered else [])]
     head += ["epochs", "correct", "answered", "unparseable", "failed"]
     note = (
         '<p class="note">Accuracy over items: each item\'s answers (several with --epochs) '
-        "average to its score, and the 95% Wilson interval's n is the items.</p>"
+        f"average to its score. {escape(interval_note_of_fields(bench['overall']))}."
+        f"{_rank_note(bench)}</p>"
     )
     return "<h3>Leaderboard</h3>" + note + table(head, rows, "acc") if rows else ""
+
+
+def _rank_cell(row: dict[str, Any]) -> str:
+    if "rank_low" not in row:
+        return td("-")
+    tied = " (tied)" if row["tied_with"] else ""
+    return td(format_ranks(row["rank_low"], row["rank_high"]) + tied, rank=str(row["rank"]))
+
+
+def _rank_note(bench: BenchmarkSummary) -> str:
+    """What the rank intervals are over (empty where there are none)."""
+    ranked = next((r for r in bench["overall"] if "rank_low" in r), None)
+    if ranked is None:
+        return ""
+    return escape(
+        f" Rank (95%): the ranks a model holds in 95% of {RANK_RESAMPLES} cluster-bootstrap "
+        f"resamples (by {ranked['rank_cluster']}, {ranked['rank_clusters']} clusters) of the "
+        f"{ranked['rank_items']} items every model answered, seed {RANK_SEED}; models whose "
+        "intervals overlap are tied, not ordered."
+    )
 
 
 def _difficulty_lines(bench: BenchmarkSummary) -> str:
@@ -138,7 +165,7 @@ def _heatmap(bench: BenchmarkSummary) -> str:
     near = {(r["fine_aspect"], r["model"]) for r in rows if includes_chance(r)}
     note = (
         '<p class="note">Each cell: accuracy % and n, the answered items; hatched grey cells '
-        "have a 95% Wilson interval that includes the aspect's chance rate (1/options for "
+        "have a 95% interval that includes the aspect's chance rate (1/options for "
         "multiple choice, 1/2 for true/false), so they do not show the model above guessing."
         "</p>"
     )

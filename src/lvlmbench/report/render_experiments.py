@@ -9,6 +9,7 @@ from typing import Any
 from lvlmbench.report._html import fmt, table, td
 from lvlmbench.report.summary import BenchmarkSummary
 from lvlmbench.report.svg import bar_chart, range_chart
+from lvlmbench.stats import format_interval
 
 __all__ = ["leakage_section", "position_bias_section", "spread_section"]
 
@@ -54,7 +55,7 @@ def _bias_row(rows: list[dict[str, Any]], model: str, target: str) -> dict[str, 
 def _bias_cells(row: dict[str, Any] | None, model: str, target: str) -> list[str]:
     if row is None:
         return [td("-"), td("-"), td("-")]
-    interval = f"{row['ci_low']:+.1f} … {row['ci_high']:+.1f}"
+    interval = format_interval(row["ci_low"], row["ci_high"], digits=1, signed=True)
     return [
         td(fmt(row["accuracy"]), model=model, keys=target),
         td(f"{row['bias_rate']:+.1f}", model=model, bias=target),

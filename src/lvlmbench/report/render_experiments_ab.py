@@ -90,7 +90,7 @@ def leakage_levels_section(rows: list[dict[str, Any]]) -> str:
         for r in rows
         for m, s in r["description_only"].items()
     ]
-    chart = dot_interval_chart(dots, "description-only accuracy % per level (Wilson 95%)")
+    chart = dot_interval_chart(dots, "description-only accuracy % per level (95% CI)")
     note = (
         '<p class="note">Answered from the description, without the image. A small spread '
         "across models at every level means the descriptions favour no model; the paper "

@@ -20,6 +20,13 @@ __all__ = [
 ]
 
 
+def _ends(row: dict[str, Any], figure: str) -> tuple[float, float]:
+    """A row's interval for a chart; the figure itself where there is none (one item)."""
+    if row["ci_low"] is None or row["ci_high"] is None:
+        return row[figure], row[figure]
+    return row["ci_low"], row["ci_high"]
+
+
 def _padded(lows: list[float], highs: list[float]) -> tuple[float, float]:
     """An axis around the intervals with 10% room on each side."""
     lo, hi = min(lows), max(highs)
@@ -235,7 +242,7 @@ def _touchstone_one(entry: dict[str, Any]) -> str:
     head = ["model", "score ×100", "95% CI", "reference ×100", "% of reference", "items"]
     head += ["covers", "unscored"] + [h for a in abilities for h in (a, "95% CI")]
     dots = [
-        Dot(row, m["model"], g["score"], g["ci_low"], g["ci_high"])
+        Dot(row, m["model"], g["score"], *_ends(g, "score"))
         for row in ["overall", *abilities]
         for m in models
         if (g := m if row == "overall" else m["abilities"].get(row)) and g["score"] is not None
@@ -243,7 +250,7 @@ def _touchstone_one(entry: dict[str, Any]) -> str:
     chart = ""
     if dots:
         lo, hi = _padded([d.low for d in dots], [d.high for d in dots])
-        title = "TouchStone score ×100 per ability (95% bootstrap interval over items)"
+        title = "TouchStone score ×100 per ability (95% CI over items; none from one item)"
         chart = dot_interval_chart(dots, title, max(0.0, lo), min(1000.0, hi), "")
     title = f"TouchStone scores — judge {entry['label']}"
     against = entry["reference"]
@@ -278,11 +285,11 @@ def _hallucination_one(entry: dict[str, Any]) -> str:
     ]
     head = ["model", "mean (0 none – 10 all)", "95% CI", "rated", "unscored"]
     dots = [
-        Dot(m["model"], "hallucination", m["mean"], m["ci_low"], m["ci_high"])
+        Dot(m["model"], "hallucination", m["mean"], *_ends(m, "mean"))
         for m in models
         if m["mean"] is not None
     ]
-    title = "hallucination rating, lower is better (95% bootstrap interval)"
+    title = "hallucination rating, lower is better (95% CI over items)"
     chart = dot_interval_chart(dots, title, 0.0, 10.0, "") if dots else ""
     heading = f"Hallucination — judge {entry['judge']}"
     return f"<h3>{escape(heading)}</h3>" + table(head, body, "halluc") + chart

@@ -15,6 +15,7 @@ from lvlmbench.ratings import category_mean
 from lvlmbench.report._html import table
 from lvlmbench.report.summary import BenchmarkSummary
 from lvlmbench.report.svg import Dot, dot_interval_chart
+from lvlmbench.stats import format_interval, interval_note_of_fields
 
 __all__ = ["BASELINE_PREFIX", "includes_chance", "model_label", "summary_section"]
 
@@ -56,7 +57,8 @@ def _cell(row: dict[str, Any] | None, model: str, heading: str) -> str:
     return (
         f'<td{css} data-model="{escape(model)}" data-summary="{escape(heading)}" '
         f'data-accuracy="{row["accuracy"]:.1f}">{row["accuracy"]:.1f} '
-        f'<span class="ci">[{row["ci_low"]:.1f}–{row["ci_high"]:.1f}]{flag}</span></td>'
+        f'<span class="ci">[{format_interval(row["ci_low"], row["ci_high"], digits=1)}]'
+        f"{flag}</span></td>"
     )
 
 
@@ -101,9 +103,10 @@ def summary_section(benchmarks: list[BenchmarkSummary]) -> str:
         for m in models
         if (r := cells.get((bench, cap, m))) is not None
     ]
-    title = "accuracy % by capability (95% Wilson interval, dashed: chance)"
+    title = "accuracy % by capability (95% CI, dashed: chance)"
     note = (
-        '<p class="note">Accuracy % [95% Wilson interval] on each capability\'s choice items. '
+        '<p class="note">Accuracy % [95% CI] on each capability\'s choice items; '
+        f"{escape(interval_note_of_fields(cells.values()))}. "
         "Chance is 1/options for multiple choice and 1/2 for true/false, averaged over the "
         "capability's items; “≈ chance” marks an interval that includes it.</p>"
     )

@@ -4,7 +4,11 @@ The point figures are exactly what :func:`~lvlmbench.judging.score_report` and
 :func:`~lvlmbench.judging.hallucination_report` return (the numbers ``lvlmbench judge`` prints).
 Neither function keeps per-item values, so for the 95% intervals each is also called on one
 item's rows at a time: that gives every item's figure by the same pairing and averaging rules,
-and a percentile bootstrap over those items gives the interval.
+and the interval is the mean's over those items with their clusters
+(:func:`lvlmbench.stats.clustered_mean`: Student's t with the cluster-robust standard error; a
+TouchStone question and a hallucination item are each their own cluster, so it is the t interval
+over items). Never Wilson: these are scores on a scale, not 0/1 outcomes, even where every score
+happens to be 0 or 1. One item gives no interval.
 """
 
 from __future__ import annotations
@@ -13,32 +17,29 @@ from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-import numpy as np
-
-from lvlmbench.judging.hallucination import HALLUCINATION, hallucination_report
+from lvlmbench.judging.hallucination import (
+    HALLUCINATION,
+    HALLUCINATION_SCALE,
+    hallucination_report,
+)
 from lvlmbench.judging.pairwise_report import judges_for
 from lvlmbench.judging.reference import REFERENCE, REFERENCE_PREFIX, reference_name
-from lvlmbench.judging.score import SCORE, ScoreGroup, item_abilities, score_report
+from lvlmbench.judging.score import (
+    SCORE,
+    SCORE_SCALE,
+    ScoreGroup,
+    item_abilities,
+    score_report,
+)
+from lvlmbench.stats import NotEnoughClusters, cluster_keys, clustered_mean, estimate_fields
 from lvlmbench.store import Store, iter_judgments
 from lvlmbench.types import BenchmarkItem, Judgment
 
-__all__ = ["BOOTSTRAP_ROUNDS", "bootstrap_mean", "hallucination_scores", "touchstone_scores"]
-
-BOOTSTRAP_ROUNDS = 1000
+__all__ = ["hallucination_scores", "score_interval", "touchstone_scores"]
 
 
-def bootstrap_mean(
-    values: Sequence[float], rounds: int = BOOTSTRAP_ROUNDS, seed: int = 0
-) -> tuple[float, float]:
-    """Percentile 95% interval of the mean of ``values`` (a single value: that value twice)."""
-    if len(values) < 2:
-        value = values[0] if values else float("nan")
-        return value, value
-    data = np.asarray(values, dtype=np.float64)
-    rng = np.random.default_rng(seed)
-    means = data[rng.integers(0, len(data), size=(rounds, len(data)))].mean(axis=1)
-    low, high = np.quantile(means, [0.025, 0.975])
-    return float(low), float(high)
+_SCORE_X100 = (100.0 * SCORE_SCALE.low, 100.0 * SCORE_SCALE.high)
+_HALLUCINATION_BOUNDS = (HALLUCINATION_SCALE.low, HALLUCINATION_SCALE.high)
 
 
 def _by_item(rows: Sequence[Judgment]) -> dict[str, list[Judgment]]:
@@ -66,15 +67,35 @@ def _item_scores(
     return out
 
 
-def _group(group: ScoreGroup, per_item: Sequence[float]) -> dict[str, Any]:
-    low: float | None = None
-    high: float | None = None
-    if per_item:  # no item scored in both orders: no interval (and no NaN in summary.json)
-        low, high = bootstrap_mean([100.0 * v for v in per_item])
+def score_interval(
+    per_item: Mapping[str, float],
+    bounds: tuple[float, float],
+    items: Mapping[str, BenchmarkItem] | None = None,
+) -> dict[str, Any]:
+    """The 95% interval of the mean of ``per_item`` (item id → score) clustered by the items'
+    sources (each its own cluster without ``items``), kept within the scale's ``bounds`` (a
+    mean cannot leave them), as ``estimate_fields`` (ci_low/ci_high None with fewer than two
+    clusters: no NaN in summary.json)."""
+    ids = list(per_item)
+    if items is None:
+        name, keys = "item", ids
+    else:
+        name, keys = cluster_keys([items[i] for i in ids])
+    try:
+        found = clustered_mean([per_item[i] for i in ids], keys, cluster=name)
+    except (NotEnoughClusters, ValueError):
+        return {"ci_low": None, "ci_high": None, "clusters": len(set(keys)), "cluster": name}
+    fields = estimate_fields(found)
+    fields["ci_low"], fields["ci_high"] = max(bounds[0], found.low), min(bounds[1], found.high)
+    return fields
+
+
+def _group(
+    group: ScoreGroup, per_item: Mapping[str, float], items: Mapping[str, BenchmarkItem]
+) -> dict[str, Any]:
     return {
         "score": group.x100,
-        "ci_low": low,
-        "ci_high": high,
+        **score_interval({i: 100.0 * v for i, v in per_item.items()}, _SCORE_X100, items),
         "items": group.items,
         "reference": group.reference_x100,
         "relative": group.relative,
@@ -89,13 +110,17 @@ def _score_entry(
     for model, score in score_report(rows, reference, items).items():
         mine = per_item.get(model, {})
         abilities = {
-            name: _group(group, [v for i, v in mine.items() if name in item_abilities(items[i])])
+            name: _group(
+                group,
+                {i: v for i, v in mine.items() if name in item_abilities(items[i])},
+                items,
+            )
             for name, group in sorted(score.abilities.items())
         }
         models.append(
             {
                 "model": model,
-                **_group(score.overall, list(mine.values())),
+                **_group(score.overall, mine, items),
                 "covers": None if score.covers is None else score.covers.as_dict(),
                 "unscored": score.unscored,
                 "abilities": abilities,
@@ -121,20 +146,19 @@ def touchstone_scores(store: Store, items: Mapping[str, BenchmarkItem]) -> list[
 
 
 def _hallucination_entry(judge: str, rows: Sequence[Judgment], ids: set[str]) -> dict[str, Any]:
-    per_item: dict[str, list[float]] = defaultdict(list)
+    per_item: dict[str, dict[str, float]] = defaultdict(dict)
     for item_id, item_rows in _by_item(rows).items():
         for model, one in hallucination_report(item_rows, {item_id}).items():
             if one.mean is not None:
-                per_item[model].append(one.mean)
+                per_item[model][item_id] = one.mean
     models = []
     for model, score in hallucination_report(rows, ids).items():
-        low, high = bootstrap_mean(per_item.get(model, []))
+        interval = score_interval(per_item.get(model, {}), _HALLUCINATION_BOUNDS)
         models.append(
             {
                 "model": model,
                 "mean": score.mean,
-                "ci_low": None if score.mean is None else low,
-                "ci_high": None if score.mean is None else high,
+                **interval,
                 "rated": score.rated,
                 "unscored": score.unscored,
             }

@@ -21,10 +21,21 @@ stand alone) and every interval accounts for it:
 - a judge corrected by people: :func:`ppi_mean` (PPI++ or PPI) beside the judge-only and
   human-only figures, with the number of labels; cluster-robust where items cluster.
 
+Every accuracy is an :class:`ItemMean` (items with their clusters) whose ``estimate`` is the
+:func:`mean_interval` above; every interval is printed by :func:`format_interval`, named by
+:func:`interval_note` and carried in JSON by :func:`estimate_fields`.
+
 Coverage is proven by simulation (tests/stats and bench/bench_stats.py).
 """
 
 from lvlmbench.stats.clusters import CIRCULAR_STRIDE, ClusterKey, cluster_key, cluster_keys
+from lvlmbench.stats.display import (
+    estimate_fields,
+    format_interval,
+    format_ranks,
+    interval_note,
+    interval_note_of_fields,
+)
 from lvlmbench.stats.estimate import (
     CLUSTER_BOOTSTRAP,
     CLUSTERED_T,
@@ -36,6 +47,7 @@ from lvlmbench.stats.estimate import (
     item_means,
     mean_interval,
 )
+from lvlmbench.stats.item_mean import NO_ITEMS, ONE_CLUSTER, WILSON_FLOOR, ItemMean
 from lvlmbench.stats.multiple import (
     ADJUSTMENTS,
     Adjustment,
@@ -66,14 +78,18 @@ __all__ = [
     "CLUSTER_BOOTSTRAP",
     "MCNEMAR_CHI2",
     "MCNEMAR_EXACT",
+    "NO_ITEMS",
+    "ONE_CLUSTER",
     "PAIRED_BOOTSTRAP",
     "PAIRED_CLUSTERED_T",
     "PPI",
     "PPI_PLUS_PLUS",
     "WILSON",
+    "WILSON_FLOOR",
     "Adjustment",
     "ClusterKey",
     "Estimate",
+    "ItemMean",
     "McNemar",
     "NotEnoughClusters",
     "PairedComparison",
@@ -86,7 +102,12 @@ __all__ = [
     "cluster_key",
     "cluster_keys",
     "clustered_mean",
+    "estimate_fields",
+    "format_interval",
+    "format_ranks",
     "holm",
+    "interval_note",
+    "interval_note_of_fields",
     "item_means",
     "items_needed",
     "mcnemar",

@@ -12,6 +12,7 @@ from dataclasses import dataclass, replace
 
 from lvlmbench.choice import ExtractorSummary
 from lvlmbench.choice.accuracy import AccuracyRow, available_facets, overall_rows, scored_answers
+from lvlmbench.choice.ranks import AccuracyRanks, accuracy_ranks
 from lvlmbench.choice.vlmeval_scores import CircularRow, MMERow, circular_table, mme_table
 from lvlmbench.models import DEFAULT_CONCURRENCY, ModelClient, model_identity
 from lvlmbench.runner import EvalSummary, ProgressFor, ProgressHook, run_examinees
@@ -50,7 +51,8 @@ class EvaluateResult:
     runs: list[EvalSummary]
     """One per examinee run (models scored from the store only have none)."""
     accuracy: list[AccuracyRow]
-    """Per (model, variant, group of ``by``), Wilson 95% intervals in ``row.interval``."""
+    """Per (model, variant, group of ``by``), 95% intervals in ``row.estimate`` (clustered where
+    items share a source, with the cluster, n items and n clusters)."""
     overall: list[AccuracyRow]
     """Per (model, variant): every group pooled."""
     by: tuple[str, ...] = ()
@@ -74,6 +76,8 @@ class EvaluateResult:
     keyed_items: int = 0
     """Items with a key among those asked (the ``limit`` subset when there is one): what a
     model that answered everything is scored over."""
+    ranks: AccuracyRanks | None = None
+    """Each model's rank interval over the items all of them answered (None: under two)."""
 
     @property
     def group_noun(self) -> str:
@@ -118,9 +122,10 @@ def evaluate(
 ) -> EvaluateResult:
     """Ask every examinee of ``options.models`` every item it has not answered (resuming where
     a previous run stopped), then score every model named: accuracy per group of
-    ``options.by`` and overall, with Wilson 95% intervals over items. ``progress`` gives each
-    examinee run its progress hook (the CLI's bars). Refused options raise InvalidOptions (a
-    spec naming an unknown provider RegistryError) before anything is written."""
+    ``options.by`` and overall, with 95% intervals over items (clustered where they share a
+    source). ``progress`` gives each examinee run its progress hook (the CLI's bars). Refused
+    options raise InvalidOptions (a spec naming an unknown provider RegistryError) before
+    anything is written."""
     plan = _plan(store, benchmark, options)
     budgeted: BudgetedRun | None = None
     only = plan.only
@@ -302,4 +307,5 @@ def _scored(
         models=identities,
         circular=tuple(circular),
         mme=tuple(mme),
+        ranks=accuracy_ranks(answers, identities, variant=variant),
     )
