@@ -153,8 +153,8 @@ def evaluate(
     """``lvlmbench evaluate`` in Python: the same use case with the same options and defaults
     (:class:`~lvlmbench.workflows.EvaluateOptions` documents each). Ask every model every item
     of ``benchmark`` it has not answered yet, then score them all: accuracy per group of ``by``
-    and overall, with Wilson 95% intervals. A name with stored responses but no provider (an
-    imported prediction file) is scored, not run.
+    and overall, with 95% intervals over items (clustered where items share a source). A name
+    with stored responses but no provider (an imported prediction file) is scored, not run.
 
     ``config``: generation settings for every model run, as the command's flags
     (``GenerationConfig(temperature=0.5)`` is ``--temperature 0.5``; a field not given keeps
