@@ -26,12 +26,13 @@ from lvlmbench.models import RegistryError, model_identity
 from lvlmbench.ratings import bradley_terry
 from lvlmbench.stats import (
     ADJUSTMENTS,
+    ALL,
     MCNEMAR_CHI2,
     MCNEMAR_EXACT,
     Adjustment,
+    Comparison,
+    ComparisonTable,
     NotEnoughClusters,
-    PairedComparison,
-    PowerPlan,
     adjust_p_values,
     cluster_keys,
     items_needed,
@@ -47,8 +48,8 @@ __all__ = ["CompareOptions", "CompareResult", "Comparison", "compare", "compare_
 
 IntArray = npt.NDArray[np.intp]
 
-ALL = ("all",)
-"""The group of a row over every item."""
+CompareResult = ComparisonTable
+"""What :func:`compare` returns."""
 
 
 @dataclass(frozen=True)
@@ -73,46 +74,6 @@ class CompareOptions:
     resamples: int = 2000
     seed: int = 0
     variant: str = "default"
-
-
-@dataclass(frozen=True)
-class Comparison:
-    """A − B in one group: the figures both models got on the items both answered."""
-
-    model_a: str
-    model_b: str
-    group: tuple[str, ...]
-    """The group's facet values (``("all",)``: every item)."""
-    mean_a: float | None
-    """A's mean on the compared items (None for a rating difference)."""
-    mean_b: float | None
-    paired: PairedComparison | None
-    """The difference, its interval and p-value; None when it cannot be computed (``note``)."""
-    adjusted_p: float | None
-    discordant: tuple[int, int] | None
-    """McNemar's counts (A right and B wrong, B right and A wrong) where McNemar was used."""
-    plan: PowerPlan | None
-    note: str | None = None
-    """Why there is no figure (no item in common, a single cluster)."""
-    only_a: int = 0
-    """Items of the group only A answered: excluded."""
-    only_b: int = 0
-
-
-@dataclass(frozen=True)
-class CompareResult:
-    benchmark: str
-    metric: str
-    judge: str | None
-    cluster: str
-    """What an item's cluster is on this benchmark ("item" when items stand alone)."""
-    by: tuple[str, ...]
-    baseline: str | None
-    adjustment: Adjustment
-    models: tuple[str, ...]
-    rows: tuple[Comparison, ...]
-    alpha: float
-    power: float
 
 
 def _adjustment(value: str) -> Adjustment:
