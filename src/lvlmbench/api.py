@@ -1,4 +1,4 @@
-"""The Python API for notebooks and scripts: generate, evaluate, judge, rate, report, ls.
+"""The Python API for notebooks and scripts: generate, evaluate, judge, rate, compare, report, ls.
 
 Each function takes plain arguments and returns typed results from the library (the same
 functions the ``lvlmbench`` commands call): nothing is printed, every model call goes through
@@ -73,18 +73,22 @@ from lvlmbench.workflows import agreement as agreement_of
 from lvlmbench.workflows import evaluate as evaluate_benchmark
 from lvlmbench.workflows import generate as generate_benchmark
 from lvlmbench.workflows import rate as rate_benchmark
+from lvlmbench.workflows.compare import CompareResult
+from lvlmbench.workflows.compare import compare_models as compare
 from lvlmbench.workflows.importing import ImportOptions, ImportResult, import_format
 from lvlmbench.workflows.importing import import_file as _import_file
 from lvlmbench.workflows.reporting import ReportOptions, make_report
 
 __all__ = [
     "AgreementResult",
+    "CompareResult",
     "EvaluationResult",
     "ExportResult",
     "GenerationResult",
     "ProgressCallback",
     "StoreLike",
     "agreement",
+    "compare",
     "evaluate",
     "export",
     "generate",

@@ -43,8 +43,16 @@ from lvlmbench.store import Store, did_you_mean, require_benchmark
 from lvlmbench.workflows._compare_scores import ItemScores, Match, read_scores
 from lvlmbench.workflows._errors import InvalidOptions
 from lvlmbench.workflows._evaluate_options import parse_groupings
+from lvlmbench.workflows._stores import StoreLike, opened_store
 
-__all__ = ["CompareOptions", "CompareResult", "Comparison", "compare", "compare_pairs"]
+__all__ = [
+    "CompareOptions",
+    "CompareResult",
+    "Comparison",
+    "compare",
+    "compare_models",
+    "compare_pairs",
+]
 
 IntArray = npt.NDArray[np.intp]
 
@@ -305,3 +313,40 @@ def compare(store: Store, benchmark: str, options: CompareOptions) -> CompareRes
         options.alpha,
         options.power,
     )
+
+
+def compare_models(
+    benchmark: str,
+    models: Sequence[str],
+    *,
+    store: StoreLike = None,
+    by: Sequence[str] = (),
+    baseline: str | None = None,
+    adjust: str = "holm",
+    metric: str | None = None,
+    judge: str | None = None,
+    difference: float | None = None,
+    alpha: float = 0.05,
+    power: float = 0.8,
+    resamples: int = 2000,
+    seed: int = 0,
+) -> CompareResult:
+    """``lvlmbench compare`` (and, with ``difference``, ``lvlmbench power``) in Python, as
+    ``api.compare``: the same use case, options and defaults (:class:`CompareOptions`). Reads
+    only; InvalidOptions (a ValueError) for a model without scores, a single model, or a pair
+    with no item in common."""
+    options = CompareOptions(
+        tuple(models),
+        tuple(by),
+        baseline,
+        adjust,
+        metric,
+        judge,
+        difference,
+        alpha,
+        power,
+        resamples,
+        seed,
+    )
+    with opened_store(store) as opened:
+        return compare(opened, benchmark, options)
