@@ -7,11 +7,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from lvlmbench.judging import REFERENCE, SCORE
+from lvlmbench.judging import PAIRWISE, REFERENCE, SCORE
 from lvlmbench.store import Store, put_benchmark, put_items, put_judgments, put_responses
 from lvlmbench.types import BenchmarkItem, Judgment, Response
 
-__all__ = ["Answers", "write_choice_store", "write_score_store"]
+__all__ = ["Answers", "write_choice_store", "write_pairwise_store", "write_score_store"]
 
 Answers = Mapping[str, Sequence[int | Sequence[int] | None]]
 """model → per item: 1 right, 0 wrong, a list of those (one per epoch), None not answered."""
@@ -108,6 +108,50 @@ def write_score_store(
                     **common, model_a=REFERENCE, model_b=model, score_a=5.0, score_b=ba, order="ba"
                 )
             )
+    put_judgments(store, rows)
+    store.close()
+    return path
+
+
+def _verdict(shown_first: str, winner: str | None) -> str:
+    return "tie" if winner is None else "a" if winner == shown_first else "b"
+
+
+def write_pairwise_store(
+    path: Path, outcomes: Mapping[str, Sequence[float | None]], *, judge: str = "j/judge"
+) -> Path:
+    """A store with open-ended items ``vb-NN`` and ``judge``'s pairwise rows of each model
+    against the reference player: model → per item 1 (the model wins both orders), 0 (the
+    reference does), 0.5 (a tie in both) or None (not judged)."""
+    n = max(len(v) for v in outcomes.values())
+    store = Store.open(str(path))
+    put_benchmark(store, "vb", "visit", {})
+    put_items(
+        store,
+        [
+            BenchmarkItem(id=f"vb-{i:02d}", benchmark="vb", question=f"Do {i}.", kind="open")
+            for i in range(n)
+        ],
+    )
+    rows = []
+    for model, given in outcomes.items():
+        for i, outcome in enumerate(given):
+            if outcome is None:
+                continue
+            winner = None if outcome == 0.5 else model if outcome == 1 else REFERENCE
+            first, second = sorted((model, REFERENCE))
+            for order, shown in (("ab", (first, second)), ("ba", (second, first))):
+                rows.append(
+                    Judgment(
+                        item_id=f"vb-{i:02d}",
+                        judge=judge,
+                        protocol=PAIRWISE,
+                        model_a=shown[0],
+                        model_b=shown[1],
+                        verdict=_verdict(shown[0], winner),
+                        order=order,
+                    )
+                )
     put_judgments(store, rows)
     store.close()
     return path

@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from compare_store import write_choice_store, write_score_store
+from compare_store import write_choice_store, write_pairwise_store, write_score_store
 
 from lvlmbench.stats import items_needed, paired_difference
 from lvlmbench.store import Store
@@ -136,6 +136,42 @@ def test_judge_scores_are_compared_on_the_items_both_were_scored(tmp_path: Path)
     assert row.mean_a == pytest.approx(23 / 3) and row.mean_b == pytest.approx(19 / 3)
     assert row.paired is not None and row.paired.difference.estimate == pytest.approx(4 / 3)
     assert row.paired.test == "paired-cluster-bootstrap"
+
+
+# Against the reference: m1 wins 0, 1, 4, loses 2, ties 3; m2 wins 1 and 5, loses 0, 2, 3.
+PAIRS = {"m1": [1, 1, 0, 0.5, 1, None], "m2": [0, 1, 0, 0, None, 1]}
+
+
+def test_win_rates_against_the_reference_are_paired_by_item(tmp_path: Path) -> None:
+    db = write_pairwise_store(tmp_path / "s.db", PAIRS)
+    store = Store.open(str(db))
+    result = compare(store, "vb", CompareOptions(models=("m1", "m2"), metric="win-rate"))
+    store.close()
+    (row,) = result.rows
+    # Items 0-3 both met the reference: m1 1, 1, 0, 0.5 (0.625); m2 0, 1, 0, 0 (0.25).
+    assert (result.metric, result.judge) == ("win-rate", "j/judge")
+    assert row.mean_a == pytest.approx(0.625) and row.mean_b == pytest.approx(0.25)
+    assert row.paired is not None and row.paired.difference.estimate == pytest.approx(0.375)
+    assert (row.only_a, row.only_b) == (1, 1)  # m1's item 4, m2's item 5
+
+
+def test_bradley_terry_differences_match_the_rate_command(tmp_path: Path) -> None:
+    from lvlmbench import api
+
+    db = write_pairwise_store(tmp_path / "s.db", PAIRS)
+    store = Store.open(str(db))
+    options = CompareOptions(models=("m1", "m2"), metric="bradley-terry", resamples=200)
+    (row,) = compare(store, "vb", options).rows
+    ratings = api.rate("vb", store=store).bradley_terry
+    store.close()
+    assert ratings is not None
+    assert row.mean_a == pytest.approx(ratings.ratings["m1"])
+    assert row.mean_b == pytest.approx(ratings.ratings["m2"])
+    assert row.paired is not None
+    est = row.paired.difference
+    assert est.estimate == pytest.approx(ratings.ratings["m1"] - ratings.ratings["m2"])
+    assert est.method == "paired-cluster-bootstrap" and est.n_clusters == 6  # items
+    assert est.low < est.estimate < est.high
 
 
 @pytest.mark.parametrize(

@@ -15,15 +15,11 @@ and the web page all call :func:`compare`, so they show the same numbers.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, replace
-
-import numpy as np
-import numpy.typing as npt
 
 from lvlmbench.choice.accuracy import available_facets, facet_value
 from lvlmbench.models import RegistryError, model_identity
-from lvlmbench.ratings import bradley_terry
 from lvlmbench.stats import (
     ADJUSTMENTS,
     ALL,
@@ -36,11 +32,11 @@ from lvlmbench.stats import (
     adjust_p_values,
     cluster_keys,
     items_needed,
-    paired_bootstrap,
     paired_difference,
 )
 from lvlmbench.store import Store, did_you_mean, require_benchmark
-from lvlmbench.workflows._compare_scores import ItemScores, Match, read_scores
+from lvlmbench.workflows._compare_ratings import rating_difference
+from lvlmbench.workflows._compare_scores import ItemScores, read_scores
 from lvlmbench.workflows._errors import InvalidOptions
 from lvlmbench.workflows._evaluate_options import parse_groupings
 from lvlmbench.workflows._stores import StoreLike, opened_store
@@ -53,8 +49,6 @@ __all__ = [
     "compare_models",
     "compare_pairs",
 ]
-
-IntArray = npt.NDArray[np.intp]
 
 CompareResult = ComparisonTable
 """What :func:`compare` returns."""
@@ -126,30 +120,6 @@ def compare_pairs(models: Sequence[str], baseline: str | None) -> list[tuple[str
     return list(itertools.combinations(models, 2))
 
 
-def _bt_difference(matches: Sequence[Match], a: str, b: str) -> Callable[[IntArray], float]:
-    """A's Bradley-Terry rating minus B's, fitted on the matches at the given indices."""
-
-    def fit(indices: IntArray) -> float | None:
-        drawn = [matches[i][:3] for i in indices]
-        try:
-            ratings = bradley_terry(drawn)
-        except ValueError:  # a win graph that is not connected: regularised, as `rate` does
-            ratings = bradley_terry(drawn, l2=1.0)
-        if a not in ratings or b not in ratings:
-            return None
-        return ratings[a] - ratings[b]
-
-    point = fit(np.arange(len(matches), dtype=np.intp))
-
-    def statistic(indices: IntArray) -> float:
-        found = fit(indices)
-        # A resample that drew none of A's (or B's) items has no rating for it; it keeps the
-        # full fit's difference rather than poison every quantile with NaN.
-        return float(point if found is None else found)  # type: ignore[arg-type]
-
-    return statistic
-
-
 def _rating_row(scores: ItemScores, ids: set[str], pair: tuple[str, str], at: _Where) -> Comparison:
     a, b = pair
     matches = [m for m in scores.matches if m[3] in ids]
@@ -158,26 +128,17 @@ def _rating_row(scores: ItemScores, ids: set[str], pair: tuple[str, str], at: _W
         missing = a if a not in players else b
         return _empty(pair, at.group, f"{missing} has no scored match here")
     try:
-        paired = paired_bootstrap(
-            _bt_difference(matches, a, b),
+        paired, ratings = rating_difference(
+            [m[:3] for m in matches],
             [at.clusters[m[3]] for m in matches],
-            len(matches),
+            pair,
             cluster=at.cluster,
             resamples=at.options.resamples,
             seed=at.options.seed,
         )
     except NotEnoughClusters:
         return _empty(pair, at.group, f"a single {at.cluster}: no interval")
-    ratings = _full_ratings(matches)
     return Comparison(a, b, at.group, ratings[a], ratings[b], paired, None, None, None)
-
-
-def _full_ratings(matches: Sequence[Match]) -> dict[str, float]:
-    drawn = [m[:3] for m in matches]
-    try:
-        return bradley_terry(drawn)
-    except ValueError:
-        return bradley_terry(drawn, l2=1.0)
 
 
 @dataclass(frozen=True)
