@@ -311,3 +311,27 @@ def compare_models(
     )
     with opened_store(store) as opened:
         return compare(opened, benchmark, options)
+
+
+def against_the_best(
+    store: Store, benchmark: str, baseline: str | None = None
+) -> ComparisonTable | None:
+    """The report's and the web page's table: every model against ``baseline`` (default: the
+    model with the highest mean), under the benchmark's own metric, overall and per difficulty
+    where items have several; None where fewer than two models have scores, or nothing (or no
+    single judge) can be compared."""
+    try:
+        scores = read_scores(store, benchmark, None, None, "default")
+    except InvalidOptions:
+        return None
+    players = sorted(scores.players())
+    if len(players) < 2:
+        return None
+    means = {m: sum(scores.scores[m].values()) / len(scores.scores[m]) for m in players}
+    best = baseline if baseline in means else min(players, key=lambda m: (-means[m], m))
+    levels = {facet_value(item, "difficulty") for item in scores.items.values()}
+    by = ("difficulty",) if len(levels - {"-"}) > 1 else ()
+    try:
+        return compare(store, benchmark, CompareOptions(tuple(players), by, best))
+    except InvalidOptions:
+        return None
