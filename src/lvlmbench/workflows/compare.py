@@ -45,9 +45,11 @@ __all__ = [
     "CompareOptions",
     "CompareResult",
     "Comparison",
+    "against_the_best",
     "compare",
     "compare_models",
     "compare_pairs",
+    "stored_players",
 ]
 
 CompareResult = ComparisonTable
@@ -335,3 +337,11 @@ def against_the_best(
         return compare(store, benchmark, CompareOptions(tuple(players), by, best))
     except InvalidOptions:
         return None
+
+
+def stored_players(store: Store, benchmark: str) -> list[str]:
+    """The models with scores under the benchmark's own metric (none when nothing compares)."""
+    try:
+        return sorted(read_scores(store, benchmark, None, None, "default").players())
+    except InvalidOptions:
+        return []
