@@ -1,4 +1,4 @@
-"""The Python API for notebooks and scripts: generate, evaluate, judge, rate, report, ls.
+"""The Python API for notebooks and scripts: generate, evaluate, judge, rate, compare, report, ls.
 
 Each function takes plain arguments and returns typed results from the library (the same
 functions the ``lvlmbench`` commands call): nothing is printed, every model call goes through
@@ -42,10 +42,13 @@ from lvlmbench.workflows import (
     opened_store,
     read_eval_set,
 )
+from lvlmbench.workflows.compare import CompareResult
+from lvlmbench.workflows.compare import compare_models as compare
 
 __all__ = [
     "AgreementResult",
     "BuiltinJudgeProtocol",
+    "CompareResult",
     "EvalSet",
     "EvaluateOptions",
     "EvaluateSetResult",
@@ -56,6 +59,7 @@ __all__ = [
     "ProgressCallback",
     "StoreLike",
     "agreement",
+    "compare",
     "evaluate",
     "evaluate_many",
     "export",

@@ -34,12 +34,14 @@ def report(
     store: StoreLike = None,
     benchmarks: Sequence[str] | None = None,
     gallery: int = 24,
+    baseline: str | None = None,
 ) -> ReportFiles:
     """Write the self-contained HTML report with summary.json and leaderboard.csv/.md beside
-    it; returns their paths. As ``lvlmbench report`` (:func:`lvlmbench.workflows.make_report`):
+    it; returns their paths. As ``lvlmbench report`` (:class:`~lvlmbench.workflows.ReportOptions`;
+    ``baseline``: the model each Comparisons section compares against, else the best):
     InvalidOptions, and nothing written, when there is nothing to report on."""
     with _opened(store) as opened:
-        return make_report(opened, ReportOptions(Path(out), benchmarks, gallery))
+        return make_report(opened, ReportOptions(Path(out), benchmarks, gallery, baseline))
 
 
 def export(

@@ -14,6 +14,7 @@ from lvlmbench import __version__
 from lvlmbench._workers import workers_setting_error
 from lvlmbench.cli._common import fail
 from lvlmbench.cli.annotators import annotators_app
+from lvlmbench.cli.compare import compare, power
 from lvlmbench.cli.demo import demo
 from lvlmbench.cli.evaluate import evaluate
 from lvlmbench.cli.experiment import experiment_app
@@ -46,6 +47,8 @@ app.command("report")(report)
 app.command("import")(import_dataset)
 app.command("rate")(rate)
 app.command("agreement")(agreement)
+app.command("compare")(compare)
+app.command("power")(power)
 app.command("serve")(serve)
 app.command("ls")(list_store)
 judge_app.command("metrics")(judge_metrics)

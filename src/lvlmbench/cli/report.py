@@ -25,11 +25,15 @@ def report(
         list[str] | None, typer.Option(help="Only these benchmarks (repeatable; default all).")
     ] = None,
     gallery: Annotated[int, typer.Option(help="Gallery items per benchmark.", min=0)] = 24,
+    baseline: Annotated[
+        str | None,
+        typer.Option(help="Comparisons: every model against this one (default: the best)."),
+    ] = None,
     store: StoreOption = None,
 ) -> None:
     """Write one self-contained HTML report (inline SVG charts and thumbnails, no network)
     with leaderboards, charts, generation figures, ratings and an item gallery."""
-    files = make_report(open_store(store), ReportOptions(out, benchmark, gallery))
+    files = make_report(open_store(store), ReportOptions(out, benchmark, gallery, baseline))
     console.print(
         f"report: {files.html} ({files.html.stat().st_size // 1024} KiB); "
         f"summary: {files.summary}; leaderboard: {files.leaderboard_csv}, {files.leaderboard_md}"

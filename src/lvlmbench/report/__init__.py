@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import NamedTuple
 
@@ -19,6 +19,7 @@ from lvlmbench.report.collect import benchmark_summary, collect, level_spread, p
 from lvlmbench.report.gallery import gallery_html, thumbnail_uri
 from lvlmbench.report.leaderboard import leaderboard_markdown, leaderboard_rows, write_leaderboards
 from lvlmbench.report.render import CellLink, render_benchmark, render_page, report_css
+from lvlmbench.report.render_comparisons import comparisons_section
 from lvlmbench.report.summary import BenchmarkSummary, ReportData
 from lvlmbench.report.svg import (
     Dot,
@@ -28,6 +29,7 @@ from lvlmbench.report.svg import (
     line_chart,
     range_chart,
 )
+from lvlmbench.stats import ComparisonTable
 from lvlmbench.store import Store
 
 __all__ = [
@@ -77,21 +79,31 @@ def benchmark_html(
     return render_benchmark(benchmark_summary(store, name), gallery, link)
 
 
+def _comparisons_html(table: ComparisonTable | None) -> str:
+    return "" if table is None else comparisons_section(table)
+
+
 def write_report(
     store: Store,
     out: Path,
     benchmarks: Sequence[str] | None = None,
     *,
     gallery_size: int = 24,
+    comparisons: Mapping[str, ComparisonTable] | None = None,
 ) -> ReportFiles:
     """Write the HTML report to ``out`` and ``summary.json``, ``leaderboard.csv`` and
-    ``leaderboard.md`` beside it; return their paths.
+    ``leaderboard.md`` beside it; return their paths. ``comparisons``: a benchmark's paired
+    comparison table (built by the use case above), shown as its Comparisons section.
 
     Raises ValueError for a benchmark the store does not have.
     """
     data = collect(store, benchmarks)
     sections = [
-        render_benchmark(bench, gallery_html(store, bench["name"], gallery_size))
+        render_benchmark(
+            bench,
+            gallery_html(store, bench["name"], gallery_size),
+            extra=_comparisons_html((comparisons or {}).get(bench["name"])),
+        )
         for bench in data["benchmarks"]
     ]
     generated = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())

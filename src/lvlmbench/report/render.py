@@ -209,6 +209,7 @@ def render_benchmark(
     link: CellLink | None = None,
     *,
     leave_out: Collection[str] = (),
+    extra: str = "",
 ) -> str:
     """One benchmark's ``<section>``: tables and inline SVG charts, no script, no styles.
 
@@ -217,7 +218,8 @@ def render_benchmark(
     the fragment can be placed in any page (a web app too); :func:`report_css` styles it.
     Sections without data are left out. ``link`` turns accuracy cells into links.
     ``leave_out`` names judge protocols' report keys whose sections the caller shows itself
-    (the web app shows people's votes, ``human``, in its own block).
+    (the web app shows people's votes, ``human``, in its own block). ``extra``: escaped HTML
+    placed before the gallery (the Comparisons section).
     """
     parts = [
         f'<section id="{escape(bench["name"])}"><h2>{escape(bench["name"])}</h2>',
@@ -236,6 +238,7 @@ def render_benchmark(
         leakage_section(bench),
         ab_experiment_sections(bench),
         *judged_sections(bench, leave_out),
+        extra,
         f"<h3>Gallery</h3>{gallery}" if gallery else "",
         "</section>",
     ]

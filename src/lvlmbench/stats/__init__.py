@@ -16,6 +16,8 @@ stand alone) and every interval accounts for it:
   win rates, Bradley–Terry differences from :mod:`lvlmbench.ratings`).
 - many comparisons: :func:`adjust_p_values` (Holm by default, Benjamini–Hochberg); a
   leaderboard's :func:`rank_intervals` with ties where intervals overlap.
+- a table of such comparisons (:class:`ComparisonTable`: pairs × groups, adjusted
+  together), as ``lvlmbench compare`` builds it and every front door displays it.
 - power: :func:`items_needed` for a paired comparison to see a given difference, from the
   observed per-item differences and their clusters.
 - a judge corrected by people: :func:`ppi_mean` (PPI++ or PPI) beside the judge-only and
@@ -29,6 +31,7 @@ Coverage is proven by simulation (tests/stats and bench/bench_stats.py).
 """
 
 from lvlmbench.stats.clusters import CIRCULAR_STRIDE, ClusterKey, cluster_key, cluster_keys
+from lvlmbench.stats.comparisons import ALL, Comparison, ComparisonTable
 from lvlmbench.stats.display import (
     estimate_fields,
     format_interval,
@@ -73,6 +76,7 @@ from lvlmbench.stats.ppi import PPI, PPI_PLUS_PLUS, PpiResult, ppi_mean
 
 __all__ = [
     "ADJUSTMENTS",
+    "ALL",
     "CIRCULAR_STRIDE",
     "CLUSTERED_T",
     "CLUSTER_BOOTSTRAP",
@@ -88,6 +92,8 @@ __all__ = [
     "WILSON_FLOOR",
     "Adjustment",
     "ClusterKey",
+    "Comparison",
+    "ComparisonTable",
     "Estimate",
     "ItemMean",
     "McNemar",

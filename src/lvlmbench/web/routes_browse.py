@@ -14,6 +14,7 @@ from markupsafe import Markup
 from lvlmbench.judging import HUMAN
 from lvlmbench.judging.human_checks import CHECKS, check_summaries
 from lvlmbench.report import benchmark_summary, render_benchmark, report_css
+from lvlmbench.report.render_comparisons import comparisons_section
 from lvlmbench.report.render_style import style_block
 from lvlmbench.store import Store
 from lvlmbench.web._params import browser_query, item_filter
@@ -39,6 +40,7 @@ from lvlmbench.web.queries import (
 )
 from lvlmbench.web.submissions import list_submissions
 from lvlmbench.web.transcript import item_neighbours, transcripts
+from lvlmbench.workflows.compare import against_the_best, stored_players
 
 __all__ = ["router"]
 
@@ -88,6 +90,21 @@ def _section(store: Store, name: str) -> tuple[str, dict[str, Any] | None]:
     html = render_benchmark(bench, link=cell_links(name), leave_out=(HUMAN,))
     votes = bench.get("human") or []
     return html, votes[0] if votes else None
+
+
+@router.get("/b/{name}/compare", response_class=HTMLResponse)
+def comparisons(request: Request, name: str, baseline: str | None = None) -> Response:
+    """Every model against ``baseline`` (default: the best), as the report's Comparisons
+    section shows it; a baseline without scores here is a 404."""
+    require_benchmark(request, name)
+    store = store_of(request)
+    if baseline is not None and baseline not in set(stored_players(store, name)):
+        raise HTTPException(404, f"no model {baseline!r} with scores on {name!r}")
+    table = figures_of(request).get(
+        ("compare", name, baseline or ""), lambda: against_the_best(store, name, baseline)
+    )
+    section = "" if table is None else comparisons_section(table)
+    return render(request, "compare.html", name=name, section=Markup(section))
 
 
 @router.get("/b/{name}/items", response_class=HTMLResponse)

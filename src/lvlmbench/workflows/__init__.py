@@ -49,6 +49,7 @@ from lvlmbench.workflows._rounds import (
 )
 from lvlmbench.workflows._stores import StoreLike, opened_store
 from lvlmbench.workflows._sync import run_sync
+from lvlmbench.workflows.compare import CompareOptions, CompareResult, Comparison, compare
 from lvlmbench.workflows.evaluate import (
     EvaluateOptions,
     EvaluateResult,
@@ -117,6 +118,9 @@ __all__ = [
     "Asked",
     "Bars",
     "BudgetedRun",
+    "CompareOptions",
+    "CompareResult",
+    "Comparison",
     "Decided",
     "EvalSet",
     "EvaluateOptions",
@@ -155,6 +159,7 @@ __all__ = [
     "check_specs",
     "check_stored_names",
     "combine_rule",
+    "compare",
     "could_be_imported",
     "decide_in_rounds",
     "decision_json",

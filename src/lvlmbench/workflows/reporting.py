@@ -20,6 +20,7 @@ from lvlmbench.store import (
     list_benchmarks,
 )
 from lvlmbench.workflows._errors import InvalidOptions
+from lvlmbench.workflows.compare import against_the_best
 
 __all__ = ["ReportOptions", "check_reportable", "make_report"]
 
@@ -33,6 +34,8 @@ class ReportOptions:
     """Only these benchmarks (default: all)."""
     gallery: int = 24
     """Gallery items per benchmark."""
+    baseline: str | None = None
+    """The model the Comparisons sections compare the others with (default: the best)."""
 
 
 def check_reportable(store: Store, benchmarks: Sequence[str] | None) -> None:
@@ -66,7 +69,15 @@ def make_report(store: Store, options: ReportOptions) -> ReportFiles:
         raise InvalidOptions(f"gallery: {options.gallery}; expected 0 or more items")
     check_reportable(store, options.benchmarks)
     try:
-        return write_report(store, options.out, options.benchmarks, gallery_size=options.gallery)
+        names = options.benchmarks or [b.name for b in list_benchmarks(store)]
+        tables = {name: against_the_best(store, name, options.baseline) for name in names}
+        return write_report(
+            store,
+            options.out,
+            options.benchmarks,
+            gallery_size=options.gallery,
+            comparisons={name: table for name, table in tables.items() if table is not None},
+        )
     except InvalidOptions:
         raise
     except ValueError as exc:
