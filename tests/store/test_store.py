@@ -92,6 +92,19 @@ def test_images_are_content_addressed_and_png_jpeg_kept_as_given(store_url, tmp_
         store.image_path("../../etc/passwd")
 
 
+def test_an_image_file_lost_since_is_written_again_when_put_again(store_url, tmp_path):
+    """A cleared images directory is mended by putting the same pictures again, even within the
+    process that first stored them: a row never lacks its file."""
+    store = Store.open(store_url, images_dir=tmp_path / "images")
+    png, jpeg = _encoded("PNG"), _encoded("JPEG")
+    digests = store.put_images([png, jpeg])
+    for digest in digests:
+        store.image_path(digest).unlink()
+    assert store.put_images([png, jpeg]) == digests
+    assert [store.read_image(digest) for digest in digests] == [png, jpeg]
+    assert store.count(tables.images) == 2
+
+
 def test_newer_schema_is_refused_and_older_migrated(tmp_path):
     path = tmp_path / "s.db"
     Store.open(str(path)).close()

@@ -405,7 +405,6 @@ class Store:
         }
 
 
-@functools.lru_cache(maxsize=64)
 def _write_image_file(path: Path, data: bytes) -> None:
     # Write then rename, so a crash never leaves a half-written file under the hash.
     tmp = path.with_suffix(f".tmp{os.getpid()}")
@@ -413,6 +412,7 @@ def _write_image_file(path: Path, data: bytes) -> None:
     tmp.replace(path)
 
 
+@functools.lru_cache(maxsize=64)
 def _upsert(table: Table, dialect: str, replace: bool, columns: tuple[str, ...]) -> Insert:
     """INSERT ... ON CONFLICT for ``table``, built once: building and hashing the statement
     again for every batch cost a quarter of a small batch's write."""
