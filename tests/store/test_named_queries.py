@@ -227,7 +227,7 @@ def test_a_read_only_store_made_before_the_counter_has_no_revision(tmp_path, mon
     store.close()
     with sqlite3.connect(path) as con:  # as an older lvlmbench left it
         con.execute("DROP TABLE revision")
-    monkeypatch.setattr("lvlmbench.store._store.writable", lambda _path: False)
+    monkeypatch.setattr("lvlmbench.store._opening.writable", lambda _path: False)
     old = Store.open(str(path))
     assert old.read_only and old.revision() is None  # nothing computed from it may be reused
     assert count_items(old, "b") == 1
