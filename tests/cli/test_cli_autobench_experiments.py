@@ -20,11 +20,6 @@ runner = CliRunner()
 NAME = "tiny"
 
 
-@pytest.fixture(autouse=True)
-def _no_store_env(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv("LVLMBENCH_STORE", raising=False)
-
-
 @pytest.fixture(scope="module")
 def generated(tmp_path_factory: pytest.TempPathFactory) -> Path:
     db = tmp_path_factory.mktemp("gen") / "s.db"

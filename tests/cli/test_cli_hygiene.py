@@ -22,12 +22,6 @@ BENCH = "tiny"
 SPEC = "baseline/random"
 
 
-@pytest.fixture(autouse=True)
-def _clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in ("LVLMBENCH_STORE", "LVLMBENCH_IMAGES", "LVLMBENCH_WORKERS"):
-        monkeypatch.delenv(name, raising=False)
-
-
 def _make_store(path: Path) -> Path:
     store = Store.open(str(path))
     put_benchmark(store, BENCH, "test", {})

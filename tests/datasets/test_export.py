@@ -123,12 +123,7 @@ def test_jsonl_export_is_repeatable(store: Store, tmp_path: Path) -> None:
     assert export_jsonl(store, BENCH, tmp_path / "out").read_bytes() == first
 
 
-def test_parquet_loads_with_datasets_offline(
-    store: Store, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setenv("HF_DATASETS_OFFLINE", "1")
-    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-    monkeypatch.setenv("HF_HOME", str(tmp_path / "hf-home"))
+def test_parquet_loads_with_datasets_offline(store: Store, tmp_path: Path) -> None:
     datasets = pytest.importorskip("datasets")
 
     path = tmp_path / "out" / "data.parquet"

@@ -49,8 +49,8 @@ def _evaluate(url: str, server: FakeOpenAIServer, *extra: str) -> list[str]:
 
 
 def _env(tmp_path: Path, lease_s: float = 60.0) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k != "LVLMBENCH_STORE"}
-    return env | {"LVLMBENCH_IMAGES": str(tmp_path / "images"), "LVLMBENCH_LEASE_S": str(lease_s)}
+    images = str(tmp_path / "images")
+    return {**os.environ, "LVLMBENCH_IMAGES": images, "LVLMBENCH_LEASE_S": str(lease_s)}
 
 
 def _counts(url: str) -> tuple[int, int]:
