@@ -90,7 +90,7 @@ def test_diversity_needs_a_model_examiner(db: str):
 
 def test_diversity_with_a_topic_biased_examiner(db: str, monkeypatch: pytest.MonkeyPatch):
     monkeypatch.setattr(
-        "lvlmbench.cli.experiment_ab.load_chat_model", lambda spec: TopicBiasedExaminer()
+        "lvlmbench.cli.experiment_design.load_chat_model", lambda spec: TopicBiasedExaminer()
     )
     args = ["diversity", NAME, "--examiner", "fake/topic-biased", "--count", "6", "--store", db]
     data = _json(args)

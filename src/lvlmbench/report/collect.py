@@ -24,7 +24,7 @@ from lvlmbench.judging.pairwise import PAIRWISE
 from lvlmbench.judging.pairwise_report import judges_for, pairwise_report
 from lvlmbench.report._common import LEVELS, pct
 from lvlmbench.report.experiments import leakage_summary, position_bias_summary, rekeyed_sources
-from lvlmbench.report.experiments_ab import ab_experiments_summary
+from lvlmbench.report.experiments_design import design_experiments_summary
 from lvlmbench.report.judged import judged_data
 from lvlmbench.report.scores import hallucination_scores, touchstone_scores
 from lvlmbench.report.summary import BenchmarkSummary, ReportData, Row
@@ -289,7 +289,7 @@ def benchmark_summary(
         "hallucination": judged["hallucination"],
         "position_bias": position_bias_summary(store, name, listed),
         "leakage": leakage_summary(store, name),
-        "ab_experiments": ab_experiments_summary(store, name, by_level),
+        "ab_experiments": design_experiments_summary(store, name, by_level),
     }
     # People's votes only where there are some: a store without votes reports as before.
     if judged[HUMAN]:
