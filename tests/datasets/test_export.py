@@ -12,6 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from PIL import Image
+from pngs import marked_image
 from typer.testing import CliRunner
 
 from lvlmbench.cli import app
@@ -23,16 +24,8 @@ BENCH = "exp-bench"
 runner = CliRunner()
 
 
-def _png(colour: str, size: tuple[int, int] = (6, 4)) -> bytes:
-    image = Image.new("RGB", size, colour)
-    image.putpixel((1, 1), (1, 2, 3))  # not a flat colour, so pixel comparisons mean something
-    buffer = io.BytesIO()
-    image.save(buffer, format="PNG")
-    return buffer.getvalue()
-
-
 def _items(store: Store) -> list[BenchmarkItem]:
-    red, blue, green = (store.put_image(_png(c)) for c in ("red", "blue", "green"))
+    red, blue, green = (store.put_image(marked_image(c, (6, 4))) for c in ("red", "blue", "green"))
     meta = {"capability": "spatial understanding", "general_aspect": "position"}
     return [
         BenchmarkItem(
