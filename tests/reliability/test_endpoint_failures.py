@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 from fake_openai_server import FakeOpenAIServer, Faults
 from http_fixture import RecordingServer
+from quiz_store import put_numbered_quiz
 from typer.testing import CliRunner
 
 from lvlmbench.cli import app
-from lvlmbench.ids import content_id
 from lvlmbench.models import (
     CircuitBreaker,
     ErrorKind,
@@ -30,32 +30,16 @@ from lvlmbench.models import (
 )
 from lvlmbench.models._policy import breaker_threshold
 from lvlmbench.runner import run_examinee
-from lvlmbench.store import Store, iter_responses, put_benchmark, put_items
+from lvlmbench.store import Store, iter_responses
 from lvlmbench.store import _schema as tables
-from lvlmbench.types import BenchmarkItem, Message, Status
+from lvlmbench.types import Message, Status
 
 runner = CliRunner()
 ITEMS = 60
 
 
 def _store(path: Path, items: int = ITEMS) -> Store:
-    store = Store.open(str(path))
-    put_benchmark(store, "bench", "test", {})
-    put_items(
-        store,
-        [
-            BenchmarkItem(
-                id=content_id("bench", i),
-                benchmark="bench",
-                kind="mc",
-                question=f"Question {i}?",
-                options={"A": "one", "B": "two", "C": "three", "D": "four"},
-                answer="A",
-            )
-            for i in range(items)
-        ],
-    )
-    return store
+    return put_numbered_quiz(Store.open(str(path)), "bench", items, "A")
 
 
 def _closed_port() -> int:
