@@ -26,7 +26,6 @@ def test_readme_example_runs_as_written(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     monkeypatch.chdir(tmp_path)
-    monkeypatch.delenv("LVLMBENCH_STORE", raising=False)
     # Not as __main__: the renderer's worker processes would re-run a main module (as they
     # would a script without a main guard, which the example's comment asks for).
     runpy.run_path(str(EXAMPLE), run_name="api_example")

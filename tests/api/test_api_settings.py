@@ -30,12 +30,6 @@ def _letter_a(body: dict[str, Any], seen: int) -> tuple[str, str]:
     return "Answer: A", "stop"
 
 
-@pytest.fixture(autouse=True)
-def _clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in ("LVLMBENCH_STORE", "OPENAI_BASE_URL", "OPENAI_API_KEY"):
-        monkeypatch.delenv(name, raising=False)
-
-
 @pytest.fixture
 def db(tmp_path: Path) -> Path:
     return write_quiz(tmp_path / "s.db", BENCH, ITEMS)

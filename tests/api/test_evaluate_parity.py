@@ -173,11 +173,8 @@ def test_generation_settings_and_progress_reach_the_same_requests(tmp_path: Path
 
 
 @pytest.mark.timeout(120)
-def test_workers_from_python_split_the_items_between_processes(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_workers_from_python_split_the_items_between_processes(tmp_path: Path) -> None:
     # The copies are started from the options, not from this process's command line (pytest's).
-    monkeypatch.delenv("LVLMBENCH_STORE", raising=False)
     db = write_quiz(tmp_path / "s.db", BENCH, 10)
     with ChatRecorder(_letter) as server:
         spec = f"openai/m?base_url={server.url}/v1"

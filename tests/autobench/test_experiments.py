@@ -4,7 +4,6 @@ hand from the scripts."""
 
 from __future__ import annotations
 
-import io
 import statistics
 from collections import Counter
 from collections.abc import Callable, Iterator
@@ -12,7 +11,7 @@ from pathlib import Path
 
 import pytest
 from fakes import ScriptedModel
-from PIL import Image
+from pngs import solid_png
 
 from lvlmbench.autobench.experiments import (
     Target,
@@ -41,18 +40,12 @@ N_TF = 2
 COLOURS = ["red", "blue", "green", "black", "white", "orange", "purple", "grey", "pink", "brown"]
 
 
-def _png(colour: str) -> bytes:
-    buffer = io.BytesIO()
-    Image.new("RGB", (8, 8), colour).save(buffer, format="PNG")
-    return buffer.getvalue()
-
-
 def _items(store: Store) -> list[BenchmarkItem]:
     """Eight mc items whose keys are all at "A" (as a biased examiner writes them) and two
     true/false items, each with its own image and description."""
     items = []
     for i in range(N_MC + N_TF):
-        digest = store.put_image(_png(COLOURS[i]))
+        digest = store.put_image(solid_png(COLOURS[i]))
         common = {
             "id": f"item-{i:02d}",
             "benchmark": BENCH,

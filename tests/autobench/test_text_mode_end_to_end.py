@@ -53,12 +53,6 @@ def tiny_sd(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return path
 
 
-@pytest.fixture(autouse=True)
-def offline(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-    monkeypatch.setenv("TRANSFORMERS_OFFLINE", "1")
-
-
 def _picky_eye(call: Call) -> str | None:
     """The examiner's VQA answer: "No" to every check on a third of the pictures (chosen by
     the picture's bytes, so the reply is a pure function of the call), which rejects that

@@ -25,12 +25,6 @@ CAPABILITY = "spatial understanding"
 NAME = "spatial-understanding-s0"
 
 
-@pytest.fixture(autouse=True)
-def _no_store_env(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv("LVLMBENCH_STORE", raising=False)
-    monkeypatch.delenv("LVLMBENCH_IMAGES", raising=False)
-
-
 @dataclass(frozen=True)
 class Generated:
     db: Path

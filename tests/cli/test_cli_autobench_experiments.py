@@ -20,11 +20,6 @@ runner = CliRunner()
 NAME = "tiny"
 
 
-@pytest.fixture(autouse=True)
-def _no_store_env(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv("LVLMBENCH_STORE", raising=False)
-
-
 @pytest.fixture(scope="module")
 def generated(tmp_path_factory: pytest.TempPathFactory) -> Path:
     db = tmp_path_factory.mktemp("gen") / "s.db"
@@ -95,7 +90,7 @@ def test_diversity_needs_a_model_examiner(db: str):
 
 def test_diversity_with_a_topic_biased_examiner(db: str, monkeypatch: pytest.MonkeyPatch):
     monkeypatch.setattr(
-        "lvlmbench.cli.experiment_ab.load_chat_model", lambda spec: TopicBiasedExaminer()
+        "lvlmbench.cli.experiment_design.load_chat_model", lambda spec: TopicBiasedExaminer()
     )
     args = ["diversity", NAME, "--examiner", "fake/topic-biased", "--count", "6", "--store", db]
     data = _json(args)

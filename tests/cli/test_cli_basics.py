@@ -42,9 +42,7 @@ def test_unreachable_server_is_exit_2():
     assert "cannot reach" in result.output
 
 
-def test_missing_key_for_openai_says_which_variable(monkeypatch):
-    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
-    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+def test_missing_key_for_openai_says_which_variable():
     result = runner.invoke(app, ["models", "check", "openai/gpt-4o-mini"])
     assert result.exit_code == 2
     assert "OPENAI_API_KEY" in result.output

@@ -22,12 +22,6 @@ BENCH = "tiny"
 SPEC = "baseline/random"
 
 
-@pytest.fixture(autouse=True)
-def _clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in ("LVLMBENCH_STORE", "LVLMBENCH_IMAGES", "LVLMBENCH_WORKERS"):
-        monkeypatch.delenv(name, raising=False)
-
-
 def _make_store(path: Path) -> Path:
     store = Store.open(str(path))
     put_benchmark(store, BENCH, "test", {})
@@ -183,7 +177,7 @@ def test_a_store_we_may_not_write_opens_read_only(
     # Root may write any file, so permission bits cannot make the store read-only here: the
     # permission check answers "no" instead, and SQLite itself then refuses every write.
     db, before = _read_only_case(tmp_path)
-    monkeypatch.setattr("lvlmbench.store._store.writable", lambda path: False)
+    monkeypatch.setattr("lvlmbench.store._opening.writable", lambda path: False)
     _check_read_only(tmp_path, db, before)
     store = Store.open(str(db))
     # Past our guard: the connection itself is read-only.

@@ -19,12 +19,6 @@ ITEMS = 400
 ORACLE, RANDOM, RANDOM3 = "baseline/oracle", "baseline/random", "baseline/random?seed=3"
 
 
-@pytest.fixture(autouse=True)
-def _no_store_env(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv("LVLMBENCH_STORE", raising=False)
-    monkeypatch.delenv("LVLMBENCH_IMAGES", raising=False)
-
-
 @pytest.fixture
 def db(tmp_path: Path) -> Path:
     """A store holding ITEMS text-only multiple-choice items over 2 aspects × 3 levels."""

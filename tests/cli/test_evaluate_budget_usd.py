@@ -25,13 +25,6 @@ ANSWER_USD = (20 * 1000 + 3 * 2000) / 1e6
 ITEM_USD = 2 * ANSWER_USD  # two examinees
 
 
-@pytest.fixture(autouse=True)
-def _no_store_env(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv("LVLMBENCH_STORE", raising=False)
-    monkeypatch.delenv("LVLMBENCH_IMAGES", raising=False)
-    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
-
-
 @pytest.fixture(scope="module")
 def server() -> Iterator[FakeOpenAIServer]:
     with FakeOpenAIServer() as fake:

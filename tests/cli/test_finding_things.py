@@ -22,12 +22,6 @@ NAME = "spatial-understanding-s0"
 MODELS = ["-m", "baseline/random", "-m", "baseline/oracle"]
 
 
-@pytest.fixture(autouse=True)
-def _no_store_env(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv("LVLMBENCH_STORE", raising=False)
-    monkeypatch.delenv("LVLMBENCH_IMAGES", raising=False)
-
-
 @pytest.fixture(scope="module")
 def evaluated(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A tiny generated benchmark (1 × 2 fine aspects, easy and hard) both baselines answered."""

@@ -31,12 +31,6 @@ PLANNED = 2 * 2 * 2 * 10
 COMPARE = ["--model", ORACLE, "--model", RANDOM, "--until", f"compare:{RANDOM},{ORACLE}"]
 
 
-@pytest.fixture(autouse=True)
-def _no_store_env(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv("LVLMBENCH_STORE", raising=False)
-    monkeypatch.delenv("LVLMBENCH_IMAGES", raising=False)
-
-
 def _run(db: Path, *args: str) -> dict[str, Any]:
     result = runner.invoke(app, ["generate", *PLAN, *args, "--store", str(db), "--json"])
     assert result.exit_code == 0, result.output

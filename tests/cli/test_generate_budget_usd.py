@@ -45,12 +45,6 @@ RANDOM, ORACLE = "baseline/random?price=1000,2000", "baseline/oracle?price=1000,
 COMPARE = ["--model", RANDOM, "--model", ORACLE, "--until", "compare"]
 
 
-@pytest.fixture(autouse=True)
-def _no_store_env(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv("LVLMBENCH_STORE", raising=False)
-    monkeypatch.delenv("LVLMBENCH_IMAGES", raising=False)
-
-
 class Painter:
     """A text-to-image model drawing a square whose shade comes from the prompt."""
 

@@ -72,12 +72,6 @@ def server() -> Any:
         yield running
 
 
-@pytest.fixture(autouse=True)
-def _clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in ("LVLMBENCH_STORE", "OPENAI_BASE_URL", "OPENAI_API_KEY"):
-        monkeypatch.delenv(name, raising=False)
-
-
 def _generate(server: ExaminerServer, db: Path, *flags: str) -> str:
     args = ["generate", "colour naming", "--examiner", f"openai/m?base_url={server.url}/v1"]
     args += ["--images", "procedural", "--mode", "scene", "-n", "1", "-k", "1"]

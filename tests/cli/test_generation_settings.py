@@ -29,12 +29,6 @@ def _always_a(body: dict[str, Any], seen: int) -> tuple[str, str]:
     return "Answer: A", "stop"
 
 
-@pytest.fixture(autouse=True)
-def _clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in ("LVLMBENCH_STORE", "OPENAI_BASE_URL", "OPENAI_API_KEY"):
-        monkeypatch.delenv(name, raising=False)
-
-
 def _items(n: int, strata: list[tuple[str, str]]) -> list[BenchmarkItem]:
     return [
         BenchmarkItem(

@@ -24,12 +24,6 @@ BENCH = "letters"
 N_ITEMS = 4
 
 
-@pytest.fixture(autouse=True)
-def _clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in ("LVLMBENCH_STORE", "OPENAI_BASE_URL", "OPENAI_API_KEY"):
-        monkeypatch.delenv(name, raising=False)
-
-
 @pytest.fixture
 def db(tmp_path: Path) -> Path:
     """A store with one multiple-choice benchmark whose every key is A."""

@@ -41,12 +41,6 @@ def _judge_reply(prompt: str) -> str:
     return "A caption-assisted reference: a cat sits on a mat."
 
 
-@pytest.fixture(autouse=True)
-def _clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in ("LVLMBENCH_STORE", "OPENAI_BASE_URL"):
-        monkeypatch.delenv(name, raising=False)
-
-
 @pytest.fixture
 def judge() -> FakeOpenAIServer:
     with FakeOpenAIServer(answer=_judge_reply) as server:

@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import base64
-import io
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from PIL import Image
+from pngs import marked_image
 
 from lvlmbench.store import Store
 
@@ -16,12 +15,8 @@ COLOURS = {"red": (255, 0, 0), "blue": (0, 0, 255), "green": (0, 255, 0), "grey"
 
 
 def encode(colour: str, size: tuple[int, int] = (8, 6), fmt: str = "PNG") -> bytes:
-    """A small image that is not a flat colour, encoded as ``fmt``."""
-    image = Image.new("RGB", size, COLOURS[colour])
-    image.putpixel((1, 1), (1, 2, 3))
-    buffer = io.BytesIO()
-    image.save(buffer, format=fmt)
-    return buffer.getvalue()
+    """A small image of a colour named in COLOURS that is not a flat colour, as ``fmt``."""
+    return marked_image(COLOURS[colour], size, fmt)
 
 
 @pytest.fixture

@@ -12,6 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from PIL import Image
+from pngs import marked_image
 from typer.testing import CliRunner
 
 from lvlmbench.cli import app
@@ -23,16 +24,8 @@ BENCH = "exp-bench"
 runner = CliRunner()
 
 
-def _png(colour: str, size: tuple[int, int] = (6, 4)) -> bytes:
-    image = Image.new("RGB", size, colour)
-    image.putpixel((1, 1), (1, 2, 3))  # not a flat colour, so pixel comparisons mean something
-    buffer = io.BytesIO()
-    image.save(buffer, format="PNG")
-    return buffer.getvalue()
-
-
 def _items(store: Store) -> list[BenchmarkItem]:
-    red, blue, green = (store.put_image(_png(c)) for c in ("red", "blue", "green"))
+    red, blue, green = (store.put_image(marked_image(c, (6, 4))) for c in ("red", "blue", "green"))
     meta = {"capability": "spatial understanding", "general_aspect": "position"}
     return [
         BenchmarkItem(
@@ -123,12 +116,7 @@ def test_jsonl_export_is_repeatable(store: Store, tmp_path: Path) -> None:
     assert export_jsonl(store, BENCH, tmp_path / "out").read_bytes() == first
 
 
-def test_parquet_loads_with_datasets_offline(
-    store: Store, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setenv("HF_DATASETS_OFFLINE", "1")
-    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-    monkeypatch.setenv("HF_HOME", str(tmp_path / "hf-home"))
+def test_parquet_loads_with_datasets_offline(store: Store, tmp_path: Path) -> None:
     datasets = pytest.importorskip("datasets")
 
     path = tmp_path / "out" / "data.parquet"

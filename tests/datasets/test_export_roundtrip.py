@@ -46,10 +46,7 @@ SETTINGS = GenerateSettings(
 
 
 @pytest.fixture(autouse=True)
-def _offline_hf(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("HF_DATASETS_OFFLINE", "1")
-    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-    monkeypatch.setenv("HF_HOME", str(tmp_path / "hf-home"))
+def _no_worker_processes(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("LVLMBENCH_WORKERS", "0")
 
 

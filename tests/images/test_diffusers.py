@@ -34,16 +34,6 @@ def tiny_sd_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return path
 
 
-@pytest.fixture(autouse=True)
-def diffusers_offline(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Nothing may reach the hub: offline env vars, and the flag huggingface_hub read at import."""
-    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-    monkeypatch.setenv("TRANSFORMERS_OFFLINE", "1")
-    import huggingface_hub.constants
-
-    monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_OFFLINE", True)
-
-
 def _load(directory: Path, **options: object) -> DiffusersTextToImage:
     model = load_image_model(f"diffusers/{directory}", device="cpu", **options)
     assert isinstance(model, DiffusersTextToImage)

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 from http_fixture import RecordingServer
 from PIL import Image
+from pngs import solid_image
 
 from lvlmbench.images import ImageClient, ImageRequest, load_image_model
 from lvlmbench.models import ErrorKind, ProviderError
@@ -18,6 +19,7 @@ from lvlmbench.types import Status
 
 SECRET = "sk-test-SECRET123"
 REQUEST = ImageRequest(prompt="a red square on grey", width=64, height=64, seed=3)
+RED = (200, 30, 40)
 
 
 @pytest.fixture
@@ -28,14 +30,7 @@ def server() -> Iterator[RecordingServer]:
 
 @pytest.fixture(autouse=True)
 def _key(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
     monkeypatch.setenv("OPENAI_API_KEY", SECRET)
-
-
-def _image(fmt: str, size: tuple[int, int] = (64, 64)) -> bytes:
-    buffer = io.BytesIO()
-    Image.new("RGB", size, (200, 30, 40)).save(buffer, format=fmt)
-    return buffer.getvalue()
 
 
 def _b64_reply(data: bytes, revised: str | None = None) -> dict[str, Any]:
@@ -55,7 +50,7 @@ def _decoded(png: bytes | None) -> Image.Image:
 
 
 async def test_dall_e_request_asks_for_base64(server: RecordingServer) -> None:
-    png = _image("PNG")
+    png = solid_image(RED, (64, 64), "PNG")
     server.reply(_b64_reply(png, revised="A red square, centred."))
     model = _load(server, "dall-e-3", quality="hd", style="natural")
     out = await model.generate(REQUEST)
@@ -81,7 +76,7 @@ async def test_dall_e_request_asks_for_base64(server: RecordingServer) -> None:
 async def test_gpt_image_gets_no_response_format_and_jpeg_becomes_png(
     server: RecordingServer,
 ) -> None:
-    server.reply(_b64_reply(_image("JPEG")))
+    server.reply(_b64_reply(solid_image(RED, (64, 64), "JPEG")))
     model = _load(server, "gpt-image-1")
     out = await model.generate(REQUEST)
     await model.aclose()
@@ -96,8 +91,8 @@ async def test_gpt_image_gets_no_response_format_and_jpeg_becomes_png(
 async def test_each_redraw_seed_reaches_a_compatible_server(server: RecordingServer) -> None:
     """A deterministic server answers one payload with one picture: a redraw of a rejected
     image is only a new picture if its request differs, so the per-attempt seed is sent."""
-    server.reply(_b64_reply(_image("PNG")))
-    server.reply(_b64_reply(_image("PNG")))
+    server.reply(_b64_reply(solid_image(RED, (64, 64), "PNG")))
+    server.reply(_b64_reply(solid_image(RED, (64, 64), "PNG")))
     model = _load(server)
     await model.generate(REQUEST)
     await model.generate(REQUEST.model_copy(update={"seed": 4}))
@@ -109,7 +104,7 @@ async def test_each_redraw_seed_reaches_a_compatible_server(server: RecordingSer
 async def test_seed_can_be_turned_off_and_the_official_api_gets_none(
     server: RecordingServer,
 ) -> None:
-    server.reply(_b64_reply(_image("PNG")))
+    server.reply(_b64_reply(solid_image(RED, (64, 64), "PNG")))
     model = _load(server, seed="false")
     await model.generate(REQUEST)
     await model.aclose()
@@ -122,7 +117,7 @@ async def test_seed_can_be_turned_off_and_the_official_api_gets_none(
 async def test_size_option_overrides_the_request_and_resizes_back(
     server: RecordingServer,
 ) -> None:
-    server.reply(_b64_reply(_image("PNG", (128, 128))))
+    server.reply(_b64_reply(solid_image(RED, (128, 128), "PNG")))
     model = _load(server, size="128x128")
     out = await model.generate(REQUEST)
     await model.aclose()
@@ -134,7 +129,7 @@ async def test_size_option_overrides_the_request_and_resizes_back(
 
 
 async def test_url_reply_is_downloaded_without_the_key(server: RecordingServer) -> None:
-    png = _image("PNG")
+    png = solid_image(RED, (64, 64), "PNG")
     server.reply({"data": [{"url": f"{server.url}/files/img.png"}]})
     server.reply(png)
     model = _load(server, "dall-e-2")
@@ -220,7 +215,7 @@ def test_cache_identity_changes_with_quality_but_not_timeout(server: RecordingSe
 async def test_image_client_serves_the_second_request_from_the_cache(
     server: RecordingServer, tmp_path: Any
 ) -> None:
-    server.reply(_b64_reply(_image("JPEG")))
+    server.reply(_b64_reply(solid_image(RED, (64, 64), "JPEG")))
     store = Store.open(str(tmp_path / "s.db"))
     client = ImageClient(_load(server), store)
 

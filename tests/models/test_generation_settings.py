@@ -34,8 +34,6 @@ def server() -> Iterator[RecordingServer]:
 
 @pytest.fixture(autouse=True)
 def _keys(monkeypatch: pytest.MonkeyPatch) -> None:
-    for var in ("ANTHROPIC_BASE_URL", "GOOGLE_BASE_URL", "OPENAI_BASE_URL", "GEMINI_API_KEY"):
-        monkeypatch.delenv(var, raising=False)
     monkeypatch.setenv("ANTHROPIC_API_KEY", "k")
     monkeypatch.setenv("GOOGLE_API_KEY", "k")
 

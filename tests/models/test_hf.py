@@ -142,16 +142,6 @@ def tiny_text_llama_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return path
 
 
-@pytest.fixture(autouse=True)
-def hf_offline(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Nothing may reach the hub: offline env vars, and the flag huggingface_hub read at import."""
-    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-    monkeypatch.setenv("TRANSFORMERS_OFFLINE", "1")
-    import huggingface_hub.constants
-
-    monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_OFFLINE", True)
-
-
 def _image(colour: tuple[int, int, int], size: tuple[int, int] = (40, 50)) -> ImagePart:
     picture = Image.new("RGB", size, colour)
     picture.paste((255, 255, 255), (5, 5, 20, 20))

@@ -34,12 +34,6 @@ def tiny_llava_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return path
 
 
-@pytest.fixture(autouse=True)
-def hf_offline(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-    monkeypatch.setenv("TRANSFORMERS_OFFLINE", "1")
-
-
 def _load(directory: Path, **options: object) -> HFChatModel:
     model = load_chat_model(f"hf/{directory}", device="cpu", **options)
     assert isinstance(model, HFChatModel)

@@ -16,7 +16,9 @@ import pytest
 torch = pytest.importorskip("torch")
 pytest.importorskip("transformers")
 
-from lvlmbench.models._hf_engine import Capacity, Group, Replica  # noqa: E402
+from lvlmbench.models._hf_backend import Group  # noqa: E402
+from lvlmbench.models._hf_capacity import Capacity  # noqa: E402
+from lvlmbench.models._hf_engine import Replica  # noqa: E402
 from lvlmbench.models._hf_memory import (  # noqa: E402
     MEMORY_SHARE,
     PROBE_ROWS,

@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 from http_fixture import RecordingServer
 from PIL import Image
+from pngs import solid_image
 from pydantic import BaseModel
 from sqlalchemy import String, Text, select
 
@@ -43,20 +44,12 @@ def server() -> Iterator[RecordingServer]:
 
 @pytest.fixture(autouse=True)
 def _keys(monkeypatch: pytest.MonkeyPatch) -> None:
-    for var in ("ANTHROPIC_BASE_URL", "GOOGLE_BASE_URL", "GEMINI_API_KEY"):
-        monkeypatch.delenv(var, raising=False)
     monkeypatch.setenv("ANTHROPIC_API_KEY", SECRET)
     monkeypatch.setenv("GOOGLE_API_KEY", SECRET)
 
 
-def _image_bytes(fmt: str, size: tuple[int, int] = (3, 2)) -> bytes:
-    buffer = io.BytesIO()
-    Image.new("RGB", size, (200, 30, 40)).save(buffer, format=fmt)
-    return buffer.getvalue()
-
-
-PNG = _image_bytes("PNG")
-JPEG = _image_bytes("JPEG")
+PNG = solid_image((200, 30, 40), (3, 2), "PNG")
+JPEG = solid_image((200, 30, 40), (3, 2), "JPEG")
 
 
 def _conversation(*images: bytes) -> list[Message]:
@@ -220,7 +213,8 @@ async def test_anthropic_converts_unsupported_image_formats_to_png(server: Recor
     server.reply(anthropic_reply())
     model = ANTHROPIC.load(server)
     await model.generate(
-        [Message.user(ImagePart.from_bytes(_image_bytes("BMP")))], GenerationConfig()
+        [Message.user(ImagePart.from_bytes(solid_image((200, 30, 40), (3, 2), "BMP")))],
+        GenerationConfig(),
     )
     await model.aclose()
 

@@ -18,12 +18,6 @@ from lvlmbench.models import (
 )
 
 
-@pytest.fixture(autouse=True)
-def _no_endpoint_env(monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in ("OPENAI_BASE_URL", "ANTHROPIC_BASE_URL", "GOOGLE_BASE_URL"):
-        monkeypatch.delenv(name, raising=False)
-
-
 @pytest.mark.parametrize(
     ("spec", "identity"),
     [

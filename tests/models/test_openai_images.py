@@ -6,7 +6,6 @@ from __future__ import annotations
 import base64
 import datetime
 import hashlib
-import io
 import json
 import struct
 import zlib
@@ -15,7 +14,7 @@ from pathlib import Path
 
 import pytest
 from http_fixture import RecordingServer
-from PIL import Image
+from pngs import solid_image
 
 from lvlmbench.ids import canonical_json
 from lvlmbench.models import ModelClient, load_chat_model
@@ -38,12 +37,6 @@ def _completion(text: str = "A") -> dict[str, object]:
     }
 
 
-def _jpeg(colour: tuple[int, int, int]) -> bytes:
-    buffer = io.BytesIO()
-    Image.new("RGB", (16, 8), colour).save(buffer, format="JPEG", quality=90)
-    return buffer.getvalue()
-
-
 def _image_urls(body: dict[str, object]) -> list[str]:
     messages = body["messages"]
     assert isinstance(messages, list)
@@ -60,7 +53,7 @@ async def test_a_stored_jpeg_is_sent_as_its_own_bytes(
     server: RecordingServer, tmp_path: Path
 ) -> None:
     store = Store.open(str(tmp_path / "s.db"))
-    jpeg = _jpeg((10, 120, 200))
+    jpeg = solid_image((10, 120, 200), (16, 8), "JPEG", quality=90)
     digest = store.put_image(jpeg)
     part = ImagePart.from_path(store.image_path(digest), sha256=digest)
     model = load_chat_model(f"openai/m?base_url={server.url}/v1")
@@ -83,7 +76,7 @@ async def test_the_data_url_is_built_once_per_image(
     server: RecordingServer, tmp_path: Path
 ) -> None:
     path = tmp_path / "picture.jpg"
-    jpeg = _jpeg((1, 2, 3))
+    jpeg = solid_image((1, 2, 3), (16, 8), "JPEG", quality=90)
     path.write_bytes(jpeg)
     digest = hashlib.sha256(jpeg).hexdigest()  # as the store passes it for its images
     model = load_chat_model(f"openai/m?base_url={server.url}/v1")
@@ -101,7 +94,10 @@ async def test_the_data_url_is_built_once_per_image(
 
 
 def test_spliced_body_equals_the_plain_encoding() -> None:
-    jpeg, other = _jpeg((200, 0, 0)), _jpeg((0, 200, 0))
+    jpeg, other = (
+        solid_image((200, 0, 0), (16, 8), "JPEG", quality=90),
+        solid_image((0, 200, 0), (16, 8), "JPEG", quality=90),
+    )
     messages = [
         Message.system("Be brief."),
         Message.user("Compare", ImagePart.from_bytes(jpeg), ImagePart.from_bytes(other)),

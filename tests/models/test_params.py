@@ -45,8 +45,6 @@ def server() -> Iterator[RecordingServer]:
 
 @pytest.fixture(autouse=True)
 def _keys(monkeypatch: pytest.MonkeyPatch) -> None:
-    for var in ("OPENAI_BASE_URL", "ANTHROPIC_BASE_URL", "GOOGLE_BASE_URL", "GEMINI_API_KEY"):
-        monkeypatch.delenv(var, raising=False)
     for var in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GOOGLE_API_KEY"):
         monkeypatch.setenv(var, "sk-test-key")
 

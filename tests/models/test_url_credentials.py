@@ -37,8 +37,6 @@ def server() -> Iterator[RecordingServer]:
 def _keys(monkeypatch: pytest.MonkeyPatch) -> None:
     for var in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GOOGLE_API_KEY"):
         monkeypatch.setenv(var, "sk-also-set-0123456789")  # beside the URL's credentials
-    for var in ("OPENAI_BASE_URL", "ANTHROPIC_BASE_URL", "GOOGLE_BASE_URL"):
-        monkeypatch.delenv(var, raising=False)
 
 
 def _with_credentials(url: str, password: str = WRITTEN) -> str:

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from fake_openai_server import FakeOpenAIServer, Faults
 from http_fixture import RecordingServer
+from quiz_store import put_numbered_quiz
 from typer.testing import CliRunner
 
 from lvlmbench.cli import app
@@ -38,17 +39,22 @@ runner = CliRunner()
 ITEMS = 60
 
 
-def _store(path: Path, items: int = ITEMS, open_ended: bool = False) -> Store:
-    """``items`` keyed items, or open-ended ones with a reference (what a judge judges)."""
+def _store(path: Path, items: int = ITEMS) -> Store:
+    return put_numbered_quiz(Store.open(str(path)), "bench", items, "A")
+
+
+def _open_store(path: Path, items: int) -> Store:
+    """Open-ended items with a reference: what a judge judges (it refuses keyed ones)."""
     store = Store.open(str(path))
     put_benchmark(store, "bench", "test", {})
-    keyed = {"kind": "mc", "options": {"A": "one", "B": "two", "C": "three", "D": "four"}}
-    shape = {"kind": "open", "reference": "One."} if open_ended else {**keyed, "answer": "A"}
     put_items(
         store,
         [
             BenchmarkItem(
-                id=content_id("bench", i), benchmark="bench", question=f"Question {i}?", **shape
+                id=content_id("bench", i),
+                benchmark="bench",
+                question=f"Question {i}?",
+                reference="One.",
             )
             for i in range(items)
         ],
@@ -258,7 +264,7 @@ def test_log_records_are_masked_whatever_the_handler(caplog: pytest.LogCaptureFi
 @pytest.mark.timeout(30)
 def test_judging_with_a_dead_judge_stops_at_once(tmp_path: Path) -> None:
     db = tmp_path / "s.db"
-    _store(db, items=4, open_ended=True)  # a judge refuses keyed items before any call
+    _open_store(db, items=4)
     judge = f"openai/j?base_url=http://127.0.0.1:{_closed_port()}/v1"
     args = ["judge", "pairwise", "bench", "-m", "baseline/prior", "-m", "baseline/random"]
     result = runner.invoke(app, [*args, "-j", judge, "--store", str(db)])

@@ -8,13 +8,13 @@ from pathlib import Path
 
 import pytest
 from fake_openai_server import FakeOpenAIServer, Faults
+from quiz_store import put_numbered_quiz
 
-from lvlmbench.ids import content_id
 from lvlmbench.models import ModelClient, RetryPolicy, load_chat_model
 from lvlmbench.runner import run_examinee
-from lvlmbench.store import Store, iter_responses, put_benchmark, put_items
+from lvlmbench.store import Store, iter_responses
 from lvlmbench.store import _schema as tables
-from lvlmbench.types import BenchmarkItem, Status
+from lvlmbench.types import Status
 
 ITEMS = 120
 FAULTS = Faults(
@@ -31,23 +31,7 @@ FAULTS = Faults(
 
 
 def _store(path: Path) -> Store:
-    store = Store.open(str(path))
-    put_benchmark(store, "faulty", "test", {})
-    put_items(
-        store,
-        [
-            BenchmarkItem(
-                id=content_id("faulty", i),
-                benchmark="faulty",
-                kind="mc",
-                question=f"Question {i}?",
-                options={"A": "one", "B": "two", "C": "three", "D": "four"},
-                answer="A",
-            )
-            for i in range(ITEMS)
-        ],
-    )
-    return store
+    return put_numbered_quiz(Store.open(str(path)), "faulty", ITEMS, "A")
 
 
 @pytest.mark.timeout(120)

@@ -14,33 +14,16 @@ from typing import Any
 import pytest
 from cli_runs import count_rows
 from fake_openai_server import FakeOpenAIServer
+from quiz_store import put_numbered_quiz
 
-from lvlmbench.ids import content_id
-from lvlmbench.store import Store, iter_responses, put_benchmark, put_items
-from lvlmbench.types import BenchmarkItem
+from lvlmbench.store import Store, iter_responses
 
 ITEMS = 150
 BENCH = "killable"
 
 
 def _store(path: Path) -> None:
-    store = Store.open(str(path))
-    put_benchmark(store, BENCH, "test", {})
-    put_items(
-        store,
-        [
-            BenchmarkItem(
-                id=content_id(BENCH, i),
-                benchmark=BENCH,
-                kind="mc",
-                question=f"Question {i}?",
-                options={"A": "one", "B": "two", "C": "three", "D": "four"},
-                answer="B",
-            )
-            for i in range(ITEMS)
-        ],
-    )
-    store.close()
+    put_numbered_quiz(Store.open(str(path)), BENCH, ITEMS, "B").close()
 
 
 def _evaluate(db: Path, url: str) -> subprocess.Popen[bytes]:

@@ -10,34 +10,17 @@ from pathlib import Path
 
 import pytest
 from fake_openai_server import FakeOpenAIServer
+from quiz_store import put_numbered_quiz
 
-from lvlmbench.ids import content_id
-from lvlmbench.store import Store, put_benchmark, put_items
+from lvlmbench.store import Store
 from lvlmbench.store import _schema as tables
-from lvlmbench.types import BenchmarkItem
 
 ITEMS = 120
 BENCH = "shared"
 
 
 def _store(path: Path | str) -> None:
-    store = Store.open(str(path))
-    put_benchmark(store, BENCH, "test", {})
-    put_items(
-        store,
-        [
-            BenchmarkItem(
-                id=content_id(BENCH, i),
-                benchmark=BENCH,
-                kind="mc",
-                question=f"Question {i}?",
-                options={"A": "one", "B": "two", "C": "three", "D": "four"},
-                answer="B",
-            )
-            for i in range(ITEMS)
-        ],
-    )
-    store.close()
+    put_numbered_quiz(Store.open(str(path)), BENCH, ITEMS, "B").close()
 
 
 @pytest.mark.timeout(180)

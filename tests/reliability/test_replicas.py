@@ -11,37 +11,21 @@ from pathlib import Path
 
 import pytest
 from fake_openai_server import FakeOpenAIServer, Faults
+from quiz_store import put_numbered_quiz
 from typer.testing import CliRunner
 
 from lvlmbench.cli import app
-from lvlmbench.ids import content_id
 from lvlmbench.models import ModelClient, RetryPolicy, RunAborted, load_chat_model
 from lvlmbench.runner import run_examinee
-from lvlmbench.store import Store, iter_responses, put_benchmark, put_items
-from lvlmbench.types import BenchmarkItem, Status
+from lvlmbench.store import Store, iter_responses
+from lvlmbench.types import Status
 
 runner = CliRunner()
 FAST_RETRY = RetryPolicy(max_retries=3, base_delay=0.01, max_delay=0.05)
 
 
 def _store(path: Path, items: int) -> Store:
-    store = Store.open(str(path))
-    put_benchmark(store, "bench", "test", {})
-    put_items(
-        store,
-        [
-            BenchmarkItem(
-                id=content_id("bench", i),
-                benchmark="bench",
-                kind="mc",
-                question=f"Question {i}?",
-                options={"A": "one", "B": "two", "C": "three", "D": "four"},
-                answer="A",
-            )
-            for i in range(items)
-        ],
-    )
-    return store
+    return put_numbered_quiz(Store.open(str(path)), "bench", items, "A")
 
 
 def _closed_port_url() -> str:

@@ -32,7 +32,6 @@ def test_url_credentials_are_sent_and_never_shown_or_stored(
     password: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", "sk-set-as-well-0123456789")  # what made aiohttp raise
-    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
     db = write_quiz(tmp_path / "s.db", "bench", 6)
     token = base64.b64encode(f"alice:{password}".encode()).decode()
     with FakeOpenAIServer(echo_key=True) as server:

@@ -255,7 +255,7 @@ def test_a_read_only_store_from_before_these_tables_still_rates(
         for table in ("annotators", "exclusions", "web_votes"):
             conn.exec_driver_sql(f"DROP TABLE {table}")
     store.close()
-    monkeypatch.setattr("lvlmbench.store._store.writable", lambda path: False)
+    monkeypatch.setattr("lvlmbench.store._opening.writable", lambda path: False)
     url = store.url
     reader = Store.open(url)
     assert reader.read_only

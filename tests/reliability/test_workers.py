@@ -16,31 +16,17 @@ from pathlib import Path
 import pytest
 from fake_openai_server import FakeOpenAIServer
 from PIL import Image
+from quiz_store import put_numbered_quiz
 
-from lvlmbench.ids import content_id
-from lvlmbench.store import Store, iter_items, put_benchmark, put_items, put_responses
+from lvlmbench.store import Store, iter_items, put_responses
 from lvlmbench.store import _schema as tables
-from lvlmbench.types import BenchmarkItem, Response
+from lvlmbench.types import Response
 
 BENCH = "workers"
 
 
 def _fill(url: str, items: int) -> None:
-    store = Store.open(url)
-    put_benchmark(store, BENCH, "test", {})
-    questions = [
-        BenchmarkItem(
-            id=content_id(BENCH, i),
-            benchmark=BENCH,
-            kind="mc",
-            question=f"Question {i}?",
-            options={"A": "one", "B": "two", "C": "three", "D": "four"},
-            answer="B",
-        )
-        for i in range(items)
-    ]
-    put_items(store, questions)
-    store.close()
+    put_numbered_quiz(Store.open(url), BENCH, items, "B").close()
 
 
 def _evaluate(url: str, server: FakeOpenAIServer, *extra: str) -> list[str]:
@@ -49,8 +35,8 @@ def _evaluate(url: str, server: FakeOpenAIServer, *extra: str) -> list[str]:
 
 
 def _env(tmp_path: Path, lease_s: float = 60.0) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k != "LVLMBENCH_STORE"}
-    return env | {"LVLMBENCH_IMAGES": str(tmp_path / "images"), "LVLMBENCH_LEASE_S": str(lease_s)}
+    images = str(tmp_path / "images")
+    return {**os.environ, "LVLMBENCH_IMAGES": images, "LVLMBENCH_LEASE_S": str(lease_s)}
 
 
 def _counts(url: str) -> tuple[int, int]:

@@ -4,7 +4,6 @@ report section has data."""
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -127,29 +126,23 @@ def _add_scores(store: Store) -> None:
 @pytest.fixture(scope="session")
 def built(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Built]:
     out = tmp_path_factory.mktemp("report-demo")
-    saved = {
-        k: os.environ.pop(k) for k in ("LVLMBENCH_STORE", "LVLMBENCH_IMAGES") if k in os.environ
-    }
-    try:
-        result = CliRunner().invoke(
-            app,
-            [
-                "demo",
-                "--out",
-                str(out),
-                "--per-aspect",
-                "1",
-                "--capability",
-                "spatial understanding",
-            ],
-        )
-        assert result.exit_code == 0, result.output
-        store = Store.open(str(out / "lvlmbench.db"))
-        _add_hostile(store)
-        _add_pairwise(store)
-        _add_scores(store)
-        files = write_report(store, out / "report" / "report.html")
-        yield Built(store, files, files.html.read_text(encoding="utf-8"))
-        store.close()
-    finally:
-        os.environ.update(saved)
+    result = CliRunner().invoke(
+        app,
+        [
+            "demo",
+            "--out",
+            str(out),
+            "--per-aspect",
+            "1",
+            "--capability",
+            "spatial understanding",
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    store = Store.open(str(out / "lvlmbench.db"))
+    _add_hostile(store)
+    _add_pairwise(store)
+    _add_scores(store)
+    files = write_report(store, out / "report" / "report.html")
+    yield Built(store, files, files.html.read_text(encoding="utf-8"))
+    store.close()

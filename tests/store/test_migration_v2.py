@@ -181,8 +181,7 @@ def test_a_schema_1_store_migrates_without_losing_rows(store_url: str) -> None:
     assert _counts(path) == before
 
 
-def test_plain_specs_keep_matching_their_schema_1_rows(store_url: str, monkeypatch) -> None:
-    monkeypatch.delenv("LVLMBENCH_STORE", raising=False)
+def test_plain_specs_keep_matching_their_schema_1_rows(store_url: str) -> None:
     path = store_url
     _v1_store(path)
     runner = CliRunner()
@@ -198,8 +197,7 @@ def test_plain_specs_keep_matching_their_schema_1_rows(store_url: str, monkeypat
     assert _counts(path)["responses"] == N_ITEMS * len(EXAMINEES)
 
 
-def test_store_info_names_the_legacy_identities(tmp_path: Path, monkeypatch) -> None:
-    monkeypatch.delenv("LVLMBENCH_STORE", raising=False)
+def test_store_info_names_the_legacy_identities(tmp_path: Path) -> None:
     old, new = tmp_path / "old.db", tmp_path / "new.db"
     _v1_store(old)
     runner = CliRunner()

@@ -3,6 +3,8 @@
 import sqlite3
 import time
 
+from pngs import solid_png
+
 from lvlmbench.store import (
     Leases,
     Store,
@@ -77,20 +79,13 @@ def test_stored_item_texts_of_a_batch_of_ids_and_the_next_place(store_url, tmp_p
 
 def test_put_images_stores_each_picture_once_with_its_row(store_url, tmp_path):
     import hashlib
-    import io
-
-    from PIL import Image
-
-    def png(shade: int) -> bytes:
-        buffer = io.BytesIO()
-        Image.new("RGB", (3, 2), (shade, 0, 0)).save(buffer, format="PNG")
-        return buffer.getvalue()
 
     store = _open(store_url, tmp_path)
-    pictures = [png(n) for n in range(12)] + [png(3)]  # more than a few: written in parallel
+    # More than a few (written in parallel), the fourth twice.
+    pictures = [solid_png((n, 0, 0), (3, 2)) for n in [*range(12), 3]]
     digests = store.put_images(pictures)
     assert digests == [hashlib.sha256(p).hexdigest() for p in pictures]
-    assert digests[-1] == digests[3] and store.put_image(png(3)) == digests[3]
+    assert digests[-1] == digests[3] and store.put_image(solid_png((3, 0, 0), (3, 2))) == digests[3]
     assert sorted(p.name for p in (tmp_path / "images").iterdir()) == sorted(
         f"{d}.png" for d in set(digests)
     )
@@ -227,7 +222,7 @@ def test_a_read_only_store_made_before_the_counter_has_no_revision(tmp_path, mon
     store.close()
     with sqlite3.connect(path) as con:  # as an older lvlmbench left it
         con.execute("DROP TABLE revision")
-    monkeypatch.setattr("lvlmbench.store._store.writable", lambda _path: False)
+    monkeypatch.setattr("lvlmbench.store._opening.writable", lambda _path: False)
     old = Store.open(str(path))
     assert old.read_only and old.revision() is None  # nothing computed from it may be reused
     assert count_items(old, "b") == 1

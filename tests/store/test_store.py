@@ -1,9 +1,8 @@
 import hashlib
-import io
 import sqlite3
 
 import pytest
-from PIL import Image
+from pngs import solid_image
 
 from lvlmbench.store import (
     MIGRATIONS,
@@ -61,15 +60,13 @@ def test_artifacts_round_trip(store_url, tmp_path):
     assert get_artifact(store, "run", "aspects", "k") == {"aspects": ["a", "b"]}
 
 
-def _encoded(fmt: str, colour: str = "red") -> bytes:
-    buf = io.BytesIO()
-    Image.new("RGB", (3, 2), colour).save(buf, format=fmt)
-    return buf.getvalue()
-
-
 def test_images_are_content_addressed_and_png_jpeg_kept_as_given(store_url, tmp_path):
     store = Store.open(store_url, images_dir=tmp_path / "images")
-    png, jpeg, gif = _encoded("PNG"), _encoded("JPEG"), _encoded("GIF", "blue")
+    png, jpeg, gif = (
+        solid_image("red", (3, 2), "PNG"),
+        solid_image("red", (3, 2), "JPEG"),
+        solid_image("blue", (3, 2), "GIF"),
+    )
     # A PNG's id is the hash of its bytes, as it always was: stores made earlier keep theirs.
     assert store.put_image(png) == hashlib.sha256(png).hexdigest()
     digest = store.put_image(jpeg)
@@ -90,6 +87,19 @@ def test_images_are_content_addressed_and_png_jpeg_kept_as_given(store_url, tmp_
         store.put_image(jpeg[: len(jpeg) // 2])  # a truncated JPEG is refused, not kept
     with pytest.raises(StoreError, match="not an image hash"):
         store.image_path("../../etc/passwd")
+
+
+def test_an_image_file_lost_since_is_written_again_when_put_again(store_url, tmp_path):
+    """A cleared images directory is mended by putting the same pictures again, even within the
+    process that first stored them: a row never lacks its file."""
+    store = Store.open(store_url, images_dir=tmp_path / "images")
+    png, jpeg = solid_image("red", (3, 2), "PNG"), solid_image("red", (3, 2), "JPEG")
+    digests = store.put_images([png, jpeg])
+    for digest in digests:
+        store.image_path(digest).unlink()
+    assert store.put_images([png, jpeg]) == digests
+    assert [store.read_image(digest) for digest in digests] == [png, jpeg]
+    assert store.count(tables.images) == 2
 
 
 def test_newer_schema_is_refused_and_older_migrated(tmp_path):

@@ -37,12 +37,6 @@ def _letter_a(body: dict[str, Any], seen: int) -> tuple[str, str]:
     return "Answer: A", "stop"
 
 
-@pytest.fixture(autouse=True)
-def _clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in ("LVLMBENCH_STORE", "OPENAI_BASE_URL", "OPENAI_API_KEY"):
-        monkeypatch.delenv(name, raising=False)
-
-
 def _client(db: Path) -> Iterator[TestClient]:
     store = Store.open(str(db))
     try:
@@ -102,7 +96,7 @@ def test_a_store_from_before_prompts_were_kept_reads_and_gains_the_text_on_a_rer
         evaluate_json(db, BENCH, "-m", spec, "--system-prompt", PROMPT)
         with sqlite3.connect(db) as conn:  # as an older lvlmbench left it
             conn.execute("DROP TABLE system_prompts")
-        monkeypatch.setattr("lvlmbench.store._store.writable", lambda _path: False)
+        monkeypatch.setattr("lvlmbench.store._opening.writable", lambda _path: False)
         for client in _client(db):  # read-only: no table is created, none is needed
             page = client.get(f"/b/{BENCH}/items/q0000")
         monkeypatch.undo()

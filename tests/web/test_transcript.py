@@ -74,12 +74,6 @@ def db(tmp_path: Path) -> Path:
     return path
 
 
-@pytest.fixture(autouse=True)
-def _clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in ("LVLMBENCH_STORE", "OPENAI_BASE_URL", "OPENAI_API_KEY"):
-        monkeypatch.delenv(name, raising=False)
-
-
 def _evaluate(db: Path, spec: str) -> None:
     result = runner.invoke(cli, ["evaluate", BENCH, "-m", spec, "--store", str(db)])
     assert result.exit_code == 0, result.output

@@ -28,7 +28,7 @@ from lvlmbench.cli._common import (
 )
 from lvlmbench.cli._runs import run_models
 from lvlmbench.cli.evaluate import Models
-from lvlmbench.cli.experiment_ab import register
+from lvlmbench.cli.experiment_design import register
 from lvlmbench.models import DEFAULT_CONCURRENCY, display_names, resolve_spec
 from lvlmbench.store import Store, require_benchmark
 from lvlmbench.workflows import check_specs

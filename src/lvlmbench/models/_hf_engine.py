@@ -19,88 +19,25 @@ from __future__ import annotations
 
 import contextlib
 import gc
-import math
 import queue
 import threading
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
 
 import torch
 
 from lvlmbench.models._api import ErrorKind, ProviderError
-from lvlmbench.models._hf_memory import (
-    PROBE_ROWS,
-    DeviceMemory,
-    rows_for_decoding,
-    rows_for_generate,
-)
+from lvlmbench.models._hf_backend import Backend, Group
+from lvlmbench.models._hf_capacity import Capacity
+from lvlmbench.models._hf_memory import DeviceMemory
 from lvlmbench.models._hf_queue import Job, Pending
-from lvlmbench.models._hf_rows import Decoding, Row, Vocabulary
+from lvlmbench.models._hf_rows import Decoding, Row
 
-__all__ = ["BatchLog", "Capacity", "Group", "Replica", "group_size"]
+__all__ = ["BatchLog", "Replica"]
 
 READY_GROUPS = 2
 """Groups prepared ahead of the generation thread."""
-
-
-def group_size(capacity: int, continuous: bool) -> int:
-    """Rows prepared (and prefilled) together. A whole batch when rows cannot leave early;
-    otherwise an eighth of it, so that a refill waits for few free rows, but at least 16 rows
-    (or the whole batch) so that a prefill stays one large forward rather than many small ones."""
-    if not continuous:
-        return capacity
-    return max(min(capacity, 16), math.ceil(capacity / 8))
-
-
-@dataclass
-class Group:
-    """Jobs prepared together: the processor's output for the rows that could be read."""
-
-    jobs: list[Job]
-    inputs: Any
-    """The processor's batch (CPU tensors), or None when no row could be read."""
-    prompt_tokens: list[int] = field(default_factory=list)
-    size: int = 0
-    """The group size it was cut for (a batch size changed since makes it stale)."""
-
-
-class Backend(Protocol):
-    """What a replica needs from the model it runs (:class:`lvlmbench.models.hf.HFChatModel`)."""
-
-    def load_replica(self, device: str) -> Any: ...
-
-    def batch_key(self, continuous: bool) -> Callable[[Any], Any] | None: ...
-
-    def prepare_group(self, loaded: Any, jobs: list[Job]) -> Group: ...
-
-    def to_device(self, loaded: Any, inputs: Any) -> dict[str, Any]: ...
-
-    def generate_group(self, loaded: Any, group: Group) -> list[Any]: ...
-
-    def make_row(self, job: Job, prompt_tokens: int) -> Row: ...
-
-    def vocabulary(self, loaded: Any) -> Vocabulary: ...
-
-    def answer(self, row: Row, seconds: float) -> Any: ...
-
-    def continuous_for(self, loaded: Any) -> bool: ...
-
-    def failure(self, exc: Exception) -> Exception: ...
-
-
-@dataclass
-class Capacity:
-    """How many rows a replica decodes at once, and what sized it."""
-
-    rows: int
-    limit: int
-    """The most ``auto`` may choose (``max_batch_size``), or the fixed batch size."""
-    auto: bool
-    probing: bool = False
-    halvings: int = 0
-    """Out-of-memory errors answered by halving."""
 
 
 @dataclass
@@ -192,7 +129,7 @@ class Replica:
         self.ready_at = time.perf_counter()
         self.continuous = self.continuous and self.backend.continuous_for(self.loaded)
         if self.capacity.auto and self.memory is not None:
-            self.capacity.rows, self.capacity.probing = min(PROBE_ROWS, self.capacity.limit), True
+            self.capacity.start_probe()
         self._decoding = Decoding(self.loaded.model, self.backend.vocabulary(self.loaded))
         if self.overlap:
             prep = threading.Thread(target=self._preparation_thread, name="hf-prepare", daemon=True)
@@ -227,7 +164,7 @@ class Replica:
         """A prepared group of waiting jobs; None once closed, or (not ``block``) when none
         waits. Rows that cannot be read were answered with their error by ``prepare``."""
         while True:
-            size = group_size(self.capacity.rows, self.continuous)
+            size = self.capacity.group(self.continuous)
             key = self.backend.batch_key(self.continuous)
             jobs = self.pending.take(size, block, key, short_ok=self._short_ok)
             if jobs is None or (not jobs and not block):
@@ -242,7 +179,7 @@ class Replica:
         """Whether ``group`` was cut for a batch size since changed (a probe or a halving): its
         rows go back to the queue to be grouped again, rather than run as a batch too large
         for the device or one far smaller than it holds."""
-        if group.size == group_size(self.capacity.rows, self.continuous):
+        if group.size == self.capacity.group(self.continuous):
             return False
         self.pending.put(group.jobs, front=True)
         return True
@@ -284,14 +221,7 @@ class Replica:
             return self._idle and prepared == 0
         decoding = self._decoding
         live = decoding.live if decoding is not None else 0
-        return self.capacity.rows - live - prepared >= self._refill_rows()
-
-    def _refill_rows(self) -> int:
-        """Free rows a running batch waits for before it takes new ones: a quarter of it (at
-        least a group), so that refills are few and large rather than one small prefill, and
-        one copy of the whole cache to merge it, every few steps."""
-        rows = self.capacity.rows
-        return min(rows, max(group_size(rows, True), rows // 4))
+        return self.capacity.rows - live - prepared >= self.capacity.refill_rows()
 
     # One turn of the generation loop -----------------------------------------------------------
 
@@ -324,7 +254,7 @@ class Replica:
         is free; False once closed."""
         decoding = self._decoding
         assert decoding is not None
-        if decoding.live and self.capacity.rows - decoding.live < self._refill_rows():
+        if decoding.live and self.capacity.rows - decoding.live < self.capacity.refill_rows():
             return True
         while True:
             group = self._next_group(block=block and len(decoding) == 0)
@@ -348,13 +278,13 @@ class Replica:
         for row in rows:
             row.group_rows, row.started = len(rows), started
         try:
-            probe = self.capacity.probing and self.memory is not None
-            before = self.memory.mark() if probe and self.memory is not None else 0
+            memory = self._probing()
+            before = memory.mark() if memory is not None else 0
             self.log.refills += decoding.live > 0
             decoding.prefill(self.backend.to_device(self.loaded, group.inputs), rows)
             self.log.groups.append(len(rows))
-            if probe:
-                self._size_from_probe(decoding, before, rows)
+            if memory is not None:
+                self.capacity.size_from_prefill(memory, before, decoding, rows)
         except BaseException:
             # The rows were not merged: they go back (or fail) with the batch's own.
             self._held_back = group.jobs
@@ -362,18 +292,22 @@ class Replica:
 
     def _generate_whole(self, group: Group) -> None:
         """Answer a whole group with one ``generate`` call (models decoded per batch)."""
-        probe = self.capacity.probing and self.memory is not None
-        before = self.memory.mark() if probe and self.memory is not None else 0
+        memory = self._probing()
+        before = memory.mark() if memory is not None else 0
         try:
             outputs = self.backend.generate_group(self.loaded, group)
         except BaseException:
             self._held_back = group.jobs
             raise
         self.log.groups.append(len(group.jobs))
-        if probe:
-            self._size_whole(before, group)
+        if memory is not None:
+            self.capacity.size_from_generate(memory, before, len(group.jobs))
         for job, output in zip(group.jobs, outputs, strict=True):
             job.deliver(output)
+
+    def _probing(self) -> DeviceMemory | None:
+        """The device memory to measure this group's by, while ``auto`` probes; else None."""
+        return self.memory if self.capacity.probing else None
 
     def _deliver(self, ended: list[Row]) -> None:
         now = time.perf_counter()
@@ -382,68 +316,36 @@ class Replica:
 
     # Errors ------------------------------------------------------------------------------------
 
-    def _fail_in_flight(self, error: Exception) -> None:
-        """Fail every unanswered row of the batch (and a group whose prefill failed)."""
+    def _unanswered(self) -> list[Job]:
+        """Take every unanswered row of the batch (and a group whose prefill failed) off it."""
         decoding = self._decoding
         assert decoding is not None
         jobs = [row.ticket for row in decoding.rows if row.finished is None]
         jobs += self._held_back or []
         self._held_back = None
         decoding.clear()
-        for job in jobs:
+        return jobs
+
+    def _fail_in_flight(self, error: Exception) -> None:
+        """Fail every unanswered row of the batch (and a group whose prefill failed)."""
+        for job in self._unanswered():
             job.deliver(error)
 
     def _out_of_memory(self, exc: torch.OutOfMemoryError) -> None:
         """Give every unanswered row back to the queue and halve the batch; a single row that
         does not fit alone fails instead."""
-        decoding = self._decoding
-        assert decoding is not None
-        jobs = [row.ticket for row in decoding.rows if row.finished is None]
-        jobs += self._held_back or []
-        self._held_back = None
-        decoding.clear()
+        jobs = self._unanswered()
         gc.collect()
         if self.device.startswith("cuda"):
             torch.cuda.empty_cache()
-        self.capacity.probing = False
-        if self.capacity.rows <= 1 and len(jobs) <= 1:
-            error = ProviderError(
-                f"{self.spec}: one request does not fit in the device's memory: {exc}"[:500],
-                ErrorKind.FATAL,
-                status_code=413,
-                hint="lower max_tokens, or run the model on a larger device",
-            )
-            for job in jobs:
-                job.deliver(error)
+        if self.capacity.halve(len(jobs)):
+            self.pending.put(jobs, front=True)
             return
-        self.capacity.rows = max(1, min(self.capacity.rows, len(jobs)) // 2)
-        self.capacity.halvings += 1
-        self.pending.put(jobs, front=True)
-
-    # Sizing the batch from the device memory ---------------------------------------------------
-
-    def _size_from_probe(self, decoding: Decoding, before: int, rows: list[Row]) -> None:
-        """After the first prefill: each row's cache at its full length, and the prefill's
-        passing memory, against what the device has free."""
-        assert self.memory is not None
-        cache = decoding.cache_bytes()
-        fits = rows_for_decoding(
-            cache_bytes=cache,
-            cache_positions=len(decoding) * decoding.length,
-            full_positions=decoding.length + max(row.max_tokens for row in rows),
-            transient_bytes=self.memory.peak() - before - cache,
-            rows=len(rows),
-            group_rows=group_size(self.capacity.limit, True),
-            free_bytes=self.memory.free(),
+        error = ProviderError(
+            f"{self.spec}: one request does not fit in the device's memory: {exc}"[:500],
+            ErrorKind.FATAL,
+            status_code=413,
+            hint="lower max_tokens, or run the model on a larger device",
         )
-        self._set_auto(fits)
-
-    def _size_whole(self, before: int, group: Group) -> None:
-        """After the first ``generate`` of a whole group: its peak memory per row."""
-        assert self.memory is not None
-        peak = self.memory.peak() - before
-        self._set_auto(rows_for_generate(peak, len(group.jobs), self.memory.free()))
-
-    def _set_auto(self, fits: int) -> None:
-        self.capacity.rows = max(1, min(self.capacity.limit, fits))
-        self.capacity.probing = False
+        for job in jobs:
+            job.deliver(error)

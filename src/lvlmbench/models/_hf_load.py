@@ -32,7 +32,7 @@ from lvlmbench.models._local import (
 from lvlmbench.types import GenerationConfig, Message, ModelOutput
 
 if TYPE_CHECKING:
-    from lvlmbench.models._hf_engine import Group
+    from lvlmbench.models._hf_backend import Group
 
 __all__ = [
     "DEFAULT_MAX_BATCH",

@@ -16,7 +16,9 @@ from typing import Any
 import torch
 
 from lvlmbench.models._api import ErrorKind, ProviderError
-from lvlmbench.models._hf_engine import BatchLog, Capacity, Group, Replica
+from lvlmbench.models._hf_backend import Group
+from lvlmbench.models._hf_capacity import Capacity
+from lvlmbench.models._hf_engine import BatchLog, Replica
 from lvlmbench.models._hf_generate import finish_row, sampling_of, to_conversation
 from lvlmbench.models._hf_load import (
     HFSettings,
@@ -223,7 +225,7 @@ class HFChatModel:
         if any(device.startswith("cuda") for device in self.devices):
             torch.cuda.empty_cache()
 
-    # What a replica asks of its model (lvlmbench.models._hf_engine.Backend) ------------------
+    # What a replica asks of its model (lvlmbench.models._hf_backend.Backend) ------------------
 
     def load_replica(self, device: str) -> Loaded:
         loaded = load(self, device)

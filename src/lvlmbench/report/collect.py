@@ -26,7 +26,7 @@ from lvlmbench.choice.vlmeval_scores import (
 from lvlmbench.judging import HUMAN
 from lvlmbench.report._common import LEVELS, pct
 from lvlmbench.report.experiments import leakage_summary, position_bias_summary, rekeyed_sources
-from lvlmbench.report.experiments_ab import ab_experiments_summary
+from lvlmbench.report.experiments_design import design_experiments_summary
 from lvlmbench.report.judged import judged_data
 from lvlmbench.report.ranks import with_ranks
 from lvlmbench.report.sections import SectionInput
@@ -210,7 +210,7 @@ def benchmark_summary(
         "hallucination": judged.get("hallucination", []),
         "position_bias": position_bias_summary(store, name, listed),
         "leakage": leakage_summary(store, name),
-        "ab_experiments": ab_experiments_summary(store, name, by_level),
+        "ab_experiments": design_experiments_summary(store, name, by_level),
     }
     # People's votes only where there are some: a store without votes reports as before.
     if judged.get(HUMAN):

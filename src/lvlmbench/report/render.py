@@ -18,7 +18,7 @@ from lvlmbench.report.render_experiments import (
     position_bias_section,
     spread_section,
 )
-from lvlmbench.report.render_experiments_ab import ab_experiment_sections
+from lvlmbench.report.render_experiments_design import design_experiment_sections
 from lvlmbench.report.render_summary import includes_chance, summary_section
 from lvlmbench.report.render_vlmeval import vlmeval_section
 from lvlmbench.report.summary import AccuracyFacet, BenchmarkSummary, ReportData
@@ -236,7 +236,7 @@ def render_benchmark(
         _generation(bench),
         position_bias_section(bench),
         leakage_section(bench),
-        ab_experiment_sections(bench),
+        design_experiment_sections(bench),
         *judged_sections(bench, leave_out),
         extra,
         f"<h3>Gallery</h3>{gallery}" if gallery else "",

@@ -7,7 +7,8 @@ from pathlib import Path
 
 from sqlalchemy.exc import SQLAlchemyError
 
-from lvlmbench.store._store import Store, normalise_url
+from lvlmbench.store._opening import normalise_url
+from lvlmbench.store._store import Store
 
 __all__ = ["discard_if_empty", "sqlite_store_path"]
 

@@ -1,4 +1,5 @@
-"""Report sections of the diversity, aspect-grid, per-level leakage and rank experiments."""
+"""Report sections of the design experiments: topic diversity, the aspect grid, per-level
+leakage and ranks (:mod:`lvlmbench.report.experiments_design` collects them)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from lvlmbench.report._html import fmt, table, td
 from lvlmbench.report.summary import BenchmarkSummary
 from lvlmbench.report.svg import Dot, dot_interval_chart, rank_chart
 
-__all__ = ["ab_experiment_sections"]
+__all__ = ["design_experiment_sections"]
 
 _FIGURES = ("distinct_topics", "topic_entropy", "top_topic_share", "keyword_uniqueness")
 
@@ -192,7 +193,7 @@ def _self_check(figure: dict[str, Any] | None) -> str:
     return note + table(head, body, "ppi")
 
 
-def ab_experiment_sections(bench: BenchmarkSummary) -> str:
+def design_experiment_sections(bench: BenchmarkSummary) -> str:
     """Every section whose experiment the store holds ('' when none)."""
     data = bench.get("ab_experiments") or {}
     return "".join(

@@ -1,5 +1,6 @@
 """`lvlmbench experiment diversity|aspects|leakage-levels|ranks BENCH ...`: the paper's
-diversity, aspect, per-level leakage and per-level rank experiments on a generated benchmark.
+experiments on a generated benchmark's design (its topics' diversity, its aspect grid, its
+difficulty levels), beside the examinee experiments of ``experiment.py``.
 
 Diversity and aspect figures are stored with the benchmark (artifacts of stage
 ``experiment``) so the report shows them; the per-level figures are recomputed from stored

@@ -1,5 +1,5 @@
-"""The diversity, aspect-grid, per-level leakage and per-level rank experiments of one
-benchmark, as the report shows them.
+"""The experiments on one benchmark's design (the diversity of its topics, its aspect grid,
+answer leakage and model ranks per difficulty level), as the report shows them.
 
 Diversity and aspect figures are read back as ``lvlmbench experiment`` stored them; leakage and
 ranks per level are recomputed from stored answers with the functions the commands call.
@@ -17,7 +17,7 @@ from lvlmbench.judging.human_checks import CHECKS, alignment_rates
 from lvlmbench.report._common import pct
 from lvlmbench.store import GenerationReport, Store, get_artifact, get_benchmark
 
-__all__ = ["EXPERIMENT_STAGE", "ab_experiments_summary"]
+__all__ = ["EXPERIMENT_STAGE", "design_experiments_summary"]
 
 EXPERIMENT_STAGE = "experiment"
 """Artifact stage of the stored experiments (``lvlmbench experiment diversity|aspects``)."""
@@ -87,7 +87,7 @@ def _alignment(store: Store, benchmark: str) -> dict[str, Any] | None:
     return {"condition": condition, "rows": rows, "self_check": self_check}
 
 
-def ab_experiments_summary(
+def design_experiments_summary(
     store: Store, benchmark: str, by_level: Sequence[AccuracyRow] | None = None
 ) -> dict[str, Any]:
     """Every figure of these experiments the store holds for ``benchmark`` (empty when none);
