@@ -203,7 +203,7 @@ async def ours(model_dir: Path, items: int, options: str, max_tokens: int, warm_
         log = model.batch_log()
         run = Run(
             seconds,
-            summary.ok + summary.unparseable + summary.refused,
+            summary.ok + summary.unparseable + summary.truncated_unread + summary.refused,
             answers,
             model.batch_rows(),
             model.out_of_memory_halvings(),

@@ -71,7 +71,7 @@ async def _generate(
     backend = ModelBackend(ModelClient(examiner, store), mode="text", k_checks=settings.k_checks)
     images = ImageClient(load_image_model(f"diffusers/{sd}", device="cpu", steps="2"), store)
     try:
-        return await generate_benchmark(store, settings, backend, images)
+        return (await generate_benchmark(store, settings, backend, images)).as_json()
     finally:
         await images.aclose()
 
