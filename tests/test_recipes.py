@@ -6,7 +6,7 @@ registry (the CLI's old format enum) is what made ``import FILE -f newformat`` e
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -109,9 +109,18 @@ async def _run(
     players: Sequence[str],
     client: ModelClient,
     hook: ProgressHook | None,
+    *,
+    only: Collection[str] | None = None,
 ) -> JudgeRunSummary:
     return await run_rated(
-        store, benchmark, players, client, protocol=PROTOCOL, messages=_messages, on_progress=hook
+        store,
+        benchmark,
+        players,
+        client,
+        protocol=PROTOCOL,
+        messages=_messages,
+        on_progress=hook,
+        only=only,
     )
 
 
