@@ -231,3 +231,15 @@ def test_provider_and_protocol_recipes_through_the_cli(
         {"model": f"{PROVIDER}/terse", "mean": 5.0},
         {"model": f"{PROVIDER}/wordy", "mean": 2.0},
     ]
+
+
+def test_a_registered_protocol_judges_a_limit_subset_alone(
+    registered: None, toy_file: Path, tmp_path: Path
+) -> None:
+    db = str(tmp_path / "limited.db")
+    import_dataset(Store.open(db), toy_file, FORMAT, name="caps")
+    models = [f"{PROVIDER}/terse", f"{PROVIDER}/wordy"]
+    run = api.judge("caps", models, f"{PROVIDER}/judge", protocol=PROTOCOL, store=db, limit=1)
+    # One of the two items, each model's answer rated once: 2 ratings, not 4.
+    assert (run.ok, run.total) == (2, 2)
+    assert len({j.item_id for j in iter_judgments(Store.open(db))}) == 1
