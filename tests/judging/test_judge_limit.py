@@ -14,6 +14,7 @@ from judge_script import scripted_judge_reply
 from typer.testing import CliRunner
 
 from lvlmbench.cli import judge as judge_cli
+from lvlmbench.judging import answer_texts, missing_answers
 from lvlmbench.runner import stratified_subset
 from lvlmbench.store import (
     Store,
@@ -146,3 +147,20 @@ def test_a_limit_below_one_is_refused(store_path: str) -> None:
     assert code == 2
     assert "--limit 0: expected a whole number of at least 1" in out
     assert _judged_items(store_path) == set()
+
+
+def test_a_judge_reads_epoch_0s_answer_not_the_last_epoch_written(tmp_path: Path) -> None:
+    # evaluate --epochs 2 stored two answers of m/good on one item; the judge read whichever
+    # the store yielded last (epoch 1's "meh") and its verdicts had no epoch to say so.
+    store = Store.open(str(tmp_path / "e.db"))
+    item = BenchmarkItem(id="e0", benchmark=BENCH, question="Describe it.", reference="A cat.")
+    put_items(store, [item])
+    put_responses(
+        store,
+        [
+            Response(item_id="e0", model="m/good", text="GOOD cat", epoch=0),
+            Response(item_id="e0", model="m/good", text="meh cat", epoch=1),
+        ],
+    )
+    assert answer_texts(store, [item], ["m/good"]) == {"e0": {"m/good": "GOOD cat"}}
+    assert missing_answers(store, BENCH, ["m/good"]) == {"m/good": 0}

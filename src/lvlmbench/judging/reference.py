@@ -124,6 +124,8 @@ def answer_texts(
     ``"reference"`` reads the item's reference field; every other player reads its stored
     default-variant response (status ok or refused: a refusal is a real, poor answer; an error
     response is no answer). Responses that failed are absent, so the unit counts as missing.
+    A model run with ``evaluate --epochs K`` has K answers per item: the judgments (which
+    carry no epoch) are of epoch 0's, never of whichever epoch the store yields last.
     """
     items = list(items)
     wanted = {item.id for item in items}
@@ -135,7 +137,7 @@ def answer_texts(
                     texts[item.id][player] = item.reference
             continue
         for response in iter_responses(store, model=player, variant="default"):
-            if response.item_id in wanted and _usable(response):
+            if response.item_id in wanted and response.epoch == 0 and _usable(response):
                 texts[response.item_id][player] = response.text
     return texts
 
