@@ -186,7 +186,10 @@ async def _judged_here(
             await _write_references(store, benchmark, options, client, load, bars)
         with _bar(bars, f"judge {spec_label(judge)}", client) as hook:
             run = _protocol_run(options, reference)
-            summary = await run(store, benchmark, list(players), client, hook, only=only)
+            # Asked for a subset only: a protocol written before ``only`` existed still runs
+            # every whole-benchmark judgment it did.
+            subset = {} if only is None else {"only": only}
+            summary = await run(store, benchmark, list(players), client, hook, **subset)
     finally:
         await client.aclose()
     if reference == REFERENCE:
