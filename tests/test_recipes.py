@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import csv
 import json
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -111,9 +111,18 @@ async def _run(
     players: Sequence[str],
     client: ModelClient,
     hook: ProgressHook | None,
+    *,
+    only: Collection[str] | None = None,
 ) -> JudgeRunSummary:
     return await run_rated(
-        store, benchmark, players, client, protocol=PROTOCOL, messages=_messages, on_progress=hook
+        store,
+        benchmark,
+        players,
+        client,
+        protocol=PROTOCOL,
+        messages=_messages,
+        on_progress=hook,
+        only=only,
     )
 
 
@@ -254,3 +263,15 @@ def test_protocol_recipe_gets_a_report_section_and_leaderboard_columns(
     markdown = files.leaderboard_md.read_text(encoding="utf-8")
     assert f"| model | terse:{judge} |" in markdown
     assert f"| {models[0]} | 5.00 |" in markdown and f"| {models[1]} | 2.00 |" in markdown
+
+
+def test_a_registered_protocol_judges_a_limit_subset_alone(
+    registered: None, toy_file: Path, tmp_path: Path
+) -> None:
+    db = str(tmp_path / "limited.db")
+    import_dataset(Store.open(db), toy_file, FORMAT, name="caps")
+    models = [f"{PROVIDER}/terse", f"{PROVIDER}/wordy"]
+    run = api.judge("caps", models, f"{PROVIDER}/judge", protocol=PROTOCOL, store=db, limit=1)
+    # One of the two items, each model's answer rated once: 2 ratings, not 4.
+    assert (run.ok, run.total) == (2, 2)
+    assert len({j.item_id for j in iter_judgments(Store.open(db))}) == 1

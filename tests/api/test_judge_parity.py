@@ -116,6 +116,8 @@ def _models_args() -> list[str]:
         ("pairwise", ["--reference-free"], {"reference_free": True}),
         ("score", [], {}),
         ("hallucination", [], {}),
+        ("score", ["--limit", "2"], {"limit": 2}),
+        ("hallucination", ["--limit", "2", "--limit-seed", "1"], {"limit": 2, "limit_seed": 1}),
     ],
 )
 def test_the_same_call_both_ways_stores_the_same_judgments(
@@ -138,6 +140,8 @@ def test_the_same_call_both_ways_stores_the_same_judgments(
     assert (run["ok"], run["missing"], run["protocol"]) == (made.ok, made.missing, made.protocol)
     assert made.ok > 0
     assert _judgments(by_api) == _judgments(by_cli)
+    judged = {row[2] for row in _judgments(by_api)}
+    assert len(judged) == api_options.get("limit", 3)  # a --limit subset alone is judged
     # Asked again through the other door: everything is found done, nothing is asked twice.
     again = runner.invoke(app, [*args, "--json", "--store", by_api])
     assert again.exit_code == 0, again.output

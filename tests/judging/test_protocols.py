@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -146,6 +146,8 @@ async def _toy_run(
     players: Sequence[str],
     client: ModelClient,
     hook: ProgressHook | None,
+    *,
+    only: Collection[str] | None = None,
 ) -> JudgeRunSummary:
     return await run_rated(
         store,
@@ -155,6 +157,7 @@ async def _toy_run(
         protocol=TOY,
         messages=_toy_messages,
         on_progress=hook,
+        only=only,
     )
 
 

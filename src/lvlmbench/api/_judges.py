@@ -62,6 +62,8 @@ def judge(
     concurrency: int = DEFAULT_CONCURRENCY,
     workers: int = 1,
     config: GenerationConfig | GenerationSettings | None = None,
+    limit: int | None = None,
+    limit_seed: int = 0,
 ) -> JudgeRunSummary:
     """Judge the models' stored answers on an open-ended benchmark with the ``judge`` model,
     as ``lvlmbench judge PROTOCOL`` does (the same use case,
@@ -72,7 +74,9 @@ def judge(
     (TouchStone), or any registered protocol that judges by itself. Models still missing
     answers are asked first. ``config``: the judge's generation settings, as the judge
     commands' flags (part of the judge's name, so its verdicts under other settings stay
-    apart). A run that had nothing to judge raises
+    apart). ``limit``: judge only the seeded stratified subset of that many items that
+    ``evaluate(limit=..., limit_seed=...)`` asks (missing answers asked on it alone). A run
+    that had nothing to judge raises
     :class:`~lvlmbench.workflows.NothingToJudge` (the command exits 1); units that failed are
     counted in the summary (``failed``) and asked again on the next run."""
     if isinstance(models, str):  # a bare spec would be read as one spec per letter
@@ -89,6 +93,8 @@ def judge(
         concurrency=concurrency,
         workers=workers,
         settings=as_settings(config),
+        limit=limit,
+        limit_seed=limit_seed,
     )
     check_judge_options(options, resolve_spec)  # before the store is opened or created
     with _opened(store) as opened:

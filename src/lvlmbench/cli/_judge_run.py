@@ -68,10 +68,12 @@ def run_judge_command(
         err_console.print(f"[yellow]warning:[/] {warning}", highlight=False)
     payload, print_results = shown(result)
     if as_json:
-        print_json({"run": vars(summary), **payload})
+        scope = {"items": result.items, "items_total": result.items_total}
+        print_json({"run": vars(summary), **scope, **payload})
     else:
         print_reasons(summary.reasons, f"{summary.judge}: not ok")
-        console.print(_summary_line(summary), markup=False, highlight=False)
+        line = _summary_line(summary) + (f"; {result.scope}" if result.limited else "")
+        console.print(line, markup=False, highlight=False)
         print_results()
     if empty:
         raise fail(empty, EXIT_FAILURES)

@@ -79,6 +79,17 @@ Writer = Annotated[
 ]
 
 
+Limit = Annotated[
+    int | None,
+    typer.Option(
+        help="Judge only N items: the seeded stratified subset `evaluate --limit N` asks "
+        "(missing answers are asked on it alone); the results are over it.",
+        show_default=False,
+    ),
+]
+LimitSeed = Annotated[int, typer.Option(help="Seed of the --limit subset (as evaluate's).")]
+
+
 JudgeFlags = tuple[int | None, float | None, float | None, int | None, str | None, list[str] | None]
 """The judge's generation-settings flags: max tokens, temperature, top-p, seed, system prompt,
 params."""
@@ -135,6 +146,8 @@ def pairwise(
     system_prompt: SystemPrompt = None,
     param: Params = None,
     workers: Workers = 1,
+    limit: Limit = None,
+    limit_seed: LimitSeed = 0,
 ) -> None:
     """Judge every pair of models in both orders (VisIT-Bench); print Bradley-Terry ratings
     (95% CI), win rates and online Elo."""
@@ -149,6 +162,8 @@ def pairwise(
         combine=combine,
         concurrency=concurrency,
         workers=workers,
+        limit=limit,
+        limit_seed=limit_seed,
     )
 
     def shown(result: JudgeResult) -> tuple[dict[str, Any], Callable[[], None]]:
@@ -177,6 +192,8 @@ def score(
     system_prompt: SystemPrompt = None,
     param: Params = None,
     workers: Workers = 1,
+    limit: Limit = None,
+    limit_seed: LimitSeed = 0,
 ) -> None:
     """Score each model 1-10 against the reference answer, both orders (TouchStone)."""
     flags = (max_tokens, temperature, top_p, seed, system_prompt, param)
@@ -189,6 +206,8 @@ def score(
         writer=writer,
         concurrency=concurrency,
         workers=workers,
+        limit=limit,
+        limit_seed=limit_seed,
     )
 
     def shown(result: JudgeResult) -> tuple[dict[str, Any], Callable[[], None]]:
@@ -220,9 +239,12 @@ def protocol_command(protocol: JudgeProtocol) -> Callable[..., None]:
         system_prompt: SystemPrompt = None,
         param: Params = None,
         workers: Workers = 1,
+        limit: Limit = None,
+        limit_seed: LimitSeed = 0,
     ) -> None:
         flags = (max_tokens, temperature, top_p, seed, system_prompt, param)
-        more = {"concurrency": concurrency, "workers": workers}
+        more = {"concurrency": concurrency, "workers": workers, "limit": limit}
+        more["limit_seed"] = limit_seed
         options = _options(protocol.name, model, judge, flags, **more)
         scale = f" ({protocol.scale})" if protocol.scale else ""
         shown = _protocol_rows(protocol, f"{benchmark}: {protocol.title}{scale}")

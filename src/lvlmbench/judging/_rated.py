@@ -5,17 +5,17 @@ resumable like every judge run."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 
 from lvlmbench.judging._pool import JudgeRunSummary, ProgressHook, done_judgments, run_jobs, unit_id
 from lvlmbench.judging.pairwise import self_preference_warnings
 from lvlmbench.judging.protocol import protocol_for
-from lvlmbench.judging.reference import answer_texts
+from lvlmbench.judging.reference import answer_texts, items_in
 from lvlmbench.judging.scale import RatingScale
 from lvlmbench.judging.verdict import judged
 from lvlmbench.models import ModelClient
-from lvlmbench.store import Store, iter_items
+from lvlmbench.store import Store
 from lvlmbench.types import BenchmarkItem, GenerationConfig, Judgment, Message
 
 __all__ = ["MessagesFor", "run_rated"]
@@ -59,14 +59,16 @@ async def run_rated(
     ready: Callable[[BenchmarkItem], bool] = _always,
     config: GenerationConfig | None = None,
     on_progress: ProgressHook | None = None,
+    only: Collection[str] | None = None,
 ) -> JudgeRunSummary:
     """Rate every model's answer on every item of ``benchmark`` that is ``ready`` (the others
-    count as missing, as do absent answers), storing rows under ``protocol``: a registered
-    rating protocol, whose scale every reply is parsed on."""
+    count as missing, as do absent answers; ``only``: a ``--limit`` subset's ids), storing
+    rows under ``protocol``: a registered rating protocol, whose scale every reply is parsed
+    on."""
     scale = _scale(protocol)
     summary = JudgeRunSummary(judge=judge.spec, protocol=protocol, benchmark=benchmark)
     summary.warnings = self_preference_warnings(judge.spec, models)
-    items = list(iter_items(store, benchmark))
+    items = items_in(store, benchmark, only)
     texts = answer_texts(store, items, models)
     done = done_judgments(store, judge.spec, protocol)
     jobs: list[_Job] = []

@@ -8,7 +8,7 @@ file, and a :func:`~lvlmbench.judging.protocol.register` call that its module ma
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 
 from lvlmbench.judging._pool import JudgeRunSummary, ProgressHook
 from lvlmbench.judging.hallucination import (
@@ -55,8 +55,10 @@ async def _run_hallucination(
     players: Sequence[str],
     client: ModelClient,
     hook: ProgressHook | None,
+    *,
+    only: Collection[str] | None = None,
 ) -> JudgeRunSummary:
-    return await run_hallucination(store, benchmark, players, client, on_progress=hook)
+    return await run_hallucination(store, benchmark, players, client, on_progress=hook, only=only)
 
 
 def _metric_value(row: Judgment) -> float | None:

@@ -8,7 +8,7 @@ Items without a caption cannot be checked and count as missing.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -101,8 +101,10 @@ async def run_hallucination(
     *,
     config: GenerationConfig | None = None,
     on_progress: ProgressHook | None = None,
+    only: Collection[str] | None = None,
 ) -> JudgeRunSummary:
-    """Rate every model's answer on every captioned item of ``benchmark`` (resumable)."""
+    """Rate every model's answer on every captioned item of ``benchmark`` (of ``only``,
+    when given; resumable)."""
     return await run_rated(
         store,
         benchmark,
@@ -113,6 +115,7 @@ async def run_hallucination(
         ready=_captioned,
         config=config,
         on_progress=on_progress,
+        only=only,
     )
 
 

@@ -20,17 +20,17 @@ shown to the judge and so cannot also play).
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 from itertools import combinations
 
 from lvlmbench.judging._pool import JudgeRunSummary, ProgressHook, done_judgments, run_jobs, unit_id
-from lvlmbench.judging.reference import REFERENCE, answer_texts
+from lvlmbench.judging.reference import REFERENCE, answer_texts, items_in
 from lvlmbench.judging.verdict import PairVerdict, ParsedVerdict, judged, parse_verdict
 from lvlmbench.models import ModelClient, ModelSpec
 from lvlmbench.prompts import render_prompt
 from lvlmbench.ratings import MAJORITY, CombineRule, combine_winners
-from lvlmbench.store import Store, iter_items
+from lvlmbench.store import Store
 from lvlmbench.types import BenchmarkItem, GenerationConfig, Judgment, Message, ModelOutput, Status
 
 __all__ = [
@@ -217,8 +217,10 @@ async def run_pairwise(
     reference: str = REFERENCE,
     config: GenerationConfig | None = None,
     on_progress: ProgressHook | None = None,
+    only: Collection[str] | None = None,
 ) -> JudgeRunSummary:
-    """Judge every pair of ``models`` on every item of ``benchmark``, both orders (resumable).
+    """Judge every pair of ``models`` on every item of ``benchmark`` (of ``only``, a
+    ``--limit`` subset's ids, when given), both orders (resumable).
 
     Responses must already be stored (``run_examinee``); a pair lacking an answer is counted
     as ``missing``. ``include_reference`` adds the reference (player ``reference``) to the
@@ -234,7 +236,7 @@ async def run_pairwise(
     summary.warnings = self_preference_warnings(judge.spec, players)
     for warning in summary.warnings:
         log.warning(warning)
-    items = list(iter_items(store, benchmark))
+    items = items_in(store, benchmark, only)
     texts = answer_texts(store, items, [*players, reference])
     done = done_judgments(store, judge.spec, protocol)
     jobs = _plan(items, texts, players, reference if reference_backed else None, summary, done)

@@ -10,13 +10,14 @@ rate vs reference.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import Any
 
 from lvlmbench.judging.pairwise import PAIRWISE, combine_orders, model_family
 from lvlmbench.judging.pairwise_json import PairwiseReportJSON
 from lvlmbench.judging.protocol import HUMAN
-from lvlmbench.judging.reference import REFERENCE, answer_texts
+from lvlmbench.judging.reference import REFERENCE, answer_texts, items_in
 from lvlmbench.judging.style_control import StyleControl, style_control
 from lvlmbench.judging.verdict import ParsedVerdict
 from lvlmbench.ratings import (
@@ -317,16 +318,19 @@ def pairwise_report(
     rounds: int = RATING_ROUNDS,
     seed: int = RATING_SEED,
     style: bool = False,
+    only: Collection[str] | None = None,
 ) -> PairwiseReport:
     """Online Elo (in the order fought and the mean of shuffled orders), Bradley-Terry with
     bootstrap CI, win rate vs ``reference``
     (overall and per category) and judge diagnostics from stored pairwise rows, the two
     orders of each pair combined by ``combine``. Items where ``reference`` has no answer (no
     verified reference) are counted in ``items_without_reference`` and excluded from the win
-    rate vs reference. With ``style``, also the style-controlled Bradley-Terry."""
+    rate vs reference. With ``style``, also the style-controlled Bradley-Terry. ``only``: over
+    these items (a ``--limit`` subset's ids) alone."""
     report = PairwiseReport(judge=judge, protocol=protocol, combine=combine, reference=reference)
-    pairs = pair_records(store, benchmark, judge, protocol)
-    items = list(iter_items(store, benchmark))
+    items = items_in(store, benchmark, only)
+    ids = {item.id for item in items}
+    pairs = [r for r in pair_records(store, benchmark, judge, protocol) if r.item_id in ids]
     texts = answer_texts(store, items, [reference, *{p for r in pairs for p in r.players}])
     with_reference = {item_id for item_id, answers in texts.items() if reference in answers}
     report.items = len(items)

@@ -16,7 +16,7 @@ built-in protocols' are). The built-in protocols are registered by
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
@@ -68,11 +68,22 @@ Summarise = Callable[[Iterable[Judgment], Mapping[str, BenchmarkItem]], Mapping[
 """A protocol's rows (any judge) on the given items -> {model: typed summary}."""
 
 
-RunProtocol = Callable[
-    [Store, str, Sequence[str], ModelClient, ProgressHook | None], Awaitable[JudgeRunSummary]
-]
-"""(store, benchmark, players, the judge's client, progress hook) -> the run's summary: judges
-every player's stored answers on every item, resumable."""
+class RunProtocol(Protocol):
+    """(store, benchmark, players, the judge's client, progress hook, ``only``) -> the run's
+    summary: judges every player's stored answers on every item (on those whose ids are in
+    ``only``, a ``--limit`` subset, when it is given), resumable."""
+
+    def __call__(
+        self,
+        store: Store,
+        benchmark: str,
+        players: Sequence[str],
+        client: ModelClient,
+        hook: ProgressHook | None,
+        /,
+        *,
+        only: Collection[str] | None = None,
+    ) -> Awaitable[JudgeRunSummary]: ...
 
 
 class _Parsed(Protocol):

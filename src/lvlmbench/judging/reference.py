@@ -17,7 +17,7 @@ examinee run. Nothing is re-bought: a second run finds the stored responses and 
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 
 from lvlmbench.judging._pool import ProgressHook
 from lvlmbench.models import ModelClient
@@ -30,6 +30,7 @@ __all__ = [
     "REFERENCE",
     "REFERENCE_PREFIX",
     "answer_texts",
+    "items_in",
     "make_references",
     "missing_answers",
     "reference_messages",
@@ -123,6 +124,8 @@ def answer_texts(
     ``"reference"`` reads the item's reference field; every other player reads its stored
     default-variant response (status ok or refused: a refusal is a real, poor answer; an error
     response is no answer). Responses that failed are absent, so the unit counts as missing.
+    A model run with ``evaluate --epochs K`` has K answers per item: the judgments (which
+    carry no epoch) are of epoch 0's, never of whichever epoch the store yields last.
     """
     items = list(items)
     wanted = {item.id for item in items}
@@ -134,7 +137,7 @@ def answer_texts(
                     texts[item.id][player] = item.reference
             continue
         for response in iter_responses(store, model=player, variant="default"):
-            if response.item_id in wanted and _usable(response):
+            if response.item_id in wanted and response.epoch == 0 and _usable(response):
                 texts[response.item_id][player] = response.text
     return texts
 
@@ -143,8 +146,18 @@ def _usable(response: Response) -> bool:
     return response.status is not Status.ERROR and bool(response.text.strip())
 
 
-def missing_answers(store: Store, benchmark: str, players: Iterable[str]) -> dict[str, int]:
-    """How many items of ``benchmark`` each player has no usable answer for."""
-    items = list(iter_items(store, benchmark))
+def items_in(store: Store, benchmark: str, only: Collection[str] | None) -> list[BenchmarkItem]:
+    """The items of ``benchmark`` a run works on: those in ``only`` (a ``--limit`` subset's
+    ids), or every item when it is None."""
+    items = iter_items(store, benchmark)
+    return list(items) if only is None else [item for item in items if item.id in only]
+
+
+def missing_answers(
+    store: Store, benchmark: str, players: Iterable[str], only: Collection[str] | None = None
+) -> dict[str, int]:
+    """How many items of ``benchmark`` (of ``only``, when given) each player has no usable
+    answer for."""
+    items = items_in(store, benchmark, only)
     texts = answer_texts(store, items, players)
     return {p: sum(p not in texts[i.id] for i in items) for p in dict.fromkeys(players)}

@@ -43,19 +43,19 @@ an ability name (``"a, b"`` gives ``"a"`` and ``" b"``); here names are stripped
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from lvlmbench.judging._pool import JudgeRunSummary, ProgressHook, done_judgments, run_jobs, unit_id
 from lvlmbench.judging.pairwise import self_preference_warnings
-from lvlmbench.judging.reference import answer_texts
+from lvlmbench.judging.reference import answer_texts, items_in
 from lvlmbench.judging.scale import ParsedScores, RatingScale
 from lvlmbench.judging.verdict import judged
 from lvlmbench.models import ModelClient
 from lvlmbench.prompts import render_prompt
 from lvlmbench.ratings import Coverage, coverage
-from lvlmbench.store import Store, iter_items
+from lvlmbench.store import Store
 from lvlmbench.types import BenchmarkItem, GenerationConfig, Judgment, Message, ModelOutput, Status
 
 __all__ = [
@@ -237,13 +237,15 @@ async def run_score(
     reference: str,
     config: GenerationConfig | None = None,
     on_progress: ProgressHook | None = None,
+    only: Collection[str] | None = None,
 ) -> JudgeRunSummary:
     """Score every model against ``reference`` (a player name: ``"reference"`` for the
     dataset's own, e.g. TouchStone's ``gpt4_ha_answer``, or ``reference:<spec>`` from
-    :func:`make_references`) on every item, in both orders (resumable)."""
+    :func:`make_references`) on every item (of ``only``, when given), in both orders
+    (resumable)."""
     summary = JudgeRunSummary(judge=judge.spec, protocol=SCORE, benchmark=benchmark)
     summary.warnings = self_preference_warnings(judge.spec, models)
-    items = list(iter_items(store, benchmark))
+    items = items_in(store, benchmark, only)
     texts = answer_texts(store, items, [*models, reference])
     done = done_judgments(store, judge.spec, SCORE)
     jobs: list[_Job] = []

@@ -51,6 +51,11 @@ class JudgeOptions:
     """Local processes that split the units through leases in the store."""
     settings: GenerationSettings = field(default_factory=GenerationSettings)
     """The judge's generation settings (``--temperature``, ``--max-tokens``, ...)."""
+    limit: int | None = None
+    """Judge (and ask missing answers on) only this many items: the seeded stratified subset
+    ``evaluate --limit`` picks with the same ``limit_seed``. None: every item."""
+    limit_seed: int = 0
+    """The seed of the ``limit`` subset."""
 
     @property
     def judge_spec(self) -> str:
@@ -84,6 +89,8 @@ def check_judge_options(options: JudgeOptions, resolve: Resolve) -> None:
         raise InvalidOptions(f"--concurrency must be at least 1, got {options.concurrency}")
     if options.workers < 1:
         raise InvalidOptions(f"--workers must be at least 1, got {options.workers}")
+    if options.limit is not None and options.limit < 1:
+        raise InvalidOptions(f"--limit {options.limit}: expected a whole number of at least 1")
     runnable = runnable_protocols()
     if options.protocol not in runnable:
         raise InvalidOptions(f"protocol {options.protocol!r}: choose one of {', '.join(runnable)}")

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import sys
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from typing import Any
@@ -23,6 +23,7 @@ from lvlmbench.judging import (
     PairwiseReport,
     ProgressHook,
     RunProtocol,
+    items_in,
     make_references,
     missing_answers,
     pairwise_report,
@@ -37,7 +38,7 @@ from lvlmbench.runner import run_examinees
 from lvlmbench.store import Store, iter_items, iter_judgments, require_benchmark
 from lvlmbench.workflows._copies import merged_runs, run_copies
 from lvlmbench.workflows._errors import InvalidOptions
-from lvlmbench.workflows._examinees import imported_models
+from lvlmbench.workflows._examinees import imported_models, subset_for
 from lvlmbench.workflows._judge_options import (
     JudgeOptions,
     Resolve,
@@ -79,6 +80,19 @@ class JudgeResult:
     """pairwise: ratings, win rates and diagnostics under ``options.combine``."""
     rows: list[dict[str, Any]] = field(default_factory=list)
     """score and self-judging protocols: the summary rows (one per model)."""
+    items: int = 0
+    """How many items the run and its results cover (the ``limit`` subset's size)."""
+    items_total: int = 0
+    """How many items the benchmark has."""
+
+    @property
+    def scope(self) -> str:
+        """ "over 20 of 720 items" when the results cover a ``limit`` subset, else ""."""
+        return f"over {self.items} of {self.items_total} items" if self.limited else ""
+
+    @property
+    def limited(self) -> bool:
+        return self.items < self.items_total
 
 
 def judge_benchmark(
@@ -97,15 +111,17 @@ def judge_benchmark(
     ``load`` map specs to identities and models (the front door's, which tests replace)."""
     check_judge_options(options, resolve)
     _check_items(store, benchmark)
+    only = subset_for(store, benchmark, options.limit, options.limit_seed)
     players = players_of(options.models, resolve)
     reference = _reference_for(store, benchmark, options, resolve)
     if options.workers != 1:
         run = _in_copies(store, benchmark, options)
     else:
-        run = run_sync(_judged_here(store, benchmark, options, players, reference, load, bars))
-    result = _results(store, benchmark, options, tuple(players), reference, run)
+        judged = _judged_here(store, benchmark, options, players, reference, load, bars, only)
+        run = run_sync(judged)
+    result = _results(store, benchmark, options, tuple(players), reference, run, only)
     also = [reference] if reference is not None else []
-    empty = _empty_reason(store, benchmark, [*players, *also], run)
+    empty = _empty_reason(store, benchmark, [*players, *also], run, only)
     if empty:
         raise NothingToJudge(empty, result)
     return result
@@ -157,9 +173,11 @@ async def _judged_here(
     reference: str | None,
     load: Load,
     bars: Bars | None,
+    only: Collection[str] | None,
 ) -> JudgeRunSummary:
-    """Missing answers asked first, then the judge's run in this process."""
-    await _answer_missing(store, benchmark, players, bars)
+    """Missing answers asked first, then the judge's run in this process (on the items in
+    ``only``, the ``limit`` subset, when given)."""
+    await _answer_missing(store, benchmark, players, bars, only)
     judge = options.judge_spec
     client = ModelClient(load(judge), store, concurrency=options.concurrency)
     try:
@@ -167,13 +185,15 @@ async def _judged_here(
         if options.regenerate_reference:
             await _write_references(store, benchmark, options, client, load, bars)
         with _bar(bars, f"judge {spec_label(judge)}", client) as hook:
-            summary = await _protocol_run(options, reference)(
-                store, benchmark, list(players), client, hook
-            )
+            run = _protocol_run(options, reference)
+            # Asked for a subset only: a protocol written before ``only`` existed still runs
+            # every whole-benchmark judgment it did.
+            subset = {} if only is None else {"only": only}
+            summary = await run(store, benchmark, list(players), client, hook, **subset)
     finally:
         await client.aclose()
     if reference == REFERENCE:
-        without = sum(not item.reference for item in iter_items(store, benchmark))
+        without = sum(not item.reference for item in items_in(store, benchmark, only))
         if without:
             summary.warnings.append(
                 f"{without} items have no reference answer: they are counted as missing, not scored"
@@ -188,10 +208,24 @@ def _protocol_run(options: JudgeOptions, reference: str | None) -> RunProtocol:
         include = include and options.play_reference
 
         async def pairwise(
-            s: Store, b: str, p: Sequence[str], c: ModelClient, h: ProgressHook | None
+            s: Store,
+            b: str,
+            p: Sequence[str],
+            c: ModelClient,
+            h: ProgressHook | None,
+            /,
+            *,
+            only: Collection[str] | None = None,
         ) -> JudgeRunSummary:
             return await run_pairwise(
-                s, b, p, c, reference_backed=backed, include_reference=include, on_progress=h
+                s,
+                b,
+                p,
+                c,
+                reference_backed=backed,
+                include_reference=include,
+                on_progress=h,
+                only=only,
             )
 
         return pairwise
@@ -199,9 +233,16 @@ def _protocol_run(options: JudgeOptions, reference: str | None) -> RunProtocol:
         against = reference or REFERENCE
 
         async def score(
-            s: Store, b: str, p: Sequence[str], c: ModelClient, h: ProgressHook | None
+            s: Store,
+            b: str,
+            p: Sequence[str],
+            c: ModelClient,
+            h: ProgressHook | None,
+            /,
+            *,
+            only: Collection[str] | None = None,
         ) -> JudgeRunSummary:
-            return await run_score(s, b, p, c, reference=against, on_progress=h)
+            return await run_score(s, b, p, c, reference=against, on_progress=h, only=only)
 
         return score
     run = protocol_for(options.protocol).run
@@ -220,13 +261,18 @@ def _is_reference(player: str) -> bool:
 
 
 async def _answer_missing(
-    store: Store, benchmark: str, players: dict[str, str], bars: Bars | None
+    store: Store,
+    benchmark: str,
+    players: dict[str, str],
+    bars: Bars | None,
+    only: Collection[str] | None,
 ) -> None:
-    """Ask the examinees whose answers are missing (resumable: answered items are skipped)."""
+    """Ask the examinees whose answers are missing on the items judged (``only``, when
+    given), resumable: answered items are skipped."""
     imported = set(imported_models(store, benchmark, list(players.values())))  # never run
     todo = [
         players[m]
-        for m, n in missing_answers(store, benchmark, list(players)).items()
+        for m, n in missing_answers(store, benchmark, list(players), only).items()
         if n
         and m != REFERENCE
         and not m.startswith(REFERENCE_PREFIX)
@@ -238,7 +284,9 @@ async def _answer_missing(
     def progress(spec: str, client: ModelClient) -> AbstractContextManager[ProgressHook | None]:
         return _bar(bars, f"{spec_label(spec)} [default]", client)
 
-    await run_examinees(store, benchmark, todo, concurrency=DEFAULT_CONCURRENCY, progress=progress)
+    await run_examinees(
+        store, benchmark, todo, concurrency=DEFAULT_CONCURRENCY, only=only, progress=progress
+    )
 
 
 async def _write_references(
@@ -277,6 +325,8 @@ def _in_copies(store: Store, benchmark: str, options: JudgeOptions) -> JudgeRunS
         argv += [] if options.play_reference else ["--no-play-reference"]
     if options.regenerate_reference:
         argv += ["--regenerate-reference", "--writer", options.writer_spec]
+    if options.limit is not None:
+        argv += ["--limit", str(options.limit), "--limit-seed", str(options.limit_seed)]
     # The store's URL (a password in it included) goes by the environment, not the argv.
     outputs = run_copies([*argv, "--", benchmark], options.workers, {"LVLMBENCH_STORE": store.url})
     return merged_runs([out["run"] for out in outputs], JudgeRunSummary)
@@ -289,31 +339,45 @@ def _results(
     players: tuple[str, ...],
     reference: str | None,
     run: JudgeRunSummary,
+    only: Collection[str] | None,
 ) -> JudgeResult:
-    """The protocol's results over every stored judgment of this judge."""
+    """The protocol's results over every stored judgment of this judge on the items judged
+    (``only``, the ``limit`` subset, when given: judgments of other items are left out)."""
+    total = sum(1 for _ in iter_items(store, benchmark))
+    items = {item.id: item for item in items_in(store, benchmark, only)}
+    n = len(items)
     if options.protocol == PAIRWISE:
         protocol = PAIRWISE if options.reference_free else PAIRWISE_REF
         report = pairwise_report(
-            store, benchmark, run.judge, protocol=protocol, combine=options.combine_rule
+            store, benchmark, run.judge, protocol=protocol, combine=options.combine_rule, only=only
         )
-        return JudgeResult(benchmark, run, players, report=report)
-    items = {item.id: item for item in iter_items(store, benchmark)}
-    judgments = iter_judgments(store, judge=run.judge, protocol=options.protocol)
+        return JudgeResult(benchmark, run, players, report=report, items=n, items_total=total)
+    stored = iter_judgments(store, judge=run.judge, protocol=options.protocol)
+    judgments = [j for j in stored if j.item_id in items]
     if options.protocol == SCORE:  # scored against the reference this run used
         assert reference is not None
         rows = [s.row() for s in score_report(judgments, reference, items).values()]
-        return JudgeResult(benchmark, run, players, reference=reference, rows=rows)
+        return JudgeResult(
+            benchmark, run, players, reference=reference, rows=rows, items=n, items_total=total
+        )
     summarise = protocol_for(options.protocol).summarise
     assert summarise is not None
     rows = [s.row() for s in summarise(judgments, items).values()]
-    return JudgeResult(benchmark, run, players, rows=[r for r in rows if r["model"] in players])
+    mine = [r for r in rows if r["model"] in players]
+    return JudgeResult(benchmark, run, players, rows=mine, items=n, items_total=total)
 
 
-def _empty_reason(store: Store, benchmark: str, players: list[str], s: JudgeRunSummary) -> str:
+def _empty_reason(
+    store: Store,
+    benchmark: str,
+    players: list[str],
+    s: JudgeRunSummary,
+    only: Collection[str] | None,
+) -> str:
     """Why a judge run had nothing to judge, or "" when it judged something. A player with no
-    answer at all is a reason too: its column would be silently empty."""
-    missing = missing_answers(store, benchmark, players)
-    items = sum(1 for _ in iter_items(store, benchmark))
+    answer at all (on the items judged) is a reason too: its column would be silently empty."""
+    missing = missing_answers(store, benchmark, players, only)
+    items = len(items_in(store, benchmark, only))
     absent = [p for p, n in missing.items() if n == items]
     if absent:
         return (
