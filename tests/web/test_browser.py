@@ -112,6 +112,29 @@ def test_casting_a_vote_stores_a_human_judgment(
     assert winner == shown_second
 
 
+def test_check_page_refuses_to_save_unanswered_questions(  # type: ignore[no-untyped-def]
+    served: tuple[str, Fixture], page, shots: Path
+) -> None:
+    """Nothing is pre-chosen on the check page: "Save and next" with the questions untouched
+    stays on the page with the browser's own "choose an option" prompt and stores nothing;
+    once every question has an answer the save goes through."""
+    base, built = served
+    page.goto(f"{base}/b/{CHOICE}/check")
+    assert page.locator("#check-form input[type=radio]:checked").count() == 0
+    page.click("#send-check")
+    first = page.locator("#check-form input[type=radio]").first
+    assert first.evaluate("radio => radio.validationMessage") != ""
+    assert page.url == f"{base}/b/{CHOICE}/check"
+    assert list(iter_judgments(built.store, protocol="human-check")) == []
+    page.screenshot(path=str(shots / "check-unanswered.png"), full_page=True)
+    for fieldset in page.locator("#check-form fieldset").all():
+        fieldset.locator('input[value="yes"]').check()
+    page.click("#send-check")
+    page.wait_for_load_state()
+    verdicts = [j.verdict for j in iter_judgments(built.store, protocol="human-check")]
+    assert verdicts == ["yes", "yes", "yes"]
+
+
 def test_uploaded_submission_reaches_the_leaderboard(  # type: ignore[no-untyped-def]
     served: tuple[str, Fixture], page, shots: Path, tmp_path: Path
 ) -> None:

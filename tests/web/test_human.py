@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 from web.conftest import CHOICE, LOCAL, MODELS, OPEN, Fixture
 
 from lvlmbench.cli import app
-from lvlmbench.judging.human_checks import HUMAN_CHECK
+from lvlmbench.judging.human_checks import CHECK_ANSWERS, HUMAN_CHECK
 from lvlmbench.store import iter_judgments
 from lvlmbench.web import Rate, WebSettings, create_app
 
@@ -155,15 +155,43 @@ def test_alignment_checks_are_stored_and_summarised(client: TestClient, web_stor
         "item": item_id,
         "csrf": csrf,
         "image-matches-description": "yes",
+        "description-matches-aspect": "unsure",
         "key-is-right": "no",
     }
     reply = client.post(f"/b/{CHOICE}/check", data=form, follow_redirects=False)
     assert reply.status_code == 303
     stored = {j.model_a: j.verdict for j in iter_judgments(web_store.store, protocol=HUMAN_CHECK)}
-    assert stored == {"image-matches-description": "yes", "key-is-right": "no"}
+    assert stored == {
+        "image-matches-description": "yes",
+        "description-matches-aspect": "unsure",
+        "key-is-right": "no",
+    }
     board = client.get(f"/b/{CHOICE}")
     table = re.search(r'<table id="checks">.*?</table>', board.text, re.S)
     assert table is not None
     assert "Does the image match the description?" in table.group(0)
     bad = {**form, "key-is-right": "perhaps"}
     assert client.post(f"/b/{CHOICE}/check", data=bad).status_code == 422
+
+
+def test_check_page_starts_unanswered_and_refuses_a_skipped_question(
+    client: TestClient, web_store: Fixture
+) -> None:
+    """The check page used to pre-select "unsure" everywhere, so "Save and next" stored three
+    answers nobody gave and retired the item; now nothing is chosen, and a save with a question
+    left out is refused with that question named and nothing stored."""
+    page = client.get(f"/b/{CHOICE}/check")
+    assert "checked" not in page.text
+    assert page.text.count(" required>") == 3 * len(CHECK_ANSWERS)  # three questions apply
+    item_id, csrf = _field(page.text, "item"), _field(page.text, "csrf")
+    form = {"item": item_id, "csrf": csrf, "image-matches-description": "yes", "key-is-right": "no"}
+    reply = client.post(f"/b/{CHOICE}/check", data=form, follow_redirects=False)
+    assert reply.status_code == 422
+    assert "Does the description test the aspect it was written for?" in unescape(reply.text)
+    assert "Is the answer key right?" not in unescape(reply.text)
+    assert list(iter_judgments(web_store.store, protocol=HUMAN_CHECK)) == []
+    complete = {**form, "description-matches-aspect": "unsure"}
+    saved = client.post(f"/b/{CHOICE}/check", data=complete, follow_redirects=False)
+    assert saved.status_code == 303
+    stored = {j.model_a: j.verdict for j in iter_judgments(web_store.store, protocol=HUMAN_CHECK)}
+    assert stored == {k: v for k, v in complete.items() if k not in ("item", "csrf")}

@@ -225,14 +225,17 @@ def pick_check_item(
 def record_checks(
     store: Store, item: BenchmarkItem, annotator: str, answers: dict[str, str]
 ) -> list[Judgment]:
-    """Store the answered checks (unknown checks or answers raise ValueError, nothing stored)."""
+    """Store the answered checks. Every check the item's page asks must be answered: a page
+    that silently stored a default would turn a skipped question into a vote. Unknown or
+    missing checks and unknown answers raise ValueError naming them, and nothing is stored."""
     allowed = check_candidates(item)
     judgments = []
     for check, answer in answers.items():
         if check not in allowed:
             raise ValueError(f"check {check!r} does not apply to this item ({CHECKS.get(check)})")
         judgments.append(check_judgment(item.id, annotator, check, answer))
-    if not judgments:
-        raise ValueError("answer at least one question")
+    missing = [CHECKS[check] for check in allowed if check not in answers]
+    if missing:
+        raise ValueError("choose an answer before saving: " + " ".join(missing))
     put_judgments(store, judgments)
     return judgments
