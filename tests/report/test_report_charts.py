@@ -7,6 +7,7 @@ import re
 import xml.etree.ElementTree as ET
 
 import pytest
+from report.conftest import Built
 
 from lvlmbench.report._svg_parts import nice_ticks, tick_digits
 from lvlmbench.report.svg import Dot, bar_chart, dot_interval_chart, line_chart
@@ -73,3 +74,19 @@ def test_charts_are_responsive_with_readable_text() -> None:
     assert f"max-width:{view.group(1)}px" in frame.group(0)
     sizes = {int(s) for s in re.findall(r'font-size="(\d+)"', svg)}
     assert sizes and min(sizes) >= 13
+
+
+def test_the_page_folds_every_benchmark_but_the_first_and_links_them_all(built: Built) -> None:
+    html = built.html
+    names = [n for n in re.findall(r'<section id="([^"]+)">', html) if n != "summary"]
+    assert len(names) >= 2
+    toc = html[html.index("<nav>") : html.index("</nav>")]
+    assert [f"#{n}" for n in names] == re.findall(r'href="(#[^"]+)"', toc)[-len(names) :]
+    for i, name in enumerate(names):
+        start = html.index(f'<section id="{name}">')
+        section = html[start : html.index("</section>", start)]
+        opening = "<details open>" if i == 0 else "<details>"
+        assert section.startswith(f'<section id="{name}">{opening}<summary><h2>{name}</h2>')
+        assert section.endswith("</details>")
+        assert section.count("<details") == section.count("</details>")
+    assert "<script" not in html  # folding is the browser's own, without JavaScript

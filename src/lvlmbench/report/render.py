@@ -182,6 +182,7 @@ def render_benchmark(
     link: CellLink | None = None,
     *,
     leave_out: Collection[str] = (),
+    collapsed: bool | None = None,
 ) -> str:
     """One benchmark's ``<section>``: tables and inline SVG charts, no script, no styles.
 
@@ -190,10 +191,16 @@ def render_benchmark(
     the fragment can be placed in any page (a web app too); :func:`report_css` styles it.
     Sections without data are left out. ``link`` turns accuracy cells into links.
     ``leave_out`` names judge protocols' report keys whose sections the caller shows itself
-    (the web app shows people's votes, ``human``, in its own block).
+    (the web app shows people's votes, ``human``, in its own block). ``collapsed`` folds the
+    section under its heading (a ``<details>`` that works without script, open when False);
+    None keeps it flat.
     """
+    name = escape(bench["name"])
+    heading = f"<h2>{name}</h2>"
+    if collapsed is not None:
+        heading = f"<details{'' if collapsed else ' open'}><summary>{heading}</summary>"
     parts = [
-        f'<section id="{escape(bench["name"])}"><h2>{escape(bench["name"])}</h2>',
+        f'<section id="{name}">{heading}',
         f'<p class="meta">kind {escape(str(bench["kind"]))} · {bench["items"]} items · models: '
         f"{escape(', '.join(bench['models']) or 'none')}</p>",
         _capability_note(bench),
@@ -210,6 +217,7 @@ def render_benchmark(
         ab_experiment_sections(bench),
         *judged_sections(bench, leave_out),
         f"<h3>Gallery</h3>{gallery}" if gallery else "",
+        "" if collapsed is None else "</details>",
         "</section>",
     ]
     return "".join(parts)
