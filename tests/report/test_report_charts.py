@@ -9,6 +9,7 @@ import xml.etree.ElementTree as ET
 import pytest
 from report.conftest import Built
 
+from lvlmbench.report._html import human_label
 from lvlmbench.report._svg_parts import nice_ticks, tick_digits
 from lvlmbench.report.svg import Dot, bar_chart, dot_interval_chart, line_chart
 
@@ -90,3 +91,17 @@ def test_the_page_folds_every_benchmark_but_the_first_and_links_them_all(built: 
         assert section.endswith("</details>")
         assert section.count("<details") == section.count("</details>")
     assert "<script" not in html  # folding is the browser's own, without JavaScript
+
+
+def test_human_label_says_keys_as_words() -> None:
+    assert human_label("accepted_with_errors") == "accepted with errors"
+    assert human_label("not_checkable") == "not checkable"
+    assert human_label("units") == "units"
+
+
+def test_generation_figures_are_shown_in_words(built: Built) -> None:
+    html = built.html
+    assert "Generation report" in html
+    cells = re.findall(r"<td>([^<]*)</td><td data-figure=\"self_check\.", html)
+    assert "accepted with errors" in cells and "rejection rate" in cells
+    assert not [c for c in cells if "_" in c]

@@ -10,7 +10,7 @@ from typing import Any
 
 from lvlmbench.models import display_names
 from lvlmbench.report._common import LEVELS
-from lvlmbench.report._html import fmt, table, td
+from lvlmbench.report._html import fmt, human_label, table, td
 from lvlmbench.report.judged import judged_sections
 from lvlmbench.report.render_experiments import (
     leakage_section,
@@ -158,7 +158,7 @@ def _generation(bench: BenchmarkSummary) -> str:
         if not isinstance(figures, dict):
             continue
         rows = [
-            [td(k), td(fmt(v, 3), figure=f"{key}.{k}")]
+            [td(human_label(k)), td(fmt(v, 3), figure=f"{key}.{k}")]
             for k, v in sorted(figures.items())
             if not isinstance(v, dict | list)
         ]
