@@ -11,7 +11,14 @@ from typing import Any
 
 from lvlmbench.stats import format_interval
 
-__all__ = ["ci", "fmt", "table", "td"]
+__all__ = ["ci", "fmt", "human_label", "table", "td"]
+
+
+def human_label(key: str) -> str:
+    """A stored figure's key as a reader says it: ``accepted_with_errors`` -> "accepted with
+    errors", ``n_items`` -> "n items". Only for the program's own keys; names users chose
+    (models, capabilities) are shown as they were given."""
+    return " ".join(key.replace("_", " ").split())
 
 
 def fmt(value: Any, digits: int = 1) -> str:

@@ -6,9 +6,13 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from html import escape
+from math import ceil, floor, log10
 
 PALETTE = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2", "#17becf")
-FONT = 'font-family="sans-serif" font-size="11"'
+# 13 px text on a chart drawn about 860 px wide stays readable when the page scales it down.
+FONT_SIZE = 13
+FONT = f'font-family="sans-serif" font-size="{FONT_SIZE}"'
+LEGEND_STEP = 18.0
 
 
 @dataclass(frozen=True)
@@ -23,9 +27,10 @@ class Dot:
 
 
 def svg_document(width: float, height: float, body: list[str], title: str) -> str:
+    """The frame: responsive (fills its column, never wider than drawn, aspect kept)."""
     return (
-        f'<svg width="{width:.0f}" height="{height:.0f}" '
-        f'viewBox="0 0 {width:.0f} {height:.0f}" role="img">'
+        f'<svg width="100%" viewBox="0 0 {width:.0f} {height:.0f}" '
+        f'style="max-width:{width:.0f}px;height:auto" role="img">'
         f"<title>{escape(title)}</title>" + "".join(body) + "</svg>"
     )
 
@@ -37,10 +42,14 @@ def svg_text(x: float, y: float, text: str, anchor: str = "start", extra: str = 
 
 
 def series_legend(series: Sequence[str], x: float, y: float) -> list[str]:
+    """One swatch and name per series; none for a single series, whose name the title or the
+    row labels already say (a one-entry legend only takes room)."""
+    if len(series) < 2:
+        return []
     out = []
     for i, name in enumerate(series):
         colour = PALETTE[i % len(PALETTE)]
-        yy = y + 16 * i
+        yy = y + LEGEND_STEP * i
         out.append(f'<rect x="{x:.1f}" y="{yy - 9:.1f}" width="10" height="10" fill="{colour}"/>')
         out.append(svg_text(x + 14, yy, name))
     return out
@@ -55,16 +64,36 @@ def value_scale(lo: float, hi: float, left: float, plot_w: float) -> Callable[[f
     return sx
 
 
+def nice_ticks(lo: float, hi: float, target: int = 5) -> list[float]:
+    """Tick values inside ``[lo, hi]`` at a round step (1, 2, 2.5 or 5 times a power of ten),
+    about ``target`` intervals: 0/20/40/60/80/100 for 0-100, never 2/14/25/37/49."""
+    if not hi > lo:
+        return [lo]
+    raw = (hi - lo) / max(target, 1)
+    power = 10.0 ** floor(log10(raw))
+    step = next(m * power for m in (1.0, 2.0, 2.5, 5.0, 10.0) if m * power >= raw * 0.999)
+    first, last = ceil(lo / step - 1e-9), floor(hi / step + 1e-9)
+    # round() removes the float noise of k * step (0.30000000000000004) from printed labels.
+    return [round(k * step, 12) + 0.0 for k in range(first, last + 1)]
+
+
+def tick_digits(ticks: Sequence[float]) -> int:
+    """Decimals enough to print every tick exactly (0 for 0/20/40, 1 for 0.5 steps, ...)."""
+    for digits in range(4):
+        if all(abs(t * 10**digits - round(t * 10**digits)) < 1e-6 for t in ticks):
+            return digits
+    return 4
+
+
 def value_grid(
     sx: Callable[[float], float], lo: float, hi: float, top: float, height: float, unit: str
 ) -> list[str]:
-    """Five vertical grid lines with their values under the plot (decimals enough to tell the
-    ticks of a 0-1 or 0-10 axis apart)."""
-    span = hi - lo
-    digits = 0 if span >= 20 else 1 if span >= 2 else 2
+    """Vertical grid lines at round values (:func:`nice_ticks`) with the values under the
+    plot."""
+    ticks = nice_ticks(lo, hi)
+    digits = tick_digits(ticks)
     body = []
-    for k in range(5):
-        v = lo + (hi - lo) * k / 4
+    for v in ticks:
         x = sx(v)
         body.append(
             f'<line x1="{x:.1f}" y1="{top}" x2="{x:.1f}" y2="{height - 30:.1f}" stroke="#ddd"/>'
@@ -74,6 +103,16 @@ def value_grid(
 
 
 CHANCE_LINE = 'stroke="#555" stroke-width="1.5" stroke-dasharray="4 3" class="chance"'
+
+
+def legends(series: Sequence[str], x: float, y: float, chance: bool) -> list[str]:
+    """The series legend (when there are two or more series) and, under it, the chance line's
+    entry when one is drawn."""
+    shown = len(series) if len(series) > 1 else 0
+    out = series_legend(series, x, y)
+    if chance:
+        out += chance_legend(x, y + LEGEND_STEP * shown)
+    return out
 
 
 def chance_legend(x: float, y: float) -> list[str]:

@@ -11,7 +11,7 @@ from typing import Any
 from lvlmbench.choice.ranks import RANK_RESAMPLES, RANK_SEED
 from lvlmbench.models import display_names
 from lvlmbench.report._common import LEVELS
-from lvlmbench.report._html import fmt, table, td
+from lvlmbench.report._html import fmt, human_label, table, td
 from lvlmbench.report.judged import judged_sections
 from lvlmbench.report.render_experiments import (
     leakage_section,
@@ -185,7 +185,7 @@ def _generation(bench: BenchmarkSummary) -> str:
         if not isinstance(figures, dict):
             continue
         rows = [
-            [td(k), td(fmt(v, 3), figure=f"{key}.{k}")]
+            [td(human_label(k)), td(fmt(v, 3), figure=f"{key}.{k}")]
             for k, v in sorted(figures.items())
             if not isinstance(v, dict | list)
         ]
@@ -210,6 +210,7 @@ def render_benchmark(
     *,
     leave_out: Collection[str] = (),
     extra: str = "",
+    collapsed: bool | None = None,
 ) -> str:
     """One benchmark's ``<section>``: tables and inline SVG charts, no script, no styles.
 
@@ -219,10 +220,16 @@ def render_benchmark(
     Sections without data are left out. ``link`` turns accuracy cells into links.
     ``leave_out`` names judge protocols' report keys whose sections the caller shows itself
     (the web app shows people's votes, ``human``, in its own block). ``extra``: escaped HTML
-    placed before the gallery (the Comparisons section).
+    placed before the gallery (the Comparisons section). ``collapsed`` folds the section under
+    its heading (a ``<details>`` that works without script, open when False); None keeps it
+    flat.
     """
+    name = escape(bench["name"])
+    heading = f"<h2>{name}</h2>"
+    if collapsed is not None:
+        heading = f"<details{'' if collapsed else ' open'}><summary>{heading}</summary>"
     parts = [
-        f'<section id="{escape(bench["name"])}"><h2>{escape(bench["name"])}</h2>',
+        f'<section id="{name}">{heading}',
         f'<p class="meta">kind {escape(str(bench["kind"]))} · {bench["items"]} items · models: '
         f"{escape(', '.join(bench['models']) or 'none')}</p>",
         _capability_note(bench),
@@ -240,6 +247,7 @@ def render_benchmark(
         *judged_sections(bench, leave_out),
         extra,
         f"<h3>Gallery</h3>{gallery}" if gallery else "",
+        "" if collapsed is None else "</details>",
         "</section>",
     ]
     return "".join(parts)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from html import escape
 from typing import Any
 
-from lvlmbench.report._html import fmt, table, td
+from lvlmbench.report._html import fmt, human_label, table, td
 from lvlmbench.report.summary import BenchmarkSummary
 from lvlmbench.report.svg import Dot, dot_interval_chart, rank_chart
 
@@ -26,7 +26,7 @@ def diversity_section(data: dict[str, Any] | None) -> str:
     summary = data["summary"]
     conditions = [c for c in ("graph", "no graph", "difference") if c in summary]
     body = [
-        [td(name.replace("_", " "))]
+        [td(human_label(name))]
         + [td(_mean_ci(summary[c][name]), diversity=c, figure=name) for c in conditions]
         for name in _FIGURES
     ]

@@ -6,7 +6,7 @@ from __future__ import annotations
 from html import escape
 from typing import Any
 
-from lvlmbench.report._html import ci, fmt, table, td
+from lvlmbench.report._html import ci, fmt, human_label, table, td
 from lvlmbench.report.render_style import StyledRatings, style_block
 from lvlmbench.report.summary import BenchmarkSummary
 from lvlmbench.report.svg import Dot, dot_interval_chart
@@ -128,7 +128,7 @@ def _pairwise_one(rep: dict[str, Any]) -> list[str]:
         out.append(dot_interval_chart(dots, "win rate vs reference % (95% Wilson interval)"))
     diag = rep.get("diagnostics")
     if diag:
-        rows = [[td(k), td(fmt(v, 3), diagnostic=k)] for k, v in diag.items()]
+        rows = [[td(human_label(k)), td(fmt(v, 3), diagnostic=k)] for k, v in diag.items()]
         out.append("<h4>Judge diagnostics</h4>" + table(["diagnostic", "value"], rows, "kv"))
     for note in [rep.get("bt_note"), *rep.get("warnings", [])]:
         if note:

@@ -14,10 +14,11 @@ from lvlmbench.report._svg_parts import (
     CHANCE_LINE,
     PALETTE,
     Dot,
-    chance_legend,
-    series_legend,
+    legends,
+    nice_ticks,
     svg_document,
     svg_text,
+    tick_digits,
     value_grid,
     value_scale,
 )
@@ -50,7 +51,7 @@ def dot_interval_chart(
     series = list(dict.fromkeys(d.series for d in dots))
     if hi <= lo:
         hi = lo + 1.0
-    left, plot_w, band = 170.0, 420.0, max(18.0, 10.0 * len(series) + 8)
+    left, plot_w, band = 200.0, 460.0, max(26.0, 12.0 * len(series) + 10)
     top = 24.0
     height = top + band * len(rows) + 34
     width = left + plot_w + 30 + 190
@@ -71,7 +72,7 @@ def dot_interval_chart(
         for d in (d for d in dots if d.row == row):
             s = series.index(d.series)
             colour = PALETTE[s % len(PALETTE)]
-            y = y0 + 8 + 10 * s
+            y = y0 + 10 + 12 * s
             body.append(
                 f'<line x1="{sx(d.low):.1f}" y1="{y:.1f}" x2="{sx(d.high):.1f}" y2="{y:.1f}" '
                 f'stroke="{colour}" stroke-width="2"/>'
@@ -81,9 +82,7 @@ def dot_interval_chart(
                 f'<circle cx="{sx(d.value):.1f}" cy="{y:.1f}" r="3.5" fill="{colour}">'
                 f"<title>{escape(tip)}</title></circle>"
             )
-    body += series_legend(series, left + plot_w + 30, top + 10)
-    if chance:
-        body += chance_legend(left + plot_w + 30, top + 10 + 16 * len(series))
+    body += legends(series, left + plot_w + 30, top + 10, bool(chance))
     return svg_document(width, height, body, title)
 
 
@@ -97,8 +96,8 @@ def line_chart(
 ) -> str:
     """One polyline per series over categorical x positions (None leaves a gap); ``chance``
     (per x position) is drawn as a dashed grey line."""
-    left, top, plot_w, plot_h = 50.0, 34.0, 360.0, 200.0
-    width, height = left + plot_w + 30 + 190, top + plot_h + 40
+    left, top, plot_w, plot_h = 60.0, 36.0, 580.0, 260.0
+    width, height = left + plot_w + 30 + 190, top + plot_h + 44
     n = max(len(x_labels), 1)
 
     def sx(i: int) -> float:
@@ -108,13 +107,14 @@ def line_chart(
         return top + plot_h * (1 - (min(max(v, lo), hi) - lo) / (hi - lo))
 
     body = [svg_text(8, 14, title, extra='font-weight="bold"')]
-    for k in range(5):
-        v = lo + (hi - lo) * k / 4
+    ticks = nice_ticks(lo, hi)
+    digits = tick_digits(ticks)
+    for v in ticks:
         body.append(
             f'<line x1="{left}" y1="{sy(v):.1f}" x2="{left + plot_w}" y2="{sy(v):.1f}" '
             'stroke="#ddd"/>'
         )
-        body.append(svg_text(left - 6, sy(v) + 4, f"{v:.0f}", "end"))
+        body.append(svg_text(left - 6, sy(v) + 4, f"{v:.{digits}f}", "end"))
     for i, label in enumerate(x_labels):
         body.append(svg_text(sx(i), top + plot_h + 18, label, "middle"))
     for s, (name, values) in enumerate(series.items()):
@@ -137,9 +137,8 @@ def line_chart(
             x, y = points[0]
             path = f"{x - 20:.1f},{y:.1f} {x + 20:.1f},{y:.1f}"
         body.append(f'<polyline points="{path}" fill="none" {CHANCE_LINE}/>')
-    body += series_legend(list(series), left + plot_w + 30, top + 10)
-    if chance is not None and any(v is not None for v in chance):
-        body += chance_legend(left + plot_w + 30, top + 10 + 16 * len(series))
+    drawn = chance is not None and any(v is not None for v in chance)
+    body += legends(list(series), left + plot_w + 30, top + 10, drawn)
     return svg_document(width, height, body, title)
 
 
@@ -166,7 +165,7 @@ def bar_chart(
     """
     if hi <= lo:
         hi = lo + 1.0
-    left, plot_w, bar = 170.0, 420.0, 11.0
+    left, plot_w, bar = 200.0, 440.0, 15.0
     band = bar * len(series) + 10
     top = 24.0
     height = top + band * len(rows) + 34
@@ -204,8 +203,7 @@ def bar_chart(
             f'<line x1="{x:.1f}" y1="{top}" x2="{x:.1f}" y2="{height - 30:.1f}" {CHANCE_LINE}>'
             f"<title>{escape(f'chance: {chance:.1f}{unit}')}</title></line>"
         )
-        body += chance_legend(left + plot_w + 60, top + 10 + 16 * len(series))
-    body += series_legend(series, left + plot_w + 60, top + 10)
+    body += legends(series, left + plot_w + 60, top + 10, chance is not None)
     return svg_document(width, height, body, title)
 
 
@@ -222,7 +220,7 @@ def range_chart(
     row) draws a dashed line across the row where a uniform guesser would score."""
     rows = list(values)
     series = list(dict.fromkeys(s for row in values.values() for s in row))
-    left, plot_w, band, top = 170.0, 420.0, 30.0, 24.0
+    left, plot_w, band, top = 200.0, 420.0, 32.0, 24.0
     height = top + band * len(rows) + 34
     width = left + plot_w + 100 + 190
 
@@ -254,9 +252,7 @@ def range_chart(
                 f"<title>{escape(f'{name} / {row}: {v:.1f}{unit}')}</title></circle>"
             )
         body.append(svg_text(left + plot_w + 10, y + 4, f"range {high - low:.1f}", "start"))
-    body += series_legend(series, left + plot_w + 100, top + 10)
-    if chance:
-        body += chance_legend(left + plot_w + 100, top + 10 + 16 * len(series))
+    body += legends(series, left + plot_w + 100, top + 10, bool(chance))
     return svg_document(width, height, body, title)
 
 
@@ -265,7 +261,7 @@ def rank_chart(
 ) -> str:
     """Ranks per category, one polyline per series, rank 1 at the top (a "bump" chart)."""
     worst = max([r for values in ranks.values() for r in values if r is not None] + [2])
-    left, top, plot_w, plot_h = 50.0, 34.0, 360.0, 24.0 * worst
+    left, top, plot_w, plot_h = 60.0, 36.0, 580.0, 28.0 * worst
     width, height = left + plot_w + 30 + 190, top + plot_h + 40
     n = max(len(x_labels), 1)
 
@@ -293,5 +289,5 @@ def rank_chart(
             f"<title>{escape(f'{name}: #{r}')}</title></circle>"
             for x, y, r in points
         ]
-    body += series_legend(list(ranks), left + plot_w + 30, top + 10)
+    body += legends(list(ranks), left + plot_w + 30, top + 10, chance=False)
     return svg_document(width, height, body, title)
