@@ -10,6 +10,7 @@ from quiz_store import write_quiz
 
 from lvlmbench.report import benchmark_summary, render_benchmark
 from lvlmbench.report.collect import collect
+from lvlmbench.report.leaderboard import leaderboard_markdown, leaderboard_rows, write_leaderboards
 from lvlmbench.report.render_summary import summary_section
 from lvlmbench.store import Store, iter_items, put_benchmark, put_items, put_responses
 from lvlmbench.types import BenchmarkItem, Response
@@ -69,3 +70,23 @@ def test_summary_ranks_no_model_by_a_mean_over_part_of_the_columns(tmp_path: Pat
     html = summary_section(data["benchmarks"])
     order = re.findall(r"<tr><td>([a-z]+)</td>", html)
     assert order == ["full", "part"], html
+
+
+def test_leaderboard_flags_a_partial_row_and_ranks_it_after_full_runs(tmp_path: Path) -> None:
+    # On "first" (12 keyed items): part answered the 4 easy items, all right (100.0); full
+    # answered all 12, 9 right (75.0). Before, part sat first at 100.0 with nothing said.
+    store = _store(tmp_path)
+    try:
+        data = collect(store, ["first"])
+    finally:
+        store.close()
+    rows = leaderboard_rows(data)
+    assert [(r.model, r.value("accuracy")) for r in rows] == [("full", 75.0), ("part", 100.0)]
+    assert rows[0].value("coverage") == "all 12 items"
+    assert rows[1].value("coverage") == "partial: answered 4 of 12 items, not ranked"
+    markdown = leaderboard_markdown(data)
+    part_line = next(line for line in markdown.splitlines() if line.startswith("| part |"))
+    assert "partial: answered 4 of 12 items, not ranked" in part_line
+    assert "only models that answered every keyed item are ranked" in markdown
+    csv_text = (write_leaderboards(data, tmp_path)[0]).read_text(encoding="utf-8")
+    assert "coverage" in csv_text.splitlines()[0].split(",")

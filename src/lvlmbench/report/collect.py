@@ -179,6 +179,9 @@ def benchmark_summary(
     answers = scored_answers(store, name, items=items.values())
     overall = _rows(answers.table(), (), chance_by_group(items.values(), ()))
     overall = with_ranks(_with_coverage(overall, answers), answers)
+    # Accuracy's n: the items with a key (an unkeyed item is never scored, so never "missed").
+    keyed = sum(1 for i in items.values() if i.answer is not None)
+    overall = [{**r, "keyed": keyed} for r in overall]
     # Every protocol's entries, each from its report section (built-in or not alike).
     judged = judged_data(SectionInput(store, name, items))
     metrics = judged.get("metrics", [])

@@ -7,7 +7,9 @@ Every figure ``X`` with an interval comes as three columns ``X``, ``X_low``, ``X
   by the items' shared source) with ``items`` (the interval's n), ``clusters`` and ``cluster``
   (how many clusters, and what one is: "fine aspect", "item"...), ``estimator`` (clustered-t,
   wilson...), ``epochs`` (answers per item) and the answer counts ``correct``, ``answered``,
-  ``unparseable``, ``failed``; ``rank`` with ``rank_low``/``rank_high`` (the ranks the model
+  ``unparseable``, ``failed``, ``coverage`` (``all n items`` or ``partial: answered k of n
+  items, not ranked``, n the benchmark's keyed items: a partial row is listed after every full
+  one and has no rank); ``rank`` with ``rank_low``/``rank_high`` (the ranks the model
   holds in 95% of cluster-bootstrap resamples over the items every model answered: models
   whose ranges overlap are tied; see :mod:`lvlmbench.report.ranks`); ``level:<difficulty>``
   and ``capability:<name>`` likewise per group;
@@ -56,6 +58,9 @@ from lvlmbench.stats import format_interval, format_ranks
 
 __all__ = ["leaderboard_columns", "leaderboard_markdown", "leaderboard_rows", "write_leaderboards"]
 
+_PARTIAL = "partial:"
+"""How a row over part of its benchmark's keyed items starts its ``coverage`` cell."""
+
 _COUNTS = (
     *("items", "clusters", "cluster", "estimator"),
     *("epochs", "correct", "answered", "unparseable", "failed"),
@@ -71,7 +76,10 @@ _FACET_COLUMNS: tuple[tuple[AccuracyFacet, str], ...] = (
 def _accuracy(bench: BenchmarkSummary) -> Iterator[tuple[str, Mapping[str, Cell]]]:
     for r in bench["overall"]:
         accuracy = interval_cell(r["accuracy"], r["ci_low"], r["ci_high"], n=r["items"])
-        yield r["model"], {"accuracy": accuracy, **{k: Cell(r[k]) for k in _COUNTS}, **_rank(r)}
+        counts = {k: Cell(r[k]) for k in _COUNTS}
+        coverage = _coverage(r)
+        ranked = {} if coverage.startswith(_PARTIAL) else _rank(r)
+        yield r["model"], {"accuracy": accuracy, **counts, "coverage": Cell(coverage), **ranked}
     for facet, prefix in _FACET_COLUMNS:
         for r in _by_group(bench[facet], facet):
             cell = interval_cell(r["accuracy"], r["ci_low"], r["ci_high"], n=r.get("items"))
@@ -83,6 +91,16 @@ def _rank(row: Row) -> dict[str, Cell]:
     if "rank" not in row:
         return {}
     return {"rank": interval_cell(row["rank"], row["rank_low"], row["rank_high"])}
+
+
+def _coverage(row: Row) -> str:
+    """``all n items``, or ``partial: answered k of n items, not ranked`` where the model
+    answered only part of the benchmark's keyed items (a figure over 6 of 720 items is not
+    comparable with full runs' figures, so it is not ranked among them)."""
+    answered, keyed = row["items"], row.get("keyed")
+    if not isinstance(keyed, int) or answered >= keyed:
+        return f"all {answered} items"
+    return f"{_PARTIAL} answered {answered} of {keyed} items, not ranked"
 
 
 def _by_group(rows: list[Row], facet: str) -> list[Row]:
@@ -107,8 +125,13 @@ def _bench_rows(bench: BenchmarkSummary, sources: Sequence[Figures]) -> list[Lea
             mine = cells.setdefault(model, {})
             mine.update({name: cell.rounded() for name, cell in figures.items()})
     rows = [LeaderboardRow(bench["name"], bench["kind"], m, c) for m, c in cells.items()]
-    # Best first where there is an accuracy; models without one keep name order after.
-    return sorted(rows, key=lambda r: (-_number(r.value("accuracy")), r.model))
+    # Ranked on the common item set: full-coverage rows best first, partial rows after them
+    # (unranked), then models without an accuracy, each group in name order where tied.
+    return sorted(rows, key=lambda r: (_partial(r), -_number(r.value("accuracy")), r.model))
+
+
+def _partial(row: LeaderboardRow) -> bool:
+    return str(row.value("coverage") or "").startswith(_PARTIAL)
 
 
 def _number(value: object) -> float:
@@ -160,6 +183,12 @@ def _md(text: str) -> str:
     return escape(text, quote=False).replace("|", "\\|").replace("\n", " ")
 
 
+_PARTIAL_NOTE = (
+    "Ranked on the common item set: only models that answered every keyed item are ranked; "
+    "a row marked partial answered fewer and sits below them, not ranked."
+)
+
+
 def leaderboard_markdown(data: ReportData) -> str:
     """One Markdown table per benchmark, intervals folded into their cells."""
     rows = leaderboard_rows(data)
@@ -178,6 +207,8 @@ def leaderboard_markdown(data: ReportData) -> str:
             "| " + " | ".join(_md(r.model) if c == "model" else _cell(r, c) for c in columns) + " |"
             for r in mine
         ]
+        if any(_partial(r) for r in mine):
+            lines += ["", _PARTIAL_NOTE]
         parts.append("\n".join(lines) + "\n")
     return "\n".join(parts) if parts else "(no results)\n"
 
