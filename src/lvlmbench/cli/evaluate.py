@@ -144,6 +144,8 @@ def result_json(result: EvaluateResult) -> dict[str, Any]:
         report["circular"] = circular_json(result.circular)
     if result.mme:
         report["mme"] = mme_json(result.mme)
+    if result.warnings:
+        report["warnings"] = list(result.warnings)
     if result.open_items:
         report["open_items"] = result.open_items
         report["judge_with"] = judge_hint(result)
@@ -186,6 +188,7 @@ def print_result(result: EvaluateResult) -> None:
         print_extraction(result.extraction)
     if result.budgeted is not None:
         print_budgeted(result.budgeted)
+    print_warnings(list(result.warnings))
     if result.open_items:
         console.print(
             f"{result.open_items} open-ended items: their answers are stored, but evaluate has "

@@ -28,6 +28,7 @@ from lvlmbench.workflows._examinees import (
 from lvlmbench.workflows._extraction import run_extractor
 from lvlmbench.workflows._money import meter_for
 from lvlmbench.workflows._rounds import BudgetedRun, run_budgeted
+from lvlmbench.workflows._self_preference import self_preference
 from lvlmbench.workflows._sync import run_sync
 
 __all__ = [
@@ -76,6 +77,8 @@ class EvaluateResult:
     keyed_items: int = 0
     """Items with a key among those asked (the ``limit`` subset when there is one): what a
     model that answered everything is scored over."""
+    warnings: tuple[str, ...] = ()
+    """What the figures should be read with (an examinee that also wrote the benchmark)."""
     ranks: AccuracyRanks | None = None
     """Each model's rank interval over the items all of them answered (None: under two)."""
 
@@ -151,6 +154,7 @@ def evaluate(
     scored = _scored(store, benchmark, options.variant, plan.facets, plan.identities, only)
     return replace(
         scored,
+        warnings=self_preference(require_benchmark(store, benchmark), plan.identities),
         runs=runs,
         stored_only=tuple(plan.stored),
         extraction=extraction,

@@ -1,0 +1,40 @@
+"""An examinee that also wrote the benchmark it is scored on: AutoBench-V's examiner writes the
+descriptions, checks the images and writes the questions, so the same model answering them
+is judged by its own hand (self-preference, as LLM judges prefer their own answers). The figure
+is still computed; it is said, never silent."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from lvlmbench.models import ModelSpec, RegistryError
+from lvlmbench.store import GenerationReport, StoredBenchmark
+
+__all__ = ["self_preference"]
+
+
+def self_preference(bench: StoredBenchmark, examinees: Sequence[str]) -> tuple[str, ...]:
+    """A warning per examinee that is the model that wrote ``bench`` (the same provider/name,
+    whatever its settings); none for a benchmark no model wrote."""
+    report = bench.data
+    if not isinstance(report, GenerationReport) or not report.examiner:
+        return ()
+    # Stored as "<examiner spec> (<mode> mode) + <images spec>" (the procedural one: "procedural").
+    writer = _label(report.examiner.split(" + ")[0].split(" (")[0])
+    if writer is None:
+        return ()
+    return tuple(
+        f"{model} also wrote {bench.name} (its examiner, {writer}): its figure may favour its "
+        "own descriptions and questions (self-preference); compare it with other models' "
+        "with care"
+        for model in examinees
+        if _label(model) == writer
+    )
+
+
+def _label(spec: str) -> str | None:
+    """``provider/name`` of a spec, or None for a name that is no spec (an imported player)."""
+    try:
+        return ModelSpec.read(spec).label
+    except (RegistryError, ValueError):
+        return None
