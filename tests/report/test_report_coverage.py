@@ -90,3 +90,20 @@ def test_leaderboard_flags_a_partial_row_and_ranks_it_after_full_runs(tmp_path: 
     assert "only models that answered every keyed item are ranked" in markdown
     csv_text = (write_leaderboards(data, tmp_path)[0]).read_text(encoding="utf-8")
     assert "coverage" in csv_text.splitlines()[0].split(",")
+
+
+def test_only_full_runs_are_ranked_on_the_items_they_all_answered(tmp_path: Path) -> None:
+    # "full" (9 of 12) and "also" (all 12 right) answered every item of "first"; "part" only
+    # its 4 easy items. Ranked with "part", the common set shrank to those 4 easy items (where
+    # full and also are both right on 3 and 4); now it is all 12, and "part" holds no rank.
+    store = _store(tmp_path)
+    try:
+        first = sorted(iter_items(store, "first"), key=lambda i: i.id)
+        put_responses(store, _answers(first, "also", 0))
+        bench = benchmark_summary(store, "first")
+    finally:
+        store.close()
+    overall = {r["model"]: r for r in bench["overall"]}
+    assert "rank" not in overall["part"]
+    assert overall["also"]["rank"] == 1 and overall["full"]["rank"] == 2
+    assert overall["also"]["rank_items"] == overall["full"]["rank_items"] == 12

@@ -178,9 +178,11 @@ def benchmark_summary(
     # One pass over the responses for every accuracy table below.
     answers = scored_answers(store, name, items=items.values())
     overall = _rows(answers.table(), (), chance_by_group(items.values(), ()))
-    overall = with_ranks(_with_coverage(overall, answers), answers)
-    # Accuracy's n: the items with a key (an unkeyed item is never scored, so never "missed").
+    # Accuracy's n: the items with a key (an unkeyed item is never scored, so never "missed");
+    # only the rows over all of them are ranked, on the items they all answered.
     keyed = sum(1 for i in items.values() if i.answer is not None)
+    full = {r["model"] for r in overall if r["items"] >= keyed}
+    overall = with_ranks(_with_coverage(overall, answers), answers, full)
     overall = [{**r, "keyed": keyed} for r in overall]
     # Every protocol's entries, each from its report section (built-in or not alike).
     judged = judged_data(SectionInput(store, name, items))

@@ -9,6 +9,7 @@ are where there is nothing to rank (one model, or fewer than two clusters in com
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from typing import Any
 
 from lvlmbench.choice.accuracy import ScoredAnswers
@@ -17,9 +18,14 @@ from lvlmbench.choice.ranks import accuracy_ranks
 __all__ = ["with_ranks"]
 
 
-def with_ranks(overall: list[dict[str, Any]], answers: ScoredAnswers) -> list[dict[str, Any]]:
-    """The overall rows, each with its rank interval (see the module's note)."""
-    found = accuracy_ranks(answers, [r["model"] for r in overall])
+def with_ranks(
+    overall: list[dict[str, Any]], answers: ScoredAnswers, ranked: Collection[str] | None = None
+) -> list[dict[str, Any]]:
+    """The overall rows, each with its rank interval (see the module's note). ``ranked``: the
+    models to rank (the rows of full coverage; default every row): a model that answered part
+    of the benchmark would shrink the common item set the others are ranked on."""
+    names = [r["model"] for r in overall if ranked is None or r["model"] in ranked]
+    found = accuracy_ranks(answers, names)
     if found is None:
         return overall
     out = []
