@@ -123,6 +123,17 @@ def _with_coverage(overall: list[dict[str, Any]], answers: ScoredAnswers) -> lis
     return [{**row, "covers": partial.get(row["model"], [])} for row in overall]
 
 
+def _ranked(
+    overall: list[dict[str, Any]], answers: ScoredAnswers, items: Iterable[BenchmarkItem]
+) -> list[dict[str, Any]]:
+    """The overall rows with ``keyed`` (accuracy's n: the items with a key; an unkeyed item is
+    never scored, so never "missed") and rank intervals for the rows over all of them only,
+    ranked on the items they all answered."""
+    keyed = sum(1 for i in items if i.answer is not None)
+    full = {r["model"] for r in overall if r["items"] >= keyed}
+    return [{**r, "keyed": keyed} for r in with_ranks(overall, answers, full)]
+
+
 def level_spread(rows: list[AccuracyRow]) -> list[dict[str, Any]]:
     """Per difficulty level, how far apart the models are: lowest, highest, range and population
     standard deviation of their accuracies (AutoBench-V: harder levels separate models more)."""
@@ -178,12 +189,7 @@ def benchmark_summary(
     # One pass over the responses for every accuracy table below.
     answers = scored_answers(store, name, items=items.values())
     overall = _rows(answers.table(), (), chance_by_group(items.values(), ()))
-    # Accuracy's n: the items with a key (an unkeyed item is never scored, so never "missed");
-    # only the rows over all of them are ranked, on the items they all answered.
-    keyed = sum(1 for i in items.values() if i.answer is not None)
-    full = {r["model"] for r in overall if r["items"] >= keyed}
-    overall = with_ranks(_with_coverage(overall, answers), answers, full)
-    overall = [{**r, "keyed": keyed} for r in overall]
+    overall = _ranked(_with_coverage(overall, answers), answers, items.values())
     # Every protocol's entries, each from its report section (built-in or not alike).
     judged = judged_data(SectionInput(store, name, items))
     metrics = judged.get("metrics", [])
