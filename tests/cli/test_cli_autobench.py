@@ -122,7 +122,7 @@ def test_evaluate_prints_accuracy_and_oracle_is_perfect(
     args = ["evaluate", NAME, "--model", "baseline/oracle", "--model", "baseline/random"]
     result = runner.invoke(app, [*args, "--store", str(store_copy)])
     assert result.exit_code == 0, result.output
-    assert f"{NAME}: accuracy % (95% CI over items)" in result.output
+    assert f"{NAME}: accuracy % with 95% CI" in result.output
     oracle_line = next(line for line in result.output.splitlines() if "baseline/oracle │" in line)
     # One cell per difficulty level and the overall column, all 100.0, and items = every item.
     cells = [c.strip() for c in oracle_line.split("│")]

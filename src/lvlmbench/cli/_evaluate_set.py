@@ -13,6 +13,8 @@ from rich.table import Table
 
 from lvlmbench.cli._common import console
 from lvlmbench.cli._tables import accuracy_cell
+from lvlmbench.models import display_names
+from lvlmbench.stats import interval_note
 from lvlmbench.workflows import (
     EvaluateOptions,
     EvaluateResult,
@@ -81,17 +83,49 @@ def _flag(param: str) -> str:
 
 
 def set_table(result: EvaluateSetResult) -> Table:
-    """Models as rows, benchmarks as columns: overall accuracy % with its 95 % interval, and
-    the items a model answered where it answered fewer than the run asked."""
-    table = Table(title="across benchmarks: accuracy % (95% CI over items)", title_justify="left")
-    benchmarks = [r.benchmark for r in result.results]
-    table.add_column("model")
-    for name in benchmarks:
-        table.add_column(name, justify="right")
+    """Benchmarks and their figures as rows, models as columns (a few models fit a terminal
+    where a dozen figures per benchmark would not): each benchmark's accuracy % with its 95 %
+    interval, then the figures it is published with (CircularEval, MME's scores); a model that
+    answered fewer items than the run asked says so in its cell."""
+    table = Table(title="across benchmarks", title_justify="left")
+    models = list(dict.fromkeys(row.model for row in result.rows))
+    shown = display_names(models)
+    table.add_column("benchmark")
+    table.add_column("figure")
+    for model in models:
+        table.add_column(shown[model], justify="right")
     cells = {(row.model, row.benchmark): row for row in result.rows}
-    for model in dict.fromkeys(row.model for row in result.rows):
-        table.add_row(model, *(_cell(cells.get((model, name))) for name in benchmarks))
+    for each in result.results:
+        mine = [cells.get((model, each.benchmark)) for model in models]
+        table.add_row(each.benchmark, "accuracy %", *(_cell(row) for row in mine))
+        for k, metric in enumerate(_metrics(mine)):
+            table.add_row("", metric, *(_headline_cell(row, k) for row in mine))
+    table.caption = _caption(result)
+    table.caption_justify = "left"
     return table
+
+
+def _metrics(rows: Sequence[SetRow | None]) -> list[str]:
+    found = next((row.headline for row in rows if row is not None and row.headline), ())
+    return [h.metric for h in found]
+
+
+def _headline_cell(row: SetRow | None, k: int) -> str:
+    if row is None or k >= len(row.headline):
+        return "-"
+    figure = row.headline[k]
+    return figure.shown if figure.value is not None else f"[yellow]{figure.shown}[/]"
+
+
+def _caption(result: EvaluateSetResult) -> str:
+    notes = []
+    for each in result.results:
+        estimates = [r.estimate for r in each.overall if r.variant == "default" and r.items]
+        if estimates:
+            notes.append(f"{each.benchmark}: {interval_note(estimates)}")
+    if any(row.headline for row in result.rows):
+        notes.append("CircularEval and MME scores as VLMEvalKit computes them (no interval)")
+    return "\n".join(notes)
 
 
 def _cell(row: SetRow | None) -> str:
@@ -118,6 +152,9 @@ def set_json(
                 "items": row.answered,
                 "keyed_items": row.keyed,
                 "complete": row.complete,
+                "headline": [
+                    {"metric": h.metric, "value": h.value, "shown": h.shown} for h in row.headline
+                ],
             }
             for row in result.rows
         ],

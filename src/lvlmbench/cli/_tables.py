@@ -161,10 +161,14 @@ def _rank_cell(ranks: AccuracyRanks, model: str, variant: str) -> str:
 
 
 def _rank_note(ranks: AccuracyRanks) -> str:
+    resampled = (
+        f"the {ranks.items} items"
+        if ranks.cluster == "item"  # items alone: "1050 clusters (item)" says nothing more
+        else f"the {ranks.clusters} clusters ({ranks.cluster}) of the {ranks.items} items"
+    )
     return (
-        f"; rank: the ranks a model holds in 95% of {RANK_RESAMPLES} resamples of the "
-        f"{ranks.clusters} clusters ({ranks.cluster}) of the {ranks.items} items every model "
-        f"answered (seed {RANK_SEED}); overlapping ranges are tied"
+        f"; rank: the ranks a model holds in 95% of {RANK_RESAMPLES} resamples of "
+        f"{resampled} every model answered (seed {RANK_SEED}); overlapping ranges are tied"
     )
 
 

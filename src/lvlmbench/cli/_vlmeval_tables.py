@@ -14,6 +14,7 @@ from lvlmbench.choice.vlmeval_scores import (
     MMERow,
     MMERowJSON,
 )
+from lvlmbench.models import display_names
 from lvlmbench.ratings import CategoryTotal
 
 __all__ = ["circular_json", "circular_pivot", "mme_json", "mme_pivot"]
@@ -57,27 +58,31 @@ def _total(total: CategoryTotal) -> str:
 
 
 def mme_pivot(rows: Sequence[MMERow], title: str) -> Table:
-    """Models as rows; per category "score (acc / acc+)"; perception and reasoning sums where
-    all their categories are present ("5 of 10 categories" where not)."""
+    """Categories as rows, models as columns (MME's 14 categories and two sums squeeze any
+    terminal as columns): the perception and reasoning sums where all their categories are
+    present ("5 of 10 categories" where not), then per category "score (acc / acc+)"."""
     categories = sorted({c.category for row in rows for c in row.categories})
     sampled = any(c.epochs > 1 for row in rows for c in row.categories)
+    shown = display_names(row.model for row in rows)
     table = Table(title=title, title_justify="left")
-    table.add_column("model")
-    for name in (*MME_TOTALS, *categories, "unanswered", *(["epochs"] if sampled else [])):
-        table.add_column(name, justify="right")
+    table.add_column("category")
     for row in rows:
-        by_name = {c.category: c for c in row.categories}
+        table.add_column(_label(shown[row.model], row.variant), justify="right")
+    for name in MME_TOTALS:
+        table.add_row(f"[bold]{name}[/]", *(_total(row.total(name)) for row in rows))
+    found = [{c.category: c for c in row.categories} for row in rows]
+    for category in categories:
         cells = [
             f"{c.score:.1f} [dim]({c.acc:.0f}/{c.acc_plus:.0f})[/]" if c else "-"
-            for c in (by_name.get(name) for name in categories)
+            for c in (by_name.get(category) for by_name in found)
         ]
-        table.add_row(
-            _label(row.model, row.variant),
-            *(_total(row.total(name)) for name in MME_TOTALS),
-            *cells,
-            str(sum(c.unanswered for c in row.categories)),
-            *([str(max(c.epochs for c in row.categories))] if sampled else []),
-        )
+        table.add_row(category, *cells)
+    table.add_row("unanswered", *(str(sum(c.unanswered for c in row.categories)) for row in rows))
+    if sampled:
+        table.add_row("epochs", *(str(max(c.epochs for c in row.categories)) for row in rows))
+    table.caption = "score = acc + acc+ (%, as MME reports them: acc over questions, acc+ over "
+    table.caption += "pictures with both questions right); sums only over complete sets"
+    table.caption_justify = "left"
     return table
 
 

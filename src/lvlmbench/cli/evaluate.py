@@ -164,7 +164,7 @@ def judge_hint(result: EvaluateResult) -> str:
 def print_result(result: EvaluateResult) -> None:
     """The accuracy table (and a VLMEvalKit benchmark's scores), then each run's counts."""
     name = result.benchmark
-    title = f"{name}: accuracy % (95% CI over items)"
+    title = f"{name}: accuracy % with 95% CI"
     if result.accuracy or not result.open_items:
         console.print(
             accuracy_pivot(result.accuracy, title, result.groups, result.group_noun, result.ranks)

@@ -61,6 +61,7 @@ from lvlmbench.workflows.evaluate import (
 from lvlmbench.workflows.evaluate_set import (
     EvalSet,
     EvaluateSetResult,
+    Headline,
     SetRow,
     evaluate_many,
     read_eval_set,
@@ -132,6 +133,7 @@ __all__ = [
     "GenerateOptions",
     "GenerateResult",
     "Generated",
+    "Headline",
     "ImportOptions",
     "ImportResult",
     "InvalidOptions",

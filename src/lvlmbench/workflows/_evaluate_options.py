@@ -3,18 +3,28 @@ defaults, and the checks made on it before the store is opened (a typo writes no
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-from lvlmbench.choice.accuracy import GROUPINGS, facet_name
+from lvlmbench.choice.accuracy import GROUPINGS, available_facets, facet_name, facet_value
 from lvlmbench.models import GenerationSettings, specs_with_settings
 from lvlmbench.runner import VARIANTS
+from lvlmbench.types import BenchmarkItem
 from lvlmbench.workflows._errors import InvalidOptions
 from lvlmbench.workflows._examinees import check_specs, could_be_imported
 from lvlmbench.workflows._money import check_budget_usd, require_prices
 from lvlmbench.workflows._rounds import check_round_options, parse_until
 
-__all__ = ["EvaluateOptions", "checked_specs", "parse_groupings"]
+__all__ = [
+    "DEFAULT_BY",
+    "EvaluateOptions",
+    "checked_specs",
+    "groupings_for",
+    "parse_groupings",
+]
+
+DEFAULT_BY: tuple[str, ...] = ("difficulty",)
+"""evaluate's grouping unless told otherwise (dropped on a benchmark whose items have none)."""
 
 
 @dataclass(frozen=True)
@@ -25,8 +35,9 @@ class EvaluateOptions:
     models: Sequence[str]
     """Examinee specs, or names with stored responses (imported players: scored, not run)."""
     variant: str = "default"
-    by: Sequence[str] = ("difficulty",)
-    """Facets the accuracy is grouped by (empty: one row per model)."""
+    by: Sequence[str] = DEFAULT_BY
+    """Facets the accuracy is grouped by (empty: one row per model). The default groups by
+    difficulty where the benchmark's items have one (an imported benchmark often has none)."""
     concurrency: int | None = None
     """Requests in flight per endpoint (None: the client's default, or a local model's)."""
     extract_with: str | None = None
@@ -53,6 +64,25 @@ class EvaluateOptions:
             if isinstance(value, str):
                 raise InvalidOptions(f"{name}: expected a list of names, got the string {value!r}")
             object.__setattr__(self, name, tuple(value))
+
+
+def groupings_for(
+    by: Sequence[str], items: Iterable[BenchmarkItem], benchmark: str
+) -> tuple[list[str], list[str]]:
+    """The facets to group ``items`` by, and what to tell the user: ``by`` validated, less the
+    facets no item has a value of (a column of "-" would read as a group of its own). Dropping
+    the default is silent; dropping a facet the user named is said."""
+    items = list(items)
+    facets = parse_groupings(by, available_facets(items))
+    present = [f for f in facets if any(facet_value(item, f) != "-" for item in items)]
+    if not items or tuple(by) == DEFAULT_BY:
+        return present, []
+    notes = [
+        f"--by {facet}: no item of {benchmark} has a value of it; not grouped by it"
+        for facet in facets
+        if facet not in present
+    ]
+    return present, notes
 
 
 def parse_groupings(by: Sequence[str], available: Sequence[str] = GROUPINGS) -> list[str]:

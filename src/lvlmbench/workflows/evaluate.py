@@ -11,14 +11,14 @@ from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass, replace
 
 from lvlmbench.choice import ExtractorSummary
-from lvlmbench.choice.accuracy import AccuracyRow, available_facets, overall_rows, scored_answers
+from lvlmbench.choice.accuracy import AccuracyRow, overall_rows, scored_answers
 from lvlmbench.choice.ranks import AccuracyRanks, accuracy_ranks
 from lvlmbench.choice.vlmeval_scores import CircularRow, MMERow, circular_table, mme_table
 from lvlmbench.models import DEFAULT_CONCURRENCY, ModelClient, model_identity
 from lvlmbench.runner import EvalSummary, ProgressFor, ProgressHook, run_examinees
 from lvlmbench.store import Store, iter_items, require_benchmark
 from lvlmbench.workflows._copies import merged_runs, run_copies
-from lvlmbench.workflows._evaluate_options import EvaluateOptions, checked_specs, parse_groupings
+from lvlmbench.workflows._evaluate_options import EvaluateOptions, checked_specs, groupings_for
 from lvlmbench.workflows._examinees import (
     check_specs,
     check_stored_names,
@@ -108,6 +108,8 @@ class _Plan:
     facets: list[str]
     only: set[str] | None
     decided: tuple[int, ...] | None
+    notes: tuple[str, ...] = ()
+    """What the options became on this benchmark (a --by facet its items lack)."""
 
 
 def check_options(options: EvaluateOptions) -> None:
@@ -154,7 +156,10 @@ def evaluate(
     scored = _scored(store, benchmark, options.variant, plan.facets, plan.identities, only)
     return replace(
         scored,
-        warnings=self_preference(require_benchmark(store, benchmark), plan.identities),
+        warnings=(
+            *self_preference(require_benchmark(store, benchmark), plan.identities),
+            *plan.notes,
+        ),
         runs=runs,
         stored_only=tuple(plan.stored),
         extraction=extraction,
@@ -181,7 +186,7 @@ def _plan(store: Store, benchmark: str, options: EvaluateOptions) -> _Plan:
     subset, the names scored from stored responses and the specs to run."""
     specs, decided = checked_specs(options)
     require_benchmark(store, benchmark)
-    facets = parse_groupings(options.by, available_facets(iter_items(store, benchmark)))
+    facets, notes = groupings_for(options.by, iter_items(store, benchmark), benchmark)
     only = subset_for(store, benchmark, options.limit, options.limit_seed)
     stored = imported_models(store, benchmark, specs)
     to_run = [m for m in specs if m not in stored]
@@ -192,7 +197,7 @@ def _plan(store: Store, benchmark: str, options: EvaluateOptions) -> _Plan:
     # Rows are stored under each model's identity (endpoint and options included), not the
     # spec as typed; imported names pass through unchanged.
     identities = tuple(model_identity(spec) for spec in specs)
-    return _Plan(specs, identities, to_run, stored, facets, only, decided)
+    return _Plan(specs, identities, to_run, stored, facets, only, decided, tuple(notes))
 
 
 async def _run(

@@ -4,7 +4,10 @@
 Each benchmark is the ordinary :func:`~lvlmbench.workflows.evaluate` use case with the same
 options (resumable, cached, the same stored rows as one benchmark at a time); the set adds one
 summary across them: each model's overall accuracy on each benchmark, with how many of the
-benchmark's keyed items it answered, so a partial run never reads as a full one. Every
+benchmark's keyed items it answered, so a partial run never reads as a full one, and beside it
+the figure the benchmark's authors publish where that is another one (MMBench's CircularEval,
+MME's perception and reasoning scores): a per-row accuracy read against a published
+CircularEval figure would flatter every model. Every
 benchmark is checked before the first is asked: a typo in the third name writes nothing.
 
 An eval-set file is TOML::
@@ -28,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from lvlmbench.choice.accuracy import AccuracyRow
+from lvlmbench.choice.vlmeval_scores import MME_TOTALS, CircularRow, MMERow
 from lvlmbench.models import GenerationSettings
 from lvlmbench.runner import ProgressFor
 from lvlmbench.store import Store, require_benchmark
@@ -35,7 +39,14 @@ from lvlmbench.workflows._errors import InvalidOptions
 from lvlmbench.workflows._evaluate_options import EvaluateOptions
 from lvlmbench.workflows.evaluate import EvaluateResult, check_options, evaluate
 
-__all__ = ["EvalSet", "EvaluateSetResult", "SetRow", "evaluate_many", "read_eval_set"]
+__all__ = [
+    "EvalSet",
+    "EvaluateSetResult",
+    "Headline",
+    "SetRow",
+    "evaluate_many",
+    "read_eval_set",
+]
 
 
 @dataclass(frozen=True)
@@ -44,6 +55,18 @@ class EvalSet:
 
     benchmarks: tuple[str, ...]
     options: EvaluateOptions
+
+
+@dataclass(frozen=True)
+class Headline:
+    """A figure a benchmark is published with, other than the per-item accuracy."""
+
+    metric: str
+    """What it is and its unit: "CircularEval %", "MME perception (of 2000)"."""
+    value: float | None
+    """In the metric's unit; None where the model's answers do not cover what it sums."""
+    shown: str
+    """The value as printed, or why there is none ("12 of 1083 questions unanswered")."""
 
 
 @dataclass(frozen=True)
@@ -56,6 +79,8 @@ class SetRow:
     """The model's overall row on the benchmark (None: no keyed item answered)."""
     keyed: int
     """The benchmark's keyed items in this run (the ``--limit`` subset when there is one)."""
+    headline: tuple[Headline, ...] = ()
+    """The benchmark's published figures beside the accuracy (none for most benchmarks)."""
 
     @property
     def answered(self) -> int:
@@ -109,12 +134,45 @@ def _checked_names(benchmarks: Sequence[str]) -> tuple[str, ...]:
 
 
 def _set_rows(result: EvaluateResult) -> list[SetRow]:
-    """Each model's default-variant overall row of one benchmark as a summary row."""
+    """Each model's default-variant overall row of one benchmark as a summary row, with the
+    benchmark's published figures."""
     rows = {row.model: row for row in result.overall if row.variant == "default"}
+    circular = {
+        row.model: row for row in result.circular if row.variant == "default" and not row.group
+    }
+    mme = {row.model: row for row in result.mme if row.variant == "default"}
     return [
-        SetRow(result.benchmark, model, rows.get(model), result.keyed_items)
+        SetRow(
+            result.benchmark,
+            model,
+            rows.get(model),
+            result.keyed_items,
+            _circular_headline(circular.get(model)) + _mme_headline(mme.get(model)),
+        )
         for model in result.models
     ]
+
+
+def _circular_headline(row: CircularRow | None) -> tuple[Headline, ...]:
+    if row is None:
+        return ()
+    if row.incomplete:  # an unanswered copy counts as wrong: no figure over a partial run
+        questions = row.questions * row.epochs
+        why = f"{row.incomplete} of {questions} questions not answered in every copy"
+        return (Headline("CircularEval %", None, why),)
+    value = 100 * row.circular_accuracy
+    return (Headline("CircularEval %", value, f"{value:.1f}"),)
+
+
+def _mme_headline(row: MMERow | None) -> tuple[Headline, ...]:
+    if row is None:
+        return ()
+    out = []
+    for name, categories in MME_TOTALS.items():
+        total = row.total(name)
+        metric = f"MME {name} (of {200 * len(categories)})"
+        out.append(Headline(metric, total.value, total.shown()))
+    return tuple(out)
 
 
 _SETTINGS = {f.name for f in fields(GenerationSettings)}
