@@ -324,6 +324,26 @@ def mme(path: Path, b64: B64) -> Path:
     )
 
 
+MME_CATEGORIES = [
+    *("OCR", "artwork", "celebrity", "color", "count", "existence", "landmark", "position"),
+    *("posters", "scene", "code_reasoning", "commonsense_reasoning", "numerical_calculation"),
+    "text_translation",
+]
+
+
+def mme_all(path: Path, b64: B64) -> Path:
+    """MME with every one of its 14 categories: one picture each and its two questions (yes,
+    no), the second referencing the first row's index, as VLMEvalKit's TSV does."""
+    rows = [["index", "category", "image_path", "question", "answer", "image"]]
+    for k, category in enumerate(MME_CATEGORIES):
+        first = str(2 * k)
+        question = "Is the square red? Please answer yes or no."
+        rows.append([first, category, f"{category}/1.png", question, "Yes", b64("red")])
+        question = "Is the square blue? Please answer yes or no."
+        rows.append([str(2 * k + 1), category, f"{category}/1.png", question, "No", first])
+    return write_table(path, rows, "\t")
+
+
 def mmmu(path: Path, b64: B64) -> Path:
     """MMMU: nine options (A-I), ``<image N>`` placeholders in question and option, the image
     cell a Python-literal list of base64 images, image_path a list of names."""

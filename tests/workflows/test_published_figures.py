@@ -22,30 +22,10 @@ runner = CliRunner()
 MODELS = ["-m", "baseline/oracle", "-m", "baseline/random"]
 
 
-MME_CATEGORIES = [
-    *("OCR", "artwork", "celebrity", "color", "count", "existence", "landmark", "position"),
-    *("posters", "scene", "code_reasoning", "commonsense_reasoning", "numerical_calculation"),
-    "text_translation",
-]
-
-
-def full_mme(path: Path, b64: layouts.B64) -> Path:
-    """MME with every one of its 14 categories: one picture each, its two questions (yes, no),
-    the second referencing the first row's index, as VLMEvalKit's TSV does."""
-    rows = [["index", "category", "image_path", "question", "answer", "image"]]
-    for k, category in enumerate(MME_CATEGORIES):
-        first = str(2 * k)
-        question = "Is the square red? Please answer yes or no."
-        rows.append([first, category, f"{category}/1.png", question, "Yes", b64("red")])
-        question = "Is the square blue? Please answer yes or no."
-        rows.append([str(2 * k + 1), category, f"{category}/1.png", question, "No", first])
-    return layouts.write_table(path, rows, "\t")
-
-
 @pytest.fixture
 def db(tmp_path: Path) -> Path:
     store = tmp_path / "store.db"
-    files = (("MMB", layouts.mmbench), ("MME", full_mme), ("MME1", layouts.mme))
+    files = (("MMB", layouts.mmbench), ("MME", layouts.mme_all), ("MME1", layouts.mme))
     for name, write in files:
         source = write(tmp_path / f"{name}.tsv", b64_image)
         done = runner.invoke(app, ["import", str(source), "--name", name, "--store", str(store)])

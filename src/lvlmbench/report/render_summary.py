@@ -62,6 +62,38 @@ def _cell(row: dict[str, Any] | None, model: str, heading: str) -> str:
     )
 
 
+WIDE_AT = 8
+"""More capability columns than this (and than models) and the table turns: capabilities as rows,
+models as columns. MMBench, MME and MMMU together have some 60 categories: as columns they made
+the page over 4,000 px wide."""
+
+
+def _grid(
+    columns: list[tuple[str, str, str]],
+    models: list[str],
+    shown: dict[str, str],
+    cells: dict[tuple[str, str, str], dict[str, Any]],
+) -> str:
+    """The summary table: models as rows (best first), or, for many capabilities, capabilities
+    as rows under their benchmark and the models as columns in the same order."""
+    if len(columns) <= max(WIDE_AT, len(models)):
+        body = [
+            [f"<td>{model_label(m, shown[m])}</td>"]
+            + [_cell(cells.get((bench, cap, m)), m, head) for bench, cap, head in columns]
+            for m in models
+        ]
+        return table(["model", *(head for _, _, head in columns)], body, "summary")
+    rows = []
+    for k, (bench, cap, head) in enumerate(columns):
+        first = k == 0 or columns[k - 1][0] != bench  # the benchmark named once, on its first row
+        rows.append(
+            [f"<td>{escape(bench) if first else ''}</td>", f"<td>{escape(cap)}</td>"]
+            + [_cell(cells.get((bench, cap, m)), m, head) for m in models]
+        )
+    heads = ["benchmark", "capability", *(shown[m] for m in models)]
+    return table(heads, rows, "summary")
+
+
 def summary_section(benchmarks: list[BenchmarkSummary]) -> str:
     """The model × capability table and chart ('' when no benchmark has capability rows)."""
     columns = _columns(benchmarks)
@@ -86,11 +118,7 @@ def summary_section(benchmarks: list[BenchmarkSummary]) -> str:
 
     models.sort(key=order)
     shown = display_names(models)
-    body = [
-        [f"<td>{model_label(m, shown[m])}</td>"]
-        + [_cell(cells.get((bench, cap, m)), m, head) for bench, cap, head in columns]
-        for m in models
-    ]
+    grid = _grid(columns, models, shown, cells)
     chance = {
         head: row["chance"]
         for bench, cap, head in columns
@@ -113,7 +141,7 @@ def summary_section(benchmarks: list[BenchmarkSummary]) -> str:
     return (
         '<section id="summary"><h2>Summary: model × capability</h2>'
         + note
-        + table(["model", *(head for _, _, head in columns)], body, "summary")
+        + grid
         + dot_interval_chart(dots, title, chance=chance)
         + "</section>"
     )

@@ -1,0 +1,58 @@
+"""The report's opening summary stays readable with many capabilities: MMBench, MME and MMMU
+together have some 60 categories, which as columns made the page over 4,000 px wide; past a
+handful the table turns (capabilities as rows under their benchmark, models as columns) and
+every cell keeps the figure the accuracy table has."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from pathlib import Path
+
+import dataset_layouts as layouts
+from prediction_fixtures import b64_image
+from typer.testing import CliRunner
+
+from lvlmbench.cli import app
+from lvlmbench.report.collect import collect
+from lvlmbench.report.render_summary import summary_section
+from lvlmbench.store import Store
+
+runner = CliRunner()
+
+
+def _summary(tmp_path: Path, write: Callable[..., Path]) -> str:
+    db = tmp_path / "s.db"
+    source = write(tmp_path / "bench.tsv", b64_image)
+    for args in (
+        ["import", str(source), "--name", "B"],
+        ["evaluate", "B", "-m", "baseline/oracle", "-m", "baseline/random"],
+    ):
+        done = runner.invoke(app, [*args, "--store", str(db)])
+        assert done.exit_code == 0, done.output
+    store = Store.open(str(db))
+    try:
+        return summary_section(collect(store)["benchmarks"])
+    finally:
+        store.close()
+
+
+def _heads(html: str) -> list[str]:
+    return re.findall(r"<th>(.*?)</th>", html[: html.index("</thead>")])
+
+
+def test_many_capabilities_are_rows_and_models_columns(tmp_path: Path) -> None:
+    html = _summary(tmp_path, layouts.mme_all)
+    assert _heads(html) == ["benchmark", "capability", "baseline/oracle", "baseline/random"]
+    rows = re.findall(r"<tr><td>(B?)</td><td>([a-zA-Z_]+)</td>", html)
+    assert [cap for _, cap in rows] == sorted(layouts.MME_CATEGORIES)
+    assert [bench for bench, _ in rows] == ["B"] + [""] * 13  # the benchmark named once
+    oracle = re.findall(
+        r'data-model="baseline/oracle" data-summary="[^"]+" data-accuracy="([\d.]+)"', html
+    )
+    assert oracle == ["100.0"] * 14
+
+
+def test_a_few_capabilities_stay_columns(tmp_path: Path) -> None:
+    html = _summary(tmp_path, layouts.mmbench)  # two categories: colour, position
+    assert _heads(html) == ["model", "colour", "position"]
