@@ -1,7 +1,8 @@
 """The report's opening summary stays readable with many capabilities: MMBench, MME and MMMU
 together have some 60 categories, which as columns made the page over 4,000 px wide; past a
 handful the table turns (capabilities as rows under their benchmark, models as columns) and
-every cell keeps the figure the accuracy table has."""
+every cell keeps the figure the accuracy table has. A benchmark whose items have no difficulty
+level gets no difficulty sections (one group called "-" read as a level of its own)."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from prediction_fixtures import b64_image
 from typer.testing import CliRunner
 
 from lvlmbench.cli import app
+from lvlmbench.report import benchmark_summary, render_benchmark
 from lvlmbench.report.collect import collect
 from lvlmbench.report.render_summary import summary_section
 from lvlmbench.store import Store
@@ -21,7 +23,7 @@ from lvlmbench.store import Store
 runner = CliRunner()
 
 
-def _summary(tmp_path: Path, write: Callable[..., Path]) -> str:
+def _store(tmp_path: Path, write: Callable[..., Path]) -> Path:
     db = tmp_path / "s.db"
     source = write(tmp_path / "bench.tsv", b64_image)
     for args in (
@@ -30,7 +32,11 @@ def _summary(tmp_path: Path, write: Callable[..., Path]) -> str:
     ):
         done = runner.invoke(app, [*args, "--store", str(db)])
         assert done.exit_code == 0, done.output
-    store = Store.open(str(db))
+    return db
+
+
+def _summary(tmp_path: Path, write: Callable[..., Path]) -> str:
+    store = Store.open(str(_store(tmp_path, write)))
     try:
         return summary_section(collect(store)["benchmarks"])
     finally:
@@ -56,3 +62,17 @@ def test_many_capabilities_are_rows_and_models_columns(tmp_path: Path) -> None:
 def test_a_few_capabilities_stay_columns(tmp_path: Path) -> None:
     html = _summary(tmp_path, layouts.mmbench)  # two categories: colour, position
     assert _heads(html) == ["model", "colour", "position"]
+
+
+def test_no_difficulty_sections_for_a_benchmark_without_levels(tmp_path: Path) -> None:
+    store = Store.open(str(_store(tmp_path, layouts.mmbench)))
+    try:
+        bench = benchmark_summary(store, "B")
+    finally:
+        store.close()
+    assert bench["difficulty"] == [] and bench["spread"] == [] and bench["fine_aspect"] == []
+    assert {r["capability"] for r in bench["capability"]} == {"colour", "position"}
+    html = render_benchmark(bench)
+    for heading in ("Accuracy by difficulty", "Accuracy vs difficulty", "Model spread by level"):
+        assert heading not in html
+    assert "Accuracy by capability" in html
