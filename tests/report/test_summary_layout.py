@@ -76,3 +76,24 @@ def test_no_difficulty_sections_for_a_benchmark_without_levels(tmp_path: Path) -
     for heading in ("Accuracy by difficulty", "Accuracy vs difficulty", "Model spread by level"):
         assert heading not in html
     assert "Accuracy by capability" in html
+
+
+def test_a_benchmark_with_many_categories_turns_its_own_tables(tmp_path: Path) -> None:
+    store = Store.open(str(_store(tmp_path, layouts.mme_all)))
+    try:
+        html = render_benchmark(benchmark_summary(store, "B"))
+    finally:
+        store.close()
+    start = html.index("<h3>Accuracy by capability</h3>")
+    by_capability = html[start : html.index("</table>", start)]
+    assert _heads(by_capability)[:3] == ["capability", "baseline/oracle %", "95% CI"]
+    assert by_capability.count("<tr><td>") == 14
+    start = html.index("<h3>MME</h3>")
+    mme = html[start : html.index("</table>", start)]
+    assert _heads(mme) == [
+        "",
+        "baseline/oracle: score (acc / acc+)",
+        "baseline/random: score (acc / acc+)",
+    ]
+    assert '<td data-model="baseline/oracle" data-total="perception">2000.0</td>' in mme
+    assert '<td data-model="baseline/oracle" data-category="color">200.0 (100 / 100)</td>' in mme

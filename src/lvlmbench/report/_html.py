@@ -11,7 +11,7 @@ from typing import Any
 
 from lvlmbench.stats import format_interval
 
-__all__ = ["ci", "fmt", "human_label", "table", "td"]
+__all__ = ["TURN_AT", "ci", "fmt", "human_label", "table", "td"]
 
 
 def human_label(key: str) -> str:
@@ -33,6 +33,12 @@ def fmt(value: Any, digits: int = 1) -> str:
 def ci(low: float | None, high: float | None, digits: int = 1) -> str:
     """An interval as "low–high" ("-" when unknown): :func:`lvlmbench.stats.format_interval`."""
     return format_interval(low, high, digits=digits)
+
+
+TURN_AT = 8
+"""More groups than this (and than models) and a table turns, groups as rows and models as
+columns: MME's 14 categories or MMMU's 30 subjects as columns made pages thousands of pixels
+wide (MMBench, MME and MMMU in one summary: 4,222 px)."""
 
 
 def table(head: Sequence[str], rows: Sequence[Sequence[str]], css: str = "") -> str:

@@ -11,7 +11,7 @@ from typing import Any
 from lvlmbench.choice.ranks import RANK_RESAMPLES, RANK_SEED
 from lvlmbench.models import display_names
 from lvlmbench.report._common import LEVELS
-from lvlmbench.report._html import fmt, human_label, table, td
+from lvlmbench.report._html import TURN_AT, fmt, human_label, table, td
 from lvlmbench.report.judged import judged_sections
 from lvlmbench.report.render_experiments import (
     leakage_section,
@@ -62,14 +62,17 @@ def _accuracy_section(
     models = bench["models"]
     by_key = {(r["model"], r[facet]): r for r in rows}
     shown = display_names([*models, *(r["model"] for r in rows)])
-    body = []
-    for model in models:
-        cells = [td(shown[model])]
-        for group in groups:
-            r = by_key.get((model, group))
-            cells.append(_acc_cell(r, group, facet, link) if r else "<td>-</td><td></td>")
-        body.append(cells)
-    head = ["model"] + [h for g in groups for h in (f"{g} %", "95% CI")]
+
+    def cell(model: str, group: str) -> str:
+        r = by_key.get((model, group))
+        return _acc_cell(r, group, facet, link) if r else "<td>-</td><td></td>"
+
+    if len(groups) > max(TURN_AT, len(models)):  # many groups: rows, not columns
+        head = [label] + [h for m in models for h in (f"{shown[m]} %", "95% CI")]
+        body = [[td(g), *(cell(m, g) for m in models)] for g in groups]
+    else:
+        head = ["model"] + [h for g in groups for h in (f"{g} %", "95% CI")]
+        body = [[td(shown[m]), *(cell(m, g) for g in groups)] for m in models]
     dots = [
         Dot(r[facet], r["model"], r["accuracy"], r["ci_low"], r["ci_high"])
         for g in groups

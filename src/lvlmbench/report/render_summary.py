@@ -12,7 +12,7 @@ from typing import Any
 
 from lvlmbench.models import display_names
 from lvlmbench.ratings import category_mean
-from lvlmbench.report._html import table
+from lvlmbench.report._html import TURN_AT, table
 from lvlmbench.report.summary import BenchmarkSummary
 from lvlmbench.report.svg import Dot, dot_interval_chart
 from lvlmbench.stats import format_interval, interval_note_of_fields
@@ -62,12 +62,6 @@ def _cell(row: dict[str, Any] | None, model: str, heading: str) -> str:
     )
 
 
-WIDE_AT = 8
-"""More capability columns than this (and than models) and the table turns: capabilities as rows,
-models as columns. MMBench, MME and MMMU together have some 60 categories: as columns they made
-the page over 4,000 px wide."""
-
-
 def _grid(
     columns: list[tuple[str, str, str]],
     models: list[str],
@@ -76,7 +70,7 @@ def _grid(
 ) -> str:
     """The summary table: models as rows (best first), or, for many capabilities, capabilities
     as rows under their benchmark and the models as columns in the same order."""
-    if len(columns) <= max(WIDE_AT, len(models)):
+    if len(columns) <= max(TURN_AT, len(models)):
         body = [
             [f"<td>{model_label(m, shown[m])}</td>"]
             + [_cell(cells.get((bench, cap, m)), m, head) for bench, cap, head in columns]

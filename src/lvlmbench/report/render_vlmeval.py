@@ -11,6 +11,8 @@ from lvlmbench.report.summary import BenchmarkSummary
 
 __all__ = ["vlmeval_section"]
 
+_TOTALS: tuple[Literal["perception", "reasoning"], ...] = ("perception", "reasoning")
+
 
 def _circular(rows: list[CircularRowJSON]) -> str:
     head = ["model", "per-row %", "rows right", "circular %", "questions right", "incomplete"]
@@ -41,21 +43,22 @@ def _total(row: MMERowJSON, name: Literal["perception", "reasoning"]) -> str:
 
 
 def _mme(rows: list[MMERowJSON]) -> str:
+    """Categories as rows and models as columns: 14 categories and two sums as columns squeezed
+    every cell to a few characters a line."""
     categories = sorted({c["category"] for r in rows for c in r["categories"]})
-    head = ["model", "perception", "reasoning", *(f"{c} (acc / acc+)" for c in categories)]
-    body = []
-    for r in rows:
-        by_name = {c["category"]: c for c in r["categories"]}
+    found = [{c["category"]: c for c in r["categories"]} for r in rows]
+    head = ["", *(f"{r['model']}: score (acc / acc+)" for r in rows)]
+    body = [[td(name), *(_total(r, name) for r in rows)] for name in _TOTALS]
+    for name in categories:
         cells = [
             td(
                 f"{c['score']:.1f} ({c['acc']:.0f} / {c['acc_plus']:.0f})" if c else "-",
                 model=r["model"],
                 category=name,
             )
-            for name, c in ((name, by_name.get(name)) for name in categories)
+            for r, c in ((r, by_name.get(name)) for r, by_name in zip(rows, found, strict=True))
         ]
-        totals = [_total(r, "perception"), _total(r, "reasoning")]
-        body.append([td(r["model"]), *totals, *cells])
+        body.append([td(name), *cells])
     note = (
         '<p class="meta">MME: per category, score = acc + acc+ (acc+: both questions of a '
         "picture right); perception and reasoning sum their categories, and only over all of "
