@@ -98,12 +98,15 @@ def accuracy_pivot(
     groups: Sequence[tuple[str, ...]] | None = None,
     noun: str = "groups",
     ranks: AccuracyRanks | None = None,
+    keyed: int | None = None,
 ) -> Table:
     """Models as rows, groups as columns, accuracy % with its 95% interval over items per cell
     (clustered where items share a source; the caption says by what, and the ``clusters``
     column how many). ``groups``: every group of the benchmark's keyed items (default: those in
     ``rows``); a model's overall over fewer of them says how many ("2 of 3 ``noun``").
-    ``ranks``: a rank column (each model's 95% rank interval, "1–2"), best first."""
+    ``ranks``: a rank column (each model's 95% rank interval, "1–2"), best first. ``keyed``:
+    the keyed items asked; a model that answered fewer is flagged "partial" under its name
+    (and is not ranked)."""
     expected = list(groups) if groups is not None else [row.group for row in rows]
     shown_groups = sorted({*expected, *(row.group for row in rows)}, key=_group_order)
     models = sorted({(row.model, row.variant) for row in rows})
@@ -129,9 +132,13 @@ def accuracy_pivot(
     counts = _CountColumns.of(rows)
     for header in counts.headers():
         table.add_column(header, justify="right")
+    answered = {(r.model, r.variant): r.items for r in overall_rows(rows)}
     for model, variant in models:
         mine = [cells.get((model, variant, g)) for g in shown_groups]
         label = shown[model] if variant == "default" else f"{shown[model]} [{variant}]"
+        got = answered.get((model, variant), 0)
+        if keyed and got < keyed:  # a figure over part of the benchmark never reads as a full one
+            label += f"\n[yellow]partial: {got} of {keyed} items, not ranked[/]"
         table.add_row(
             label,
             *(accuracy_cell(r) if r else "-" for r in mine),
@@ -168,7 +175,8 @@ def _rank_note(ranks: AccuracyRanks) -> str:
     )
     return (
         f"; rank: the ranks a model holds in 95% of {RANK_RESAMPLES} resamples of "
-        f"{resampled} every model answered (seed {RANK_SEED}); overlapping ranges are tied"
+        f"{resampled} every ranked model answered (seed {RANK_SEED}); overlapping ranges "
+        "are tied; only models that answered every keyed item are ranked"
     )
 
 

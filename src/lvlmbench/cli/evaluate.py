@@ -167,7 +167,14 @@ def print_result(result: EvaluateResult) -> None:
     title = f"{name}: accuracy % with 95% CI"
     if result.accuracy or not result.open_items:
         console.print(
-            accuracy_pivot(result.accuracy, title, result.groups, result.group_noun, result.ranks)
+            accuracy_pivot(
+                result.accuracy,
+                title,
+                result.groups,
+                result.group_noun,
+                result.ranks,
+                result.keyed_items,
+            )
         )
     if result.circular:
         title = f"{name}: CircularEval (a question counts only if all its copies are right)"

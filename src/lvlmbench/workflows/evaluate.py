@@ -304,17 +304,28 @@ def _scored(
     asked = [item for item in iter_items(store, benchmark) if only is None or item.id in only]
     open_items = sum(item.kind == "open" for item in asked)
     keyed = sum(item.kind != "open" and item.answer is not None for item in asked)
+    overall = overall_rows(rows)
     return EvaluateResult(
         benchmark=benchmark,
         runs=[],
         open_items=open_items,
         keyed_items=keyed,
         accuracy=rows,
-        overall=overall_rows(rows),
+        overall=overall,
         by=tuple(facets),
         groups=tuple(answers.groups(facets)),
         models=identities,
         circular=tuple(circular),
         mme=tuple(mme),
-        ranks=accuracy_ranks(answers, identities, variant=variant),
+        ranks=accuracy_ranks(answers, _full(overall, identities, variant, keyed), variant=variant),
     )
+
+
+def _full(
+    overall: list[AccuracyRow], identities: tuple[str, ...], variant: str, keyed: int
+) -> list[str]:
+    """The models that answered every keyed item asked: the only ones ranked (as the report
+    ranks them), on the items they all answered; a model that answered 6 of 720 items would
+    otherwise shrink the others' common set to those 6."""
+    answered = {r.model: r.items for r in overall if r.variant == variant}
+    return [m for m in identities if keyed and answered.get(m, 0) >= keyed]
