@@ -92,3 +92,13 @@ def test_a_benchmark_without_difficulty_is_not_grouped_by_it(db: Path) -> None:
     assert {row["category"] for row in named["accuracy"]} == {"colour", "position"}
     assert all("general_aspect" not in row for row in named["accuracy"])
     assert any("general_aspect" in w for w in named["warnings"])
+
+
+def test_a_limited_run_scores_circular_eval_over_the_questions_it_asked(db: Path) -> None:
+    # --limit 2 over two categories: one unit each, question 5 drawn with both its copies.
+    out = _json(db, "MMB", "-m", "baseline/oracle", "--limit", "2")
+    (circular,) = out["circular"]
+    assert (circular["questions"], circular["questions_correct"]) == (1, 1)
+    assert circular["incomplete"] == 0
+    (row,) = out["overall"]
+    assert row["items"] == 3

@@ -52,7 +52,8 @@ Limit = Annotated[
     int | None,
     typer.Option(
         help="Ask only N items: a seeded subset stratified by capability/category and "
-        "difficulty, the same on every run; accuracy is over it.",
+        "difficulty, the same on every run; accuracy is over it. CircularEval copies and an MME "
+        "picture's questions are drawn together (N may be exceeded by part of one).",
         show_default=False,
     ),
 ]

@@ -16,7 +16,7 @@ from lvlmbench.runner._runner import (
     run_examinee,
     score_output,
 )
-from lvlmbench.runner._subset import item_stratum, stratified_subset
+from lvlmbench.runner._subset import item_stratum, scoring_unit, stratified_subset
 
 __all__ = [
     "LOOKAHEAD",
@@ -33,5 +33,6 @@ __all__ = [
     "run_examinee",
     "run_examinees",
     "score_output",
+    "scoring_unit",
     "stratified_subset",
 ]

@@ -296,12 +296,16 @@ def _scored(
     VLMEvalKit benchmark's CircularEval and MME scores."""
     answers = scored_answers(store, benchmark, variant=variant, item_ids=only)
     rows = answers.table(facets, identities)
+    asked = [item for item in iter_items(store, benchmark) if only is None or item.id in only]
     circular: list[CircularRow] = []
     mme: list[MMERow] = []
     if require_benchmark(store, benchmark).kind == "vlmeval":
-        circular = circular_table(store, benchmark, variant=variant, models=identities, by=facets)
-        mme = mme_table(store, benchmark, variant=variant, models=identities)
-    asked = [item for item in iter_items(store, benchmark) if only is None or item.id in only]
+        # Over the items asked: a --limit run's CircularEval and MME are of its subset, not of
+        # questions it never asked (counted wrong, they read as a model's failures).
+        circular = circular_table(
+            store, benchmark, variant=variant, models=identities, items=asked, by=facets
+        )
+        mme = mme_table(store, benchmark, variant=variant, models=identities, items=asked)
     open_items = sum(item.kind == "open" for item in asked)
     keyed = sum(item.kind != "open" and item.answer is not None for item in asked)
     overall = overall_rows(rows)
