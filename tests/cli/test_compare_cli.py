@@ -79,7 +79,7 @@ def test_json_names_estimator_cluster_adjustment_items_and_exclusions(db: Path) 
     # C vs B: 19 items in common (B's item 19 excluded); C's item 0 is the mean of its epochs.
     assert (c_row["n_items"], c_row["n_excluded"], c_row["only_b"]) == (19, 1, 1)
     assert c_row["difference"] == pytest.approx(-3.5 / 19)
-    assert c_row["estimator"] == "paired-cluster-bootstrap" and c_row["cluster"] == "item"
+    assert c_row["estimator"] == "paired-clustered-t" and c_row["cluster"] == "item"
     assert all(row["adjustment"] == "bh" for row in data["rows"])
     ranked = sorted([a_row["p_value"], c_row["p_value"]])
     # BH with two: the smaller ×2, the larger ×1, then made monotone.

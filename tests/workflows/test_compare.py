@@ -1,6 +1,7 @@
 """The compare use case on stores worked by hand: paired differences on the items both models
-answered, McNemar's counts where items stand alone, the cluster bootstrap where they share a
-fine aspect, epochs averaged within an item, Holm/BH across the whole table, power plans."""
+answered, McNemar's counts where items stand alone and score 0/1, the paired clustered t where
+they share a fine aspect or scores are not 0/1 (the cluster bootstrap for statistics that are
+not means), epochs averaged within an item, Holm/BH across the whole table, power plans."""
 
 from __future__ import annotations
 
@@ -85,17 +86,17 @@ def test_epochs_average_within_an_item_and_one_sided_items_are_excluded(tmp_path
     assert c_vs_b.paired is not None
     assert c_vs_b.paired.difference.estimate == pytest.approx(-3.5 / 19)
     assert c_vs_b.paired.difference.n_items == 19
-    # A 0.5 is not binary: no McNemar, the paired bootstrap over items.
-    assert c_vs_b.paired.test == "paired-cluster-bootstrap" and c_vs_b.discordant is None
+    # A 0.5 is not binary: no McNemar, the paired t over items.
+    assert c_vs_b.paired.test == "paired-clustered-t" and c_vs_b.discordant is None
 
 
-def test_items_of_one_fine_aspect_are_resampled_together(tmp_path: Path) -> None:
+def test_items_of_one_fine_aspect_are_one_cluster(tmp_path: Path) -> None:
     db = write_choice_store(tmp_path / "s.db", {"a": A, "b": B}, cluster_size=4)
     (row,) = _run(db, models=("a", "b")).rows
     assert row.paired is not None
     est = row.paired.difference
     assert (est.cluster, est.n_items, est.n_clusters) == ("fine aspect", 20, 5)
-    assert row.paired.test == "paired-cluster-bootstrap" and row.discordant is None
+    assert row.paired.test == "paired-clustered-t" and row.discordant is None
     # The same as the library on the same pairs, each item in its fine aspect (4 per aspect).
     ids = [f"quiz-{i:02d}" for i in range(20)]
     clusters = {item: f"fine aspect:colour|hue|fine-{i // 4}" for i, item in enumerate(ids)}
@@ -104,6 +105,7 @@ def test_items_of_one_fine_aspect_are_resampled_together(tmp_path: Path) -> None
         dict(zip(ids, map(float, B), strict=True)),
         clusters,  # type: ignore[arg-type]
         cluster="fine aspect",
+        test="t",
     )
     assert row.paired == expected
     assert row.adjusted_p == row.paired.p_value  # one test: nothing to adjust
@@ -135,7 +137,7 @@ def test_judge_scores_are_compared_on_the_items_both_were_scored(tmp_path: Path)
     assert (row.only_a, row.only_b) == (1, 0)
     assert row.mean_a == pytest.approx(23 / 3) and row.mean_b == pytest.approx(19 / 3)
     assert row.paired is not None and row.paired.difference.estimate == pytest.approx(4 / 3)
-    assert row.paired.test == "paired-cluster-bootstrap"
+    assert row.paired.test == "paired-clustered-t"
 
 
 # Against the reference: m1 wins 0, 1, 4, loses 2, ties 3; m2 wins 1 and 5, loses 0, 2, 3.

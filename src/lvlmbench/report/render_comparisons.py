@@ -147,8 +147,9 @@ def comparison_note(result: ComparisonTable) -> str:
     grouped = f", overall and per {' × '.join(result.by)}" if result.by else ""
     return (
         f"{result.metric}{judge}: {against}{grouped}, on the items both answered (the others "
-        f"excluded and counted); clusters: {result.cluster}; paired cluster bootstrap, or "
-        f"McNemar where items stand alone and scores are 0/1; p-values of the whole table "
+        f"excluded and counted); clusters: {result.cluster}; a mean difference by the paired "
+        f"clustered t (clusters − 1 df), or McNemar where items stand alone and scores are "
+        f"0/1, a rating difference by a paired cluster bootstrap; p-values of the whole table "
         f"adjusted by {_ADJUSTED[result.adjustment]}."
     )
 

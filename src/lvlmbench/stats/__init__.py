@@ -11,7 +11,8 @@ stand alone) and every interval accounts for it:
   (:func:`cluster_bootstrap`). Every :class:`Estimate` names its method and cluster, with
   n items and n clusters.
 - "is A better than B?" is :func:`paired_difference` on the items both answered (the others are
-  counted): a paired cluster bootstrap, or McNemar where unclustered and binary.
+  counted): a paired cluster bootstrap or the paired clustered t (``test="t"``, what
+  ``compare`` uses for means), or McNemar where unclustered and binary.
   :func:`paired_bootstrap` does the same for any statistic of resampled pairs (judge scores,
   win rates, Bradley–Terry differences from :mod:`lvlmbench.ratings`).
 - many comparisons: :func:`adjust_p_values` (Holm by default, Benjamini–Hochberg); a
