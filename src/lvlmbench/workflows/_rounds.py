@@ -1,14 +1,21 @@
 """``evaluate --until rank|compare:A,B [--budget N] [--alpha A]``: a budgeted evaluation.
 
-The benchmark's keyed choice items are put in one seeded stratified order (capability × general
-aspect × difficulty, :func:`lvlmbench.budget.stratified_order`) and asked in rounds of doubling
-size through the normal runner: each round asks the order's first n items, so earlier rounds'
-answers are found stored (a killed run restarted pays for nothing twice and, with the same seed,
-takes the same draws and reaches the same decision). After each round the stopping rule reads
-the new items' scores from the store and decides whether the question is answered.
-``--budget`` caps the examinee calls (items × examinees run × epochs), ``--budget-usd`` what
-their answers cost at the specs' ``price=IN,OUT`` (:mod:`lvlmbench.workflows._money`); the first cap
-reached stops the rounds.
+The benchmark's keyed choice items are drawn in whole clusters (:func:`lvlmbench.stats.
+cluster_keys`: an AutoBench-V fine aspect, a CircularEval group, an MME picture; an item alone
+elsewhere) in one seeded stratified order of the clusters (by the capability × general aspect
+× difficulty their items share, :func:`lvlmbench.budget.cluster_order`), and asked in rounds of
+doubling size that end between clusters through the normal runner: each round asks the order's
+first n items, so earlier rounds' answers are found stored (a killed run restarted pays for
+nothing twice and, with the same seed, takes the same draws and reaches the same decision).
+After each round the stopping rule reads the new clusters' scores from the store and decides,
+with one paired value per cluster (:mod:`lvlmbench.budget.rules`), whether the question is
+answered. ``--budget`` caps the examinee calls (items × examinees run × epochs), ``--budget-usd``
+what their answers cost at the specs' ``price=IN,OUT`` (:mod:`lvlmbench.workflows._money`); the
+first cap reached stops the rounds, and a cap ends a run at the last whole cluster it pays for.
+
+Runs keep no state: the order is recomputed from the items and the seed. Unclustered, it is
+the order earlier versions drew, item for item; a clustered benchmark's run begun by a version
+that drew single items resumes on the cluster order, reusing (never re-paying) stored answers.
 
 :func:`decide_in_rounds` is the one round loop: ``evaluate --until`` feeds it the stored items
 round by round, ``generate --until`` (:mod:`._generate_rounds`) the items each round
@@ -23,17 +30,19 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from lvlmbench.budget import (
+    ClusterOrder,
     CompareRule,
     Decision,
     RankRule,
     Spend,
     StoppingRule,
+    cluster_order,
     facet_mix,
     round_ends,
-    stratified_order,
 )
 from lvlmbench.choice.accuracy import facet_value, scored_answers
 from lvlmbench.runner import EvalSummary
+from lvlmbench.stats import cluster_keys
 from lvlmbench.store import Store, iter_items
 from lvlmbench.types import BenchmarkItem
 from lvlmbench.workflows._errors import InvalidOptions
@@ -128,6 +137,8 @@ def decision_json(question: str | None, decision: Decision) -> dict[str, Any]:
         "unresolved": [list(p) for p in decision.unresolved],
         "alpha": decision.alpha,
         "p_value": decision.p_value,
+        "cluster": decision.unit,
+        "clusters_used": decision.clusters,
     }
 
 
@@ -242,11 +253,15 @@ def _affordable(pool: int, calls_per_item: int, budget: int | None) -> int:
     return min(pool, budget // calls_per_item)
 
 
-def make_rule(question: str, models: Sequence[str], alpha: float) -> StoppingRule:
-    """The rule for ``question`` (``rank``, or ``compare`` of ``models``' two)."""
+def make_rule(
+    question: str, models: Sequence[str], alpha: float, order: ClusterOrder | None = None
+) -> StoppingRule:
+    """The rule for ``question`` (``rank``, or ``compare`` of ``models``' two), testing over
+    ``order``'s clusters (None: every item its own)."""
+    unit, largest = ("item", 1) if order is None else (order.unit, order.largest)
     if question == "compare":
-        return CompareRule(models[0], models[1], alpha)
-    return RankRule(models, alpha)
+        return CompareRule(models[0], models[1], alpha, unit=unit, largest=largest)
+    return RankRule(models, alpha, unit=unit, largest=largest)
 
 
 async def decide_in_rounds(
@@ -257,12 +272,15 @@ async def decide_in_rounds(
     rounds: AsyncGenerator[Asked, None],
     run_round: RunRound,
     variant: str,
+    clusters: ClusterOrder | None = None,
 ) -> Decided:
     """The round loop: take each round's new items from ``rounds``, run the examinees on every
     item asked so far through ``run_round`` (those already answered are found stored), feed the
     new items' stored scores to ``rule`` and stop when it decides. ``rounds`` is asked for a
     round only once the previous one left the question open, so a decided run generates or
-    asks nothing more. ValueError when ``rounds`` gives no round at all."""
+    asks nothing more. ``clusters``: the order whose whole clusters each round holds (the rule
+    gets one value per cluster; None: every item its own). ValueError when ``rounds`` gives no
+    round at all."""
     asked: list[str] = []
     runs: list[list[EvalSummary]] = []
     decision = None
@@ -271,7 +289,9 @@ async def decide_in_rounds(
             asked += [item.id for item in new.items]
             runs.append(await run_round(set(asked)))
             scores = _scores(store, benchmark, variant, {i.id: i for i in new.items}, rule.models)
-            rule.observe([scores[item.id] for item in new.items])
+            ids = [item.id for item in new.items]
+            groups = [[i] for i in ids] if clusters is None else clusters.split(ids)
+            rule.observe_clusters([[scores[i] for i in group] for group in groups])
             decision = rule.decide(new.remaining())
             if decision.done:
                 break
@@ -282,33 +302,41 @@ async def decide_in_rounds(
 
 async def _stored_rounds(
     pool: dict[str, BenchmarkItem],
-    order: list[str],
+    order: ClusterOrder,
     ends: list[int],
     cap: int,
     money: Meter | None,
 ) -> AsyncGenerator[Asked, None]:
     """The order's items round by round: the doubling schedule's next end, or as far as the
-    money cap lets the round go (sized only once the previous round's cost is known)."""
+    money cap lets the round go (sized only once the previous round's cost is known), each
+    round whole clusters."""
+    items = order.items
     used = 0
     while used < cap:
         end = next(e for e in ends if e > used)
         if money is None:
-            yield Asked.known([pool[i] for i in order[used:end]], cap - end)
+            yield Asked.known([pool[i] for i in items[used:end]], cap - end)
         else:
-            end = used + money.spend.next_round(end - used, used)
-            assert end > used  # a cap with nothing left made the last decision final
-            asked = order[used:end]
-            yield Asked([pool[i] for i in asked], _costed(money, asked, cap - end))
+            end = order.whole(used + money.spend.next_round(end - used, used))
+            if end <= used:
+                # The probe (no cost known yet), or a cluster larger than every item used so
+                # far that the money left was found to pay for: one whole cluster.
+                end = next(e for e in order.ends if e > used)
+            asked = items[used:end]
+            yield Asked([pool[i] for i in asked], _costed(money, order, asked, end, cap))
         used = end
 
 
-def _costed(money: Meter, asked: list[str], pool_left: int) -> Callable[[], int]:
-    """Once the round has run: record what its answers cost, then the items the money left
-    still affords (at most ``pool_left``)."""
+def _costed(
+    money: Meter, order: ClusterOrder, asked: list[str], end: int, cap: int
+) -> Callable[[], int]:
+    """Once the round has run: record what its answers cost, then the items of whole clusters
+    the money left still affords (at most ``cap`` in all; 0 once the next cluster does not fit,
+    which makes the decision final)."""
 
     def remaining() -> int:
         money.observe(asked)
-        return money.spend.items_affordable(pool_left)
+        return order.whole(end + money.spend.items_affordable(cap - end)) - end
 
     return remaining
 
@@ -336,24 +364,33 @@ async def run_budgeted(
     check_round_options(alpha, first_round)
     pool = _pool(store, benchmark, only)
     strata = {i: tuple(facet_value(item, f) for f in STRATA) for i, item in pool.items()}
-    order = stratified_order(strata, seed)
-    cap = _affordable(len(order), calls_per_item, budget)
+    unit, keys = cluster_keys(list(pool.values()))
+    order = cluster_order(strata, dict(zip(pool, keys, strict=True)), seed, unit)
+    cap = order.whole(_affordable(len(pool), calls_per_item, budget))
+    if cap == 0:
+        first = len(order.clusters[0])
+        raise InvalidOptions(
+            f"--budget {budget}: the first {unit} cluster drawn holds {first} items, "
+            f"{first * calls_per_item} examinee calls; a budgeted run asks whole clusters, "
+            "give at least that"
+        )
     decided = await decide_in_rounds(
         store,
         benchmark,
-        rule=make_rule(question, models, alpha),
-        rounds=_stored_rounds(pool, order, round_ends(cap, first_round), cap, money),
+        rule=make_rule(question, models, alpha, order),
+        rounds=_stored_rounds(pool, order, order.snapped(round_ends(cap, first_round)), cap, money),
         run_round=run_round,
         variant=variant,
+        clusters=order,
     )
     used = decided.asked
-    full, early = facet_mix(order, strata), facet_mix(used, strata)
+    full, early = facet_mix(order.items, strata), facet_mix(used, strata)
     gap = max(abs(full[s] - early.get(s, 0.0)) for s in full)
     return BudgetedRun(
         question,
         decided.decision,
         used,
-        len(order),
+        len(pool),
         calls_per_item,
         budget,
         decided.rounds,
