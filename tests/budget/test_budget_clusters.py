@@ -99,7 +99,7 @@ def test_one_value_per_cluster_hand_worked() -> None:
     assert rule.mean("A") == pytest.approx(6 / 9) and rule.mean("B") == pytest.approx(3 / 9)
     decision = rule.decide(remaining=100)
     assert not decision.done and decision.unit == "fine aspect" and decision.clusters == 3
-    assert "+33.3 points on 9 paired items in 3 fine aspect clusters" in decision.text
+    assert "+33.3 points on 9 paired items (" in decision.text
     assert "anytime-valid paired test over 3 fine-aspect clusters, α = 0.05" in decision.text
     with pytest.raises(ValueError, match="more than the largest"):
         rule.observe_clusters([[{"A": 1.0, "B": 0.0}] * 5])

@@ -191,12 +191,9 @@ class StoppingRule:
         return test.projected_log_wealth(more) < test.threshold
 
     def on(self, a: str, b: str) -> str:
-        """What the pair's test rests on: "N paired items" (and "in G <unit> clusters")."""
-        test = self.test_of(a, b)
-        if not self.clustered:
-            return f"{test.n} paired items"
+        """What the pair's test rests on: "N paired items" (its clusters: :meth:`stated`)."""
         paired = self.paired[(a, b) if (a, b) in self.paired else (b, a)]
-        return f"{paired} paired items in {test.n} {self.unit} clusters"
+        return f"{paired} paired items"
 
     def stated(self, test: PairedTest) -> str:
         """The test as the decision names it, with its unit where items cluster."""

@@ -26,15 +26,13 @@ from __future__ import annotations
 
 from collections.abc import AsyncGenerator, Awaitable, Callable, Collection, Sequence
 from contextlib import aclosing
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass
 
 from lvlmbench.budget import (
     ClusterOrder,
     CompareRule,
     Decision,
     RankRule,
-    Spend,
     StoppingRule,
     cluster_order,
     facet_mix,
@@ -45,6 +43,7 @@ from lvlmbench.runner import EvalSummary
 from lvlmbench.stats import cluster_keys
 from lvlmbench.store import Store, iter_items
 from lvlmbench.types import BenchmarkItem
+from lvlmbench.workflows._budgeted_run import BudgetedRun, decision_json
 from lvlmbench.workflows._errors import InvalidOptions
 from lvlmbench.workflows._money import Meter
 
@@ -76,11 +75,16 @@ class Asked:
     items: list[BenchmarkItem]
     remaining: Callable[[], int]
     """Asked once, after the round has run: a money cap knows only then what the round cost."""
+    clusters: list[list[BenchmarkItem]] | None = None
+    """The clusters the round completes, whole (items of earlier rounds too), the rule's units;
+    None: every new item is its own."""
 
     @classmethod
-    def known(cls, items: list[BenchmarkItem], remaining: int) -> Asked:
+    def known(
+        cls, items: list[BenchmarkItem], remaining: int, clusters: list[list[BenchmarkItem]]
+    ) -> Asked:
         """A round whose remaining items are known before it runs (no money cap)."""
-        return cls(items, lambda: remaining)
+        return cls(items, lambda: remaining, clusters)
 
 
 @dataclass(frozen=True)
@@ -125,79 +129,6 @@ def check_round_options(alpha: float, first_round: int) -> None:
         raise InvalidOptions(f"--alpha {alpha}: expected a number between 0 and 1")
     if first_round < 1:
         raise InvalidOptions(f"--first-round {first_round}: expected at least 1")
-
-
-def decision_json(question: str | None, decision: Decision) -> dict[str, Any]:
-    """The question and the decision with its confidence, as ``--json`` prints them."""
-    return {
-        "question": question,
-        "answered": decision.answered,
-        "decision": decision.text,
-        "order": list(decision.order),
-        "unresolved": [list(p) for p in decision.unresolved],
-        "alpha": decision.alpha,
-        "p_value": decision.p_value,
-        "cluster": decision.unit,
-        "clusters_used": decision.clusters,
-    }
-
-
-@dataclass
-class BudgetedRun:
-    """What a budgeted evaluation did and decided."""
-
-    question: str
-    decision: Decision
-    used: list[str]
-    """Item ids asked, in draw order."""
-    pool: int
-    """Items a full run would ask."""
-    calls_per_item: int
-    budget: int | None
-    rounds: int
-    summaries: list[EvalSummary] = field(default_factory=list)
-    mix_gap: float = 0.0
-    """Largest difference between a stratum's share among the items used and in the pool."""
-    money: Spend | None = None
-    """What the answers used cost, when every examinee run has a price."""
-
-    @property
-    def calls(self) -> int:
-        return len(self.used) * self.calls_per_item
-
-    @property
-    def paid_usd(self) -> float:
-        """What this run's requests cost (stored and cached answers cost nothing)."""
-        return sum(s.cost_usd or 0.0 for s in self.summaries)
-
-    @property
-    def saved(self) -> int:
-        """Examinee calls a full run would have made beyond this one."""
-        return (self.pool - len(self.used)) * self.calls_per_item
-
-    def as_json(self) -> dict[str, Any]:
-        return {
-            **decision_json(self.question, self.decision),
-            "items_used": len(self.used),
-            "items_full": self.pool,
-            "calls": self.calls,
-            "calls_full": self.pool * self.calls_per_item,
-            "calls_saved": self.saved,
-            "budget": self.budget,
-            "rounds": self.rounds,
-            "requests": sum(s.requests for s in self.summaries),
-            "strata_share_gap": self.mix_gap,
-            "money": None if self.money is None else self._money_json(self.money),
-        }
-
-    def _money_json(self, spend: Spend) -> dict[str, Any]:
-        return {
-            "cap_usd": spend.cap_usd,
-            "used_usd": spend.used_usd,
-            "paid_usd": self.paid_usd,
-            "full_estimate_usd": spend.full_estimate_usd(self.pool, len(self.used)),
-            "item_mean_usd": spend.item_usd(dearest=False) if spend.known else None,
-        }
 
 
 def _scores(
@@ -272,15 +203,13 @@ async def decide_in_rounds(
     rounds: AsyncGenerator[Asked, None],
     run_round: RunRound,
     variant: str,
-    clusters: ClusterOrder | None = None,
 ) -> Decided:
     """The round loop: take each round's new items from ``rounds``, run the examinees on every
     item asked so far through ``run_round`` (those already answered are found stored), feed the
-    new items' stored scores to ``rule`` and stop when it decides. ``rounds`` is asked for a
-    round only once the previous one left the question open, so a decided run generates or
-    asks nothing more. ``clusters``: the order whose whole clusters each round holds (the rule
-    gets one value per cluster; None: every item its own). ValueError when ``rounds`` gives no
-    round at all."""
+    stored scores of the clusters the round completes (its new items, each alone, where it
+    names none) to ``rule`` and stop when it decides. ``rounds`` is asked for a round only once
+    the previous one left the question open, so a decided run generates or asks nothing more.
+    ValueError when ``rounds`` gives no round at all."""
     asked: list[str] = []
     runs: list[list[EvalSummary]] = []
     decision = None
@@ -288,10 +217,10 @@ async def decide_in_rounds(
         async for new in rounds:
             asked += [item.id for item in new.items]
             runs.append(await run_round(set(asked)))
-            scores = _scores(store, benchmark, variant, {i.id: i for i in new.items}, rule.models)
-            ids = [item.id for item in new.items]
-            groups = [[i] for i in ids] if clusters is None else clusters.split(ids)
-            rule.observe_clusters([[scores[i] for i in group] for group in groups])
+            groups = [[i] for i in new.items] if new.clusters is None else new.clusters
+            tested = {i.id: i for group in groups for i in group}
+            scores = _scores(store, benchmark, variant, tested, rule.models)
+            rule.observe_clusters([[scores[i.id] for i in group] for group in groups])
             decision = rule.decide(new.remaining())
             if decision.done:
                 break
@@ -315,7 +244,9 @@ async def _stored_rounds(
     while used < cap:
         end = next(e for e in ends if e > used)
         if money is None:
-            yield Asked.known([pool[i] for i in items[used:end]], cap - end)
+            yield Asked.known(
+                [pool[i] for i in items[used:end]], cap - end, _split(order, items[used:end], pool)
+            )
         else:
             end = order.whole(used + money.spend.next_round(end - used, used))
             if end <= used:
@@ -323,8 +254,15 @@ async def _stored_rounds(
                 # far that the money left was found to pay for: one whole cluster.
                 end = next(e for e in order.ends if e > used)
             asked = items[used:end]
-            yield Asked([pool[i] for i in asked], _costed(money, order, asked, end, cap))
+            costed = _costed(money, order, asked, end, cap)
+            yield Asked([pool[i] for i in asked], costed, _split(order, asked, pool))
         used = end
+
+
+def _split(
+    order: ClusterOrder, ids: list[str], pool: dict[str, BenchmarkItem]
+) -> list[list[BenchmarkItem]]:
+    return [[pool[i] for i in cluster] for cluster in order.split(ids)]
 
 
 def _costed(
@@ -381,7 +319,6 @@ async def run_budgeted(
         rounds=_stored_rounds(pool, order, order.snapped(round_ends(cap, first_round)), cap, money),
         run_round=run_round,
         variant=variant,
-        clusters=order,
     )
     used = decided.asked
     full, early = facet_mix(order.items, strata), facet_mix(used, strata)
