@@ -71,3 +71,30 @@ def test_a_budget_below_one_cluster_is_refused(db: Path) -> None:
     text = " ".join(result.output.split())
     assert "--budget 15: the first fine aspect cluster drawn holds 10 items, 20 examinee" in text
     assert count_rows(db, "responses") == 0
+
+
+def test_a_larger_budget_continues_the_same_cluster_draws(db: Path) -> None:
+    """A run stopped by its budget, run again with more: it takes the same clusters first
+    (their answers found stored, none asked twice) and goes on in the same order."""
+    small = evaluate_json(db, BENCH, *COMPARE, "--budget", "50")["budget"]
+    before = _answered_per_fine_aspect(db)
+    assert small["items_used"] == 2 * SIZE and not small["answered"]
+    more = evaluate_json(db, BENCH, *COMPARE)["budget"]
+    assert more["answered"] and more["items_used"] > small["items_used"]
+    assert more["requests"] == 2 * (more["items_used"] - small["items_used"])
+    after = _answered_per_fine_aspect(db)
+    assert all(after[key] == SIZE for key in before) and set(after.values()) == {SIZE}
+    assert count_rows(db, "responses") == 2 * more["items_used"]
+
+
+def test_a_money_cap_sizes_rounds_in_whole_clusters(db: Path) -> None:
+    """Priced baselines (an item: two answers, $0.054 here): the probe is the first whole fine
+    aspect, every later round whole fine aspects that fit what is left, the cap kept."""
+    priced = [f"{m}?price=1000,2000" for m in (ORACLE, RANDOM)]
+    args = ["-m", priced[0], "-m", priced[1], "--until", "compare", "--budget-usd", "6.5"]
+    budget = evaluate_json(db, BENCH, *args)["budget"]
+    used = budget["items_used"]
+    assert used % SIZE == 0 and budget["money"]["used_usd"] <= 6.5
+    assert budget["clusters_used"] == used // SIZE
+    per_fine = _answered_per_fine_aspect(db)  # the price is no part of the stored identity
+    assert sum(per_fine.values()) == used and set(per_fine.values()) == {SIZE}
