@@ -15,10 +15,15 @@ benchmark of ``--items`` items, ``--runs`` times per gap, and compares three way
 
 "right" is a claim of the true direction, "wrong" a claim of the other one (the error the
 stated α bounds); the rest ended without a claim. A second table ranks four models spaced
-``--rank-gap`` points apart with ``--until rank``. A third runs AutoBench-V generation itself in
-rounds (``generate --until``, procedural examiner and renderer, baseline examinees, see
-:mod:`budget_generation`) against building the full plan: items generated and examiner +
-text-to-image calls saved at equal decision accuracy. Prints tables and figures, asserts nothing.
+``--rank-gap`` points apart with ``--until rank``. A cluster table puts the per-item rule (every
+item its own draw, items interleaved as a per-item stratified order does) beside the
+cluster-aware one (whole clusters of ``--cluster-size`` drawn, one paired value per cluster) on
+an independent benchmark (ICC 0) and a clustered one (``--icc``, 0.5): false claims between
+two equal models (the rate α must bound) and items used, and right claims at a real gap. A
+third runs AutoBench-V generation itself in rounds (``generate --until``, procedural examiner
+and renderer, baseline examinees, see :mod:`budget_generation`) against building the full plan:
+items generated and examiner + text-to-image calls saved at equal decision accuracy. Prints
+tables and figures, asserts nothing.
 Run: ``.venv/bin/python bench/bench_budget.py [--runs 200] [--items 4000] [--gaps 1 3 5 10]
 [--gen-runs 3]``.
 """
@@ -27,13 +32,20 @@ from __future__ import annotations
 
 import argparse
 import math
+import random
 import time
 
 import numpy as np
 from budget_generation import generation_runs
 from figures import emit
 
-from lvlmbench.budget import CompareRule, RankRule, simulate_run, simulated_scores
+from lvlmbench.budget import (
+    CompareRule,
+    RankRule,
+    clustered_scores,
+    simulate_run,
+    simulated_scores,
+)
 
 ALPHA = 0.05
 Z = 1.959964  # two-sided 5% for the single-look z-test
@@ -99,6 +111,72 @@ def rank_runs(args: argparse.Namespace) -> dict[str, float]:
     return {"right": right / args.runs, "wrong": wrong / args.runs, "used": float(np.mean(used))}
 
 
+def cluster_rules(gap: float, icc: float, args: argparse.Namespace) -> dict[str, float]:
+    """Per-item and cluster-aware rules on the same simulated clustered benchmarks: the share of
+    runs claiming A better / B better, and the mean items used, for each rule."""
+    size = args.cluster_size
+    count = args.items // size
+    accuracies = {"A": args.base + gap / 100, "B": args.base}
+    found = dict.fromkeys(("item_a", "item_b", "item_used", "cl_a", "cl_b", "cl_used"), 0.0)
+    for run in range(args.runs):
+        seed = 50_000 + run * 31 + int(gap * 100) + int(icc * 1000)
+        rows = clustered_scores(accuracies, count, size, seed, icc=icc)
+        items = [row for cluster in rows for row in cluster]
+        interleaved = items[:]
+        random.Random(seed).shuffle(interleaved)
+        per_item = simulate_run(interleaved, CompareRule("A", "B", ALPHA), first=args.first)
+        whole = simulate_run(
+            items,
+            CompareRule("A", "B", ALPHA, unit="cluster", largest=size),
+            first=args.first,
+            clusters=[size] * count,
+        )
+        for name, outcome in (("item", per_item), ("cl", whole)):
+            claimed = outcome.decision.order[0] if outcome.decision.answered else None
+            found[f"{name}_a"] += claimed == "A"
+            found[f"{name}_b"] += claimed == "B"
+            found[f"{name}_used"] += outcome.items_used
+    return {key: value / args.runs for key, value in found.items()}
+
+
+def cluster_table(args: argparse.Namespace, margin: float) -> None:
+    """False claims and items used, per-item against cluster-aware, on independent and
+    clustered benchmarks."""
+    print(
+        f"\nper-item vs cluster-aware stopping rule, α = {ALPHA}: {args.runs} runs, "
+        f"{args.items} items in clusters of {args.cluster_size}, B at {100 * args.base:.0f}%"
+    )
+    header = (
+        f"{'benchmark':>16} {'gap':>4} | {'per-item: claims':>16} {'wrong':>6} {'items':>6} | "
+        f"{'cluster-aware: claims':>21} {'wrong':>6} {'items':>6}"
+    )
+    print(header)
+    print("-" * len(header))
+    for icc in (0.0, args.icc):
+        name = "independent" if icc == 0 else f"clustered, ICC {icc:g}"
+        for gap in (0.0, args.cluster_gap):
+            r = cluster_rules(gap, icc, args)
+            # With no gap every claim is wrong; with A ahead a claim for B is.
+            item_wrong = r["item_a"] + r["item_b"] if gap == 0 else r["item_b"]
+            cl_wrong = r["cl_a"] + r["cl_b"] if gap == 0 else r["cl_b"]
+            print(
+                f"{name:>16} {gap:>3g}p | {r['item_a'] + r['item_b']:>16.1%} {item_wrong:>6.1%} "
+                f"{r['item_used']:>6.0f} | {r['cl_a'] + r['cl_b']:>21.1%} {cl_wrong:>6.1%} "
+                f"{r['cl_used']:>6.0f}"
+            )
+            if gap == 0:
+                note = f"per-item rule {item_wrong:.1%} on the same runs"
+                emit(
+                    "budget",
+                    f"false claims, equal models, {name}, cluster-aware",
+                    cl_wrong,
+                    "share",
+                    f"≤ α + {margin:.3f}",
+                    cl_wrong <= ALPHA + margin,
+                    note,
+                )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=200)
@@ -107,6 +185,9 @@ def main() -> None:
     parser.add_argument("--gaps", type=float, nargs="*", default=[1, 3, 5, 10], help="points")
     parser.add_argument("--first", type=int, default=50, help="items in the first round")
     parser.add_argument("--rank-gap", type=float, default=5.0, help="points between ranks")
+    parser.add_argument("--cluster-size", type=int, default=10, help="items per cluster")
+    parser.add_argument("--icc", type=float, default=0.5, help="intra-cluster correlation")
+    parser.add_argument("--cluster-gap", type=float, default=10.0, help="points, cluster table")
     parser.add_argument("--gen-runs", type=int, default=3, help="generation seeds (0: skip)")
     parser.add_argument("--gen-per-aspect", type=int, default=4, help="generation plan's ω")
     parser.add_argument("--gen-first", type=int, default=20, help="generation's first round")
@@ -168,6 +249,7 @@ def main() -> None:
         f"right {r['right']:.1%}, wrong {r['wrong']:.1%}",
     )
     emit("budget", "rank, wrong rankings", r["wrong"], "share", "≤ α", r["wrong"] <= ALPHA + margin)
+    cluster_table(args, margin)
     if args.gen_runs:
         generation_table(args)
     print(f"({time.perf_counter() - started:.1f} s)")

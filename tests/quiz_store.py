@@ -15,8 +15,11 @@ __all__ = ["put_numbered_quiz", "write_quiz"]
 LEVELS = ("easy", "medium", "hard")
 
 
-def write_quiz(path: Path, benchmark: str, items: int) -> Path:
-    """A store at ``path`` holding ``benchmark`` with ``items`` keyed items; returns ``path``."""
+def write_quiz(path: Path, benchmark: str, items: int, fine_aspects: int = 0) -> Path:
+    """A store at ``path`` holding ``benchmark`` with ``items`` keyed items; returns ``path``.
+    ``fine_aspects``: item i also belongs to AutoBench-V fine aspect ``i % fine_aspects`` of
+    its general aspect (``fine_aspect`` and ``unit`` meta, so its items form one cluster, as
+    :func:`lvlmbench.stats.cluster_key` reads them); 0: no fine aspects, every item alone."""
     store = Store.open(str(path))
     put_benchmark(store, benchmark, "autobench", {})
     put_items(
@@ -29,17 +32,23 @@ def write_quiz(path: Path, benchmark: str, items: int) -> Path:
                 kind="mc",
                 options={"A": "red", "B": "green", "C": "blue", "D": "grey"},
                 answer="ABCD"[i % 4],
-                meta={
-                    "capability": "colour",
-                    "general_aspect": ("hue", "shade")[i % 2],
-                    "difficulty": LEVELS[i % 3],
-                },
+                meta=_meta(i, fine_aspects),
             )
             for i in range(items)
         ],
     )
     store.close()
     return path
+
+
+def _meta(i: int, fine_aspects: int) -> dict[str, str]:
+    general, level = ("hue", "shade")[i % 2], LEVELS[i % 3]
+    meta = {"capability": "colour", "general_aspect": general, "difficulty": level}
+    if fine_aspects:
+        # Fine aspects within a general aspect: an even i is "hue", so fine = (i // 2) mod k.
+        fine = f"{general}-{(i // 2) % fine_aspects}"
+        meta |= {"fine_aspect": fine, "unit": f"{general}|{fine}|{level}|{i}"}
+    return meta
 
 
 def put_numbered_quiz(store: Store, benchmark: str, items: int, answer: str) -> Store:

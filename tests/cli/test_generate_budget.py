@@ -29,10 +29,15 @@ PLAN = ["spatial understanding", "-n", "2", "-k", "2", "--per-aspect", "10"]
 PLAN += ["--levels", "easy,hard", "--seed", "0"]
 PLANNED = 2 * 2 * 2 * 10
 COMPARE = ["--model", ORACLE, "--model", RANDOM, "--until", f"compare:{RANDOM},{ORACLE}"]
+DECIDE = ["spatial understanding", "-n", "4", "-k", "6", "--per-aspect", "1"]
+DECIDE += ["--levels", "easy,hard", "--seed", "0"]
+DECIDE_PLANNED = 4 * 6 * 2
+"""24 fine aspects of two units (a level each): a decision tests whole fine aspects, so it
+needs a plan of many (PLAN's 4 fine aspects could never make a claim at α = 0.05)."""
 
 
-def _run(db: Path, *args: str) -> dict[str, Any]:
-    result = runner.invoke(app, ["generate", *PLAN, *args, "--store", str(db), "--json"])
+def _run(db: Path, *args: str, plan: list[str] = PLAN) -> dict[str, Any]:
+    result = runner.invoke(app, ["generate", *plan, *args, "--store", str(db), "--json"])
     assert result.exit_code == 0, result.output
     report: dict[str, Any] = json.loads(result.stdout)
     return report
@@ -68,16 +73,19 @@ def test_human_output_names_units_calls_and_the_estimate(tmp_path: Path) -> None
 
 def test_compare_stops_early_right_and_a_rerun_pays_nothing(tmp_path: Path) -> None:
     db = tmp_path / "s.db"
-    first = _run(db, *COMPARE, "--first-round", "8")
+    first = _run(db, *COMPARE, "--first-round", "8", plan=DECIDE)
     budget = first["budget"]
     assert budget["answered"] and budget["order"] == [ORACLE, RANDOM]
     assert f"{ORACLE} is better than {RANDOM}" in budget["decision"]
     assert budget["p_value"] <= 0.05
     used = budget["items_used"]
-    assert budget["units_built"] < PLANNED // 2 and used == first["items"]
+    assert budget["units_built"] < DECIDE_PLANNED and used == first["items"]
+    # Whole fine aspects of two units were built and tested, and the decision says so.
+    assert budget["cluster"] == "fine aspect" and used == 2 * budget["clusters_used"]
+    assert f"over {used // 2} fine-aspect clusters" in budget["decision"]
     assert budget["examinee_calls"] == 2 * used == count_rows(db, "responses")
     assert budget["requests"] == budget["calls"]  # fresh: every call counted was sent
-    again = _run(db, *COMPARE, "--first-round", "8")
+    again = _run(db, *COMPARE, "--first-round", "8", plan=DECIDE)
     assert again["budget"]["requests"] == 0 and count_rows(db, "responses") == 2 * used
     assert {k: v for k, v in again["budget"].items() if k != "requests"} == {
         k: v for k, v in budget.items() if k != "requests"
@@ -119,7 +127,7 @@ def test_equal_examinees_get_no_claim(tmp_path: Path) -> None:
 
 
 def _cli(db: Path, *extra: str) -> list[str]:
-    args = [sys.executable, "-m", "lvlmbench", "generate", *PLAN, *COMPARE]
+    args = [sys.executable, "-m", "lvlmbench", "generate", *DECIDE, *COMPARE]
     return [*args, "--first-round", "8", "--store", str(db), "--json", *extra]
 
 
@@ -159,7 +167,8 @@ def _items(db: Path) -> list[dict[str, Any]]:
 
 
 def test_killed_run_resumes_to_the_same_decision_paying_nothing_twice(tmp_path: Path) -> None:
-    reference = _run(tmp_path / "reference.db", *COMPARE, "--first-round", "8")["budget"]
+    reference = _run(tmp_path / "reference.db", *COMPARE, "--first-round", "8", plan=DECIDE)
+    reference = reference["budget"]
     db = tmp_path / "killed.db"
     _kill_once_units_are_stored(db, tmp_path, 10)  # in round two: round one was answered
     # What the killed run had sent and kept: renders (cached) and answers (stored).

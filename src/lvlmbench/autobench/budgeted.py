@@ -30,6 +30,9 @@ unit once the money counted, the units in flight included, reaches the cap. It i
 the plan (made whatever the cap) and the probe (a cap below what they cost), or by a round whose
 units turn out dearer than every unit before them, by at most that round's units times the
 difference; units in flight finish. With both caps, the first reached stops.
+
+A generation that decides a question builds whole fine aspects, the sequential test's clusters
+(``by_cluster``: :func:`.rounds.cluster_units`, :class:`.rounds.WholeClusters`).
 """
 
 from __future__ import annotations
@@ -61,7 +64,15 @@ from lvlmbench.autobench.pipeline import (
     process_unit,
     store_unit,
 )
-from lvlmbench.autobench.rounds import STRATA, PlannedUnit, strata_gap, unit_order
+from lvlmbench.autobench.rounds import (
+    STRATA,
+    PlannedUnit,
+    WholeClusters,
+    cluster_units,
+    ordered,
+    strata_gap,
+    unit_order,
+)
 from lvlmbench.autobench.settings import GenerateSettings
 from lvlmbench.autobench.stages import Unit
 from lvlmbench.autobench.unit_costs import GenerationMoney, UnitUsage
@@ -90,13 +101,19 @@ class RoundBuilder:
         per_item: int,
         on_progress: ProgressHook | None,
         money: GenerationMoney | None = None,
+        by_cluster: bool = False,
     ) -> None:
         self.store, self.settings, self.backend, self.images = store, settings, backend, images
         self.plan, self.plan_cost = plan, plan_cost
         self.budget, self.per_item = budget, per_item
         self.money = money
         """The money counted and its cap (None: costs are not priced)."""
-        self.order = unit_order(plan, settings)
+        clusters = cluster_units(plan, settings) if by_cluster else None
+        self.whole = None if clusters is None else WholeClusters(clusters, settings.benchmark)
+        """The fine aspects whole, in build order (None: units interleaved by description)."""
+        self.order = (
+            unit_order(plan, settings) if clusters is None else ordered(plan, settings, clusters)
+        )
         # Over the whole plan: a unit's assignment does not depend on the round that builds it.
         self.assigned = key_plan(plan, settings, partial(backend.question_kind, settings))
         self.built: list[PlannedUnit] = []
@@ -126,11 +143,13 @@ class RoundBuilder:
         per_item: int = 0,
         on_progress: ProgressHook | None = None,
         money: GenerationMoney | None = None,
+        by_cluster: bool = False,
     ) -> RoundBuilder:
         """Claim the benchmark's name and make (or read) the plan; ``per_item``: examinee calls
         each item will cost (counted against ``budget`` with the generation's requests);
         ``money``: what the work costs, against its cap (the examinees' answers fed to its
-        ``spend`` by the caller)."""
+        ``spend`` by the caller); ``by_cluster``: build whole fine aspects (a decision's
+        clusters) instead of interleaving their descriptions."""
         settings.validate()
         claim(store, settings, f"{backend.name} + {images.spec}")
         with metered() as meter:
@@ -149,6 +168,7 @@ class RoundBuilder:
             per_item=per_item,
             on_progress=on_progress,
             money=money,
+            by_cluster=by_cluster,
         )
 
     # Accounting -------------------------------------------------------------------------------
@@ -197,14 +217,15 @@ class RoundBuilder:
         return money.spend.used_usd + money.live_usd(self._live.values()) >= money.spend.cap_usd
 
     def _target(self, end: int) -> tuple[int, bool]:
-        """Where the round towards ``end`` stops, and whether the calls budget cut it (a round
-        the money cap sizes is cut to what is known to fit and the next one goes on)."""
+        """Where the round towards ``end`` stops, and whether the calls budget cut it (only
+        where the calls bind: a round the money cap sizes is cut to what is known to fit and
+        the next one goes on)."""
         used = len(self.built)
         by_calls = used + self._affordable(end - used)
         if self.money is None:
             return by_calls, by_calls < end
         by_money = used + self.money.spend.next_round(end - used, used)
-        return min(by_calls, by_money), by_calls < end
+        return min(by_calls, by_money), by_calls < end and by_calls <= by_money
 
     @property
     def complete(self) -> bool:
@@ -321,6 +342,8 @@ class RoundBuilder:
             self.finalize()
             return
         ends = round_ends(len(self.order), first_round)
+        if self.whole is not None:
+            ends = self.whole.order.snapped(ends)
         while True:
             if not self.finished:  # else the plan alone spent the money: one empty round
                 await self.build_until(next(end for end in ends if end > len(self.built)))

@@ -10,6 +10,15 @@ fine aspect's descriptions one after the other (each bans the themes of the earl
 stopped run has paid only for the first few descriptions of each fine aspect instead of every
 description of the few fine aspects it happened to draw, and the fine aspects stay interleaved
 too.
+
+A generation that decides a question (``generate --until``) builds whole fine aspects instead
+(:func:`cluster_units`): a fine aspect's items share their source, so they are one cluster of
+the sequential test (:mod:`lvlmbench.budget.rules`), which needs every cluster it tests
+complete. Its order is the stratified order of the fine aspects over capability × general
+aspect (the levels are in every fine aspect), and a fine aspect's units by level, then index;
+its rounds end between fine aspects, and :class:`WholeClusters` hands the decision each fine
+aspect once all its units are built. A budget that stops the run inside a fine aspect leaves
+that one untested (its items are answered, and counted in the accuracy tables).
 """
 
 from __future__ import annotations
@@ -17,14 +26,24 @@ from __future__ import annotations
 import random
 from collections import deque
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from lvlmbench.autobench._backend import AspectPlan, PlannedAspect
+from lvlmbench.autobench._finalize import item_id
 from lvlmbench.autobench.settings import GenerateSettings
 from lvlmbench.autobench.stages import group_key, unit_key
-from lvlmbench.budget import facet_mix, stratified_order
+from lvlmbench.budget import ClusterOrder, cluster_order, facet_mix, stratified_order
+from lvlmbench.types import BenchmarkItem
 
-__all__ = ["STRATA", "PlannedUnit", "strata_gap", "unit_order"]
+__all__ = [
+    "STRATA",
+    "PlannedUnit",
+    "WholeClusters",
+    "cluster_units",
+    "ordered",
+    "strata_gap",
+    "unit_order",
+]
 
 STRATA = ("capability", "general_aspect", "difficulty")
 """What the order is stratified over (the item facets of the same names)."""
@@ -47,6 +66,12 @@ class PlannedUnit:
     def key(self) -> str:
         """The unit's key: the one the pipeline stores it under."""
         return unit_key(self.aspect, self.level, self.index)
+
+    @property
+    def cluster(self) -> str:
+        """Its fine aspect, all levels (the cluster its item is tested in)."""
+        a = self.aspect
+        return f"{a.capability}|{a.general}|{a.fine}"
 
     @property
     def stratum(self) -> tuple[str, str, str]:
@@ -79,6 +104,61 @@ def unit_order(plan: AspectPlan, settings: GenerateSettings) -> list[PlannedUnit
         rank = {fine: position for position, fine in enumerate(fines)}
         queues[stratum] = deque(sorted(units, key=lambda u: (u.index, rank[u.aspect.fine])))
     return [queues[strata[key]].popleft() for key in stratified_order(strata, settings.seed)]
+
+
+def cluster_units(plan: AspectPlan, settings: GenerateSettings) -> ClusterOrder:
+    """The plan's unit keys in whole fine aspects, each a cluster (seeded by ``settings.seed``:
+    the same on every run); :func:`ordered` gives the units themselves."""
+    planned = _planned(plan, settings)
+    level = {name: k for k, name in enumerate(settings.levels)}
+    order = cluster_order(
+        {key: unit.stratum for key, unit in planned.items()},
+        {key: unit.cluster for key, unit in planned.items()},
+        settings.seed,
+        "fine aspect",
+    )
+    # Within a fine aspect by level then index: a group's descriptions are written in order.
+    return ClusterOrder(
+        tuple(
+            tuple(sorted(keys, key=lambda k: (level[planned[k].level], planned[k].index)))
+            for keys in order.clusters
+        ),
+        order.unit,
+    )
+
+
+def ordered(plan: AspectPlan, settings: GenerateSettings, order: ClusterOrder) -> list[PlannedUnit]:
+    """The plan's units in ``order`` (:func:`cluster_units`)."""
+    planned = _planned(plan, settings)
+    return [planned[key] for key in order.items]
+
+
+@dataclass
+class WholeClusters:
+    """Hands a decision each fine aspect of a generation in rounds once all its units are
+    built, as its items (a fine aspect whose units were all rejected has none: left out)."""
+
+    order: ClusterOrder
+    benchmark: str
+    tested: int = 0
+    """Clusters handed out."""
+    items: dict[str, BenchmarkItem] = field(default_factory=dict)
+
+    def take(
+        self, built: Sequence[PlannedUnit], new: Sequence[BenchmarkItem]
+    ) -> list[list[BenchmarkItem]]:
+        """The clusters ``built`` (a prefix of the order) now holds whole that were not handed
+        out before; ``new``: the items finalized since the last call."""
+        self.items.update((item.id, item) for item in new)
+        done = {unit.key for unit in built}
+        whole = []
+        for keys in self.order.clusters[self.tested :]:
+            if not done.issuperset(keys):
+                break  # a prefix: no later cluster is whole either
+            self.tested += 1
+            ids = [item_id(self.benchmark, key) for key in keys]
+            whole.append([self.items[i] for i in ids if i in self.items])
+        return [items for items in whole if items]
 
 
 def strata_gap(built: Sequence[PlannedUnit], planned: Sequence[PlannedUnit]) -> float:

@@ -6,7 +6,7 @@ Pure logic over item ids and scores, below the store: the runner and the CLI fee
 (``evaluate --until``), the simulations in :mod:`.simulate` test it.
 """
 
-from lvlmbench.budget.draws import facet_mix, stratified_order
+from lvlmbench.budget.draws import MIXED, ClusterOrder, cluster_order, facet_mix, stratified_order
 from lvlmbench.budget.money import Spend
 from lvlmbench.budget.rules import (
     MIN_FUTILITY_ITEMS,
@@ -18,11 +18,13 @@ from lvlmbench.budget.rules import (
     round_ends,
 )
 from lvlmbench.budget.sequential import BETS, PairedTest
-from lvlmbench.budget.simulate import Outcome, simulate_run, simulated_scores
+from lvlmbench.budget.simulate import Outcome, clustered_scores, simulate_run, simulated_scores
 
 __all__ = [
     "BETS",
     "MIN_FUTILITY_ITEMS",
+    "MIXED",
+    "ClusterOrder",
     "CompareRule",
     "Decision",
     "ItemScores",
@@ -31,6 +33,8 @@ __all__ = [
     "RankRule",
     "Spend",
     "StoppingRule",
+    "cluster_order",
+    "clustered_scores",
     "facet_mix",
     "round_ends",
     "simulate_run",

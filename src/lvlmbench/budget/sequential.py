@@ -2,6 +2,10 @@
 
 Each item both models answered gives a difference D = score_A − score_B in [−1, 1] (−1, 0 or 1
 for one answer each; a mean over epochs otherwise). The null "A is not better" says E[D] ≤ 0.
+Where items cluster, the test is fed one value per cluster instead (its summed differences
+over the largest cluster's size, still in [−1, 1]; :mod:`.rules` says why and which null that
+is): the test only needs its values bounded and each one's mean, given the values before it,
+at most 0 under the null.
 
 Why a betting e-process (Waudby-Smith & Ramdas, "Estimating means of bounded random variables by
 betting", 2023) and not a t-test on each round: a fixed-sample test looked at after every round

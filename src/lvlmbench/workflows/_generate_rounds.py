@@ -2,10 +2,11 @@
 generation in rounds (:class:`lvlmbench.autobench.budgeted.RoundBuilder`), and with ``--until``
 the examinees answering each round's new items through the same round loop as ``evaluate --until``
 (:func:`._rounds.decide_in_rounds`), until the question is answered, the budget is spent or
-the plan is built. The budget then counts examiner and text-to-image requests plus one examinee
-call per item and examinee run; ``--budget-usd`` what they cost at the specs' prices
-(:mod:`._generation_money`), the examinees' answers costed from the store as
-``evaluate`` costs them.
+the plan is built. With ``--until`` the rounds build whole fine aspects, each tested once all
+its units are built (one value per cluster, as ``evaluate --until`` tests). The budget then
+counts examiner and text-to-image requests plus one examinee call per item and examinee run;
+``--budget-usd`` what they cost at the specs' prices (:mod:`._generation_money`), the
+examinees' answers costed from the store as ``evaluate`` costs them.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from typing import Any
 from lvlmbench.autobench.budgeted import RoundBuilder
 from lvlmbench.autobench.pipeline import GenerateSettings
 from lvlmbench.autobench.unit_costs import GenerationMoney, GenerationPrices
+from lvlmbench.budget import StoppingRule
 from lvlmbench.models import ModelClient, metered, model_identity, model_price, spec_label
 from lvlmbench.runner import EvalSummary, ProgressHook, run_examinees
 from lvlmbench.store import GenerationReport, Store
@@ -173,7 +175,9 @@ async def _rounds(
                 step = await anext(built, None)
             if step is None:
                 return
-            yield Asked(step.items, _remaining(builder, step.items, answers))
+            whole = builder.whole  # whole fine aspects only: the decision tests clusters
+            clusters = None if whole is None else whole.take(builder.built, step.items)
+            yield Asked(step.items, _remaining(builder, step.items, answers), clusters)
     finally:
         await built.aclose()
 
@@ -221,6 +225,7 @@ async def generate_in_rounds(
                 budget=options.budget,
                 per_item=len(specs),
                 money=money,
+                by_cluster=options.until is not None,
             )
             if options.until is None:
                 async for _ in _rounds(builder, options, label):
@@ -242,13 +247,12 @@ async def generate_in_rounds(
 
             if not builder.order:
                 raise InvalidOptions(f"--until: the plan of {settings.benchmark!r} has no units")
-            identities = [model_identity(specs[i]) for i in options.decided]
-            question = "rank" if options.until == "rank" else "compare"
+            question, rule = _rule(builder, options)
             answers = None if money is None else _answers(store, settings.benchmark, specs, money)
             decided = await decide_in_rounds(
                 store,
                 settings.benchmark,
-                rule=make_rule(question, identities, options.alpha),
+                rule=rule,
                 rounds=_rounds(builder, options, label, answers),
                 run_round=run_round,
                 variant="default",
@@ -256,6 +260,14 @@ async def generate_in_rounds(
             builder.settle()
     summaries = decided.summaries
     return Generated(builder.report, meter.requests, decided, question, summaries, _paid(money))
+
+
+def _rule(builder: RoundBuilder, options: RoundOptions) -> tuple[str, StoppingRule]:
+    """The question ``--until`` asks and its rule, testing over the builder's fine aspects."""
+    identities = [model_identity(options.models[i]) for i in options.decided]
+    question = "rank" if options.until == "rank" else "compare"
+    clusters = None if builder.whole is None else builder.whole.order
+    return question, make_rule(question, identities, options.alpha, clusters)
 
 
 def _paid(money: GenerationMoney | None) -> float:

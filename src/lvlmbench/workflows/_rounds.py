@@ -1,14 +1,21 @@
 """``evaluate --until rank|compare:A,B [--budget N] [--alpha A]``: a budgeted evaluation.
 
-The benchmark's keyed choice items are put in one seeded stratified order (capability × general
-aspect × difficulty, :func:`lvlmbench.budget.stratified_order`) and asked in rounds of doubling
-size through the normal runner: each round asks the order's first n items, so earlier rounds'
-answers are found stored (a killed run restarted pays for nothing twice and, with the same seed,
-takes the same draws and reaches the same decision). After each round the stopping rule reads
-the new items' scores from the store and decides whether the question is answered.
-``--budget`` caps the examinee calls (items × examinees run × epochs), ``--budget-usd`` what
-their answers cost at the specs' ``price=IN,OUT`` (:mod:`lvlmbench.workflows._money`); the first cap
-reached stops the rounds.
+The benchmark's keyed choice items are drawn in whole clusters (:func:`lvlmbench.stats.
+cluster_keys`: an AutoBench-V fine aspect, a CircularEval group, an MME picture; an item alone
+elsewhere) in one seeded stratified order of the clusters (by the capability × general aspect
+× difficulty their items share, :func:`lvlmbench.budget.cluster_order`), and asked in rounds of
+doubling size that end between clusters through the normal runner: each round asks the order's
+first n items, so earlier rounds' answers are found stored (a killed run restarted pays for
+nothing twice and, with the same seed, takes the same draws and reaches the same decision).
+After each round the stopping rule reads the new clusters' scores from the store and decides,
+with one paired value per cluster (:mod:`lvlmbench.budget.rules`), whether the question is
+answered. ``--budget`` caps the examinee calls (items × examinees run × epochs), ``--budget-usd``
+what their answers cost at the specs' ``price=IN,OUT`` (:mod:`lvlmbench.workflows._money`); the
+first cap reached stops the rounds, and a cap ends a run at the last whole cluster it pays for.
+
+Runs keep no state: the order is recomputed from the items and the seed. Unclustered, it is
+the order earlier versions drew, item for item; a clustered benchmark's run begun by a version
+that drew single items resumes on the cluster order, reusing (never re-paying) stored answers.
 
 :func:`decide_in_rounds` is the one round loop: ``evaluate --until`` feeds it the stored items
 round by round, ``generate --until`` (:mod:`._generate_rounds`) the items each round
@@ -19,23 +26,24 @@ from __future__ import annotations
 
 from collections.abc import AsyncGenerator, Awaitable, Callable, Collection, Sequence
 from contextlib import aclosing
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass
 
 from lvlmbench.budget import (
+    ClusterOrder,
     CompareRule,
     Decision,
     RankRule,
-    Spend,
     StoppingRule,
+    cluster_order,
     facet_mix,
     round_ends,
-    stratified_order,
 )
 from lvlmbench.choice.accuracy import facet_value, scored_answers
 from lvlmbench.runner import EvalSummary
+from lvlmbench.stats import cluster_keys
 from lvlmbench.store import Store, iter_items
 from lvlmbench.types import BenchmarkItem
+from lvlmbench.workflows._budgeted_run import BudgetedRun, decision_json
 from lvlmbench.workflows._errors import InvalidOptions
 from lvlmbench.workflows._money import Meter
 
@@ -67,11 +75,16 @@ class Asked:
     items: list[BenchmarkItem]
     remaining: Callable[[], int]
     """Asked once, after the round has run: a money cap knows only then what the round cost."""
+    clusters: list[list[BenchmarkItem]] | None = None
+    """The clusters the round completes, whole (items of earlier rounds too), the rule's units;
+    None: every new item is its own."""
 
     @classmethod
-    def known(cls, items: list[BenchmarkItem], remaining: int) -> Asked:
+    def known(
+        cls, items: list[BenchmarkItem], remaining: int, clusters: list[list[BenchmarkItem]]
+    ) -> Asked:
         """A round whose remaining items are known before it runs (no money cap)."""
-        return cls(items, lambda: remaining)
+        return cls(items, lambda: remaining, clusters)
 
 
 @dataclass(frozen=True)
@@ -116,77 +129,6 @@ def check_round_options(alpha: float, first_round: int) -> None:
         raise InvalidOptions(f"--alpha {alpha}: expected a number between 0 and 1")
     if first_round < 1:
         raise InvalidOptions(f"--first-round {first_round}: expected at least 1")
-
-
-def decision_json(question: str | None, decision: Decision) -> dict[str, Any]:
-    """The question and the decision with its confidence, as ``--json`` prints them."""
-    return {
-        "question": question,
-        "answered": decision.answered,
-        "decision": decision.text,
-        "order": list(decision.order),
-        "unresolved": [list(p) for p in decision.unresolved],
-        "alpha": decision.alpha,
-        "p_value": decision.p_value,
-    }
-
-
-@dataclass
-class BudgetedRun:
-    """What a budgeted evaluation did and decided."""
-
-    question: str
-    decision: Decision
-    used: list[str]
-    """Item ids asked, in draw order."""
-    pool: int
-    """Items a full run would ask."""
-    calls_per_item: int
-    budget: int | None
-    rounds: int
-    summaries: list[EvalSummary] = field(default_factory=list)
-    mix_gap: float = 0.0
-    """Largest difference between a stratum's share among the items used and in the pool."""
-    money: Spend | None = None
-    """What the answers used cost, when every examinee run has a price."""
-
-    @property
-    def calls(self) -> int:
-        return len(self.used) * self.calls_per_item
-
-    @property
-    def paid_usd(self) -> float:
-        """What this run's requests cost (stored and cached answers cost nothing)."""
-        return sum(s.cost_usd or 0.0 for s in self.summaries)
-
-    @property
-    def saved(self) -> int:
-        """Examinee calls a full run would have made beyond this one."""
-        return (self.pool - len(self.used)) * self.calls_per_item
-
-    def as_json(self) -> dict[str, Any]:
-        return {
-            **decision_json(self.question, self.decision),
-            "items_used": len(self.used),
-            "items_full": self.pool,
-            "calls": self.calls,
-            "calls_full": self.pool * self.calls_per_item,
-            "calls_saved": self.saved,
-            "budget": self.budget,
-            "rounds": self.rounds,
-            "requests": sum(s.requests for s in self.summaries),
-            "strata_share_gap": self.mix_gap,
-            "money": None if self.money is None else self._money_json(self.money),
-        }
-
-    def _money_json(self, spend: Spend) -> dict[str, Any]:
-        return {
-            "cap_usd": spend.cap_usd,
-            "used_usd": spend.used_usd,
-            "paid_usd": self.paid_usd,
-            "full_estimate_usd": spend.full_estimate_usd(self.pool, len(self.used)),
-            "item_mean_usd": spend.item_usd(dearest=False) if spend.known else None,
-        }
 
 
 def _scores(
@@ -242,11 +184,15 @@ def _affordable(pool: int, calls_per_item: int, budget: int | None) -> int:
     return min(pool, budget // calls_per_item)
 
 
-def make_rule(question: str, models: Sequence[str], alpha: float) -> StoppingRule:
-    """The rule for ``question`` (``rank``, or ``compare`` of ``models``' two)."""
+def make_rule(
+    question: str, models: Sequence[str], alpha: float, order: ClusterOrder | None = None
+) -> StoppingRule:
+    """The rule for ``question`` (``rank``, or ``compare`` of ``models``' two), testing over
+    ``order``'s clusters (None: every item its own)."""
+    unit, largest = ("item", 1) if order is None else (order.unit, order.largest)
     if question == "compare":
-        return CompareRule(models[0], models[1], alpha)
-    return RankRule(models, alpha)
+        return CompareRule(models[0], models[1], alpha, unit=unit, largest=largest)
+    return RankRule(models, alpha, unit=unit, largest=largest)
 
 
 async def decide_in_rounds(
@@ -260,9 +206,10 @@ async def decide_in_rounds(
 ) -> Decided:
     """The round loop: take each round's new items from ``rounds``, run the examinees on every
     item asked so far through ``run_round`` (those already answered are found stored), feed the
-    new items' stored scores to ``rule`` and stop when it decides. ``rounds`` is asked for a
-    round only once the previous one left the question open, so a decided run generates or
-    asks nothing more. ValueError when ``rounds`` gives no round at all."""
+    stored scores of the clusters the round completes (its new items, each alone, where it
+    names none) to ``rule`` and stop when it decides. ``rounds`` is asked for a round only once
+    the previous one left the question open, so a decided run generates or asks nothing more.
+    ValueError when ``rounds`` gives no round at all."""
     asked: list[str] = []
     runs: list[list[EvalSummary]] = []
     decision = None
@@ -270,8 +217,10 @@ async def decide_in_rounds(
         async for new in rounds:
             asked += [item.id for item in new.items]
             runs.append(await run_round(set(asked)))
-            scores = _scores(store, benchmark, variant, {i.id: i for i in new.items}, rule.models)
-            rule.observe([scores[item.id] for item in new.items])
+            groups = [[i] for i in new.items] if new.clusters is None else new.clusters
+            tested = {i.id: i for group in groups for i in group}
+            scores = _scores(store, benchmark, variant, tested, rule.models)
+            rule.observe_clusters([[scores[i.id] for i in group] for group in groups])
             decision = rule.decide(new.remaining())
             if decision.done:
                 break
@@ -282,33 +231,50 @@ async def decide_in_rounds(
 
 async def _stored_rounds(
     pool: dict[str, BenchmarkItem],
-    order: list[str],
+    order: ClusterOrder,
     ends: list[int],
     cap: int,
     money: Meter | None,
 ) -> AsyncGenerator[Asked, None]:
     """The order's items round by round: the doubling schedule's next end, or as far as the
-    money cap lets the round go (sized only once the previous round's cost is known)."""
+    money cap lets the round go (sized only once the previous round's cost is known), each
+    round whole clusters."""
+    items = order.items
     used = 0
     while used < cap:
         end = next(e for e in ends if e > used)
         if money is None:
-            yield Asked.known([pool[i] for i in order[used:end]], cap - end)
+            yield Asked.known(
+                [pool[i] for i in items[used:end]], cap - end, _split(order, items[used:end], pool)
+            )
         else:
-            end = used + money.spend.next_round(end - used, used)
-            assert end > used  # a cap with nothing left made the last decision final
-            asked = order[used:end]
-            yield Asked([pool[i] for i in asked], _costed(money, asked, cap - end))
+            end = order.whole(used + money.spend.next_round(end - used, used))
+            if end <= used:
+                # The probe (no cost known yet), or a cluster larger than every item used so
+                # far that the money left was found to pay for: one whole cluster.
+                end = next(e for e in order.ends if e > used)
+            asked = items[used:end]
+            costed = _costed(money, order, asked, end, cap)
+            yield Asked([pool[i] for i in asked], costed, _split(order, asked, pool))
         used = end
 
 
-def _costed(money: Meter, asked: list[str], pool_left: int) -> Callable[[], int]:
-    """Once the round has run: record what its answers cost, then the items the money left
-    still affords (at most ``pool_left``)."""
+def _split(
+    order: ClusterOrder, ids: list[str], pool: dict[str, BenchmarkItem]
+) -> list[list[BenchmarkItem]]:
+    return [[pool[i] for i in cluster] for cluster in order.split(ids)]
+
+
+def _costed(
+    money: Meter, order: ClusterOrder, asked: list[str], end: int, cap: int
+) -> Callable[[], int]:
+    """Once the round has run: record what its answers cost, then the items of whole clusters
+    the money left still affords (at most ``cap`` in all; 0 once the next cluster does not fit,
+    which makes the decision final)."""
 
     def remaining() -> int:
         money.observe(asked)
-        return money.spend.items_affordable(pool_left)
+        return order.whole(end + money.spend.items_affordable(cap - end)) - end
 
     return remaining
 
@@ -336,24 +302,32 @@ async def run_budgeted(
     check_round_options(alpha, first_round)
     pool = _pool(store, benchmark, only)
     strata = {i: tuple(facet_value(item, f) for f in STRATA) for i, item in pool.items()}
-    order = stratified_order(strata, seed)
-    cap = _affordable(len(order), calls_per_item, budget)
+    unit, keys = cluster_keys(list(pool.values()))
+    order = cluster_order(strata, dict(zip(pool, keys, strict=True)), seed, unit)
+    cap = order.whole(_affordable(len(pool), calls_per_item, budget))
+    if cap == 0:
+        first = len(order.clusters[0])
+        raise InvalidOptions(
+            f"--budget {budget}: the first {unit} cluster drawn holds {first} items, "
+            f"{first * calls_per_item} examinee calls; a budgeted run asks whole clusters, "
+            "give at least that"
+        )
     decided = await decide_in_rounds(
         store,
         benchmark,
-        rule=make_rule(question, models, alpha),
-        rounds=_stored_rounds(pool, order, round_ends(cap, first_round), cap, money),
+        rule=make_rule(question, models, alpha, order),
+        rounds=_stored_rounds(pool, order, order.snapped(round_ends(cap, first_round)), cap, money),
         run_round=run_round,
         variant=variant,
     )
     used = decided.asked
-    full, early = facet_mix(order, strata), facet_mix(used, strata)
+    full, early = facet_mix(order.items, strata), facet_mix(used, strata)
     gap = max(abs(full[s] - early.get(s, 0.0)) for s in full)
     return BudgetedRun(
         question,
         decided.decision,
         used,
-        len(order),
+        len(pool),
         calls_per_item,
         budget,
         decided.rounds,
