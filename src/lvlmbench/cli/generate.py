@@ -150,6 +150,14 @@ Guidelines = Annotated[
     bool,
     typer.Option(help="A guideline per fine aspect (off: the paper's Table 4 ablation)."),
 ]
+ImageSize = Annotated[
+    int,
+    typer.Option(
+        help="Image side in pixels for the text-to-image model (SDXL and Flux draw 1024 "
+        "natively); part of the benchmark, so a resume must give the same size. A size the "
+        "--images back-end cannot draw is refused before any request."
+    ),
+]
 Concurrency = Annotated[int, typer.Option(help="Units in flight.")]
 AsJson = Annotated[bool, typer.Option("--json", help="Machine-readable output.")]
 Budget = Annotated[
@@ -227,6 +235,7 @@ def generate(
     exclusions: Exclusions = "i",
     k_checks: KChecks = 5,
     guidelines: Guidelines = True,
+    image_size: ImageSize = 512,
     concurrency: Concurrency = 8,
     store: StoreOption = None,
     as_json: AsJson = False,
@@ -244,7 +253,8 @@ def generate(
         per_aspect=per_aspect, levels=levels, seed=seed, name=name, zeta=zeta,
         max_attempts=max_attempts, tf_share=tf_share, diversity_graph=diversity_graph,
         exclusions=exclusions, k_checks=k_checks, guidelines=guidelines,
-        concurrency=concurrency, budget=budget, budget_usd=budget_usd, until=until,
+        image_size=image_size, concurrency=concurrency, budget=budget, budget_usd=budget_usd,
+        until=until,
         models=tuple(model or ()), alpha=alpha, first_round=first_round,
     )  # fmt: skip
     planned = plan_several(options, capability)  # all refused before the store is opened

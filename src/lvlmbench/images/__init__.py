@@ -9,6 +9,7 @@ from lvlmbench.images._registry import (
     load_image_model,
 )
 from lvlmbench.images.compose import concatenate
+from lvlmbench.images.sizes import check_image_size, image_size_problem
 
 __all__ = [
     "IMAGE_PROVIDERS",
@@ -16,8 +17,10 @@ __all__ = [
     "ImageOutput",
     "ImageRequest",
     "TextToImage",
+    "check_image_size",
     "concatenate",
     "image_identity",
     "image_price",
+    "image_size_problem",
     "load_image_model",
 ]

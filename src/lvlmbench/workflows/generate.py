@@ -11,6 +11,7 @@ from typing import Literal
 
 from lvlmbench.autobench.pipeline import DEFAULT_ZETA, LEVELS, GenerateSettings
 from lvlmbench.autobench.unit_costs import GenerationPrices
+from lvlmbench.images import check_image_size
 from lvlmbench.scenes.compose import compose_capability
 from lvlmbench.store import GenerationReport, Store
 from lvlmbench.workflows._errors import InvalidOptions
@@ -57,6 +58,8 @@ class GenerateOptions:
     exclusions: str = "i"
     k_checks: int = 5
     guidelines: bool = True
+    image_size: int = 512
+    """The text-to-image side in pixels (part of the benchmark's definition)."""
     concurrency: int = 8
     budget: int | None = None
     budget_usd: float | None = None
@@ -139,6 +142,7 @@ def _settings(options: GenerateOptions) -> GenerateSettings:
         k_checks=options.k_checks,
         concurrency=options.concurrency,
         guidelines=options.guidelines,
+        image_size=options.image_size,
     )
 
 
@@ -158,6 +162,9 @@ def check_generate_options(options: GenerateOptions) -> PlannedGeneration:
         settings.validate()
         if options.examiner == "procedural":
             compose_capability(options.capability)
+        # From the spec alone, before anything is drawn: a size the back-end would refuse is
+        # refused here rather than by its first (paid) request.
+        check_image_size(options.images, options.image_size)
     except ValueError as exc:
         raise InvalidOptions(str(exc)) from None
     prices = None
