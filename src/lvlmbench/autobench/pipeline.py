@@ -184,6 +184,7 @@ async def generate_benchmark(
         [u.key for u in units],
         f"{backend.name} + {images.spec}",
         time.perf_counter() - started,
+        measure=images.prompt_length,
     )
 
 

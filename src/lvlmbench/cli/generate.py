@@ -22,6 +22,7 @@ from lvlmbench.cli._common import (
     outcomes_text,
     paid_text,
     print_json,
+    print_warnings,
     progress_bar,
 )
 from lvlmbench.models import ModelClient
@@ -97,10 +98,18 @@ def print_report(report: GenerationReport, name: str) -> None:
             "diversity",
             ", ".join(f"{k}={v:.3f}" for k, v in report.diversity.items() if isinstance(v, float)),
         )
+    cut = report.prompt_truncation
+    if cut is not None:  # measured with the text-to-image model's own tokenizer
+        table.add_row(
+            "[yellow]prompt length[/]" if cut.truncated else "prompt length",
+            f"{cut.truncated} of {cut.items} descriptions past the {cut.limit}-token limit of "
+            f"{escape(cut.encoder)} (longest {cut.longest})",
+        )
     for problem in report.plan.problems if report.plan else []:
         table.add_row("[yellow]problem[/]", problem)
     table.add_row("time", f"{report.wall_s or 0.0:.1f}s")
     console.print(table)
+    print_warnings(list(report.warnings))
 
 
 # The command's options as annotated aliases, so the signature reads as a list of names.

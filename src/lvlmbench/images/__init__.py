@@ -1,6 +1,6 @@
 """Text-to-image back-ends behind one async interface, and the client every call goes through."""
 
-from lvlmbench.images._api import ImageOutput, ImageRequest, TextToImage
+from lvlmbench.images._api import ImageOutput, ImageRequest, PromptLength, TextToImage
 from lvlmbench.images._client import ImageClient
 from lvlmbench.images._registry import (
     IMAGE_PROVIDERS,
@@ -16,6 +16,7 @@ __all__ = [
     "ImageClient",
     "ImageOutput",
     "ImageRequest",
+    "PromptLength",
     "TextToImage",
     "check_image_size",
     "concatenate",
