@@ -70,6 +70,8 @@ class RoundOptions:
     budget_usd: float | None = None
     prices: GenerationPrices | None = None
     """What the generation's work costs (None: not priced, no money reported)."""
+    warnings: tuple[str, ...] = ()
+    """Stored in the generation report (an examinee that is the examiner)."""
 
 
 @dataclass
@@ -222,6 +224,7 @@ async def generate_in_rounds(
                 per_item=len(specs),
                 money=money,
             )
+            builder.warnings = options.warnings
             if options.until is None:
                 async for _ in _rounds(builder, options, label):
                     pass

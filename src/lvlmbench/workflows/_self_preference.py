@@ -1,7 +1,8 @@
 """An examinee that also wrote the benchmark it is scored on: AutoBench-V's examiner writes the
 descriptions, checks the images and writes the questions, so the same model answering them
 is judged by its own hand (self-preference, as LLM judges prefer their own answers). The figure
-is still computed; it is said, never silent."""
+is still computed; it is said, never silent: by ``evaluate`` (the stored examiner) and by
+``generate --until ... --model`` (the examiner of this run, stored in the report's warnings)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from collections.abc import Sequence
 from lvlmbench.models import ModelSpec, RegistryError
 from lvlmbench.store import GenerationReport, StoredBenchmark
 
-__all__ = ["self_preference"]
+__all__ = ["examiner_among_examinees", "self_preference"]
 
 
 def self_preference(bench: StoredBenchmark, examinees: Sequence[str]) -> tuple[str, ...]:
@@ -27,6 +28,24 @@ def self_preference(bench: StoredBenchmark, examinees: Sequence[str]) -> tuple[s
         f"{model} also wrote {bench.name} (its examiner, {writer}): its figure may favour its "
         "own descriptions and questions (self-preference); compare it with other models' "
         "with care"
+        for model in examinees
+        if _label(model) == writer
+    )
+
+
+def examiner_among_examinees(
+    examiner: str, benchmark: str, examinees: Sequence[str]
+) -> tuple[str, ...]:
+    """A warning per examinee of a generation in rounds that is its examiner (the same
+    provider/name, whatever its settings): it answers the questions it wrote, and the
+    ``--until`` decision is taken on its answers."""
+    writer = _label(examiner)
+    if writer is None or examiner == "procedural":
+        return ()
+    return tuple(
+        f"examinee {model} is also the examiner ({examiner}) writing {benchmark}: it answers "
+        "questions it wrote about images it checked, so its figure and the --until decision "
+        "may favour it (self-preference); use another examiner or compare it with care"
         for model in examinees
         if _label(model) == writer
     )

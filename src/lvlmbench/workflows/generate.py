@@ -24,6 +24,7 @@ from lvlmbench.workflows._generate_rounds import (
     generate_in_rounds,
 )
 from lvlmbench.workflows._generation_money import generation_prices
+from lvlmbench.workflows._self_preference import examiner_among_examinees
 
 __all__ = [
     "GenerateOptions",
@@ -79,6 +80,9 @@ class PlannedGeneration:
     decided: tuple[int, ...] | None
     """None: built at once; otherwise in rounds (positions in ``models`` decided on)."""
     prices: GenerationPrices | None
+    warnings: tuple[str, ...] = ()
+    """What the benchmark should be read with (an examinee that is the examiner), stored in
+    its generation report."""
 
 
 @dataclass(frozen=True)
@@ -171,7 +175,8 @@ def check_generate_options(options: GenerateOptions) -> PlannedGeneration:
     if decided is not None:  # a missing price is refused here too
         prices = generation_prices(options.examiner, options.images, models, options.budget_usd)
     mode: Literal["scene", "text"] = "scene" if options.mode == "scene" else "text"
-    return PlannedGeneration(settings, mode, decided, prices)
+    warnings = examiner_among_examinees(options.examiner, settings.benchmark, models)
+    return PlannedGeneration(settings, mode, decided, prices, warnings)
 
 
 async def generate(
@@ -207,6 +212,7 @@ async def generate(
             bars,
             options.budget_usd,
             plan.prices,
+            plan.warnings,
         )
         run = await generate_in_rounds(
             store, settings, options.examiner, options.images, plan.mode, rounds
