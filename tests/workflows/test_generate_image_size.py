@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import io
 import json
+import shlex
 from pathlib import Path
 
 import pytest
@@ -17,7 +18,7 @@ from lvlmbench import api
 from lvlmbench.cli import app
 from lvlmbench.images import image_size_problem
 from lvlmbench.store import Store, get_artifact, iter_items, put_artifact
-from lvlmbench.workflows import InvalidOptions
+from lvlmbench.workflows import GenerateOptions, InvalidOptions, check_generate_options
 
 runner = CliRunner()
 SMALL = ["generate", "spatial understanding", "-n", "1", "-k", "1", "--per-aspect", "1"]
@@ -125,3 +126,21 @@ def test_a_flux_pipeline_needs_a_multiple_of_16(tmp_path: Path) -> None:
     assert problem is not None and "FluxPipeline" in problem and "multiple of 16" in problem
     assert "992 or 1008" in problem
     assert image_size_problem(f"diffusers/{tmp_path}", 1024) is None
+
+
+def test_the_command_a_refused_capability_suggests_passes_the_size_check() -> None:
+    """The procedural examiner's refusal of a capability it cannot draw suggests a model
+    examiner and OpenAI images: that command must not be refused for its image size."""
+    refused = runner.invoke(app, ["generate", "reading clocks"])
+    assert refused.exit_code == 2
+    command = " ".join(refused.output.split()).split("e.g. ")[1]
+    words = shlex.split(command)
+    given = dict(zip(words[3::2], words[4::2], strict=True))
+    options = GenerateOptions(
+        "reading clocks",
+        examiner=given["--examiner"],
+        images=given["--images"],
+        image_size=int(given["--image-size"]),
+        mode=given["--mode"],
+    )
+    assert check_generate_options(options).settings.image_size == 1024

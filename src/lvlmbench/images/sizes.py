@@ -87,10 +87,13 @@ def _openai(spec: ModelSpec, size: int) -> str | None:
     asked = fixed.replace(" ", "") if fixed else f"{size}x{size}"
     if asked in sizes:
         return None
-    where = f"its size option {asked}" if fixed else f"{asked}"
+    if fixed:
+        return f"OpenAI's {spec.name} draws {', '.join(sizes)}, not its size option {asked}"
+    squares = [int(w) for w, _, h in (s.partition("x") for s in sizes) if w == h]
     return (
-        f"OpenAI's {spec.name} draws {', '.join(sizes)}, not {where} (give size=WxH in the "
-        "spec to draw at an accepted size and resize)"
+        f"OpenAI's {spec.name} draws {', '.join(sizes)}, not {asked}: give --image-size "
+        f"{' or '.join(map(str, squares))}, or size={max(squares)}x{max(squares)} in the spec "
+        f"to draw at that size and resize to {size}"
     )
 
 

@@ -162,8 +162,11 @@ def check_generate_options(options: GenerateOptions) -> PlannedGeneration:
     budgets = (options.budget, options.budget_usd)
     decided = check_rounds(budgets, options.until, models, options.alpha, options.first_round)
     settings = _settings(options)
+    from lvlmbench.autobench.backends import check_pairing
+
     try:
         settings.validate()
+        check_pairing(options.examiner, options.images, options.mode, options.guidelines)
         if options.examiner == "procedural":
             compose_capability(options.capability)
         # From the spec alone, before anything is drawn: a size the back-end would refuse is
