@@ -13,7 +13,7 @@ from typing import Any
 from lvlmbench.autobench.exp_levels import leakage_by_level, ranks_by_level, ranks_from_table
 from lvlmbench.choice.accuracy import AccuracyRow, accuracy_table
 from lvlmbench.judging.corrected import corrected_alignment
-from lvlmbench.judging.human_checks import CHECKS, alignment_rates
+from lvlmbench.judging.human_checks import CHECKS, alignment_rates, check_summaries
 from lvlmbench.report._common import pct
 from lvlmbench.store import GenerationReport, Store, get_artifact, get_benchmark
 
@@ -84,7 +84,30 @@ def _alignment(store: Store, benchmark: str) -> dict[str, Any] | None:
         )
     corrected = corrected_alignment(store, benchmark)
     self_check = None if corrected is None else corrected.as_dict()
-    return {"condition": condition, "rows": rows, "self_check": self_check}
+    agreement = _agreement(store, benchmark)
+    return {"condition": condition, "rows": rows, "self_check": self_check, "agreement": agreement}
+
+
+def _agreement(store: Store, benchmark: str) -> list[dict[str, Any]]:
+    """Agreement between annotators per check (Fleiss' κ or Krippendorff's α)."""
+    out = []
+    for summary in check_summaries(store, benchmark):
+        found = summary.agreement
+        if found is None:
+            continue
+        out.append(
+            {
+                "check": summary.check,
+                "label": CHECKS.get(summary.check, summary.check),
+                "method": found.method,
+                "value": found.value,
+                "items": found.items,
+                "annotators": found.annotators,
+                "answers": found.answers,
+                "reason": found.reason,
+            }
+        )
+    return out
 
 
 def design_experiments_summary(

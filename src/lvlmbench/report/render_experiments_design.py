@@ -154,8 +154,38 @@ def alignment_section(data: dict[str, Any] | None) -> str:
         "<code>--no-guidelines</code> is the ablation). Rate = yes / (yes + no) over every "
         "person's answers on the web app's \"check\" page; unsure answers decide nothing.</p>"
     )
-    parts = [note, table(head, body, "align"), chart, _self_check(data.get("self_check"))]
+    parts = [
+        note,
+        table(head, body, "align"),
+        chart,
+        _agreement(data.get("agreement") or []),
+        _self_check(data.get("self_check")),
+    ]
     return "<h3>Human evaluation: alignment rates</h3>" + "".join(parts)
+
+
+def _agreement(rows: list[dict[str, Any]]) -> str:
+    """Agreement between annotators per check ('' without any check)."""
+    if not rows:
+        return ""
+    body = [
+        [
+            td(r["label"]),
+            td(r["method"]),
+            td(r["reason"] or "-" if r["value"] is None else f"{r['value']:.3f}", agree=r["check"]),
+            td(str(r["items"])),
+            td(str(r["annotators"])),
+        ]
+        for r in rows
+    ]
+    head = ["check", "statistic", "agreement", "items", "annotators"]
+    note = (
+        '<p class="note">Agreement between annotators beyond chance (1: always agree, 0: as '
+        "by chance) on the items two or more people answered yes or no (unsure answers are "
+        "left out): Fleiss' κ where every such item has the same number of answers, "
+        "Krippendorff's α (nominal) where the numbers differ.</p>"
+    )
+    return note + table(head, body, "annotator-agreement")
 
 
 def _pct_ci(value: dict[str, Any] | None) -> str:
