@@ -15,6 +15,7 @@ from lvlmbench.choice.accuracy import AccuracyRow, accuracy_table
 from lvlmbench.judging.corrected import corrected_alignment
 from lvlmbench.judging.human_checks import CHECKS, alignment_rates, check_summaries
 from lvlmbench.report._common import pct
+from lvlmbench.report.guidelines_table import guidelines_table
 from lvlmbench.store import GenerationReport, Store, get_artifact, get_benchmark
 
 __all__ = ["EXPERIMENT_STAGE", "design_experiments_summary"]
@@ -121,4 +122,5 @@ def design_experiments_summary(
         "leakage_levels": _leakage_levels(store, benchmark),
         "ranks": _ranks(store, benchmark, by_level),
         "alignment": _alignment(store, benchmark),
+        "guidelines": guidelines_table(store, benchmark),
     }
