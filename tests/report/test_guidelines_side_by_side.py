@@ -5,15 +5,20 @@ differ is no twin. Rates and Wilson intervals worked by hand."""
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
+from typer.testing import CliRunner
+
+from lvlmbench.cli import app
 from lvlmbench.judging.human_checks import check_judgment
 from lvlmbench.report import benchmark_summary, render_benchmark
 from lvlmbench.report.guidelines_table import guideline_pair
 from lvlmbench.store import Store, put_benchmark, put_items, put_judgments
 from lvlmbench.types import BenchmarkItem
 
+runner = CliRunner()
 IMAGE = "image-matches-description"
 SETTINGS = {"capability": "spatial understanding", "seed": 0, "n": 1, "m": 2, "concurrency": 8}
 EXAMINER = "openai/gpt-4o (text mode) + openai/dall-e-3"
@@ -100,3 +105,18 @@ def test_the_report_shows_both_conditions_in_one_table(tmp_path: Path) -> None:
     }
     assert "with guidelines (guided) %" in html and "without (unguided) %" in html
     assert "<td>self-check mean alignment</td><td>all levels</td><td>90.0</td><td>70.0</td>" in html
+
+
+def test_experiment_guidelines_prints_the_table_or_says_there_is_no_twin(tmp_path: Path) -> None:
+    _store(tmp_path).close()
+    db = str(tmp_path / "s.db")
+    shown = runner.invoke(app, ["experiment", "guidelines", "guided", "--store", db])
+    assert shown.exit_code == 0, shown.output
+    assert "75.0 [30.1, 95.4] (n=4)" in shown.output and "25.0 [4.6, 69.9] (n=4)" in shown.output
+    as_json = runner.invoke(app, ["experiment", "guidelines", "guided", "--store", db, "--json"])
+    data = json.loads(as_json.stdout)
+    assert (data["with"], data["without"]) == ("guided", "unguided")
+    easy = next(r for r in data["rows"] if r["level"] == "easy")
+    assert easy["with"] == {"rate": 75.0, "low": 30.1, "high": 95.4, "n": 4}
+    alone = runner.invoke(app, ["experiment", "guidelines", "other-seed", "--store", db])
+    assert alone.exit_code == 2 and "no twin" in alone.output
