@@ -115,8 +115,8 @@ def test_experiment_guidelines_prints_the_table_or_says_there_is_no_twin(tmp_pat
     assert "75.0 [30.1, 95.4] (n=4)" in shown.output and "25.0 [4.6, 69.9] (n=4)" in shown.output
     as_json = runner.invoke(app, ["experiment", "guidelines", "guided", "--store", db, "--json"])
     data = json.loads(as_json.stdout)
-    assert (data["with"], data["without"]) == ("guided", "unguided")
+    assert (data["with_guidelines"], data["without"]) == ("guided", "unguided")
     easy = next(r for r in data["rows"] if r["level"] == "easy")
-    assert easy["with"] == {"rate": 75.0, "low": 30.1, "high": 95.4, "n": 4}
+    assert easy["with_guidelines"] == {"rate": 75.0, "low": 30.1, "high": 95.4, "n": 4}
     alone = runner.invoke(app, ["experiment", "guidelines", "other-seed", "--store", db])
     assert alone.exit_code == 2 and "no twin" in alone.output

@@ -5,14 +5,14 @@ agreement between annotators on each."""
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 from rich.table import Table
 
 from lvlmbench.cli._common import BadInput, StoreOption, console, open_store, print_json
 from lvlmbench.judging.human_checks import CHECKS, check_summaries
-from lvlmbench.report.guidelines_table import guidelines_table
+from lvlmbench.report.guidelines_table import ConditionRate, guidelines_table
 from lvlmbench.store import Store, require_benchmark
 
 __all__ = ["guidelines"]
@@ -20,10 +20,10 @@ __all__ = ["guidelines"]
 JsonFlag = Annotated[bool, typer.Option("--json", help="Machine-readable output.")]
 
 
-def _cell(cell: dict[str, Any] | None) -> str:
+def _cell(cell: ConditionRate | None) -> str:
     if cell is None:
         return "-"
-    return f"{cell['rate']:.1f} [{cell['low']:.1f}, {cell['high']:.1f}] (n={cell['n']})"
+    return f"{cell.rate:.1f} [{cell.low:.1f}, {cell.high:.1f}] (n={cell.n})"
 
 
 def _agreement(store: Store, benchmark: str) -> dict[str, str]:
@@ -54,23 +54,25 @@ def guidelines(benchmark: str, store: StoreOption = None, as_json: JsonFlag = Fa
             "--no-guidelines: generate one with the same settings, --no-guidelines and "
             "another --name"
         )
-    agreement = {name: _agreement(opened, name) for name in (data["with"], data["without"])}
+    names = (data.with_guidelines, data.without)
+    agreement = {name: _agreement(opened, name) for name in names}
     if as_json:
-        print_json({**data, "agreement": agreement})
+        print_json({**data.as_dict(), "agreement": agreement})
         return
-    title = f"with guidelines ({data['with']}) vs without ({data['without']}): Table 4"
+    title = f"with guidelines ({names[0]}) vs without ({names[1]}): Table 4"
     table = Table(title=title, title_justify="left")
     for column in ("measure", "level", "with guidelines %", "without %"):
         table.add_column(column)
-    for row in data["rows"]:
-        table.add_row(row["label"], row["level"], _cell(row["with"]), _cell(row["without"]))
-    mine, theirs = data["self_check"]
-    for label, key in (("self-check mean alignment", "mean_alignment"),
-                       ("self-check rejection rate", "rejection_rate")):  # fmt: skip
-        shares = ["-" if s[key] is None else f"{100 * s[key]:.1f}" for s in (mine, theirs)]
-        table.add_row(label, "all levels", *shares)
+    for row in data.rows:
+        table.add_row(row.label, row.level, _cell(row.with_guidelines), _cell(row.without))
+    for label, shares in (
+        ("self-check mean alignment", [s.mean_alignment for s in data.self_check]),
+        ("self-check rejection rate", [s.rejection_rate for s in data.self_check]),
+    ):
+        shown = ["-" if v is None else f"{100 * v:.1f}" for v in shares]
+        table.add_row(label, "all levels", *shown)
     for check in CHECKS:
-        pair = [agreement[name].get(check) for name in (data["with"], data["without"])]
+        pair = [agreement[name].get(check) for name in names]
         if any(pair):
             table.add_row(f"agreement: {CHECKS[check]}", "", *(p or "-" for p in pair))
     console.print(table)

@@ -116,11 +116,12 @@ def design_experiments_summary(
 ) -> dict[str, Any]:
     """Every figure of these experiments the store holds for ``benchmark`` (empty when none);
     ``by_level`` is its accuracy table by difficulty when the caller has it already."""
+    table4 = guidelines_table(store, benchmark)
     return {
         "diversity": get_artifact(store, benchmark, EXPERIMENT_STAGE, "diversity"),
         "aspects": get_artifact(store, benchmark, EXPERIMENT_STAGE, "aspects"),
         "leakage_levels": _leakage_levels(store, benchmark),
         "ranks": _ranks(store, benchmark, by_level),
         "alignment": _alignment(store, benchmark),
-        "guidelines": guidelines_table(store, benchmark),
+        "guidelines": None if table4 is None else table4.as_dict(),
     }

@@ -11,14 +11,24 @@ all levels, each with its Wilson 95% interval and the answers it is over.
 
 from __future__ import annotations
 
-from typing import Any
+from dataclasses import asdict, dataclass
+from typing import Any, TypedDict
 
 from lvlmbench.judging.human_checks import CHECKS, AlignmentRate, alignment_rates
 from lvlmbench.ratings import wilson_interval
 from lvlmbench.report._common import pct
 from lvlmbench.store import GenerationReport, Store, StoredBenchmark, get_benchmark, list_benchmarks
 
-__all__ = ["ALL_LEVELS", "guideline_pair", "guidelines_table"]
+__all__ = [
+    "ALL_LEVELS",
+    "ConditionRate",
+    "GuidelinesTable",
+    "GuidelinesTableJSON",
+    "SelfCheckFigures",
+    "Table4Row",
+    "guideline_pair",
+    "guidelines_table",
+]
 
 ALL_LEVELS = "all levels"
 _NOT_DEFINING = ("name", "guidelines", "concurrency")
@@ -62,53 +72,104 @@ def _with_overall(rates: list[AlignmentRate]) -> dict[tuple[str, str], Alignment
     return out
 
 
-def _cell(rate: AlignmentRate | None) -> dict[str, Any] | None:
+@dataclass(frozen=True)
+class ConditionRate:
+    """People's alignment rate in one condition, % with its Wilson 95% interval."""
+
+    rate: float
+    low: float
+    high: float
+    n: int
+    """Decided (yes or no) answers."""
+
+
+@dataclass(frozen=True)
+class Table4Row:
+    """One measure (a check at a level, or over all levels) in both conditions."""
+
+    check: str
+    label: str
+    level: str
+    with_guidelines: ConditionRate | None
+    """None: no decided answer there."""
+    without: ConditionRate | None
+
+
+@dataclass(frozen=True)
+class SelfCheckFigures:
+    """What the examiner's self-check found on one benchmark."""
+
+    items: int | None
+    mean_alignment: float | None
+    rejection_rate: float | None
+
+
+class GuidelinesTableJSON(TypedDict):
+    """:meth:`GuidelinesTable.as_dict`: the report's and ``--json``'s shape."""
+
+    with_guidelines: str
+    without: str
+    rows: list[dict[str, Any]]
+    self_check: list[dict[str, Any]]
+
+
+@dataclass(frozen=True)
+class GuidelinesTable:
+    """Table 4 side by side: the benchmark with guidelines, its twin without, the rows."""
+
+    with_guidelines: str
+    without: str
+    rows: tuple[Table4Row, ...]
+    self_check: tuple[SelfCheckFigures, SelfCheckFigures]
+    """With guidelines, then without."""
+
+    def as_dict(self) -> GuidelinesTableJSON:
+        return {
+            "with_guidelines": self.with_guidelines,
+            "without": self.without,
+            "rows": [asdict(row) for row in self.rows],
+            "self_check": [asdict(figures) for figures in self.self_check],
+        }
+
+
+def _cell(rate: AlignmentRate | None) -> ConditionRate | None:
     if rate is None or rate.rate is None:
         return None
     ci = wilson_interval(rate.yes, rate.yes + rate.no)
-    return {
-        "rate": pct(rate.rate),
-        "low": pct(ci.low),
-        "high": pct(ci.high),
-        "n": rate.yes + rate.no,
-    }
+    return ConditionRate(pct(rate.rate), pct(ci.low), pct(ci.high), rate.yes + rate.no)
 
 
-def _self_check(row: StoredBenchmark | None) -> dict[str, Any]:
-    figures = (
-        row.data.self_check if row and isinstance(row.data, GenerationReport) else None
-    ) or {}
-    return {
-        "items": row.data.items if row and isinstance(row.data, GenerationReport) else None,
-        "mean_alignment": figures.get("mean_alignment"),
-        "rejection_rate": figures.get("rejection_rate"),
-    }
+def _self_check(row: StoredBenchmark | None) -> SelfCheckFigures:
+    report = row.data if row is not None and isinstance(row.data, GenerationReport) else None
+    figures = (report.self_check if report is not None else None) or {}
+    mean, rejected = figures.get("mean_alignment"), figures.get("rejection_rate")
+    return SelfCheckFigures(
+        None if report is None else report.items,
+        float(mean) if isinstance(mean, int | float) else None,
+        float(rejected) if isinstance(rejected, int | float) else None,
+    )
 
 
-def guidelines_table(store: Store, benchmark: str) -> dict[str, Any] | None:
-    """The side-by-side table for ``benchmark`` and its guideline twin (None without one):
-    ``rows`` of (check, level) with a cell per condition (None: no decided answer there), and
-    the self-check's figures of each."""
+def guidelines_table(store: Store, benchmark: str) -> GuidelinesTable | None:
+    """The side-by-side table for ``benchmark`` and its guideline twin (None without one)."""
     pair = guideline_pair(store, benchmark)
     if pair is None:
         return None
     with_rates, without_rates = (_with_overall(alignment_rates(store, name)) for name in pair)
+    checks = list(CHECKS)
     keys = sorted(
         with_rates.keys() | without_rates.keys(),
-        key=lambda k: (
-            list(CHECKS).index(k[0]) if k[0] in CHECKS else 99,
-            _LEVEL_ORDER.get(k[1], 4),
-        ),
+        key=lambda k: (checks.index(k[0]) if k[0] in checks else 99, _LEVEL_ORDER.get(k[1], 4)),
     )
-    rows = [
-        {
-            "check": check,
-            "label": CHECKS.get(check, check),
-            "level": level,
-            "with": _cell(with_rates.get((check, level))),
-            "without": _cell(without_rates.get((check, level))),
-        }
+    rows = tuple(
+        Table4Row(
+            check,
+            CHECKS.get(check, check),
+            level,
+            _cell(with_rates.get((check, level))),
+            _cell(without_rates.get((check, level))),
+        )
         for check, level in keys
-    ]
-    selves = [_self_check(get_benchmark(store, name)) for name in pair]
-    return {"with": pair[0], "without": pair[1], "rows": rows, "self_check": selves}
+    )
+    guided, unguided = (_self_check(get_benchmark(store, name)) for name in pair)
+    return GuidelinesTable(pair[0], pair[1], rows, (guided, unguided))

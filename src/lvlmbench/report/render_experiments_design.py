@@ -242,7 +242,7 @@ def guidelines_section(data: dict[str, Any] | None) -> str:
         [
             td(r["label"]),
             td(r["level"]),
-            _rate(r["with"], guided="with", check=r["check"], level=r["level"]),
+            _rate(r["with_guidelines"], guided="with", check=r["check"], level=r["level"]),
             _rate(r["without"], guided="without", check=r["check"], level=r["level"]),
         ]
         for r in data["rows"]
@@ -255,7 +255,7 @@ def guidelines_section(data: dict[str, Any] | None) -> str:
     head = [
         "measure",
         "level",
-        f"with guidelines ({data['with']}) %",
+        f"with guidelines ({data['with_guidelines']}) %",
         f"without ({data['without']}) %",
     ]
     note = (
