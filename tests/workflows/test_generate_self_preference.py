@@ -77,3 +77,20 @@ def test_generate_until_prints_and_stores_the_warning(tmp_path: Path) -> None:
     shown = runner.invoke(app, [*args, "--first-round", "2", "--store", str(db)])
     assert shown.exit_code == 0, shown.output
     assert f"warning: examinee {EXAMINER} is also the examiner" in " ".join(shown.output.split())
+
+
+def test_a_credential_in_a_spec_never_reaches_the_warning() -> None:
+    """The warning is stored: the models are named by their identities, without secrets."""
+    secret = "s3cr3t-pass"
+    examiner = f"openai/gpt-4o?base_url=http://user:{secret}@127.0.0.1:9/v1"
+    options = GenerateOptions(
+        "spatial understanding",
+        examiner=examiner,
+        images="openai/gpt-image-1",
+        image_size=1024,
+        mode="text",
+        until="compare",
+        models=(examiner, "baseline/random"),
+    )
+    (warning,) = check_generate_options(options).warnings
+    assert secret not in warning and "examinee openai/gpt-4o" in warning

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from lvlmbench.models import ModelSpec, RegistryError
+from lvlmbench.models import ModelSpec, RegistryError, model_identity
 from lvlmbench.store import GenerationReport, StoredBenchmark
 
 __all__ = ["examiner_among_examinees", "self_preference"]
@@ -43,12 +43,22 @@ def examiner_among_examinees(
     if writer is None or examiner == "procedural":
         return ()
     return tuple(
-        f"examinee {model} is also the examiner ({examiner}) writing {benchmark}: it answers "
-        "questions it wrote about images it checked, so its figure and the --until decision "
-        "may favour it (self-preference); use another examiner or compare it with care"
+        f"examinee {_named(model)} is also the examiner ({_named(examiner)}) writing "
+        f"{benchmark}: it answers questions it wrote about images it checked, so its figure "
+        "and the --until decision may favour it (self-preference); use another examiner or "
+        "compare it with care"
         for model in examinees
         if _label(model) == writer
     )
+
+
+def _named(spec: str) -> str:
+    """A model as the store names it (its identity: no secret, no transport option), the
+    warning being stored; ``provider/name`` for a spec that does not resolve."""
+    try:
+        return model_identity(spec)
+    except (RegistryError, ValueError):
+        return _label(spec) or "?"
 
 
 def _label(spec: str) -> str | None:
