@@ -102,6 +102,7 @@ def test_the_same_generation_in_rounds_both_ways(tmp_path: Path) -> None:
         (["--zeta", "hard=2"], {"zeta": "hard=2"}, "--zeta"),
         (["--tf-share", "1.5"], {"tf_share": 1.5}, "--tf-share"),
         (["--concurrency", "0"], {"concurrency": 0}, "--concurrency"),
+        (["--image-size", "30"], {"image_size": 30}, "--image-size 30"),
     ],
 )
 def test_refused_alike_and_nothing_written(

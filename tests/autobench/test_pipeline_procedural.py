@@ -266,8 +266,12 @@ def test_reusing_a_name_with_other_settings_is_refused(
     store = built.store
     images = ImageClient(load_image_model("procedural"), store)
     changed = replace(SETTINGS, **change)
-    with pytest.raises(ValueError, match=rf"'spatial-e2e' already exists .*\({named}\)"):
+    with pytest.raises(ValueError, match=r"'spatial-e2e' already exists with other") as refused:
         asyncio.run(generate_benchmark(store, changed, ProceduralBackend(), images))
+    # Each changed setting is named with its stored and asked values, and only those.
+    said = str(refused.value).split("(", 1)[1].split(");")[0]
+    assert [part.split(":")[0] for part in said.split("; ")] == named.split(", ")
+    assert all(": stored " in part and ", asked " in part for part in said.split("; "))
     assert (store.count(tables.artifacts), store.count(tables.items)) == before
 
 

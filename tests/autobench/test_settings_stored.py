@@ -57,7 +57,7 @@ def test_a_resume_with_another_graph_setting_is_refused(
         assert stored is not None
         assert stored["settings"]["diversity_graph"] is True
         assert (stored["settings"]["exclusions"], stored["settings"]["k_checks"]) == ("i", 5)
-        with pytest.raises(ValueError, match=rf"other settings \({named}\)"):
+        with pytest.raises(ValueError, match=rf"other settings \({named}: stored "):
             asyncio.run(_generate(store, replace(SETTINGS, **change)))
         # The same settings resume (nothing new to do) and the report is unchanged.
         again = asyncio.run(_generate(store, SETTINGS))
@@ -138,6 +138,7 @@ def test_cli_sets_and_stores_the_graph_settings(tmp_path: Path) -> None:
         app, [*args, "--k-checks", "1", "--exclusions", "2i", "--no-diversity-graph"]
     )
     assert refused.exit_code == 2
-    assert "other settings (diversity_graph)" in " ".join(refused.output.split())
+    said = " ".join(refused.output.split())
+    assert "other settings (diversity_graph: stored true, asked false)" in said
     bad = runner.invoke(app, [*args, "--exclusions", "often"])
     assert bad.exit_code == 2 and "exclusion schedule 'often'" in bad.output

@@ -86,6 +86,7 @@ def generate(
     exclusions: str = "i",
     k_checks: int = 5,
     guidelines: bool = True,
+    image_size: int = 512,
     concurrency: int = 8,
     budget: int | None = None,
     budget_usd: float | None = None,
@@ -105,7 +106,8 @@ def generate(
         per_aspect=per_aspect, levels=",".join(levels), seed=seed, name=name, zeta=zeta,
         max_attempts=max_attempts, tf_share=tf_share, diversity_graph=diversity_graph,
         exclusions=exclusions, k_checks=k_checks, guidelines=guidelines,
-        concurrency=concurrency, budget=budget, budget_usd=budget_usd, until=until,
+        image_size=image_size, concurrency=concurrency, budget=budget, budget_usd=budget_usd,
+        until=until,
         models=tuple(model or ()), alpha=alpha, first_round=first_round,
     )  # fmt: skip
     return generate_many([capability], options, store=store)[0]

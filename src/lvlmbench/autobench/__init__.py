@@ -1,6 +1,6 @@
 """AutoBench-V: on-demand benchmarks for a capability, built in resumable stages."""
 
-from lvlmbench.autobench._backend import AspectPlan
+from lvlmbench.autobench._backend import AspectPlan, ExaminerBackend
 from lvlmbench.autobench.balance import (
     LETTERS,
     BalanceTarget,
@@ -16,6 +16,7 @@ __all__ = [
     "BalanceTarget",
     "ChoiceDraft",
     "DraftLike",
+    "ExaminerBackend",
     "balance_positions",
     "letter_counts",
 ]

@@ -5,9 +5,11 @@ from __future__ import annotations
 import dataclasses
 import json
 from collections import Counter
+from collections.abc import Sequence
 from typing import Any
 
 from lvlmbench.autobench._backend import AspectPlan, KeyCheck, QuestionDraft
+from lvlmbench.autobench._prompt_check import MeasurePrompt, prompt_truncation, truncation_warning
 from lvlmbench.autobench._unit import AttemptRecord, Decision, UnitResult
 from lvlmbench.autobench.balance import LETTERS, ChoiceDraft, Slot, letter_counts, lettered, spread
 from lvlmbench.autobench.settings import GenerateSettings
@@ -210,6 +212,26 @@ def _truth_counts(units: list[UnitResult]) -> dict[str, dict[str, int]]:
     }
 
 
+def _warned(
+    accepted: list[UnitResult],
+    examiner: str,
+    warnings: Sequence[str],
+    measure: MeasurePrompt | None,
+) -> dict[str, Any]:
+    """The report's ``prompt_truncation`` (descriptions measured by the text-to-image model's
+    tokenizer) and ``warnings``, each left out when there is none, so reports stay as they were."""
+    described = [(u.meta["unit"], u.accepted.description) for u in accepted if u.accepted]
+    truncation = prompt_truncation(described, measure)
+    # The examiner is stored as "<examiner> + <images spec>".
+    cut = truncation_warning(truncation, examiner.split(" + ")[-1])
+    out: dict[str, Any] = {}
+    if truncation is not None:
+        out["prompt_truncation"] = truncation.as_json()
+    if warnings or cut:
+        out["warnings"] = [*warnings, *([cut] if cut else [])]
+    return out
+
+
 def finalize_benchmark(
     store: Store,
     settings: GenerateSettings,
@@ -218,9 +240,14 @@ def finalize_benchmark(
     examiner: str,
     wall_s: float,
     budget: GenerationBudget | None = None,
+    *,
+    warnings: Sequence[str] = (),
+    measure: MeasurePrompt | None = None,
 ) -> GenerationReport:
     """Balance answer positions over the accepted units, store the items and the benchmark
-    (``budget``: a budgeted run's section of its report); returns the report stored."""
+    (``budget``: a budgeted run's section of its report; ``warnings``: the run's, stored with
+    it; ``measure``: the text-to-image model's prompt measure, which finds descriptions its
+    text encoder cut); returns the report stored."""
     name = settings.benchmark
     stored = [get_artifact(store, name, "units", k) for k in unit_keys]
     units = [UnitResult.from_json(u) for u in stored if u is not None]
@@ -236,7 +263,7 @@ def finalize_benchmark(
             options, answer = {}, questions[id(unit)].correct
         items.append(_item(name, unit, options, answer))
     put_items(store, items)
-    report = {
+    report: dict[str, Any] = {
         "settings": {k: v for k, v in dataclasses.asdict(settings).items()},
         "examiner": examiner,
         "plan": plan.model_dump(mode="json"),
@@ -254,6 +281,7 @@ def finalize_benchmark(
     }
     if budget is not None:
         report["budget"] = budget.as_json()
+    report |= _warned(accepted, examiner, warnings, measure)
     # Read from its JSON, as the store will keep it (the settings' tuples become lists).
     typed = GenerationReport.model_validate_json(canonical_json(report))
     put_benchmark(store, name, AUTOBENCH_KIND, typed)

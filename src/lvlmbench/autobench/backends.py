@@ -16,7 +16,37 @@ if TYPE_CHECKING:
     from lvlmbench.autobench.pipeline import GenerateSettings
     from lvlmbench.store import GenerationReport, Store
 
-__all__ = ["generate_with", "generate_within", "make_backend", "make_images", "opened_backend"]
+__all__ = [
+    "check_pairing",
+    "generate_with",
+    "generate_within",
+    "make_backend",
+    "make_images",
+    "opened_backend",
+]
+
+
+def check_pairing(examiner: str, images: str, mode: str, guidelines: bool) -> None:
+    """ValueError when examiner, images and mode do not fit together (from the specs alone)."""
+    if examiner == "procedural":
+        if not guidelines:
+            raise ValueError(
+                "--no-guidelines is an ablation of a model examiner's descriptions; the built-in "
+                "examiner draws scene programs that no guideline steers: give --examiner"
+            )
+        if images != "procedural" or mode != "scene":
+            raise ValueError(
+                "--examiner procedural writes scene programs: use it with "
+                "--images procedural --mode scene"
+            )
+        return
+    if images == "procedural" and mode != "scene":
+        raise ValueError("--images procedural draws scene programs: use --mode scene")
+    if images != "procedural" and mode == "scene":
+        raise ValueError(
+            f"--images {images} draws from text: use --mode text (scene mode "
+            "needs --images procedural)"
+        )
 
 
 def make_backend(
@@ -27,27 +57,11 @@ def make_backend(
     settings: GenerateSettings,
 ) -> ExaminerBackend:
     """The examiner backend; checks that examiner, images and mode fit together."""
+    check_pairing(examiner, images, mode, settings.guidelines)
     if examiner == "procedural":
-        if not settings.guidelines:
-            raise ValueError(
-                "--no-guidelines is an ablation of a model examiner's descriptions; the built-in "
-                "examiner draws scene programs that no guideline steers: give --examiner"
-            )
-        if images != "procedural" or mode != "scene":
-            raise ValueError(
-                "--examiner procedural writes scene programs: use it with "
-                "--images procedural --mode scene"
-            )
         from lvlmbench.autobench.procedural import ProceduralBackend
 
         return ProceduralBackend(k_checks=settings.k_checks)
-    if images == "procedural" and mode != "scene":
-        raise ValueError("--images procedural draws scene programs: use --mode scene")
-    if images != "procedural" and mode == "scene":
-        raise ValueError(
-            f"--images {images} draws from text: use --mode text (scene mode "
-            "needs --images procedural)"
-        )
     from lvlmbench.autobench.diversity import exclusion_schedule
     from lvlmbench.autobench.llm import ModelBackend
 

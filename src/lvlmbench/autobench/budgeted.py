@@ -123,6 +123,8 @@ class RoundBuilder:
         """The budget stopped the run (a round was cut, or a unit refused)."""
         self.rounds = 0
         self._report: GenerationReport | None = None
+        self.warnings: tuple[str, ...] = ()
+        """The run's warnings, stored in every report it finalizes."""
         self.on_progress = on_progress
         """Called with (units known, units planned) as units are found or built."""
         self._live: dict[str, RequestMeter] = {}
@@ -327,6 +329,8 @@ class RoundBuilder:
             f"{self.backend.name} + {self.images.spec}",
             time.perf_counter() - self._started,
             budget=self.summary(),
+            warnings=self.warnings,
+            measure=self.images.prompt_length,
         )
         wanted = [item_id(s.benchmark, u.key) for u in self.built[self._handed :]]
         self._handed = len(self.built)

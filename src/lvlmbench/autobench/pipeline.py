@@ -184,6 +184,7 @@ async def generate_benchmark(
         [u.key for u in units],
         f"{backend.name} + {images.spec}",
         time.perf_counter() - started,
+        measure=images.prompt_length,
     )
 
 
@@ -199,13 +200,25 @@ def claim(store: Store, settings: GenerateSettings, examiner: str) -> None:
         put_artifact(store, settings.benchmark, "settings", "settings", wanted)
     elif stored != wanted:
         keys = wanted["settings"].keys() | stored["settings"].keys()  # one side may omit a key
-        changed = sorted(k for k in keys if stored["settings"].get(k) != wanted["settings"].get(k))
+        # Each difference with both values, so the resume that was meant is plain.
+        changed = [
+            f"{k}: stored {_shown(stored['settings'].get(k))}, "
+            f"asked {_shown(wanted['settings'].get(k))}"
+            for k in sorted(keys)
+            if stored["settings"].get(k) != wanted["settings"].get(k)
+        ]
         if stored["examiner"] != examiner:
             changed.append("examiner")
         raise ValueError(
             f"benchmark {settings.benchmark!r} already exists with other settings "
-            f"({', '.join(changed)}); give this run another --name"
+            f"({'; '.join(changed)}); resume it with the stored settings, or give this run "
+            "another --name"
         )
+
+
+def _shown(value: Any) -> str:
+    """A setting's value in a refusal (None: a key left out at its default)."""
+    return "the default" if value is None else json.dumps(value, ensure_ascii=False)
 
 
 def _settings_json(settings: GenerateSettings) -> dict[str, Any]:

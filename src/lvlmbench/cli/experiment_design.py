@@ -1,4 +1,4 @@
-"""`lvlmbench experiment diversity|aspects|leakage-levels|ranks BENCH ...`: the paper's
+"""`lvlmbench experiment diversity|aspects|leakage-levels|ranks|guidelines BENCH ...`: the paper's
 experiments on a generated benchmark's design (its topics' diversity, its aspect grid, its
 difficulty levels), beside the examinee experiments of ``experiment.py``.
 
@@ -31,6 +31,7 @@ from lvlmbench.cli._common import (
     open_store,
     print_json,
 )
+from lvlmbench.cli.experiment_guidelines import guidelines
 from lvlmbench.cli.experiment_levels import leakage_levels, ranks
 from lvlmbench.models import ModelClient, load_chat_model
 from lvlmbench.stats import format_interval
@@ -211,3 +212,4 @@ def register(app: typer.Typer) -> None:
     app.command("aspects")(friendly_errors(aspects_experiment))
     app.command("leakage-levels")(friendly_errors(leakage_levels))
     app.command("ranks")(friendly_errors(ranks))
+    app.command("guidelines")(friendly_errors(guidelines))

@@ -22,6 +22,7 @@ from lvlmbench.cli._common import (
     outcomes_text,
     paid_text,
     print_json,
+    print_warnings,
     progress_bar,
 )
 from lvlmbench.models import ModelClient
@@ -97,10 +98,18 @@ def print_report(report: GenerationReport, name: str) -> None:
             "diversity",
             ", ".join(f"{k}={v:.3f}" for k, v in report.diversity.items() if isinstance(v, float)),
         )
+    cut = report.prompt_truncation
+    if cut is not None:  # measured with the text-to-image model's own tokenizer
+        table.add_row(
+            "[yellow]prompt length[/]" if cut.truncated else "prompt length",
+            f"{cut.truncated} of {cut.items} descriptions past the {cut.limit}-token limit of "
+            f"{escape(cut.encoder)} (longest {cut.longest})",
+        )
     for problem in report.plan.problems if report.plan else []:
         table.add_row("[yellow]problem[/]", problem)
     table.add_row("time", f"{report.wall_s or 0.0:.1f}s")
     console.print(table)
+    print_warnings(list(report.warnings))
 
 
 # The command's options as annotated aliases, so the signature reads as a list of names.
@@ -149,6 +158,14 @@ KChecks = Annotated[int, typer.Option("--k-checks", help="Self-check questions p
 Guidelines = Annotated[
     bool,
     typer.Option(help="A guideline per fine aspect (off: the paper's Table 4 ablation)."),
+]
+ImageSize = Annotated[
+    int,
+    typer.Option(
+        help="Image side in pixels for the text-to-image model (SDXL and Flux draw 1024 "
+        "natively); part of the benchmark, so a resume must give the same size. A size the "
+        "--images back-end cannot draw is refused before any request."
+    ),
 ]
 Concurrency = Annotated[int, typer.Option(help="Units in flight.")]
 AsJson = Annotated[bool, typer.Option("--json", help="Machine-readable output.")]
@@ -227,6 +244,7 @@ def generate(
     exclusions: Exclusions = "i",
     k_checks: KChecks = 5,
     guidelines: Guidelines = True,
+    image_size: ImageSize = 512,
     concurrency: Concurrency = 8,
     store: StoreOption = None,
     as_json: AsJson = False,
@@ -244,7 +262,8 @@ def generate(
         per_aspect=per_aspect, levels=levels, seed=seed, name=name, zeta=zeta,
         max_attempts=max_attempts, tf_share=tf_share, diversity_graph=diversity_graph,
         exclusions=exclusions, k_checks=k_checks, guidelines=guidelines,
-        concurrency=concurrency, budget=budget, budget_usd=budget_usd, until=until,
+        image_size=image_size, concurrency=concurrency, budget=budget, budget_usd=budget_usd,
+        until=until,
         models=tuple(model or ()), alpha=alpha, first_round=first_round,
     )  # fmt: skip
     planned = plan_several(options, capability)  # all refused before the store is opened

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from lvlmbench.types import Status
 
-__all__ = ["ImageOutput", "ImageRequest", "TextToImage"]
+__all__ = ["ImageOutput", "ImageRequest", "PromptLength", "TextToImage"]
 
 
 class ImageRequest(BaseModel):
@@ -57,6 +58,22 @@ class ImageOutput(BaseModel):
         return self.status is Status.OK and self.png is not None
 
 
+@dataclass(frozen=True)
+class PromptLength:
+    """A prompt measured by the text encoder(s) a model draws from: the tokens of the encoder
+    that reads the most of it, and that encoder's limit (what lies past it is never seen)."""
+
+    tokens: int
+    limit: int
+    encoder: str
+    """Which tokenizer, e.g. ``tokenizer_2 (T5TokenizerFast)``."""
+
+    @property
+    def truncated(self) -> bool:
+        """Whether the image is drawn from a cut prompt: longer than every encoder reads."""
+        return self.tokens > self.limit
+
+
 @runtime_checkable
 class TextToImage(Protocol):
     """A model that turns a description (or a scene program) into one image.
@@ -79,3 +96,7 @@ class TextToImage(Protocol):
     async def aclose(self) -> None:
         """Release connections or weights."""
         ...
+
+
+# Optional, like ``check``: ``prompt_length(prompt) -> PromptLength | None`` for a model whose
+# text encoder cuts long prompts (diffusers' CLIP: 77 tokens); see ImageClient.prompt_length.

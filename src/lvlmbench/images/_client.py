@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from lvlmbench.images._api import ImageOutput, ImageRequest, TextToImage
+from lvlmbench.images._api import ImageOutput, ImageRequest, PromptLength, TextToImage
 from lvlmbench.models import CallClient, cache_key, redact_text
 from lvlmbench.store import Store
 from lvlmbench.types import Status
@@ -80,6 +80,12 @@ class ImageClient(CallClient[TextToImage, ImageOutput]):
                 else redact_text(output.revised_prompt),
             }
         )
+
+    def prompt_length(self, prompt: str) -> PromptLength | None:
+        """``prompt`` measured by the model's own text encoder(s), None for a model that cuts
+        no prompt or cannot say (not a model call: nothing cached, nothing paid)."""
+        measure = getattr(self.model, "prompt_length", None)
+        return None if measure is None else measure(prompt)
 
     async def generate(self, request: ImageRequest) -> ImageOutput:
         """Render one image through cache, limiter and retries; failures come back as values

@@ -14,7 +14,8 @@ from typing import Any
 import diffusers
 import torch
 
-from lvlmbench.images._api import ImageOutput, ImageRequest
+from lvlmbench.images._api import ImageOutput, ImageRequest, PromptLength
+from lvlmbench.images._diffusers_tokens import PromptCounter
 from lvlmbench.models import ErrorKind, ProviderError
 from lvlmbench.models.local import (
     DTYPES,
@@ -58,6 +59,7 @@ class DiffusersTextToImage:
         self._weights: LoadOnce[Any] = LoadOnce(self.device)
         # Pipelines keep per-call state (the scheduler's timesteps): one image at a time.
         self._busy = asyncio.Lock()
+        self._prompts = PromptCounter(self.path, revision, local_files_only)
 
     def cache_identity(self) -> dict[str, object]:
         # The defaults for steps and guidance change the picture of a request that leaves them
@@ -79,6 +81,11 @@ class DiffusersTextToImage:
     async def check(self) -> None:
         """The preflight: the pipeline can be found (before any stage starts)."""
         self.check_weights()
+
+    def prompt_length(self, prompt: str) -> PromptLength | None:
+        """``prompt`` counted by the pipeline's own tokenizer(s) (CLIP cuts at 77 tokens),
+        loaded without the weights; None when it names none or they are not on this machine."""
+        return self._prompts.measure(prompt)
 
     async def generate(self, request: ImageRequest) -> ImageOutput:
         await self._ensure_loaded()

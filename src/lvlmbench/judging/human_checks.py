@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from lvlmbench.judging.counted_votes import counted_votes
 from lvlmbench.ratings import Interval, wilson_interval
+from lvlmbench.stats import RaterAgreement, rater_agreement
 from lvlmbench.store import Store, benchmark_item_ids, iter_items
 from lvlmbench.types import Judgment
 
@@ -60,6 +61,10 @@ class CheckSummary:
     unsure: int
     items: int
     """Distinct items checked."""
+    agreement: RaterAgreement | None = None
+    """Between annotators, on the items two or more of them answered yes or no (an unsure
+    answer decides nothing here either): Fleiss' κ, or Krippendorff's α where items have
+    different numbers of answers."""
 
     @property
     def yes_rate(self) -> Interval | None:
@@ -73,14 +78,25 @@ def check_summaries(store: Store, benchmark: str) -> list[CheckSummary]:
     ids = set(benchmark_item_ids(store, benchmark))  # ids only: no item is parsed
     counts: dict[str, dict[str, int]] = {}
     items: dict[str, set[str]] = {}
+    decided: dict[str, list[tuple[str, str, str]]] = {}
     for judgment in counted_votes(store, HUMAN_CHECK):
         if judgment.item_id not in ids or judgment.verdict not in CHECK_ANSWERS:
             continue
         tally = counts.setdefault(judgment.model_a, dict.fromkeys(CHECK_ANSWERS, 0))
         tally[judgment.verdict] += 1
         items.setdefault(judgment.model_a, set()).add(judgment.item_id)
+        if judgment.verdict != "unsure":
+            answer = (judgment.item_id, judgment.judge, judgment.verdict)
+            decided.setdefault(judgment.model_a, []).append(answer)
     return [
-        CheckSummary(check, tally["yes"], tally["no"], tally["unsure"], len(items[check]))
+        CheckSummary(
+            check,
+            tally["yes"],
+            tally["no"],
+            tally["unsure"],
+            len(items[check]),
+            rater_agreement(decided.get(check, [])),
+        )
         for check, tally in sorted(counts.items())
     ]
 

@@ -13,8 +13,9 @@ from typing import Any
 from lvlmbench.autobench.exp_levels import leakage_by_level, ranks_by_level, ranks_from_table
 from lvlmbench.choice.accuracy import AccuracyRow, accuracy_table
 from lvlmbench.judging.corrected import corrected_alignment
-from lvlmbench.judging.human_checks import CHECKS, alignment_rates
+from lvlmbench.judging.human_checks import CHECKS, alignment_rates, check_summaries
 from lvlmbench.report._common import pct
+from lvlmbench.report.guidelines_table import guidelines_table
 from lvlmbench.store import GenerationReport, Store, get_artifact, get_benchmark
 
 __all__ = ["EXPERIMENT_STAGE", "design_experiments_summary"]
@@ -84,7 +85,30 @@ def _alignment(store: Store, benchmark: str) -> dict[str, Any] | None:
         )
     corrected = corrected_alignment(store, benchmark)
     self_check = None if corrected is None else corrected.as_dict()
-    return {"condition": condition, "rows": rows, "self_check": self_check}
+    agreement = _agreement(store, benchmark)
+    return {"condition": condition, "rows": rows, "self_check": self_check, "agreement": agreement}
+
+
+def _agreement(store: Store, benchmark: str) -> list[dict[str, Any]]:
+    """Agreement between annotators per check (Fleiss' κ or Krippendorff's α)."""
+    out = []
+    for summary in check_summaries(store, benchmark):
+        found = summary.agreement
+        if found is None:
+            continue
+        out.append(
+            {
+                "check": summary.check,
+                "label": CHECKS.get(summary.check, summary.check),
+                "method": found.method,
+                "value": found.value,
+                "items": found.items,
+                "annotators": found.annotators,
+                "answers": found.answers,
+                "reason": found.reason,
+            }
+        )
+    return out
 
 
 def design_experiments_summary(
@@ -92,10 +116,12 @@ def design_experiments_summary(
 ) -> dict[str, Any]:
     """Every figure of these experiments the store holds for ``benchmark`` (empty when none);
     ``by_level`` is its accuracy table by difficulty when the caller has it already."""
+    table4 = guidelines_table(store, benchmark)
     return {
         "diversity": get_artifact(store, benchmark, EXPERIMENT_STAGE, "diversity"),
         "aspects": get_artifact(store, benchmark, EXPERIMENT_STAGE, "aspects"),
         "leakage_levels": _leakage_levels(store, benchmark),
         "ranks": _ranks(store, benchmark, by_level),
         "alignment": _alignment(store, benchmark),
+        "guidelines": None if table4 is None else table4.as_dict(),
     }

@@ -154,8 +154,38 @@ def alignment_section(data: dict[str, Any] | None) -> str:
         "<code>--no-guidelines</code> is the ablation). Rate = yes / (yes + no) over every "
         "person's answers on the web app's \"check\" page; unsure answers decide nothing.</p>"
     )
-    parts = [note, table(head, body, "align"), chart, _self_check(data.get("self_check"))]
+    parts = [
+        note,
+        table(head, body, "align"),
+        chart,
+        _agreement(data.get("agreement") or []),
+        _self_check(data.get("self_check")),
+    ]
     return "<h3>Human evaluation: alignment rates</h3>" + "".join(parts)
+
+
+def _agreement(rows: list[dict[str, Any]]) -> str:
+    """Agreement between annotators per check ('' without any check)."""
+    if not rows:
+        return ""
+    body = [
+        [
+            td(r["label"]),
+            td(r["method"]),
+            td(r["reason"] or "-" if r["value"] is None else f"{r['value']:.3f}", agree=r["check"]),
+            td(str(r["items"])),
+            td(str(r["annotators"])),
+        ]
+        for r in rows
+    ]
+    head = ["check", "statistic", "agreement", "items", "annotators"]
+    note = (
+        '<p class="note">Agreement between annotators beyond chance (1: always agree, 0: as '
+        "by chance) on the items two or more people answered yes or no (unsure answers are "
+        "left out): Fleiss' κ where every such item has the same number of answers, "
+        "Krippendorff's α (nominal) where the numbers differ.</p>"
+    )
+    return note + table(head, body, "annotator-agreement")
 
 
 def _pct_ci(value: dict[str, Any] | None) -> str:
@@ -193,6 +223,50 @@ def _self_check(figure: dict[str, Any] | None) -> str:
     return note + table(head, body, "ppi")
 
 
+def _rate(cell: dict[str, Any] | None, **data: str) -> str:
+    if cell is None:
+        return td("-", **data)
+    return td(f"{cell['rate']:.1f} [{cell['low']:.1f}, {cell['high']:.1f}] (n={cell['n']})", **data)
+
+
+def _share(value: float | None) -> str:
+    return "-" if value is None else f"{100 * value:.1f}"
+
+
+def guidelines_section(data: dict[str, Any] | None) -> str:
+    """The paper's Table 4 side by side: people's alignment rates per check and level for the
+    benchmark built with guidelines and its twin built without ('' without a twin)."""
+    if not data:
+        return ""
+    body = [
+        [
+            td(r["label"]),
+            td(r["level"]),
+            _rate(r["with_guidelines"], guided="with", check=r["check"], level=r["level"]),
+            _rate(r["without"], guided="without", check=r["check"], level=r["level"]),
+        ]
+        for r in data["rows"]
+    ]
+    mine, theirs = data["self_check"]
+    for label, key in (("self-check mean alignment", "mean_alignment"),
+                       ("self-check rejection rate", "rejection_rate")):  # fmt: skip
+        body.append([td(label), td("all levels"), td(_share(mine[key])), td(_share(theirs[key]))])
+    body.append([td("items"), td("all levels"), td(str(mine["items"])), td(str(theirs["items"]))])
+    head = [
+        "measure",
+        "level",
+        f"with guidelines ({data['with_guidelines']}) %",
+        f"without ({data['without']}) %",
+    ]
+    note = (
+        '<p class="note">AutoBench-V\'s Table 4: the two benchmarks differ only by '
+        "<code>--no-guidelines</code> (same capability, examiner, images and settings). "
+        "People's alignment rate = yes / (yes + no) on the web app's check page, Wilson 95% "
+        "intervals, n decided answers; the self-check rows are the examiner's own figures.</p>"
+    )
+    return "<h3>With and without guidelines (Table 4)</h3>" + note + table(head, body, "table4")
+
+
 def design_experiment_sections(bench: BenchmarkSummary) -> str:
     """Every section whose experiment the store holds ('' when none)."""
     data = bench.get("ab_experiments") or {}
@@ -203,5 +277,6 @@ def design_experiment_sections(bench: BenchmarkSummary) -> str:
             diversity_section(data.get("diversity")),
             aspects_section(data.get("aspects")),
             alignment_section(data.get("alignment")),
+            guidelines_section(data.get("guidelines")),
         ]
     )

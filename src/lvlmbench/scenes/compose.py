@@ -36,6 +36,7 @@ _GENERIC = frozenset(_GENERIC_WORDS.split())
 _SPELLING = {"color": "colour", "colors": "colour", "people": "person", "persons": "person"}
 EXAMPLE_EXAMINER = "openai/gpt-4o"
 EXAMPLE_IMAGES = "openai/gpt-image-1"
+"""Drawn at 1024 (the suggested command says so): OpenAI's gpt-image models draw no smaller."""
 
 
 class CapabilityRefused(ValueError):
@@ -147,7 +148,7 @@ def _matches(words: list[str]) -> list[ComposedAspect]:
 def _refusal(text: str, missing: list[str]) -> CapabilityRefused:
     command = (
         f"lvlmbench generate {shlex.quote(text)} --examiner {EXAMPLE_EXAMINER} "
-        f"--images {EXAMPLE_IMAGES} --mode text"
+        f"--images {EXAMPLE_IMAGES} --image-size 1024 --mode text"
     )
     return CapabilityRefused(
         f"capability {text!r}: the built-in (procedural) examiner cannot express "

@@ -19,6 +19,8 @@ stand alone) and every interval accounts for it:
   leaderboard's :func:`rank_intervals` with ties where intervals overlap.
 - a table of such comparisons (:class:`ComparisonTable`: pairs × groups, adjusted
   together), as ``lvlmbench compare`` builds it and every front door displays it.
+- agreement between annotators: :func:`rater_agreement` (Fleiss' κ, or Krippendorff's α where
+  items have different numbers of answers) with the items and annotators it is over.
 - power: :func:`items_needed` for a paired comparison to see a given difference, from the
   observed per-item differences and their clusters.
 - a judge corrected by people: :func:`ppi_mean` (PPI++ or PPI) beside the judge-only and
@@ -31,6 +33,14 @@ Every accuracy is an :class:`ItemMean` (items with their clusters) whose ``estim
 Coverage is proven by simulation (tests/stats and bench/bench_stats.py).
 """
 
+from lvlmbench.stats.agreement import (
+    FLEISS_KAPPA,
+    KRIPPENDORFF_ALPHA,
+    RaterAgreement,
+    fleiss_kappa,
+    krippendorff_alpha,
+    rater_agreement,
+)
 from lvlmbench.stats.clusters import CIRCULAR_STRIDE, ClusterKey, cluster_key, cluster_keys
 from lvlmbench.stats.comparisons import ALL, Comparison, ComparisonTable
 from lvlmbench.stats.display import (
@@ -81,6 +91,8 @@ __all__ = [
     "CIRCULAR_STRIDE",
     "CLUSTERED_T",
     "CLUSTER_BOOTSTRAP",
+    "FLEISS_KAPPA",
+    "KRIPPENDORFF_ALPHA",
     "MCNEMAR_CHI2",
     "MCNEMAR_EXACT",
     "NO_ITEMS",
@@ -103,6 +115,7 @@ __all__ = [
     "PowerPlan",
     "PpiResult",
     "RankInterval",
+    "RaterAgreement",
     "adjust_p_values",
     "benjamini_hochberg",
     "cluster_bootstrap",
@@ -110,6 +123,7 @@ __all__ = [
     "cluster_keys",
     "clustered_mean",
     "estimate_fields",
+    "fleiss_kappa",
     "format_interval",
     "format_ranks",
     "holm",
@@ -117,10 +131,12 @@ __all__ = [
     "interval_note_of_fields",
     "item_means",
     "items_needed",
+    "krippendorff_alpha",
     "mcnemar",
     "mean_interval",
     "paired_bootstrap",
     "paired_difference",
     "ppi_mean",
     "rank_intervals",
+    "rater_agreement",
 ]

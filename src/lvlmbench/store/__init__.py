@@ -35,6 +35,7 @@ from lvlmbench.store._benchmarks import (
     ImportedData,
     OpenEndedData,
     OpenEndedSettings,
+    PromptTruncation,
     RekeyedCopy,
     StoredBenchmark,
 )
@@ -119,6 +120,7 @@ __all__ = [
     "NotInStore",
     "OpenEndedData",
     "OpenEndedSettings",
+    "PromptTruncation",
     "RekeyedCopy",
     "Store",
     "StoreError",

@@ -26,6 +26,7 @@ __all__ = [
     "ImportedData",
     "OpenEndedData",
     "OpenEndedSettings",
+    "PromptTruncation",
     "RekeyedCopy",
     "StoredBenchmark",
 ]
@@ -98,6 +99,24 @@ class GenerationBudget(_Data):
     money: GenerationSpend | None = None
 
 
+class PromptTruncation(_Data):
+    """Descriptions longer than the text-to-image model's text encoder reads (CLIP: 77
+    tokens): those items' images were drawn from a cut prompt."""
+
+    encoder: str = ""
+    """The tokenizer that reads the most of a prompt, e.g. ``tokenizer (CLIPTokenizer)``."""
+    limit: int = 0
+    """Its limit in tokens."""
+    truncated: int = 0
+    """Items whose description is longer."""
+    items: int = 0
+    """Items measured."""
+    longest: int = 0
+    """The longest description, in tokens."""
+    units: list[str] = Field(default_factory=list)
+    """The first few truncated units' keys (to look at)."""
+
+
 class GenerationReport(_Data):
     """``autobench``: the generation report ``lvlmbench generate`` stores with the benchmark."""
 
@@ -115,6 +134,10 @@ class GenerationReport(_Data):
     wall_s: float | None = None
     budget: GenerationBudget | None = None
     """A budgeted run's figures (money, rounds), when it was one."""
+    prompt_truncation: PromptTruncation | None = None
+    """The descriptions measured by the text-to-image model's tokenizer (None: not measured)."""
+    warnings: list[str] = Field(default_factory=list)
+    """What the benchmark should be read with (a cut prompt, an examiner also an examinee)."""
 
     @property
     def guidelines(self) -> bool:

@@ -16,10 +16,12 @@ from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from typing import Any
 
+from lvlmbench.autobench import ExaminerBackend
 from lvlmbench.autobench.budgeted import RoundBuilder
 from lvlmbench.autobench.pipeline import GenerateSettings
 from lvlmbench.autobench.unit_costs import GenerationMoney, GenerationPrices
 from lvlmbench.budget import StoppingRule
+from lvlmbench.images import ImageClient
 from lvlmbench.models import ModelClient, metered, model_identity, model_price, spec_label
 from lvlmbench.runner import EvalSummary, ProgressHook, run_examinees
 from lvlmbench.store import GenerationReport, Store
@@ -72,6 +74,8 @@ class RoundOptions:
     budget_usd: float | None = None
     prices: GenerationPrices | None = None
     """What the generation's work costs (None: not priced, no money reported)."""
+    warnings: tuple[str, ...] = ()
+    """Stored in the generation report (an examinee that is the examiner)."""
 
 
 @dataclass
@@ -200,6 +204,29 @@ def _answers(store: Store, benchmark: str, specs: list[str], money: GenerationMo
     return Meter(store, benchmark, "default", prices, money.spend)
 
 
+async def _start(
+    store: Store,
+    settings: GenerateSettings,
+    opened: tuple[ExaminerBackend, ImageClient],
+    options: RoundOptions,
+    money: GenerationMoney | None,
+) -> RoundBuilder:
+    """The round builder, its plan made (or read), the run's warnings given to its reports."""
+    backend, pictures = opened
+    builder = await RoundBuilder.start(
+        store,
+        settings,
+        backend,
+        pictures,
+        budget=options.budget,
+        per_item=len(options.models),
+        money=money,
+        by_cluster=options.until is not None,
+    )
+    builder.warnings = options.warnings
+    return builder
+
+
 async def generate_in_rounds(
     store: Store,
     settings: GenerateSettings,
@@ -217,16 +244,7 @@ async def generate_in_rounds(
     money = _money(options)
     async with opened_backend(store, settings, examiner, images, mode) as (backend, pictures):
         with metered() as meter:
-            builder = await RoundBuilder.start(
-                store,
-                settings,
-                backend,
-                pictures,
-                budget=options.budget,
-                per_item=len(specs),
-                money=money,
-                by_cluster=options.until is not None,
-            )
+            builder = await _start(store, settings, (backend, pictures), options, money)
             if options.until is None:
                 async for _ in _rounds(builder, options, label):
                     pass

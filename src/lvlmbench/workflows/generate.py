@@ -11,6 +11,7 @@ from typing import Literal
 
 from lvlmbench.autobench.pipeline import DEFAULT_ZETA, LEVELS, GenerateSettings
 from lvlmbench.autobench.unit_costs import GenerationPrices
+from lvlmbench.images import check_image_size
 from lvlmbench.scenes.compose import compose_capability
 from lvlmbench.store import GenerationReport, Store
 from lvlmbench.workflows._errors import InvalidOptions
@@ -23,6 +24,7 @@ from lvlmbench.workflows._generate_rounds import (
     generate_in_rounds,
 )
 from lvlmbench.workflows._generation_money import generation_prices
+from lvlmbench.workflows._self_preference import examiner_among_examinees
 
 __all__ = [
     "GenerateOptions",
@@ -57,6 +59,8 @@ class GenerateOptions:
     exclusions: str = "i"
     k_checks: int = 5
     guidelines: bool = True
+    image_size: int = 512
+    """The text-to-image side in pixels (part of the benchmark's definition)."""
     concurrency: int = 8
     budget: int | None = None
     budget_usd: float | None = None
@@ -76,6 +80,9 @@ class PlannedGeneration:
     decided: tuple[int, ...] | None
     """None: built at once; otherwise in rounds (positions in ``models`` decided on)."""
     prices: GenerationPrices | None
+    warnings: tuple[str, ...] = ()
+    """What the benchmark should be read with (an examinee that is the examiner), stored in
+    its generation report."""
 
 
 @dataclass(frozen=True)
@@ -139,6 +146,7 @@ def _settings(options: GenerateOptions) -> GenerateSettings:
         k_checks=options.k_checks,
         concurrency=options.concurrency,
         guidelines=options.guidelines,
+        image_size=options.image_size,
     )
 
 
@@ -154,17 +162,24 @@ def check_generate_options(options: GenerateOptions) -> PlannedGeneration:
     budgets = (options.budget, options.budget_usd)
     decided = check_rounds(budgets, options.until, models, options.alpha, options.first_round)
     settings = _settings(options)
+    from lvlmbench.autobench.backends import check_pairing
+
     try:
         settings.validate()
+        check_pairing(options.examiner, options.images, options.mode, options.guidelines)
         if options.examiner == "procedural":
             compose_capability(options.capability)
+        # From the spec alone, before anything is drawn: a size the back-end would refuse is
+        # refused here rather than by its first (paid) request.
+        check_image_size(options.images, options.image_size)
     except ValueError as exc:
         raise InvalidOptions(str(exc)) from None
     prices = None
     if decided is not None:  # a missing price is refused here too
         prices = generation_prices(options.examiner, options.images, models, options.budget_usd)
     mode: Literal["scene", "text"] = "scene" if options.mode == "scene" else "text"
-    return PlannedGeneration(settings, mode, decided, prices)
+    warnings = examiner_among_examinees(options.examiner, settings.benchmark, models)
+    return PlannedGeneration(settings, mode, decided, prices, warnings)
 
 
 async def generate(
@@ -200,6 +215,7 @@ async def generate(
             bars,
             options.budget_usd,
             plan.prices,
+            plan.warnings,
         )
         run = await generate_in_rounds(
             store, settings, options.examiner, options.images, plan.mode, rounds
