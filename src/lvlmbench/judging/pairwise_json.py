@@ -56,9 +56,10 @@ class WinRateJSON(TypedDict):
     """A model's win rate against the reference with its counts and interval."""
 
     rate: float
-    wins: int
-    ties: int
-    matches: int
+    wins: float
+    ties: float
+    matches: float
+    """Whole numbers, except over several epochs: each epoch's verdict counts 1/K."""
     low: float
     high: float
 
