@@ -83,6 +83,8 @@ class PairwiseReportJSON(TypedDict):
     reference: str
     items: int
     items_without_reference: int
+    epochs: int
+    """Epochs judged (the most of any pair); above 1, each verdict counts 1/K of its item."""
     pairs: int
     unscored_pairs: int
     combined_by_judge: int
