@@ -353,3 +353,6 @@ class Judgment(BaseModel):
     """A person's n-th further vote on the same pair of the same item (0: their first): a
     vote file can hold one annotator's repeat votes, which stay that annotator's, each
     stored."""
+    epoch: int = 0
+    """Which epoch's answers this judges (``judge --epochs K``: sample k of each examinee,
+    judged as its own unit; 0 for a single run, whose rows and ids are what they always were)."""

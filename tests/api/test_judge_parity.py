@@ -46,10 +46,11 @@ def _write(path: Path, *, captions: bool) -> str:
         for i in range(3)
     ]
     put_items(store, items)
-    answers = [
-        Response(item_id=it.id, model=m, text=f"{'GOOD' if m == 'm/good' else 'meh'} cat")
+    answers = [  # two epochs of answers (evaluate --epochs 2), for judge --epochs 2
+        Response(item_id=it.id, model=m, text=f"{'GOOD' if m == 'm/good' else 'meh'} cat", epoch=k)
         for it in items
         for m in MODELS
+        for k in range(2)
     ]
     put_responses(store, answers)
     store.close()
@@ -66,11 +67,11 @@ def scripted_judge(monkeypatch: pytest.MonkeyPatch) -> None:
         monkeypatch.setattr(module, "load_chat_model", load)
 
 
-def _judgments(path: str) -> list[tuple[str, str, str, str | None, str | None]]:
+def _judgments(path: str) -> list[tuple[str, str, str, str | None, str | None, int]]:
     store = Store.open(path)
     try:
         rows = iter_judgments(store)
-        return sorted((j.judge, j.protocol, j.item_id, j.model_a, j.model_b) for j in rows)
+        return sorted((j.judge, j.protocol, j.item_id, j.model_a, j.model_b, j.epoch) for j in rows)
     finally:
         store.close()
 
@@ -118,6 +119,8 @@ def _models_args() -> list[str]:
         ("hallucination", [], {}),
         ("score", ["--limit", "2"], {"limit": 2}),
         ("hallucination", ["--limit", "2", "--limit-seed", "1"], {"limit": 2, "limit_seed": 1}),
+        ("pairwise", ["--epochs", "2"], {"epochs": 2}),
+        ("score", ["--epochs", "2", "--limit", "2"], {"epochs": 2, "limit": 2}),
     ],
 )
 def test_the_same_call_both_ways_stores_the_same_judgments(
@@ -142,6 +145,9 @@ def test_the_same_call_both_ways_stores_the_same_judgments(
     assert _judgments(by_api) == _judgments(by_cli)
     judged = {row[2] for row in _judgments(by_api)}
     assert len(judged) == api_options.get("limit", 3)  # a --limit subset alone is judged
+    epochs = {row[5] for row in _judgments(by_api)}
+    assert epochs == set(range(int(api_options.get("epochs", 1))))  # type: ignore[call-overload]
+    assert json.loads(cli.output)["epochs"] == api_options.get("epochs", 1)
     # Asked again through the other door: everything is found done, nothing is asked twice.
     again = runner.invoke(app, [*args, "--json", "--store", by_api])
     assert again.exit_code == 0, again.output

@@ -7,7 +7,7 @@ import json
 import time
 from pathlib import Path
 
-from sqlalchemy import create_engine, func, insert, select
+from sqlalchemy import column, create_engine, func, insert, select, table
 from typer.testing import CliRunner
 
 from lvlmbench.cli import app
@@ -52,6 +52,10 @@ CREATE TABLE artifacts (id VARCHAR(64) NOT NULL, run VARCHAR(256) NOT NULL,
 CREATE INDEX ix_artifacts_run_stage ON artifacts (run, stage);
 INSERT INTO meta VALUES ('schema', '1');
 """
+# Schema 4 added judgments.epoch: schema 1's judgments table has only these columns.
+V1_JUDGMENTS = table(
+    "judgments", *(column(c) for c in ("id", "item_id", "judge", "protocol", "status", "data"))
+)
 BENCH = "legacy"
 EXAMINEES = ["baseline/prior", "openai/gpt-4o-mini", "baseline/random?seed=3"]
 N_ITEMS = 3
@@ -123,7 +127,7 @@ def _v1_store(path: Path | str) -> None:
             ],
         )
         conn.execute(
-            insert(tables.judgments),
+            insert(V1_JUDGMENTS),
             [
                 {
                     "id": judgment_id(j),

@@ -64,6 +64,7 @@ def judge(
     config: GenerationConfig | GenerationSettings | None = None,
     limit: int | None = None,
     limit_seed: int = 0,
+    epochs: int = 1,
 ) -> JudgeRunSummary:
     """Judge the models' stored answers on an open-ended benchmark with the ``judge`` model,
     as ``lvlmbench judge PROTOCOL`` does (the same use case,
@@ -75,7 +76,9 @@ def judge(
     answers are asked first. ``config``: the judge's generation settings, as the judge
     commands' flags (part of the judge's name, so its verdicts under other settings stay
     apart). ``limit``: judge only the seeded stratified subset of that many items that
-    ``evaluate(limit=..., limit_seed=...)`` asks (missing answers asked on it alone). A run
+    ``evaluate(limit=..., limit_seed=...)`` asks (missing answers asked on it alone).
+    ``epochs``: judge K answers per item and examinee (``evaluate(epochs=K)``'s samples,
+    asked where missing), each epoch's apart; the results average an item's epochs. A run
     that had nothing to judge raises
     :class:`~lvlmbench.workflows.NothingToJudge` (the command exits 1); units that failed are
     counted in the summary (``failed``) and asked again on the next run."""
@@ -95,6 +98,7 @@ def judge(
         settings=as_settings(config),
         limit=limit,
         limit_seed=limit_seed,
+        epochs=epochs,
     )
     check_judge_options(options, resolve_spec)  # before the store is opened or created
     with _opened(store) as opened:

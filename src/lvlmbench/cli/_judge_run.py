@@ -69,10 +69,11 @@ def run_judge_command(
     payload, print_results = shown(result)
     if as_json:
         scope = {"items": result.items, "items_total": result.items_total}
-        print_json({"run": vars(summary), **scope, **payload})
+        print_json({"run": vars(summary), **scope, "epochs": result.epochs, **payload})
     else:
         print_reasons(summary.reasons, f"{summary.judge}: not ok")
         line = _summary_line(summary) + (f"; {result.scope}" if result.limited else "")
+        line += f"; {result.epochs_note}" if result.epochs_note else ""
         console.print(line, markup=False, highlight=False)
         print_results()
     if empty:

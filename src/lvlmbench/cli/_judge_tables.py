@@ -114,6 +114,14 @@ def _print_pairwise_notes(report: PairwiseReport, diag: DiagnosticsJSON | None) 
         + ", ".join(f"{k} {v}" for k, v in sorted(report.statuses.items())),
         highlight=False,
     )
+    if report.epochs > 1:
+        console.print(
+            f"{report.epochs} epochs (pairs counts item-pairs × epochs): each epoch's verdict "
+            "counts 1/K of its item-pair, K its scored epochs, so the item is the unit of every "
+            "figure; win-rate intervals are over item-pairs, and Bradley-Terry's bootstrap "
+            "draws as many matches as there are item-pairs",
+            highlight=False,
+        )
     combined = report.combined_by_judge
     if combined < report.pairs:
         console.print(f"two orders combined: {COMBINE_NOTES[report.combine]}", highlight=False)

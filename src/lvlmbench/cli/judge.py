@@ -88,6 +88,15 @@ Limit = Annotated[
     ),
 ]
 LimitSeed = Annotated[int, typer.Option(help="Seed of the --limit subset (as evaluate's).")]
+Epochs = Annotated[
+    int,
+    typer.Option(
+        min=1,
+        help="Answers per item and examinee (evaluate --epochs K's samples, asked where "
+        "missing), each epoch's judged apart; the results average an item's epochs (the "
+        "item is the unit, its interval over items).",
+    ),
+]
 
 
 JudgeFlags = tuple[int | None, float | None, float | None, int | None, str | None, list[str] | None]
@@ -148,6 +157,7 @@ def pairwise(
     workers: Workers = 1,
     limit: Limit = None,
     limit_seed: LimitSeed = 0,
+    epochs: Epochs = 1,
 ) -> None:
     """Judge every pair of models in both orders (VisIT-Bench); print Bradley-Terry ratings
     (95% CI), win rates and online Elo."""
@@ -164,6 +174,7 @@ def pairwise(
         workers=workers,
         limit=limit,
         limit_seed=limit_seed,
+        epochs=epochs,
     )
 
     def shown(result: JudgeResult) -> tuple[dict[str, Any], Callable[[], None]]:
@@ -194,6 +205,7 @@ def score(
     workers: Workers = 1,
     limit: Limit = None,
     limit_seed: LimitSeed = 0,
+    epochs: Epochs = 1,
 ) -> None:
     """Score each model 1-10 against the reference answer, both orders (TouchStone)."""
     flags = (max_tokens, temperature, top_p, seed, system_prompt, param)
@@ -208,6 +220,7 @@ def score(
         workers=workers,
         limit=limit,
         limit_seed=limit_seed,
+        epochs=epochs,
     )
 
     def shown(result: JudgeResult) -> tuple[dict[str, Any], Callable[[], None]]:
@@ -241,10 +254,11 @@ def protocol_command(protocol: JudgeProtocol) -> Callable[..., None]:
         workers: Workers = 1,
         limit: Limit = None,
         limit_seed: LimitSeed = 0,
+        epochs: Epochs = 1,
     ) -> None:
         flags = (max_tokens, temperature, top_p, seed, system_prompt, param)
         more = {"concurrency": concurrency, "workers": workers, "limit": limit}
-        more["limit_seed"] = limit_seed
+        more |= {"limit_seed": limit_seed, "epochs": epochs}
         options = _options(protocol.name, model, judge, flags, **more)
         scale = f" ({protocol.scale})" if protocol.scale else ""
         shown = _protocol_rows(protocol, f"{benchmark}: {protocol.title}{scale}")

@@ -16,9 +16,9 @@ from lvlmbench._concurrency import BatchWriter, drain
 from lvlmbench.models import OUTCOME, ModelClient, RunSummary
 from lvlmbench.runner import LOOKAHEAD, drain_leased
 from lvlmbench.store import Leases, Store, final_judgment_ids, judgment_id, put_judgments
-from lvlmbench.types import Judgment
+from lvlmbench.types import GenerationConfig, Judgment
 
-__all__ = ["JudgeRunSummary", "ProgressHook", "done_judgments", "run_jobs"]
+__all__ = ["JudgeRunSummary", "ProgressHook", "done_judgments", "epoch_config", "run_jobs"]
 
 ProgressHook = Callable[[int, int], None]
 """Called with (units finished so far, units in this run) after each judge call."""
@@ -106,6 +106,12 @@ async def run_jobs(
         summary.wall_s = time.perf_counter() - started
         summary.count_calls(client.stats, before, client.price_per_mtok is not None)
     return summary
+
+
+def epoch_config(config: GenerationConfig, epoch: int) -> GenerationConfig:
+    """The judge's settings for a unit of epoch ``epoch``: any epoch but 0 is its own cache
+    entry (as an examinee's samples are), epoch 0 the call a single run always made."""
+    return config.model_copy(update={"epoch": epoch}) if epoch else config
 
 
 def unit_id(judgment: Judgment) -> str:

@@ -57,8 +57,11 @@ async def _run_hallucination(
     hook: ProgressHook | None,
     *,
     only: Collection[str] | None = None,
+    epochs: int = 1,
 ) -> JudgeRunSummary:
-    return await run_hallucination(store, benchmark, players, client, on_progress=hook, only=only)
+    return await run_hallucination(
+        store, benchmark, players, client, on_progress=hook, only=only, epochs=epochs
+    )
 
 
 def _metric_value(row: Judgment) -> float | None:

@@ -75,22 +75,26 @@ class HallucinationScore:
 def hallucination_report(
     judgments: Iterable[Judgment], item_ids: set[str]
 ) -> dict[str, HallucinationScore]:
-    """Mean rating per model over ``hallucination`` rows of the given items."""
-    ratings: dict[str, list[float]] = {}
+    """Mean rating per model over ``hallucination`` rows of the given items. The item is the
+    unit: with ``judge --epochs K`` an item's rated epochs average first, so ``rated`` counts
+    items and each weighs alike; ``unscored`` counts the rows that gave no rating."""
+    ratings: dict[str, dict[str, list[float]]] = {}
     unscored: dict[str, int] = {}
     for j in judgments:
         if j.protocol != HALLUCINATION or j.item_id not in item_ids:
             continue
-        ratings.setdefault(j.model_a, [])
+        per_item = ratings.setdefault(j.model_a, {})
         rating = ParsedRating.of(j)
         if rating.status is Status.OK and rating.value is not None:
-            ratings[j.model_a].append(rating.value)
+            per_item.setdefault(j.item_id, []).append(rating.value)
         else:
             unscored[j.model_a] = unscored.get(j.model_a, 0) + 1
-    return {
-        m: HallucinationScore(m, len(v), unscored.get(m, 0), sum(v) / len(v) if v else None)
-        for m, v in sorted(ratings.items())
-    }
+    report = {}
+    for model, per_item in sorted(ratings.items()):
+        means = [sum(values) / len(values) for values in per_item.values()]
+        mean = sum(means) / len(means) if means else None
+        report[model] = HallucinationScore(model, len(means), unscored.get(model, 0), mean)
+    return report
 
 
 async def run_hallucination(
@@ -102,9 +106,10 @@ async def run_hallucination(
     config: GenerationConfig | None = None,
     on_progress: ProgressHook | None = None,
     only: Collection[str] | None = None,
+    epochs: int = 1,
 ) -> JudgeRunSummary:
     """Rate every model's answer on every captioned item of ``benchmark`` (of ``only``,
-    when given; resumable)."""
+    when given; each of its ``epochs`` answers; resumable)."""
     return await run_rated(
         store,
         benchmark,
@@ -116,6 +121,7 @@ async def run_hallucination(
         config=config,
         on_progress=on_progress,
         only=only,
+        epochs=epochs,
     )
 
 

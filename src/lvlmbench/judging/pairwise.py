@@ -24,7 +24,14 @@ from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 from itertools import combinations
 
-from lvlmbench.judging._pool import JudgeRunSummary, ProgressHook, done_judgments, run_jobs, unit_id
+from lvlmbench.judging._pool import (
+    JudgeRunSummary,
+    ProgressHook,
+    done_judgments,
+    epoch_config,
+    run_jobs,
+    unit_id,
+)
 from lvlmbench.judging.reference import REFERENCE, answer_texts, items_in
 from lvlmbench.judging.verdict import PairVerdict, ParsedVerdict, judged, parse_verdict
 from lvlmbench.models import ModelClient, ModelSpec
@@ -120,6 +127,7 @@ def pairwise_judgment(
     protocol: str,
     shown: tuple[str, str],
     order: str,
+    epoch: int = 0,
 ) -> Judgment:
     """The stored row for one judge reply: parsed verdict, or the status that says why not."""
     row = Judgment(
@@ -129,6 +137,7 @@ def pairwise_judgment(
         model_a=shown[0],
         model_b=shown[1],
         order=order,
+        epoch=epoch,
     )
     return judged(row, output, parse_verdict)
 
@@ -170,6 +179,8 @@ class _Job:
     reference: str | None
     unit: str
     """The judgment's store id: runs of this judge sharing a store lease it."""
+    epoch: int = 0
+    """Whose answers: each player's epoch-``epoch`` sample (``judge --epochs K``)."""
 
 
 def _plan(
@@ -179,7 +190,10 @@ def _plan(
     reference: str | None,
     summary: JudgeRunSummary,
     done: set[str],
+    epoch: int = 0,
 ) -> list[_Job]:
+    """The units of one epoch: every pair on every item in both orders, each judging the two
+    players' epoch-``epoch`` answers."""
     jobs: list[_Job] = []
     for item in items:
         answers = texts[item.id]
@@ -194,6 +208,7 @@ def _plan(
                     model_a=shown[0],
                     model_b=shown[1],
                     order=order,
+                    epoch=epoch,
                 )
                 unit = unit_id(probe)
                 if unit in done:
@@ -202,7 +217,7 @@ def _plan(
                     summary.missing += 1
                 else:
                     pair = (answers[shown[0]], answers[shown[1]])
-                    jobs.append(_Job(item, shown, order, pair, ref_text, unit))
+                    jobs.append(_Job(item, shown, order, pair, ref_text, unit, epoch))
     return jobs
 
 
@@ -218,6 +233,7 @@ async def run_pairwise(
     config: GenerationConfig | None = None,
     on_progress: ProgressHook | None = None,
     only: Collection[str] | None = None,
+    epochs: int = 1,
 ) -> JudgeRunSummary:
     """Judge every pair of ``models`` on every item of ``benchmark`` (of ``only``, a
     ``--limit`` subset's ids, when given), both orders (resumable).
@@ -225,6 +241,8 @@ async def run_pairwise(
     Responses must already be stored (``run_examinee``); a pair lacking an answer is counted
     as ``missing``. ``include_reference`` adds the reference (player ``reference``) to the
     tournament (reference-free only); ``reference_backed`` shows it to the judge instead.
+    With ``epochs`` K, each epoch k pairs the players' k-th answers (``evaluate --epochs``
+    samples; the reference is one answer) as its own units, asked with ``config.epoch = k``.
     """
     if reference_backed and include_reference:
         raise ValueError("the reference-backed judge sees the reference: it cannot also play")
@@ -237,14 +255,17 @@ async def run_pairwise(
     for warning in summary.warnings:
         log.warning(warning)
     items = items_in(store, benchmark, only)
-    texts = answer_texts(store, items, [*players, reference])
     done = done_judgments(store, judge.spec, protocol)
-    jobs = _plan(items, texts, players, reference if reference_backed else None, summary, done)
+    shown_reference = reference if reference_backed else None
+    jobs: list[_Job] = []
+    for epoch in range(epochs):
+        texts = answer_texts(store, items, [*players, reference], epoch)
+        jobs += _plan(items, texts, players, shown_reference, summary, done, epoch)
     config = config or GenerationConfig(max_tokens=1024)
 
     async def judge_one(job: _Job) -> Judgment:
         messages = pairwise_messages(job.item, *job.texts, reference=job.reference)
-        output = await judge.generate(messages, config)
+        output = await judge.generate(messages, epoch_config(config, job.epoch))
         return pairwise_judgment(
             output,
             item_id=job.item.id,
@@ -252,6 +273,7 @@ async def run_pairwise(
             protocol=protocol,
             shown=job.shown,
             order=job.order,
+            epoch=job.epoch,
         )
 
     return await run_jobs(store, judge, jobs, judge_one, summary, on_progress, _unit)

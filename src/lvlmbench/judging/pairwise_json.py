@@ -56,9 +56,10 @@ class WinRateJSON(TypedDict):
     """A model's win rate against the reference with its counts and interval."""
 
     rate: float
-    wins: int
-    ties: int
-    matches: int
+    wins: float
+    ties: float
+    matches: float
+    """Whole numbers, except over several epochs: each epoch's verdict counts 1/K."""
     low: float
     high: float
 
@@ -82,6 +83,8 @@ class PairwiseReportJSON(TypedDict):
     reference: str
     items: int
     items_without_reference: int
+    epochs: int
+    """Epochs judged (the most of any pair); above 1, each verdict counts 1/K of its item."""
     pairs: int
     unscored_pairs: int
     combined_by_judge: int

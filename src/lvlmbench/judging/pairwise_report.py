@@ -6,15 +6,24 @@ which rule it used. Pairs whose two orders are not both ok are *unscored*: they 
 and are counted in :class:`PairwiseReport`. Items where the reference player has no answer
 (VisIT-Bench rows whose GPT-4 answer people did not verify) are counted and left out of the win
 rate vs reference.
+
+Epochs (``judge --epochs K``: each epoch's answers judged as their own pairs) are weighed so
+that the item stays the unit: each epoch's combined verdict on an item-pair counts 1/K of that
+item-pair, K its scored epochs, in the win rates (their Wilson intervals are over item-pairs,
+not item-pairs × epochs), in Bradley–Terry (whose bootstrap draws as many matches as there are
+item-pairs) and in online Elo (each verdict moves the ratings by k/K). The report says how many
+epochs it holds (``epochs``).
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import Any
 
-from lvlmbench.judging.pairwise import PAIRWISE, combine_orders, model_family
+from lvlmbench.judging.pair_records import PairRecord, fought_sequence, pair_records
+from lvlmbench.judging.pairwise import PAIRWISE, model_family
 from lvlmbench.judging.pairwise_json import PairwiseReportJSON
 from lvlmbench.judging.protocol import HUMAN
 from lvlmbench.judging.reference import REFERENCE, answer_texts, items_in
@@ -32,12 +41,13 @@ from lvlmbench.ratings import (
     bradley_terry_bootstrap,
     category_win_rates,
     fought_order,
+    in_fought_order,
     judge_diagnostics,
     online_elo,
     win_rates_vs_reference,
 )
-from lvlmbench.store import Store, iter_items, iter_judgments, judges_under
-from lvlmbench.types import BOTH_ORDERS, Judgment, Status
+from lvlmbench.store import Store, judges_under
+from lvlmbench.types import Judgment, Status
 
 __all__ = [
     "HUMAN",
@@ -59,68 +69,9 @@ RATING_SEED = 0
 _SCORE = {"a": 1.0, "b": 0.0, "tie": 0.5}
 
 
-def _sequence(*rows: Judgment | None) -> int | None:
-    recorded = [r.sequence for r in rows if r is not None and r.sequence is not None]
-    return min(recorded) if recorded else None
-
-
-@dataclass(frozen=True)
-class PairRecord:
-    """One pair on one item with both orders' rows (sorted players: ``ab.model_a`` first),
-    or the one row of a verdict the judge combined over both orders itself (``both``)."""
-
-    item_id: str
-    category: str | None
-    ab: Judgment | None
-    ba: Judgment | None
-    both: Judgment | None = None
-    """A verdict stored already combined (order :data:`BOTH_ORDERS`, FastChat's pair judge):
-    the pair's result whatever the rule, used only where there are no per-order rows."""
-
-    @property
-    def players(self) -> tuple[str, str]:
-        row = self.ab or self.ba or self.both
-        assert row is not None and row.model_b is not None
-        return tuple(sorted((row.model_a, row.model_b)))  # type: ignore[return-value]
-
-    def result(self, rule: CombineRule = MAJORITY) -> str | None:
-        """'a' (the first sorted player wins under ``rule``), 'b', 'tie', or None (unscored)."""
-        if self.both is not None and self.ab is None and self.ba is None:
-            return _combined(self.both)
-        return combine_orders(self.ab, self.ba, rule)
-
-
-def _combined(row: Judgment) -> str | None:
-    """A combined row's verdict in sorted-player terms ('a': the first sorted player wins)."""
-    verdict = ParsedVerdict.of(row)
-    if verdict.status is not Status.OK or verdict.verdict not in ("a", "b", "tie"):
-        return None
-    if verdict.verdict == "tie":
-        return "tie"
-    winner = row.model_a if verdict.verdict == "a" else row.model_b
-    return "a" if winner == min(row.model_a, row.model_b or "") else "b"
-
-
 def judges_for(store: Store, protocol: str) -> list[str]:
     """Judges that have rows under ``protocol`` (read from the column, no row is parsed)."""
     return judges_under(store, protocol)
-
-
-def pair_records(store: Store, benchmark: str, judge: str, protocol: str) -> list[PairRecord]:
-    """Every judged pair of ``benchmark`` by ``judge`` under ``protocol``."""
-    categories = {item.id: item.category for item in iter_items(store, benchmark)}
-    grouped: dict[tuple[str, str, str], dict[str, Judgment]] = {}
-    for j in iter_judgments(store, judge=judge, protocol=protocol):
-        if j.item_id not in categories or j.model_b is None:
-            continue
-        p1, p2 = sorted((j.model_a, j.model_b))
-        grouped.setdefault((j.item_id, p1, p2), {})[j.order] = j
-    return [
-        PairRecord(
-            item_id, categories[item_id], rows.get("ab"), rows.get("ba"), rows.get(BOTH_ORDERS)
-        )
-        for (item_id, _, _), rows in sorted(grouped.items())
-    ]
 
 
 @dataclass
@@ -137,6 +88,10 @@ class PairwiseReport:
     items_without_reference: int = 0
     """Items where the reference player has no answer (VisIT-Bench: no human-verified
     reference): no match against the reference is counted on them."""
+    epochs: int = 1
+    """Epochs of answers judged (the most any item-pair has); above 1 every figure weighs
+    each epoch's verdict 1/K of its item-pair (see the module's docstring), and ``pairs``
+    counts item-pairs × epochs."""
     pairs: int = 0
     unscored_pairs: int = 0
     combined_by_judge: int = 0
@@ -167,6 +122,7 @@ class PairwiseReport:
             "reference": self.reference,
             "items": self.items,
             "items_without_reference": self.items_without_reference,
+            "epochs": self.epochs,
             "pairs": self.pairs,
             "unscored_pairs": self.unscored_pairs,
             "combined_by_judge": self.combined_by_judge,
@@ -209,11 +165,14 @@ class PairwiseReport:
         }
 
 
-def _records(pairs: list[PairRecord], texts: dict[str, dict[str, str]]) -> list[TwoOrderVerdict]:
+def _records(
+    pairs: list[PairRecord], texts: dict[int, dict[str, dict[str, str]]]
+) -> list[TwoOrderVerdict]:
+    """The judge-diagnostics records, each with its epoch's answers' lengths."""
     out = []
     for r in pairs:
         a, b = r.players
-        answers = texts.get(r.item_id, {})
+        answers = texts[r.epoch].get(r.item_id, {})
         out.append(
             TwoOrderVerdict(
                 a,
@@ -242,15 +201,22 @@ class _Tallied:
     """Those against the reference on items that have a reference answer."""
     fought: list[FoughtMatch] = field(default_factory=list)
     """Every scored match with its place in the order fought."""
+    weights: list[float] | None = None
+    """Each match's share of its item-pair (1/K of K scored epochs; None: one epoch, 1 each)."""
+    vs_reference_weights: list[float] | None = None
 
 
 def _tally(
     report: PairwiseReport, pairs: list[PairRecord], with_reference: set[str], items: list[str]
 ) -> _Tallied:
     """The scored matches under ``report.combine`` (``items``: the benchmark's item ids in
-    order)."""
+    order), each epoch's weighed 1/K of its item-pair's K scored epochs when there are
+    several."""
     out = _Tallied()
     position = {item: index for index, item in enumerate(items)}
+    scored = Counter((r.item_id, *r.players) for r in pairs if r.result(report.combine) is not None)
+    weights: list[float] = []
+    vs_reference_weights: list[float] = []
     for r in pairs:
         for row in (r.ab, r.ba, r.both):
             if row is not None:
@@ -262,12 +228,17 @@ def _tally(
             report.unscored_pairs += 1
             continue
         a, b = r.players
+        weight = 1.0 / scored[(r.item_id, a, b)]
         match = (a, b, _SCORE[result], r.category or "(none)")
         out.matches.append(match)
-        fought = _sequence(r.ab, r.ba, r.both)
-        out.fought.append(FoughtMatch(fought, position[r.item_id], match[:3]))
+        weights.append(weight)
+        fought = fought_sequence(r.ab, r.ba, r.both)
+        out.fought.append(FoughtMatch(fought, position[r.item_id], match[:3], weight))
         if report.reference in (a, b) and r.item_id in with_reference:
             out.vs_reference.append(match)
+            vs_reference_weights.append(weight)
+    if report.epochs > 1:  # one epoch: every weight is 1, and the figures are as they were
+        out.weights, out.vs_reference_weights = weights, vs_reference_weights
     return out
 
 
@@ -280,30 +251,54 @@ def rate_matches(
     seed: int,
     fought: list[FoughtMatch],
     vs_reference: list[tuple[str, str, float, str]] | None = None,
+    weights: list[float] | None = None,
+    vs_reference_weights: list[float] | None = None,
 ) -> bool:
     """Fill ``report``'s Elo, Bradley-Terry and win rates from matches (first player, second,
     outcome for the first, category); False (with a warning) when there are none. Online Elo
     is replayed in the order ``fought`` (the same matches with their places in the order the
     battles were fought) and averaged over shuffles of ``by_category``'s order. Win rates vs
     ``reference`` come from ``vs_reference`` when given (a model judge's pairs leave out items
-    without a verified reference), else from every match against it."""
+    without a verified reference), else from every match against it. ``weights`` (and
+    ``vs_reference_weights``, one per match of ``vs_reference``): each match's share of its
+    item-pair, where epochs make several matches of one (None: 1 each)."""
     matches = [(a, b, outcome) for a, b, outcome, _ in by_category]
     if not matches:
         report.warnings.append("no scored pairs: nothing to rate")
         return False
     in_order, order = fought_order(fought)
-    report.online_elo = online_elo(in_order, order=order, shuffle_from=matches, seed=seed)
-    try:
-        report.bradley_terry = bradley_terry_bootstrap(matches, rounds=rounds, seed=seed)
-    except ValueError:
-        report.bradley_terry = bradley_terry_bootstrap(matches, rounds=rounds, seed=seed, l2=1.0)
-        report.bt_note = "sparse data: Bradley-Terry fitted with l2=1.0 regularisation"
-    against = (
-        vs_reference if vs_reference is not None else [m for m in by_category if reference in m[:2]]
+    in_order_weights = None if weights is None else [m.weight for m in in_fought_order(fought)]
+    report.online_elo = online_elo(
+        in_order,
+        order=order,
+        shuffle_from=matches,
+        seed=seed,
+        weights=in_order_weights,
+        shuffle_weights=weights,
     )
-    if against:
-        report.win_rates = win_rates_vs_reference([m[:3] for m in against], reference)
-        report.category_win_rates = category_win_rates(against, reference)
+    try:
+        report.bradley_terry = bradley_terry_bootstrap(
+            matches, rounds=rounds, seed=seed, weights=weights
+        )
+    except ValueError:
+        report.bradley_terry = bradley_terry_bootstrap(
+            matches, rounds=rounds, seed=seed, l2=1.0, weights=weights
+        )
+        report.bt_note = "sparse data: Bradley-Terry fitted with l2=1.0 regularisation"
+    if vs_reference is None:
+        chosen = [m for m in by_category if reference in m[:2]]
+        chosen_weights = (
+            None
+            if weights is None
+            else [w for m, w in zip(by_category, weights, strict=True) if reference in m[:2]]
+        )
+    else:
+        chosen, chosen_weights = vs_reference, vs_reference_weights
+    if chosen:
+        report.win_rates = win_rates_vs_reference(
+            [m[:3] for m in chosen], reference, weights=chosen_weights
+        )
+        report.category_win_rates = category_win_rates(chosen, reference, weights=chosen_weights)
     return True
 
 
@@ -319,6 +314,7 @@ def pairwise_report(
     seed: int = RATING_SEED,
     style: bool = False,
     only: Collection[str] | None = None,
+    epochs: int | None = None,
 ) -> PairwiseReport:
     """Online Elo (in the order fought and the mean of shuffled orders), Bradley-Terry with
     bootstrap CI, win rate vs ``reference``
@@ -326,13 +322,18 @@ def pairwise_report(
     orders of each pair combined by ``combine``. Items where ``reference`` has no answer (no
     verified reference) are counted in ``items_without_reference`` and excluded from the win
     rate vs reference. With ``style``, also the style-controlled Bradley-Terry. ``only``: over
-    these items (a ``--limit`` subset's ids) alone."""
+    these items (a ``--limit`` subset's ids) alone. ``epochs``: over the first K epochs'
+    judgments (``judge --epochs K``), each weighed 1/K of its item-pair (see the module's
+    docstring); None: every epoch stored."""
     report = PairwiseReport(judge=judge, protocol=protocol, combine=combine, reference=reference)
     items = items_in(store, benchmark, only)
     ids = {item.id for item in items}
-    pairs = [r for r in pair_records(store, benchmark, judge, protocol) if r.item_id in ids]
-    texts = answer_texts(store, items, [reference, *{p for r in pairs for p in r.players}])
-    with_reference = {item_id for item_id, answers in texts.items() if reference in answers}
+    stored = pair_records(store, benchmark, judge, protocol, epochs=epochs)
+    pairs = [r for r in stored if r.item_id in ids]
+    report.epochs = 1 + max((r.epoch for r in pairs), default=0)
+    players = [reference, *{p for r in pairs for p in r.players}]
+    texts = {e: answer_texts(store, items, players, e) for e in range(report.epochs)}
+    with_reference = {item_id for item_id, answers in texts[0].items() if reference in answers}
     report.items = len(items)
     report.items_without_reference = len(items) - len(with_reference)
     tallied = _tally(report, pairs, with_reference, [item.id for item in items])
@@ -344,12 +345,12 @@ def pairwise_report(
         seed=seed,
         fought=tallied.fought,
         vs_reference=tallied.vs_reference,
+        weights=tallied.weights,
+        vs_reference_weights=tallied.vs_reference_weights,
     ):
         return report
     if style:
-        scored = [(r.item_id, *r.players, r.result(combine)) for r in pairs]
-        matched = [(i, a, b, _SCORE[res]) for i, a, b, res in scored if res is not None]
-        report.style = style_control(matched, texts, rounds=rounds, seed=seed)
+        _style(report, pairs, texts[0], rounds, seed)
     records = _records(pairs, texts)
     family = model_family(judge)
     if family is not None:
@@ -359,3 +360,20 @@ def pairwise_report(
     else:
         report.diagnostics = judge_diagnostics(records)
     return report
+
+
+def _style(
+    report: PairwiseReport,
+    pairs: list[PairRecord],
+    texts: dict[str, dict[str, str]],
+    rounds: int,
+    seed: int,
+) -> None:
+    """The style-controlled Bradley-Terry: style features are of one answer per item and
+    player, epoch 0's (``texts``), so it is fitted on epoch 0's verdicts, and says so where
+    there were more."""
+    scored = [(r.item_id, *r.players, r.result(report.combine)) for r in pairs if r.epoch == 0]
+    matched = [(i, a, b, _SCORE[res]) for i, a, b, res in scored if res is not None]
+    report.style = style_control(matched, texts, rounds=rounds, seed=seed)
+    if report.epochs > 1:
+        report.warnings.append("style control is fitted on epoch 0's verdicts alone")

@@ -71,7 +71,10 @@ Summarise = Callable[[Iterable[Judgment], Mapping[str, BenchmarkItem]], Mapping[
 class RunProtocol(Protocol):
     """(store, benchmark, players, the judge's client, progress hook, ``only``) -> the run's
     summary: judges every player's stored answers on every item (on those whose ids are in
-    ``only``, a ``--limit`` subset, when it is given), resumable."""
+    ``only``, a ``--limit`` subset, when it is given), resumable. A protocol that judges
+    ``judge --epochs K`` also takes the keyword ``epochs`` (each epoch's answers judged as
+    their own units, :attr:`~lvlmbench.types.Judgment.epoch`); one without it judges
+    epoch 0 only, and ``--epochs`` above 1 is refused for it."""
 
     def __call__(
         self,

@@ -117,15 +117,16 @@ async def make_references(
 
 
 def answer_texts(
-    store: Store, items: Iterable[BenchmarkItem], players: Iterable[str]
+    store: Store, items: Iterable[BenchmarkItem], players: Iterable[str], epoch: int = 0
 ) -> dict[str, dict[str, str]]:
     """``{item_id: {player: answer text}}`` for the players that have a usable answer.
 
     ``"reference"`` reads the item's reference field; every other player reads its stored
     default-variant response (status ok or refused: a refusal is a real, poor answer; an error
     response is no answer). Responses that failed are absent, so the unit counts as missing.
-    A model run with ``evaluate --epochs K`` has K answers per item: the judgments (which
-    carry no epoch) are of epoch 0's, never of whichever epoch the store yields last.
+    A model run with ``evaluate --epochs K`` has K answers per item: this reads ``epoch``'s
+    (a judgment judges one epoch's answers), never whichever epoch the store yields last. A
+    reference is one answer per item: every epoch reads it (a caption-assisted one's epoch 0).
     """
     items = list(items)
     wanted = {item.id for item in items}
@@ -136,8 +137,9 @@ def answer_texts(
                 if item.reference:
                     texts[item.id][player] = item.reference
             continue
+        sample = 0 if player.startswith(REFERENCE_PREFIX) else epoch
         for response in iter_responses(store, model=player, variant="default"):
-            if response.item_id in wanted and response.epoch == 0 and _usable(response):
+            if response.item_id in wanted and response.epoch == sample and _usable(response):
                 texts[response.item_id][player] = response.text
     return texts
 
@@ -154,10 +156,20 @@ def items_in(store: Store, benchmark: str, only: Collection[str] | None) -> list
 
 
 def missing_answers(
-    store: Store, benchmark: str, players: Iterable[str], only: Collection[str] | None = None
+    store: Store,
+    benchmark: str,
+    players: Iterable[str],
+    only: Collection[str] | None = None,
+    epochs: int = 1,
 ) -> dict[str, int]:
-    """How many items of ``benchmark`` (of ``only``, when given) each player has no usable
-    answer for."""
+    """How many answers each player lacks on the items of ``benchmark`` (of ``only``, when
+    given) over epochs 0 to ``epochs`` - 1 (with one epoch: the items it has no usable
+    answer for)."""
     items = items_in(store, benchmark, only)
-    texts = answer_texts(store, items, players)
-    return {p: sum(p not in texts[i.id] for i in items) for p in dict.fromkeys(players)}
+    players = list(dict.fromkeys(players))
+    missing = dict.fromkeys(players, 0)
+    for epoch in range(epochs):
+        texts = answer_texts(store, items, players, epoch)
+        for p in players:
+            missing[p] += sum(p not in texts[i.id] for i in items)
+    return missing

@@ -47,7 +47,14 @@ from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from lvlmbench.judging._pool import JudgeRunSummary, ProgressHook, done_judgments, run_jobs, unit_id
+from lvlmbench.judging._pool import (
+    JudgeRunSummary,
+    ProgressHook,
+    done_judgments,
+    epoch_config,
+    run_jobs,
+    unit_id,
+)
 from lvlmbench.judging.pairwise import self_preference_warnings
 from lvlmbench.judging.reference import answer_texts, items_in
 from lvlmbench.judging.scale import ParsedScores, RatingScale
@@ -96,7 +103,13 @@ def score_messages(item: BenchmarkItem, answer_1: str, answer_2: str) -> list[Me
 
 
 def score_judgment(
-    output: ModelOutput, *, item_id: str, judge: str, shown: tuple[str, str], order: str
+    output: ModelOutput,
+    *,
+    item_id: str,
+    judge: str,
+    shown: tuple[str, str],
+    order: str,
+    epoch: int = 0,
 ) -> Judgment:
     """The stored row for one reply: both scores, or the status that says why there are none."""
     row = Judgment(
@@ -106,6 +119,7 @@ def score_judgment(
         model_a=shown[0],
         model_b=shown[1],
         order=order,
+        epoch=epoch,
     )
     return judged(row, output, SCORE_SCALE.parse_pair)
 
@@ -173,31 +187,30 @@ class ModelScore:
 def score_report(
     judgments: Iterable[Judgment], reference: str, items: Mapping[str, BenchmarkItem]
 ) -> dict[str, ModelScore]:
-    """Per-model scores from ``score`` rows against ``reference`` over ``items`` (by id)."""
-    rows: dict[tuple[str, str], dict[str, Judgment]] = {}
+    """Per-model scores from ``score`` rows against ``reference`` over ``items`` (by id).
+
+    The item is the unit: with ``judge --epochs K`` an item's scored epochs average to one
+    model score and one reference score first, so an item weighs the same whatever its number
+    of epochs, and ``items`` counts items. ``unscored`` counts the item's epochs that were not
+    ok in both orders (with one epoch: the items)."""
+    rows: dict[tuple[str, str], dict[int, dict[str, Judgment]]] = {}
     for j in judgments:
         if j.protocol != SCORE or j.item_id not in items or reference not in (j.model_a, j.model_b):
             continue
         model = j.model_b if j.model_a == reference else j.model_a
         if model is None:
             continue
-        rows.setdefault((model, j.item_id), {})[j.order] = j
+        rows.setdefault((model, j.item_id), {}).setdefault(j.epoch, {})[j.order] = j
     report: dict[str, ModelScore] = {}
-    for (model, item_id), orders in sorted(rows.items()):
+    for (model, item_id), epochs in sorted(rows.items()):
         entry = report.setdefault(model, ModelScore(model))
-        pair = [orders.get("ab"), orders.get("ba")]
-        if any(j is None or j.status is not Status.OK for j in pair):
-            entry.unscored += 1
+        scored = [_epoch_means(model, orders) for _, orders in sorted(epochs.items())]
+        means = [pair for pair in scored if pair is not None]
+        entry.unscored += len(scored) - len(means)
+        if not means:
             continue
-        model_scores, ref_scores = [], []
-        for row in pair:
-            assert row is not None
-            scores = ParsedScores.of(row)
-            assert scores.first is not None and scores.second is not None
-            first_is_model = row.model_a == model
-            model_scores.append(scores.first if first_is_model else scores.second)
-            ref_scores.append(scores.second if first_is_model else scores.first)
-        model_mean, ref_mean = sum(model_scores) / 2, sum(ref_scores) / 2
+        model_mean = sum(m for m, _ in means) / len(means)
+        ref_mean = sum(r for _, r in means) / len(means)
         item = items[item_id]
         groups = [entry.overall]
         for ability in item_abilities(item):
@@ -214,6 +227,22 @@ def score_report(
     return report
 
 
+def _epoch_means(model: str, orders: Mapping[str, Judgment]) -> tuple[float, float] | None:
+    """One epoch's (model, reference) scores, each the mean of its two orders; None unless
+    both orders are ok."""
+    pair = [orders.get("ab"), orders.get("ba")]
+    model_scores, ref_scores = [], []
+    for row in pair:
+        if row is None or row.status is not Status.OK:
+            return None
+        scores = ParsedScores.of(row)
+        assert scores.first is not None and scores.second is not None
+        first_is_model = row.model_a == model
+        model_scores.append(scores.first if first_is_model else scores.second)
+        ref_scores.append(scores.second if first_is_model else scores.first)
+    return sum(model_scores) / 2, sum(ref_scores) / 2
+
+
 @dataclass(frozen=True)
 class _Job:
     item: BenchmarkItem
@@ -222,6 +251,8 @@ class _Job:
     texts: tuple[str, str]
     unit: str
     """The judgment's store id: runs of this judge sharing a store lease it."""
+    epoch: int = 0
+    """Whose answer: the model's epoch-``epoch`` sample (the reference is one answer)."""
 
 
 def _unit(job: _Job) -> str:
@@ -238,17 +269,51 @@ async def run_score(
     config: GenerationConfig | None = None,
     on_progress: ProgressHook | None = None,
     only: Collection[str] | None = None,
+    epochs: int = 1,
 ) -> JudgeRunSummary:
     """Score every model against ``reference`` (a player name: ``"reference"`` for the
     dataset's own, e.g. TouchStone's ``gpt4_ha_answer``, or ``reference:<spec>`` from
     :func:`make_references`) on every item (of ``only``, when given), in both orders
-    (resumable)."""
+    (resumable); with ``epochs`` K, each of the model's K answers (``evaluate --epochs``
+    samples) against the reference, epoch k asked with ``config.epoch = k``."""
     summary = JudgeRunSummary(judge=judge.spec, protocol=SCORE, benchmark=benchmark)
     summary.warnings = self_preference_warnings(judge.spec, models)
     items = items_in(store, benchmark, only)
-    texts = answer_texts(store, items, [*models, reference])
     done = done_judgments(store, judge.spec, SCORE)
     jobs: list[_Job] = []
+    for epoch in range(epochs):
+        texts = answer_texts(store, items, [*models, reference], epoch)
+        jobs += _plan(items, texts, models, reference, summary, done, epoch)
+    config = config or GenerationConfig(max_tokens=512)
+
+    async def judge_one(job: _Job) -> Judgment:
+        output = await judge.generate(
+            score_messages(job.item, *job.texts), epoch_config(config, job.epoch)
+        )
+        return score_judgment(
+            output,
+            item_id=job.item.id,
+            judge=judge.spec,
+            shown=job.shown,
+            order=job.order,
+            epoch=job.epoch,
+        )
+
+    return await run_jobs(store, judge, jobs, judge_one, summary, on_progress, _unit)
+
+
+def _plan(
+    items: Sequence[BenchmarkItem],
+    texts: dict[str, dict[str, str]],
+    models: Sequence[str],
+    reference: str,
+    summary: JudgeRunSummary,
+    done: set[str],
+    epoch: int,
+) -> list[_Job]:
+    """One epoch's units: each model against the reference on every item, both orders."""
+    jobs: list[_Job] = []
+    judge = summary.judge
     for item in items:
         answers = texts[item.id]
         for model in dict.fromkeys(models):
@@ -258,11 +323,12 @@ async def run_score(
                 summary.total += 1
                 probe = Judgment(
                     item_id=item.id,
-                    judge=judge.spec,
+                    judge=judge,
                     protocol=SCORE,
                     model_a=shown[0],
                     model_b=shown[1],
                     order=order,
+                    epoch=epoch,
                 )
                 unit = unit_id(probe)
                 if unit in done:
@@ -271,13 +337,5 @@ async def run_score(
                     summary.missing += 1
                 else:
                     pair = (answers[shown[0]], answers[shown[1]])
-                    jobs.append(_Job(item, shown, order, pair, unit))
-    config = config or GenerationConfig(max_tokens=512)
-
-    async def judge_one(job: _Job) -> Judgment:
-        output = await judge.generate(score_messages(job.item, *job.texts), config)
-        return score_judgment(
-            output, item_id=job.item.id, judge=judge.spec, shown=job.shown, order=job.order
-        )
-
-    return await run_jobs(store, judge, jobs, judge_one, summary, on_progress, _unit)
+                    jobs.append(_Job(item, shown, order, pair, unit, epoch))
+    return jobs

@@ -47,6 +47,7 @@ from lvlmbench.ratings.elo import (
     OnlineEloJSON,
     elo_ratings,
     fought_order,
+    in_fought_order,
     online_elo,
 )
 from lvlmbench.ratings.intervals import Interval, wilson_interval
@@ -108,6 +109,7 @@ __all__ = [
     "elo_ratings",
     "first_position_preference",
     "fought_order",
+    "in_fought_order",
     "judge_diagnostics",
     "judge_human_agreement",
     "kendall_tau",

@@ -16,7 +16,7 @@ Newton iterations.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -63,7 +63,7 @@ class _Counts:
     pairs_j: IntArray
     category_pair: IntArray  # per category: its pair's position in pairs_i/pairs_j
     category_score: FloatArray  # per category: score of the pair's first player (0, 0.5, 1)
-    category_count: npt.NDArray[np.int64]  # per category: number of matches
+    category_count: npt.NDArray[np.int64] | FloatArray  # per category: matches (or weight)
 
 
 def bradley_terry(
@@ -109,6 +109,7 @@ def bradley_terry_bootstrap(
     anchor_rating: float = 1000.0,
     base: float = 10.0,
     scale: float = 400.0,
+    weights: Sequence[float] | None = None,
 ) -> BootstrapRatings:
     """Bradley–Terry ratings (as :func:`bradley_terry`) with seeded bootstrap intervals.
 
@@ -117,12 +118,17 @@ def bradley_terry_bootstrap(
     gives the same intervals. With ``l2 == 0`` a resample whose win graph is not strongly
     connected has no finite MLE; that raises ``ValueError`` (use ``l2 > 0`` for sparse data)
     instead of silently dropping rounds, which would bias the intervals.
+
+    ``weights`` (one per match, in (0, 1]): a match counts that much in the fit, and a round
+    draws as many matches as the weights sum to. One of K epochs' verdicts on an item-pair
+    weighs 1/K: the item-pair counts once, and the interval's n is the item-pairs, not
+    item-pairs × epochs (K verdicts on one item are not K independent matches).
     """
     if rounds < 1:
         raise ValueError(f"rounds must be >= 1, got {rounds}")
     if not 0.0 < confidence < 1.0:
         raise ValueError(f"confidence must be strictly between 0 and 1, got {confidence}")
-    counts = _collapse(matches)
+    counts = _collapse(matches, weights)
     _check_anchor(counts.players, anchor)
     _check_scale(l2, base, scale)
     observed = counts.category_count.astype(np.float64)
@@ -155,8 +161,9 @@ def _resampled_fits(
     """The fits of ``rounds`` seeded resamples, drawn in chunks (each a multinomial over the
     unique (pair, outcome) counts); raises where a resample has no MLE (``l2 == 0``)."""
     rng = np.random.default_rng(seed)
-    total = int(counts.category_count.sum())
-    probabilities = observed / total
+    mass = float(observed.sum())  # the matches, or the weight they carry
+    total = max(1, round(mass))
+    probabilities = observed / mass
     samples: list[FloatArray] = []
     failed = 0
     chunk = max(1, _CHUNK_CELLS // len(counts.players) ** 2)
@@ -177,8 +184,11 @@ def _resampled_fits(
     return samples
 
 
-def _collapse(matches: Iterable[tuple[str, str, float]]) -> _Counts:
-    """Unique (pair, outcome) counts, pairs ordered so the lower player index comes first."""
+def _collapse(
+    matches: Iterable[tuple[str, str, float]], weights: Sequence[float] | None = None
+) -> _Counts:
+    """Unique (pair, outcome) counts (or summed ``weights``), pairs ordered so the lower
+    player index comes first."""
     encoded = encode_matches(matches)
     n = len(encoded.players)
     swap = encoded.a > encoded.b
@@ -186,7 +196,9 @@ def _collapse(matches: Iterable[tuple[str, str, float]]) -> _Counts:
     second = np.where(swap, encoded.a, encoded.b)
     score = np.where(swap, 1.0 - encoded.outcome, encoded.outcome)
     code = np.rint(score * 2).astype(np.intp)  # 0 loss, 1 tie, 2 win for ``first``
-    keys, category_count = np.unique((first * n + second) * 3 + code, return_counts=True)
+    keys, inverse, category_count = np.unique(
+        (first * n + second) * 3 + code, return_inverse=True, return_counts=True
+    )
     pair_keys = keys // 3
     unique_pairs, category_pair = np.unique(pair_keys, return_inverse=True)
     return _Counts(
@@ -195,8 +207,17 @@ def _collapse(matches: Iterable[tuple[str, str, float]]) -> _Counts:
         pairs_j=(unique_pairs % n).astype(np.intp),
         category_pair=category_pair.astype(np.intp),
         category_score=_SCORES[keys % 3],
-        category_count=category_count.astype(np.int64),
+        category_count=category_count.astype(np.int64)
+        if weights is None
+        else np.bincount(inverse, _checked_weights(weights, len(inverse)), minlength=keys.size),
     )
+
+
+def _checked_weights(weights: Sequence[float], n: int) -> FloatArray:
+    values = np.asarray(weights, dtype=np.float64)
+    if values.shape != (n,) or not np.all((values > 0.0) & (values <= 1.0)):
+        raise ValueError(f"expected {n} match weights within (0, 1], got {len(weights)}")
+    return values
 
 
 def _tables(counts: _Counts, drawn: FloatArray) -> tuple[FloatArray, FloatArray]:

@@ -16,7 +16,7 @@ For order-free ratings with intervals use :func:`lvlmbench.ratings.bradley_terry
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TypedDict
 
@@ -31,6 +31,7 @@ __all__ = [
     "OnlineEloJSON",
     "elo_ratings",
     "fought_order",
+    "in_fought_order",
     "online_elo",
 ]
 
@@ -48,15 +49,20 @@ class FoughtMatch:
     """Its item's place in the benchmark (the order a judge run asks in)."""
     match: tuple[str, str, float]
     """First player, second, outcome for the first."""
+    weight: float = 1.0
+    """Its share of its item's weight: 1/K for one of K epochs' verdicts on the pair."""
+
+
+def in_fought_order(matches: list[FoughtMatch]) -> list[FoughtMatch]:
+    """The matches sorted as :func:`fought_order` plays them."""
+    return sorted(matches, key=lambda m: (m.sequence is None, m.sequence or 0, m.item, m.match[:2]))
 
 
 def fought_order(matches: list[FoughtMatch]) -> tuple[list[tuple[str, str, float]], str]:
     """The matches in the order their battles were fought, and words saying what that order
     is: by ``sequence`` where recorded, else (after those) in benchmark item order."""
     unknown = sum(m.sequence is None for m in matches)
-    ordered = sorted(
-        matches, key=lambda m: (m.sequence is None, m.sequence or 0, m.item, m.match[:2])
-    )
+    ordered = in_fought_order(matches)
     if unknown == 0:
         order = "the order fought"
     elif unknown == len(matches):
@@ -121,22 +127,26 @@ def online_elo(
     shuffle_from: Iterable[tuple[str, str, float]] | None = None,
     shuffles: int = ELO_SHUFFLES,
     seed: int = 0,
+    weights: Sequence[float] | None = None,
+    shuffle_weights: Sequence[float] | None = None,
 ) -> OnlineElo:
     """Online Elo (k 4, base 10, scale 400, from 1000: Chatbot Arena's ``compute_elo``) over
     ``fought`` replayed in the given order (described by ``order``), and the mean over
     ``shuffles`` seeded random orders. The shuffles start from ``shuffle_from`` (the same
     matches in a canonical order, so that the mean depends only on the matches) when given,
-    else from ``fought``."""
+    else from ``fought``. ``weights`` and ``shuffle_weights``: each match's weight in those
+    two lists (see :func:`elo_ratings`; None: 1 each)."""
     if shuffles < 1:
         raise ValueError(f"shuffles must be >= 1, got {shuffles}")
     matches = list(fought)
     base = matches if shuffle_from is None else list(shuffle_from)
     if sorted(base) != sorted(matches):
         raise ValueError("shuffle_from must hold the same matches as fought")
+    base_weights = weights if shuffle_from is None else shuffle_weights
     return OnlineElo(
-        in_order=elo_ratings(matches),
+        in_order=elo_ratings(matches, weights=weights),
         order=order,
-        shuffled=elo_ratings(base, shuffles=shuffles, seed=seed),
+        shuffled=elo_ratings(base, shuffles=shuffles, seed=seed, weights=base_weights),
         shuffles=shuffles,
         seed=seed,
     )
@@ -152,6 +162,7 @@ def elo_ratings(
     shuffles: int = 0,
     seed: int = 0,
     start: Mapping[str, float] | None = None,
+    weights: Sequence[float] | None = None,
 ) -> dict[str, float]:
     """Elo rating of every player after playing ``matches`` one by one.
 
@@ -164,6 +175,8 @@ def elo_ratings(
 
     With ``shuffles == 0`` the matches are played in the given order. With ``shuffles = n > 0``
     they are played in ``n`` random orders drawn from ``seed`` and the ratings are averaged.
+    ``weights`` (one per match, in (0, 1]) scale each match's step: one of K epochs' verdicts
+    on an item moves the ratings by ``k / K``, so the item moves them as one match would.
 
     Raises ``ValueError`` for empty matches, an outcome not in {0, 0.5, 1}, a self-match, a
     non-positive ``k``/``base``/``scale`` or a negative ``shuffles``.
@@ -181,26 +194,50 @@ def elo_ratings(
     a = encoded.a.tolist()
     b = encoded.b.tolist()
     outcome = encoded.outcome.tolist()
+    steps = _steps(k, weights, len(a))
     if shuffles == 0:
-        final = _play(a, b, outcome, first, k, base, scale)
+        final = _play(a, b, outcome, first, steps, base, scale)
     else:
-        rng = np.random.default_rng(seed)
-        total = [0.0] * len(first)
-        for _ in range(shuffles):
-            order = rng.permutation(len(a)).tolist()
-            ratings = _play(
-                [a[i] for i in order],
-                [b[i] for i in order],
-                [outcome[i] for i in order],
-                first,
-                k,
-                base,
-                scale,
-            )
-            total = [t + r for t, r in zip(total, ratings, strict=True)]
-        final = [t / shuffles for t in total]
+        final = _shuffled_mean((a, b, outcome, steps), first, base, scale, shuffles, seed)
     initial.update(zip(encoded.players, final, strict=True))
     return dict(sorted(initial.items()))
+
+
+def _shuffled_mean(
+    matches: tuple[list[int], list[int], list[float], list[float]],
+    first: list[float],
+    base: float,
+    scale: float,
+    shuffles: int,
+    seed: int,
+) -> list[float]:
+    """The ratings after ``matches`` (first players, second players, outcomes, steps) played
+    in ``shuffles`` seeded random orders, averaged."""
+    a, b, outcome, steps = matches
+    rng = np.random.default_rng(seed)
+    total = [0.0] * len(first)
+    for _ in range(shuffles):
+        order = rng.permutation(len(a)).tolist()
+        ratings = _play(
+            [a[i] for i in order],
+            [b[i] for i in order],
+            [outcome[i] for i in order],
+            first,
+            [steps[i] for i in order],
+            base,
+            scale,
+        )
+        total = [t + r for t, r in zip(total, ratings, strict=True)]
+    return [t / shuffles for t in total]
+
+
+def _steps(k: float, weights: Sequence[float] | None, n: int) -> list[float]:
+    """Each match's step: ``k``, times its weight when weights are given."""
+    if weights is None:
+        return [k] * n
+    if len(weights) != n or not all(0.0 < w <= 1.0 for w in weights):
+        raise ValueError(f"expected {n} match weights within (0, 1], got {len(weights)}")
+    return [k * w for w in weights]
 
 
 def _play(
@@ -208,13 +245,13 @@ def _play(
     b: list[int],
     outcome: list[float],
     first: list[float],
-    k: float,
+    steps: list[float],
     base: float,
     scale: float,
 ) -> list[float]:
     """One sequential pass; a plain loop because each update depends on the previous one."""
     ratings = list(first)
-    for i, j, s in zip(a, b, outcome, strict=True):
+    for i, j, s, k in zip(a, b, outcome, steps, strict=True):
         ri, rj = ratings[i], ratings[j]
         expected = 1.0 / (1.0 + base ** ((rj - ri) / scale))
         delta = k * (s - expected)

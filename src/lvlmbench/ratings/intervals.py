@@ -16,12 +16,13 @@ class Interval:
     high: float
 
 
-def wilson_interval(successes: float, n: int, z: float = 1.96) -> Interval:
+def wilson_interval(successes: float, n: float, z: float = 1.96) -> Interval:
     """Wilson score interval for ``successes`` out of ``n`` (95% with the default z).
 
     Unlike the normal approximation it stays inside [0, 1] and is sensible at 0 and n; with no
     trials the interval is the whole range. ``successes`` may be fractional (a tie counted as
-    half a win); the score interval depends only on the observed proportion and ``n``.
+    half a win); the score interval depends only on the observed proportion and ``n``, which
+    may be a weighted count too (matches weighing 1/K each: their items).
     """
     if n <= 0:
         return Interval(0.0, 1.0)

@@ -41,8 +41,20 @@ def _v2_to_v3(conn: Connection) -> None:
             conn.exec_driver_sql(f"ALTER TABLE {s.leases.name} ADD COLUMN {column.name} {kind}")
 
 
+def _v3_to_v4(conn: Connection) -> None:
+    """Schema 4 records the epoch each judgment judges (``judge --epochs K``). The column is
+    added with 0 for every row already stored: before it, a judge judged epoch 0's answers
+    only (and a row's JSON, which has no epoch, reads back as epoch 0). A judgments table
+    created just now already has it. No row's id or data changes."""
+    present = {column["name"] for column in inspect(conn).get_columns(s.judgments.name)}
+    if s.judgments.c.epoch.name not in present:
+        conn.exec_driver_sql(
+            f"ALTER TABLE {s.judgments.name} ADD COLUMN epoch INTEGER NOT NULL DEFAULT 0"
+        )
+
+
 # version -> function that upgrades a connection from that version to the next one.
-MIGRATIONS: dict[int, Callable[[Connection], None]] = {1: _v1_to_v2, 2: _v2_to_v3}
+MIGRATIONS: dict[int, Callable[[Connection], None]] = {1: _v1_to_v2, 2: _v2_to_v3, 3: _v3_to_v4}
 
 
 def legacy_identities(engine: Engine) -> list[str]:

@@ -166,9 +166,19 @@ def iter_benchmark_responses(store: Store, benchmark: str, **where: Any) -> Iter
 
 def judgment_id(j: Judgment) -> str:
     """The id of a judgment: item, judge, protocol, players, presentation order and, for a
-    person's repeat vote on the same pair, its number (ids of first votes are unchanged)."""
+    person's repeat vote on the same pair, its number, and for a judgment of a later epoch's
+    answers (``judge --epochs K``), that epoch (ids of first votes and of epoch 0 are
+    unchanged)."""
     key = (j.item_id, j.judge, j.protocol, j.model_a, j.model_b, j.order)
-    return content_id("judgment", *key, *((j.repeat,) if j.repeat else ()))
+    repeat = (j.repeat,) if j.repeat else ()
+    epoch = ("epoch", j.epoch) if j.epoch else ()
+    return content_id("judgment", *key, *repeat, *epoch)
+
+
+def _judgment_json(j: Judgment) -> str:
+    """A judgment's stored record; epoch 0 is left out, so a single run stores the very
+    bytes it stored before judgments had epochs (it reads back as 0)."""
+    return j.model_dump_json(exclude=None if j.epoch else {"epoch"})
 
 
 def put_judgments(store: Store, judgments: Iterable[Judgment], replace: bool = True) -> None:
@@ -182,7 +192,8 @@ def put_judgments(store: Store, judgments: Iterable[Judgment], replace: bool = T
                 "judge": j.judge,
                 "protocol": j.protocol,
                 "status": j.status.value,
-                "data": j.model_dump_json(),
+                "data": _judgment_json(j),
+                "epoch": j.epoch,
             }
             for j in judgments
         ),
@@ -192,8 +203,12 @@ def put_judgments(store: Store, judgments: Iterable[Judgment], replace: bool = T
 
 def iter_judgments(store: Store, **where: Any) -> Iterator[Judgment]:
     """Judgments filtered by judge, protocol, item_id or status."""
-    for row in store.iter_rows(s.judgments, **where):
-        yield Judgment.model_validate_json(row["data"])
+    # The record column alone: a read-only store of schema 3 has no epoch column to select.
+    table = s.judgments
+    query = select(table.c.data).where(*[table.c[k] == v for k, v in where.items()])
+    with store.engine.connect() as conn:
+        for data in conn.execution_options(stream_results=True).execute(query).scalars():
+            yield Judgment.model_validate_json(data)
 
 
 def put_artifact(

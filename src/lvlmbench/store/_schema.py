@@ -13,9 +13,10 @@ from lvlmbench.store._process import HOST_MAX, STARTED_MAX
 
 __all__ = ["SCHEMA_VERSION", "metadata"]
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 """2: models are stored under their identity (endpoint and output-changing options).
-3: each lease records its owner's host, pid and process start (dead owners are taken over)."""
+3: each lease records its owner's host, pid and process start (dead owners are taken over).
+4: each judgment records the epoch it judges (``judge --epochs K``; 0 for every older row)."""
 
 metadata = MetaData()
 
@@ -90,6 +91,9 @@ judgments = Table(
     Column("protocol", String(64), nullable=False),
     Column("status", String(16), nullable=False),
     Column("data", Text, nullable=False),
+    # Which examinee sample the row judges (``judge --epochs K``), so how many epochs a judge
+    # ran is one SQL query; 0 for a single run and for every row written before schema 4.
+    Column("epoch", Integer, nullable=False, default=0, server_default="0"),
     Index("ix_judgments_judge", "judge", "protocol"),
 )
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -10,6 +11,7 @@ from lvlmbench.judging import (
     REFERENCE,
     REFERENCE_PREFIX,
     SCORE,
+    protocol_for,
     protocols,
     reference_name,
 )
@@ -19,7 +21,14 @@ from lvlmbench.workflows._errors import InvalidOptions
 from lvlmbench.workflows._examinees import could_be_imported
 from lvlmbench.workflows.ratings import combine_rule
 
-__all__ = ["JudgeOptions", "Resolve", "check_judge_options", "players_of", "runnable_protocols"]
+__all__ = [
+    "JudgeOptions",
+    "Resolve",
+    "check_judge_options",
+    "judges_epochs",
+    "players_of",
+    "runnable_protocols",
+]
 
 Resolve = Callable[[str], str]
 """A model spec -> its stored identity (RegistryError on a bad spec)."""
@@ -56,6 +65,10 @@ class JudgeOptions:
     ``evaluate --limit`` picks with the same ``limit_seed``. None: every item."""
     limit_seed: int = 0
     """The seed of the ``limit`` subset."""
+    epochs: int = 1
+    """Answers per item and examinee (``evaluate --epochs K``'s samples, asked where missing),
+    each epoch's judged as its own units; the results average an item's epochs (the item is
+    the unit)."""
 
     @property
     def judge_spec(self) -> str:
@@ -80,6 +93,14 @@ def runnable_protocols() -> list[str]:
     return [PAIRWISE, SCORE, *(p.name for p in protocols() if p.run is not None)]
 
 
+def judges_epochs(protocol: str) -> bool:
+    """Whether a runnable protocol judges ``--epochs K`` (its run takes ``epochs``)."""
+    if protocol in (PAIRWISE, SCORE):
+        return True
+    run = protocol_for(protocol).run
+    return run is not None and "epochs" in inspect.signature(run).parameters
+
+
 def check_judge_options(options: JudgeOptions, resolve: Resolve) -> None:
     """InvalidOptions (or RegistryError for a spec) for options no run can use, before the
     store is opened: a typo writes nothing."""
@@ -91,9 +112,16 @@ def check_judge_options(options: JudgeOptions, resolve: Resolve) -> None:
         raise InvalidOptions(f"--workers must be at least 1, got {options.workers}")
     if options.limit is not None and options.limit < 1:
         raise InvalidOptions(f"--limit {options.limit}: expected a whole number of at least 1")
+    if options.epochs < 1:
+        raise InvalidOptions(f"--epochs {options.epochs}: expected at least 1")
     runnable = runnable_protocols()
     if options.protocol not in runnable:
         raise InvalidOptions(f"protocol {options.protocol!r}: choose one of {', '.join(runnable)}")
+    if options.epochs > 1 and not judges_epochs(options.protocol):
+        raise InvalidOptions(
+            f"--epochs {options.epochs}: the {options.protocol} protocol judges one answer per "
+            "item (its run takes no epochs)"
+        )
     options.combine_rule  # noqa: B018 - raises InvalidOptions for an unknown rule
     if options.writer is not None and not options.regenerate_reference:
         raise InvalidOptions(

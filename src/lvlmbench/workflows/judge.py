@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import sys
 from collections import Counter
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from typing import Any
@@ -22,15 +22,12 @@ from lvlmbench.judging import (
     JudgeRunSummary,
     PairwiseReport,
     ProgressHook,
-    RunProtocol,
     items_in,
     make_references,
     missing_answers,
     pairwise_report,
     protocol_for,
     reference_name,
-    run_pairwise,
-    run_score,
     score_report,
 )
 from lvlmbench.models import DEFAULT_CONCURRENCY, ChatModel, ModelClient, spec_label
@@ -45,6 +42,7 @@ from lvlmbench.workflows._judge_options import (
     check_judge_options,
     players_of,
 )
+from lvlmbench.workflows._judge_protocols import protocol_run
 from lvlmbench.workflows._sync import run_sync
 
 __all__ = ["Bars", "JudgeResult", "Load", "NothingToJudge", "judge_benchmark"]
@@ -84,6 +82,8 @@ class JudgeResult:
     """How many items the run and its results cover (the ``limit`` subset's size)."""
     items_total: int = 0
     """How many items the benchmark has."""
+    epochs: int = 1
+    """Epochs of answers judged per item (``epochs``); the results average an item's."""
 
     @property
     def scope(self) -> str:
@@ -93,6 +93,14 @@ class JudgeResult:
     @property
     def limited(self) -> bool:
         return self.items < self.items_total
+
+    @property
+    def epochs_note(self) -> str:
+        """ "3 epochs: each item's verdicts averaged, the item is the unit" above one epoch,
+        else ""."""
+        if self.epochs == 1:
+            return ""
+        return f"{self.epochs} epochs: each item's epochs averaged, the item is the unit"
 
 
 def judge_benchmark(
@@ -177,7 +185,7 @@ async def _judged_here(
 ) -> JudgeRunSummary:
     """Missing answers asked first, then the judge's run in this process (on the items in
     ``only``, the ``limit`` subset, when given)."""
-    await _answer_missing(store, benchmark, players, bars, only)
+    await _answer_missing(store, benchmark, players, bars, only, options.epochs)
     judge = options.judge_spec
     client = ModelClient(load(judge), store, concurrency=options.concurrency)
     try:
@@ -185,11 +193,12 @@ async def _judged_here(
         if options.regenerate_reference:
             await _write_references(store, benchmark, options, client, load, bars)
         with _bar(bars, f"judge {spec_label(judge)}", client) as hook:
-            run = _protocol_run(options, reference)
-            # Asked for a subset only: a protocol written before ``only`` existed still runs
-            # every whole-benchmark judgment it did.
-            subset = {} if only is None else {"only": only}
-            summary = await run(store, benchmark, list(players), client, hook, **subset)
+            run = protocol_run(options, reference)
+            # Asked for a subset (or epochs) only: a protocol written before ``only`` (or
+            # ``epochs``) existed still runs every whole-benchmark judgment it did.
+            more: dict[str, Any] = {} if only is None else {"only": only}
+            more |= {"epochs": options.epochs} if options.epochs > 1 else {}
+            summary = await run(store, benchmark, list(players), client, hook, **more)
     finally:
         await client.aclose()
     if reference == REFERENCE:
@@ -199,55 +208,6 @@ async def _judged_here(
                 f"{without} items have no reference answer: they are counted as missing, not scored"
             )
     return summary
-
-
-def _protocol_run(options: JudgeOptions, reference: str | None) -> RunProtocol:
-    """How ``options.protocol`` judges the players, with the judge's client and progress."""
-    if options.protocol == PAIRWISE:
-        backed, include = not options.reference_free, options.reference_free
-        include = include and options.play_reference
-
-        async def pairwise(
-            s: Store,
-            b: str,
-            p: Sequence[str],
-            c: ModelClient,
-            h: ProgressHook | None,
-            /,
-            *,
-            only: Collection[str] | None = None,
-        ) -> JudgeRunSummary:
-            return await run_pairwise(
-                s,
-                b,
-                p,
-                c,
-                reference_backed=backed,
-                include_reference=include,
-                on_progress=h,
-                only=only,
-            )
-
-        return pairwise
-    if options.protocol == SCORE:
-        against = reference or REFERENCE
-
-        async def score(
-            s: Store,
-            b: str,
-            p: Sequence[str],
-            c: ModelClient,
-            h: ProgressHook | None,
-            /,
-            *,
-            only: Collection[str] | None = None,
-        ) -> JudgeRunSummary:
-            return await run_score(s, b, p, c, reference=against, on_progress=h, only=only)
-
-        return score
-    run = protocol_for(options.protocol).run
-    assert run is not None  # checked: only protocols with a run are runnable
-    return run
 
 
 def _bar(
@@ -266,13 +226,15 @@ async def _answer_missing(
     players: dict[str, str],
     bars: Bars | None,
     only: Collection[str] | None,
+    epochs: int,
 ) -> None:
     """Ask the examinees whose answers are missing on the items judged (``only``, when
-    given), resumable: answered items are skipped."""
+    given) in any of the ``epochs``, through the examinee runner as ``evaluate --epochs``
+    does; resumable: answered samples are skipped."""
     imported = set(imported_models(store, benchmark, list(players.values())))  # never run
     todo = [
         players[m]
-        for m, n in missing_answers(store, benchmark, list(players), only).items()
+        for m, n in missing_answers(store, benchmark, list(players), only, epochs).items()
         if n
         and m != REFERENCE
         and not m.startswith(REFERENCE_PREFIX)
@@ -285,7 +247,13 @@ async def _answer_missing(
         return _bar(bars, f"{spec_label(spec)} [default]", client)
 
     await run_examinees(
-        store, benchmark, todo, concurrency=DEFAULT_CONCURRENCY, only=only, progress=progress
+        store,
+        benchmark,
+        todo,
+        concurrency=DEFAULT_CONCURRENCY,
+        epochs=epochs,
+        only=only,
+        progress=progress,
     )
 
 
@@ -327,6 +295,7 @@ def _in_copies(store: Store, benchmark: str, options: JudgeOptions) -> JudgeRunS
         argv += ["--regenerate-reference", "--writer", options.writer_spec]
     if options.limit is not None:
         argv += ["--limit", str(options.limit), "--limit-seed", str(options.limit_seed)]
+    argv += ["--epochs", str(options.epochs)] if options.epochs > 1 else []
     # The store's URL (a password in it included) goes by the environment, not the argv.
     outputs = run_copies([*argv, "--", benchmark], options.workers, {"LVLMBENCH_STORE": store.url})
     return merged_runs([out["run"] for out in outputs], JudgeRunSummary)
@@ -342,29 +311,47 @@ def _results(
     only: Collection[str] | None,
 ) -> JudgeResult:
     """The protocol's results over every stored judgment of this judge on the items judged
-    (``only``, the ``limit`` subset, when given: judgments of other items are left out)."""
+    (``only``, the ``limit`` subset, when given: judgments of other items are left out) and
+    of the epochs judged (those of a run with more epochs are left out)."""
     total = sum(1 for _ in iter_items(store, benchmark))
     items = {item.id: item for item in items_in(store, benchmark, only)}
-    n = len(items)
+    n, epochs = len(items), options.epochs
     if options.protocol == PAIRWISE:
         protocol = PAIRWISE if options.reference_free else PAIRWISE_REF
         report = pairwise_report(
-            store, benchmark, run.judge, protocol=protocol, combine=options.combine_rule, only=only
+            store,
+            benchmark,
+            run.judge,
+            protocol=protocol,
+            combine=options.combine_rule,
+            only=only,
+            epochs=options.epochs,
         )
-        return JudgeResult(benchmark, run, players, report=report, items=n, items_total=total)
+        return JudgeResult(
+            benchmark, run, players, report=report, items=n, items_total=total, epochs=epochs
+        )
     stored = iter_judgments(store, judge=run.judge, protocol=options.protocol)
-    judgments = [j for j in stored if j.item_id in items]
+    judgments = [j for j in stored if j.item_id in items and j.epoch < options.epochs]
     if options.protocol == SCORE:  # scored against the reference this run used
         assert reference is not None
         rows = [s.row() for s in score_report(judgments, reference, items).values()]
         return JudgeResult(
-            benchmark, run, players, reference=reference, rows=rows, items=n, items_total=total
+            benchmark,
+            run,
+            players,
+            reference=reference,
+            rows=rows,
+            items=n,
+            items_total=total,
+            epochs=epochs,
         )
     summarise = protocol_for(options.protocol).summarise
     assert summarise is not None
     rows = [s.row() for s in summarise(judgments, items).values()]
     mine = [r for r in rows if r["model"] in players]
-    return JudgeResult(benchmark, run, players, rows=mine, items=n, items_total=total)
+    return JudgeResult(
+        benchmark, run, players, rows=mine, items=n, items_total=total, epochs=epochs
+    )
 
 
 def _empty_reason(
