@@ -53,6 +53,9 @@ class BenchmarkSummary(TypedDict):
     position_bias: list[Row]
     leakage: dict[str, Any] | None
     ab_experiments: dict[str, Any]
+    display: NotRequired[dict[str, str]]
+    """Every player's identity → the short name the tables and charts show (unique within
+    the benchmark; see :func:`lvlmbench.report.leaderboard.board_names`)."""
     human: NotRequired[list[Row]]
     """People's votes rated and compared with the judges (present only where there are votes;
     see :mod:`lvlmbench.report.votes`)."""
