@@ -96,6 +96,7 @@ def test_web_page_shows_the_same_rows_names_and_legend(board: tuple[Store, Repor
     with TestClient(create_app(store, WebSettings()), base_url=LOCAL) as client:
         page = client.get(f"/b/{BOARD}").text
         api = client.get(f"/api/b/{BOARD}/leaderboard").json()
+        item = client.get(f"/b/{BOARD}/items/b00").text
     table = _section(page, "Leaderboard")
     report = _section(files.html.read_text(encoding="utf-8"), "Leaderboard")
     assert _model_cells(table) == _model_cells(report)
@@ -105,6 +106,14 @@ def test_web_page_shows_the_same_rows_names_and_legend(board: tuple[Store, Repor
     assert shown[LONG_B] == (SHORT_B, "all 12 items")
     assert shown[PARTIAL] == (PARTIAL, FLAG)
     assert api["summary"]["display"][LONG_A] == SHORT_A
+    # The item page's answers table: short names (the answer column keeps its room), the
+    # full specs in a legend under it.
+    spec_b = LONG_B.replace("&", "&amp;")
+    assert f'title="{spec_b}">{SHORT_B}</a>' in item
+    assert (
+        f'<td data-legend="name">{SHORT_B}</td><td data-legend="spec"><code>{spec_b}</code>' in item
+    )
+    assert f">{spec_b}</a>" not in item
 
 
 def test_gallery_labels_each_epoch(board: tuple[Store, ReportFiles]) -> None:
