@@ -53,7 +53,7 @@ def test_html_leaderboard_shows_the_files_order_and_coverage(
     assert _model_cells(table) == [SHORT_A, "openai/sampled-model", SHORT_B, PARTIAL]
     assert f'<td data-model="{PARTIAL}" data-coverage="overall">{FLAG}</td>' in table
     assert f'<td data-model="{EPOCHS}" data-coverage="overall">all 12 items</td>' in table
-    assert table.count("<td>not ranked</td>") == 1
+    assert table.count('<td data-rank="none">not ranked</td>') == 1
     assert table.count("1–3 (tied)") == 3
     assert f'<td data-model="{EPOCHS}" data-epochs="overall">2</td>' in table
     # The accuracy tables list the models in the same order, the partial one flagged.

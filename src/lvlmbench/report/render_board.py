@@ -91,7 +91,7 @@ def legend_table(names: Mapping[str, str], models: Iterable[str]) -> str:
 def _rank_cell(board: LeaderboardRow, row: Mapping[str, Any]) -> str:
     cell = board.cells.get("rank")
     if cell is None or cell.interval is None:
-        return td("not ranked" if is_partial(board) else "-")
+        return td("not ranked" if is_partial(board) else "-", rank="none")
     low, high = cell.interval.low, cell.interval.high
     text = format_ranks(int(low or 0), int(high or 0))
     tied = " (tied)" if row.get("tied_with") else ""
