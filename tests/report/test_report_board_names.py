@@ -6,12 +6,15 @@ from __future__ import annotations
 import csv
 import re
 from collections.abc import Iterator
+from typing import cast
 
 import pytest
 from board_world import BOARD, EPOCHS, LONG_A, LONG_B, PARTIAL, write_board
 from fastapi.testclient import TestClient
 
-from lvlmbench.report import ReportFiles, write_report
+from lvlmbench.report import BenchmarkSummary, ReportFiles, write_report
+from lvlmbench.report.render_ratings import hallucination_section, metrics_section
+from lvlmbench.report.render_vlmeval import vlmeval_section
 from lvlmbench.store import Store
 from lvlmbench.web import WebSettings, create_app
 
@@ -127,3 +130,34 @@ def test_gallery_labels_each_epoch(board: tuple[Store, ReportFiles]) -> None:
     )
     once = f'data-model="{PARTIAL}" data-epoch="0"><span class="mark">✓</span> '
     assert f'{once}<b title="{PARTIAL}">{PARTIAL}</b>: ' in html
+
+
+def test_judged_and_vlmeval_sections_use_the_display_names() -> None:
+    # Sections rendered from a summary as summary.json holds it: each names a model by the
+    # summary's display name (before: the full spec in every table cell and chart label).
+    names = {LONG_A: SHORT_A, LONG_B: SHORT_B}
+    metric = {
+        "metric": "rougeL", "model": LONG_A, "n": 4, "mean": 0.5, "ci_low": 0.4,
+        "ci_high": 0.6, "probe": False, "scale": "0-1", "bradley_terry": None,
+        "bt_interval": None, "win_rate": None,
+    }  # fmt: skip
+    rated = {"model": LONG_B, "mean": 2.0, "ci_low": 1.0, "ci_high": 3.0, "rated": 4}
+    circular = {
+        "model": LONG_A, "variant": "default", "row_accuracy": 0.5, "rows_correct": 2,
+        "rows": 4, "copies": 4, "circular_accuracy": 0.0, "questions_correct": 0,
+        "questions": 1, "incomplete": 0, "epochs": 1,
+    }  # fmt: skip
+    bench = cast(
+        BenchmarkSummary,
+        {
+            "display": names,
+            "metrics": [metric],
+            "hallucination": [{"judge": "j", "models": [{**rated, "unscored": 0}]}],
+            "circular": [circular],
+            "mme": [],
+        },
+    )
+    html = metrics_section(bench) + hallucination_section(bench) + vlmeval_section(bench)
+    assert f"<td>{SHORT_A}</td>" in html and f"<td>{SHORT_B}</td>" in html
+    assert f">{SHORT_A}</text>" in html and f">{SHORT_B}</text>" in html  # chart row labels
+    assert "max_tokens" not in re.sub(r'="[^"]*"|<title>[^<]*</title>', "", html)

@@ -3,20 +3,22 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Literal
 
 from lvlmbench.choice.vlmeval_scores import CircularRowJSON, MMERowJSON
 from lvlmbench.report._html import fmt, table, td
+from lvlmbench.report.leaderboard import board_names
 from lvlmbench.report.summary import BenchmarkSummary
 
 __all__ = ["vlmeval_section"]
 
 
-def _circular(rows: list[CircularRowJSON]) -> str:
+def _circular(rows: list[CircularRowJSON], names: Mapping[str, str]) -> str:
     head = ["model", "per-row %", "rows right", "circular %", "questions right", "incomplete"]
     body = [
         [
-            td(r["model"]),
+            td(names.get(r["model"], r["model"])),
             td(fmt(100 * r["row_accuracy"]), model=r["model"], facet="per-row"),
             td(f"{r['rows_correct']}/{r['rows']}"),
             td(fmt(100 * r["circular_accuracy"]), model=r["model"], facet="circular"),
@@ -40,7 +42,7 @@ def _total(row: MMERowJSON, name: Literal["perception", "reasoning"]) -> str:
     return td(row["totals"][name]["text"], model=row["model"], total=name)
 
 
-def _mme(rows: list[MMERowJSON]) -> str:
+def _mme(rows: list[MMERowJSON], names: Mapping[str, str]) -> str:
     categories = sorted({c["category"] for r in rows for c in r["categories"]})
     head = ["model", "perception", "reasoning", *(f"{c} (acc / acc+)" for c in categories)]
     body = []
@@ -55,7 +57,7 @@ def _mme(rows: list[MMERowJSON]) -> str:
             for name, c in ((name, by_name.get(name)) for name in categories)
         ]
         totals = [_total(r, "perception"), _total(r, "reasoning")]
-        body.append([td(r["model"]), *totals, *cells])
+        body.append([td(names.get(r["model"], r["model"])), *totals, *cells])
     note = (
         '<p class="meta">MME: per category, score = acc + acc+ (acc+: both questions of a '
         "picture right); perception and reasoning sum their categories, and only over all of "
@@ -66,7 +68,11 @@ def _mme(rows: list[MMERowJSON]) -> str:
 
 
 def vlmeval_section(bench: BenchmarkSummary) -> str:
-    """CircularEval and MME tables where the benchmark has them ('' otherwise)."""
+    """CircularEval and MME tables where the benchmark has them ('' otherwise), models by
+    their display names."""
     circular = bench.get("circular") or []
     mme = bench.get("mme") or []
-    return (_circular(circular) if circular else "") + (_mme(mme) if mme else "")
+    if not circular and not mme:
+        return ""
+    names = board_names(bench)
+    return (_circular(circular, names) if circular else "") + (_mme(mme, names) if mme else "")
