@@ -223,7 +223,7 @@ def test_compact_display_names_stay_short_unique_and_stable() -> None:
     a = f"{spec}&system=sha256:1a2b3c4d5e6f7081&temperature=0.5"
     b = f"{spec}&system=sha256:9f8e7d6c5b4a3021&temperature=0.5"
     c = "openai/qwen2-vl-7b-instruct"
-    long_name = "openai/Qwen/Qwen2.5-VL-72B-Instruct-AWQ-with-a-long-tail"
+    long_name = "openai/Qwen/Qwen2.5-VL-72B-Instruct-AWQ-merged-with-a-long-tail-x"
     # Only the system prompt differs: its digest's first 6 hex digits tell the two apart,
     # where the readable form gave "(system=sha256:1a2b3c4d5e6f7081)".
     assert display_names([a, b], compact=True) == {
@@ -236,10 +236,13 @@ def test_compact_display_names_stay_short_unique_and_stable() -> None:
     assert three[c] == display_names([c, a], compact=True)[c]
     assert re.fullmatch(r"openai/qwen2-vl-7b-instruct #[0-9a-f]{4,}", three[c])
     assert len(set(three.values())) == 3 and max(len(v) for v in three.values()) <= 50
-    # A long provider/name is cut in its middle: both ends stay readable.
+    # A provider/name over 48 characters is cut in its middle: both ends stay readable
+    # ("openai/meta-llama/Llama-3.2-11B-Vision-Instruct", 47, is kept whole).
     cut = display_names([long_name], compact=True)[long_name]
     assert (
-        len(cut) == 36 and cut.startswith("openai/Qwen/Qwen2.5-VL-") and cut.endswith("long-tail")
+        len(cut) == 48
+        and cut.startswith("openai/Qwen/Qwen2.5-VL-72B")
+        and cut.endswith("long-tail-x")
     )
     # Without compact, as before.
     assert (

@@ -6,10 +6,11 @@ long; tables show ``openai/m``, and only when two identities in one table would 
 ``openai/m (max_tokens=64)``, ``openai/m (default)``).
 
 Tables that print a legend of the full identities beside them (the HTML report, the
-leaderboard files, the web pages) ask for ``compact`` names: a name stays under about 50
-characters whatever its options (``openai/qwen2-vl-7b (system=1a2b3c)``, or a hash tag
-``openai/m #3fa1`` where what differs would not fit), so a long spec cannot squeeze the figures'
-columns or be cut in a chart's legend.
+leaderboard files, the web pages) ask for ``compact`` names: ``provider/name`` (cut in its
+middle past 48 characters) and a tag of at most 22 whatever the options
+(``openai/qwen2-vl-7b (system=1a2b3c)``, or a hash tag ``openai/m #3fa1`` where what differs
+would not fit), so a long spec cannot squeeze the figures' columns or be cut in a chart's
+legend.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ LABEL_WORDS = 6
 """Words of a system prompt a spec's label keeps (then its digest)."""
 LABEL_CHARS = 48
 """At most this many characters of those words."""
-COMPACT_NAME = 36
+COMPACT_NAME = 48
 """A compact name's ``provider/name`` is cut in its middle beyond this many characters."""
 COMPACT_SUFFIX = 20
 """A compact name's distinguishing suffix longer than this is replaced by a hash tag."""
