@@ -161,3 +161,15 @@ def test_judged_and_vlmeval_sections_use_the_display_names() -> None:
     assert f"<td>{SHORT_A}</td>" in html and f"<td>{SHORT_B}</td>" in html
     assert f">{SHORT_A}</text>" in html and f">{SHORT_B}</text>" in html  # chart row labels
     assert "max_tokens" not in re.sub(r'="[^"]*"|<title>[^<]*</title>', "", html)
+
+
+def test_comparisons_name_the_pairs_by_display_names(board: tuple[Store, ReportFiles]) -> None:
+    # Every model against the best (LONG_A and EPOCHS tie at 75.0; the table picks one): each
+    # pair cell reads "short vs short", and the page lists the full specs under the table.
+    store, _ = board
+    with TestClient(create_app(store, WebSettings()), base_url=LOCAL) as client:
+        page = client.get(f"/b/{BOARD}/compare").text
+    pairs = re.findall(r"<tr><td>([^<]* vs [^<]*)</td><td>all</td>", page)
+    assert pairs and all("max_tokens" not in p for p in pairs)
+    assert any(p.startswith(f"{SHORT_B} vs ") for p in pairs), pairs
+    assert f'<td data-legend="name">{SHORT_B}</td>' in page

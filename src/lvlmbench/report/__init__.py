@@ -86,8 +86,8 @@ def benchmark_html(
     return render_benchmark(bench, gallery, link)
 
 
-def _comparisons_html(table: ComparisonTable | None) -> str:
-    return "" if table is None else comparisons_section(table)
+def _comparisons_html(table: ComparisonTable | None, names: Mapping[str, str]) -> str:
+    return "" if table is None else comparisons_section(table, names)
 
 
 def write_report(
@@ -110,7 +110,7 @@ def write_report(
         render_benchmark(
             bench,
             gallery_html(store, bench["name"], gallery_size, board_names(bench)),
-            extra=_comparisons_html((comparisons or {}).get(bench["name"])),
+            extra=_comparisons_html((comparisons or {}).get(bench["name"]), board_names(bench)),
             collapsed=i > 0,
         )
         for i, bench in enumerate(data["benchmarks"])

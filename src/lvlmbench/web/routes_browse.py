@@ -103,7 +103,8 @@ def comparisons(request: Request, name: str, baseline: str | None = None) -> Res
     table = figures_of(request).get(
         ("compare", name, baseline or ""), lambda: against_the_best(store, name, baseline)
     )
-    section = "" if table is None else comparisons_section(table)
+    names = _names(request, store, name)
+    section = "" if table is None else comparisons_section(table, names, legend=True)
     return render(request, "compare.html", name=name, section=Markup(section))
 
 
