@@ -57,6 +57,7 @@ def test_html_leaderboard_shows_the_files_order_and_coverage(
     assert f'<td data-model="{PARTIAL}" data-coverage="overall">{FLAG}</td>' in table
     assert f'<td data-model="{EPOCHS}" data-coverage="overall">all 12 items</td>' in table
     assert table.count('<td data-rank="none">not ranked</td>') == 1
+    assert "A partial row answered fewer items: it is listed after every full one" in table
     assert table.count("1–3 (tied)") == 3
     assert f'<td data-model="{EPOCHS}" data-epochs="overall">2</td>' in table
     # The accuracy tables list the models in the same order, the partial one flagged.

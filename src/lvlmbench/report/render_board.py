@@ -98,8 +98,9 @@ def _rank_cell(board: LeaderboardRow, row: Mapping[str, Any]) -> str:
     return td(text + tied, rank=str(cell.value))
 
 
-def _rank_note(bench: BenchmarkSummary) -> str:
-    """What the rank intervals are over (empty where there are none)."""
+def _rank_note(bench: BenchmarkSummary, partial: bool) -> str:
+    """What the rank intervals are over (empty where there are none), and why a partial row
+    has none where the table has one."""
     ranked = next((r for r in bench["overall"] if "rank_low" in r), None)
     if ranked is None:
         return ""
@@ -107,8 +108,12 @@ def _rank_note(bench: BenchmarkSummary) -> str:
         f" Rank (95%): the ranks a model holds in 95% of {RANK_RESAMPLES} cluster-bootstrap "
         f"resamples (by {ranked['rank_cluster']}, {ranked['rank_clusters']} clusters) of the "
         f"{ranked['rank_items']} items every model answered, seed {RANK_SEED}; models whose "
-        "intervals overlap are tied, not ordered. A partial row answered fewer items: it is "
-        "listed after every full one, not ranked."
+        "intervals overlap are tied, not ordered."
+        + (
+            " A partial row answered fewer items: it is listed after every full one, not ranked."
+            if partial
+            else ""
+        )
     )
 
 
@@ -158,6 +163,6 @@ def overall_section(
     note = (
         '<p class="note">Accuracy over items: each item\'s answers (several with --epochs) '
         f"average to its score. {escape(interval_note_of_fields(bench['overall']))}."
-        f"{_rank_note(bench)}</p>"
+        f"{_rank_note(bench, any(is_partial(b) for b in boards))}</p>"
     )
     return "<h3>Leaderboard</h3>" + note + table(head, rows, "acc")
