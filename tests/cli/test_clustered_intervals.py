@@ -112,5 +112,8 @@ def test_report_summary_and_leaderboards_carry_the_same_figures(db: Path, tmp_pa
     assert "| beta-7b | 41.7 [2.2–81.2] | 12 | 6 | fine aspect | clustered-t |" in markdown
     assert re.search(r"\| beta-7b \|.*\| 1–2 \|", markdown)
     html = out.read_text()
-    assert '<td class="ci">2.2–81.2</td><td data-rank="2">1–2 (tied)</td>' in html
+    assert (
+        '<td class="ci">2.2–81.2</td><td data-model="beta-7b" data-coverage="overall">'
+        'all 12 items</td><td data-rank="2">1–2 (tied)</td>'
+    ) in html
     assert "95% CI clustered by fine aspect, 6 clusters per cell" in html

@@ -3,6 +3,8 @@ tables that refuse typos and malformed values; display names that stay short but
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 import lvlmbench.baselines  # noqa: F401  (registers baseline/...)
@@ -214,3 +216,35 @@ def test_one_resolve_gives_identity_generation_settings_and_price() -> None:
     assert resolve_model("openai/m").price is None  # no price given: unknown, not free
     with pytest.raises(RegistryError, match="unknown provider"):
         resolve_model("nope/m")
+
+
+def test_compact_display_names_stay_short_unique_and_stable() -> None:
+    spec = "openai/qwen2-vl-7b-instruct?base_url=http://127.0.0.1:8080/v1&max_tokens=8"
+    a = f"{spec}&system=sha256:1a2b3c4d5e6f7081&temperature=0.5"
+    b = f"{spec}&system=sha256:9f8e7d6c5b4a3021&temperature=0.5"
+    c = "openai/qwen2-vl-7b-instruct"
+    long_name = "openai/Qwen/Qwen2.5-VL-72B-Instruct-AWQ-merged-with-a-long-tail-x"
+    # Only the system prompt differs: its digest's first 6 hex digits tell the two apart,
+    # where the readable form gave "(system=sha256:1a2b3c4d5e6f7081)".
+    assert display_names([a, b], compact=True) == {
+        a: "openai/qwen2-vl-7b-instruct (system=1a2b3c)",
+        b: "openai/qwen2-vl-7b-instruct (system=9f8e7d)",
+    }
+    # What differs between a and c would not fit ("127.0.0.1:8080, max_tokens=8,
+    # system=1a2b3c, temperature=0.5"): a hash tag of each identity, the same in any table.
+    three = display_names([a, b, c], compact=True)
+    assert three[c] == display_names([c, a], compact=True)[c]
+    assert re.fullmatch(r"openai/qwen2-vl-7b-instruct #[0-9a-f]{4,}", three[c])
+    assert len(set(three.values())) == 3 and max(len(v) for v in three.values()) <= 50
+    # A provider/name over 48 characters is cut in its middle: both ends stay readable
+    # ("openai/meta-llama/Llama-3.2-11B-Vision-Instruct", 47, is kept whole).
+    cut = display_names([long_name], compact=True)[long_name]
+    assert (
+        len(cut) == 48
+        and cut.startswith("openai/Qwen/Qwen2.5-VL-72B")
+        and cut.endswith("long-tail-x")
+    )
+    # Without compact, as before.
+    assert (
+        display_names([a, b])[a] == "openai/qwen2-vl-7b-instruct (system=sha256:1a2b3c4d5e6f7081)"
+    )

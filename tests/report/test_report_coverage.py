@@ -68,8 +68,10 @@ def test_summary_ranks_no_model_by_a_mean_over_part_of_the_columns(tmp_path: Pat
     finally:
         store.close()
     html = summary_section(data["benchmarks"])
-    order = re.findall(r"<tr><td>([a-z]+)</td>", html)
+    order = re.findall(r"<tr><td>([a-z]+)<", html)
     assert order == ["full", "part"], html
+    # "part" answered 4 of the first benchmark's 12 items: flagged as the leaderboard flags it.
+    assert "first: partial: answered 4 of 12 items, not ranked" in html
 
 
 def test_leaderboard_flags_a_partial_row_and_ranks_it_after_full_runs(tmp_path: Path) -> None:

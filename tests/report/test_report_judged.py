@@ -159,6 +159,7 @@ def test_a_new_protocol_registers_its_own_section(built: Built) -> None:
         "benchmark": OPEN,
         "kind": bench["kind"],
         "model": "m/one",
+        "display": "m/one",
         "toy:items": float(n),
         "toy:items_low": 1.0,
         "toy:items_high": 99.5,

@@ -17,7 +17,12 @@ from typing import NamedTuple
 
 from lvlmbench.report.collect import benchmark_summary, collect, level_spread, pct
 from lvlmbench.report.gallery import gallery_html, thumbnail_uri
-from lvlmbench.report.leaderboard import leaderboard_markdown, leaderboard_rows, write_leaderboards
+from lvlmbench.report.leaderboard import (
+    board_names,
+    leaderboard_markdown,
+    leaderboard_rows,
+    write_leaderboards,
+)
 from lvlmbench.report.render import CellLink, render_benchmark, render_page, report_css
 from lvlmbench.report.render_comparisons import comparisons_section
 from lvlmbench.report.summary import BenchmarkSummary, ReportData
@@ -41,6 +46,7 @@ __all__ = [
     "bar_chart",
     "benchmark_html",
     "benchmark_summary",
+    "board_names",
     "collect",
     "dot_interval_chart",
     "gallery_html",
@@ -75,12 +81,13 @@ def benchmark_html(
     """One benchmark's report section (tables, inline SVG charts, optional gallery) as an
     escaped HTML fragment with no script and no styles of its own (see :func:`report_css`);
     ``link`` makes each accuracy cell a link (the web app's item browser)."""
-    gallery = gallery_html(store, name, gallery_size) if gallery_size else ""
-    return render_benchmark(benchmark_summary(store, name), gallery, link)
+    bench = benchmark_summary(store, name)
+    gallery = gallery_html(store, name, gallery_size, board_names(bench)) if gallery_size else ""
+    return render_benchmark(bench, gallery, link)
 
 
-def _comparisons_html(table: ComparisonTable | None) -> str:
-    return "" if table is None else comparisons_section(table)
+def _comparisons_html(table: ComparisonTable | None, names: Mapping[str, str]) -> str:
+    return "" if table is None else comparisons_section(table, names)
 
 
 def write_report(
@@ -102,8 +109,8 @@ def write_report(
     sections = [
         render_benchmark(
             bench,
-            gallery_html(store, bench["name"], gallery_size),
-            extra=_comparisons_html((comparisons or {}).get(bench["name"])),
+            gallery_html(store, bench["name"], gallery_size, board_names(bench)),
+            extra=_comparisons_html((comparisons or {}).get(bench["name"]), board_names(bench)),
             collapsed=i > 0,
         )
         for i, bench in enumerate(data["benchmarks"])

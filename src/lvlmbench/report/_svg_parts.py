@@ -13,6 +13,31 @@ PALETTE = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e
 FONT_SIZE = 13
 FONT = f'font-family="sans-serif" font-size="{FONT_SIZE}"'
 LEGEND_STEP = 18.0
+CHAR_WIDTH = 0.62 * FONT_SIZE
+"""A generous average advance of one character of 13 px sans-serif (DejaVu Sans, the widest
+common default, averages about 0.6 em over model names): SVG text does not wrap, so room for
+a label is reserved from its length, and this errs on the wide side."""
+LEGEND_MIN = 190.0
+"""The legend column's width when every name is short."""
+LABEL_MIN = 200.0
+"""The row labels' column's width when every label is short."""
+
+
+def text_width(text: str) -> float:
+    """The width ``text`` takes at :data:`FONT_SIZE` (an upper estimate, see CHAR_WIDTH)."""
+    return CHAR_WIDTH * len(text)
+
+
+def legend_width(series: Sequence[str]) -> float:
+    """Room for the legend: the swatch, the longest name in full (a legend entry is never
+    cut), and a margin."""
+    shown = [*series, "chance"] if len(series) > 1 else ["chance"]
+    return max(LEGEND_MIN, 14 + max(text_width(s) for s in shown) + 12)
+
+
+def label_width(labels: Sequence[str]) -> float:
+    """Room left of the plot for right-aligned row labels, each shown in full."""
+    return max([LABEL_MIN, *(text_width(label) + 14 for label in labels)])
 
 
 @dataclass(frozen=True)

@@ -78,12 +78,20 @@ def interval_cell(
 
 @dataclass(frozen=True)
 class LeaderboardRow:
-    """One benchmark × model: its figures by column name, in the order they were added."""
+    """One benchmark × model: its figures by column name, in the order they were added, and
+    the short name tables show for ``model`` (its full identity stays in ``model``)."""
 
     benchmark: str
     kind: str | None
     model: str
     cells: Mapping[str, Cell] = field(default_factory=dict)
+    display: str | None = None
+    """The model's compact display name (``model`` where None)."""
+
+    @property
+    def shown(self) -> str:
+        """What a table prints for the model: its display name, else its identity."""
+        return self.display or self.model
 
     def value(self, column: str) -> CellValue:
         """The figure in ``column`` (None where this row has none)."""
@@ -91,12 +99,14 @@ class LeaderboardRow:
         return None if cell is None else cell.value
 
     def flat(self) -> dict[str, CellValue]:
-        """The JSON/CSV form: ``benchmark``, ``kind``, ``model``, then each cell, an interval
-        as ``X_low`` and ``X_high`` right after ``X``."""
+        """The JSON/CSV form: ``benchmark``, ``kind``, ``model`` (the full identity),
+        ``display`` (its short name), then each cell, an interval as ``X_low`` and ``X_high``
+        right after ``X``."""
         out: dict[str, CellValue] = {
             "benchmark": self.benchmark,
             "kind": self.kind,
             "model": self.model,
+            "display": self.shown,
         }
         for name, cell in self.cells.items():
             out[name] = cell.value

@@ -28,6 +28,7 @@ from lvlmbench.report._common import LEVELS, pct
 from lvlmbench.report.experiments import leakage_summary, position_bias_summary, rekeyed_sources
 from lvlmbench.report.experiments_design import design_experiments_summary
 from lvlmbench.report.judged import judged_data
+from lvlmbench.report.leaderboard import board_names
 from lvlmbench.report.ranks import with_ranks
 from lvlmbench.report.sections import SectionInput
 from lvlmbench.report.summary import BenchmarkSummary, ReportData
@@ -239,6 +240,8 @@ def benchmark_summary(
     # A registered protocol's entries go under its own report key, which the type cannot name.
     extra = {key: entries for key, entries in judged.items() if key not in (*summary, HUMAN)}
     cast(dict[str, Any], summary).update(extra)
+    # Named once for the whole benchmark, so every table, chart and file agrees.
+    summary["display"] = board_names(summary)
     return summary
 
 

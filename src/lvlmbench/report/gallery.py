@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import base64
 import io
-from collections import defaultdict
+from collections import Counter, defaultdict
+from collections.abc import Mapping
 from html import escape
 
 from lvlmbench.store import Store, StoreError, iter_benchmark_responses, iter_items
@@ -46,7 +47,9 @@ def _pick(items: list[BenchmarkItem], limit: int) -> list[BenchmarkItem]:
     return picked
 
 
-def _answer(item: BenchmarkItem, response: Response) -> str:
+def _answer(item: BenchmarkItem, response: Response, name: str, epochs: bool) -> str:
+    """One answer line: the model's display ``name`` and, where the model answered the item
+    more than once (``--epochs``), which epoch (1-based, as ``--epochs K`` counts them)."""
     shown = response.extracted if response.extracted is not None else response.text
     if item.kind == "open" or item.answer is None:
         mark, css = "", "open"
@@ -63,9 +66,19 @@ def _answer(item: BenchmarkItem, response: Response) -> str:
     said = ""
     if response.extracted is not None and response.text.strip() != response.extracted.strip():
         said = f' <span class="raw">({escape(_clip(response.text, 160))})</span>'
+    epoch = f' <span class="tag">epoch {response.epoch + 1}</span>' if epochs else ""
     return (
-        f'<li class="{css}"><span class="mark">{mark}</span> <b>{escape(response.model)}</b>: '
-        f"{escape(_clip(shown, 300))}{said}</li>"
+        f'<li class="{css}" data-model="{escape(response.model)}" data-epoch="{response.epoch}">'
+        f'<span class="mark">{mark}</span> <b title="{escape(response.model)}">{escape(name)}</b>'
+        f"{epoch}: {escape(_clip(shown, 300))}{said}</li>"
+    )
+
+
+def _answers(item: BenchmarkItem, responses: list[Response], names: Mapping[str, str]) -> str:
+    counts = Counter(r.model for r in responses)
+    ordered = sorted(responses, key=lambda r: (r.model, r.epoch))
+    return "".join(
+        _answer(item, r, names.get(r.model, r.model), counts[r.model] > 1) for r in ordered
     )
 
 
@@ -73,8 +86,11 @@ def _clip(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[:limit] + "…"
 
 
-def gallery_html(store: Store, benchmark: str, limit: int = 24) -> str:
-    """The gallery section body for ``benchmark`` ('' when it has no items)."""
+def gallery_html(
+    store: Store, benchmark: str, limit: int = 24, names: Mapping[str, str] | None = None
+) -> str:
+    """The gallery section body for ``benchmark`` ('' when it has no items); ``names``: the
+    models' display names (identities shown in full where None)."""
     items = _pick(list(iter_items(store, benchmark)), limit)
     if not items:
         return ""
@@ -96,9 +112,7 @@ def gallery_html(store: Store, benchmark: str, limit: int = 24) -> str:
             if k in item.meta
         )
         key = item.answer if item.answer is not None else item.reference
-        answers = "".join(
-            _answer(item, r) for r in sorted(responses[item.id], key=lambda r: r.model)
-        )
+        answers = _answers(item, responses[item.id], names or {})
         cards.append(
             '<div class="card">'
             f'{img}<div class="body"><div class="facets">{facets}</div>'

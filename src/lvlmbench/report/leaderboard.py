@@ -1,6 +1,9 @@
 """``leaderboard.csv`` and ``leaderboard.md`` beside the report, from the same collected data.
 
-One row per benchmark × model (wide, so ``pandas.read_csv`` gives a usable table at once).
+One row per benchmark × model (wide, so ``pandas.read_csv`` gives a usable table at once):
+``model`` is the full identity (``openai/m?base_url=...&system=sha256:...``), ``display`` the
+short name every table shows for it (:func:`board_names`; the Markdown file, the HTML report
+and the web page list the full identities in a legend under each table that shortens one).
 Every figure ``X`` with an interval comes as three columns ``X``, ``X_low``, ``X_high``:
 
 - ``accuracy`` (choice items, %, 95% over items: each item's answers averaged first, clustered
@@ -50,13 +53,22 @@ from pathlib import Path
 
 from lvlmbench._csv import write_csv
 from lvlmbench.judging import column_digits
+from lvlmbench.models import display_names
 from lvlmbench.report._common import LEVELS
 from lvlmbench.report.board_cells import Cell, Figures, LeaderboardRow, interval_cell
 from lvlmbench.report.judged import board_figures
 from lvlmbench.report.summary import AccuracyFacet, BenchmarkSummary, ReportData, Row
 from lvlmbench.stats import format_interval, format_ranks
 
-__all__ = ["leaderboard_columns", "leaderboard_markdown", "leaderboard_rows", "write_leaderboards"]
+__all__ = [
+    "benchmark_rows",
+    "board_names",
+    "is_partial",
+    "leaderboard_columns",
+    "leaderboard_markdown",
+    "leaderboard_rows",
+    "write_leaderboards",
+]
 
 _PARTIAL = "partial:"
 """How a row over part of its benchmark's keyed items starts its ``coverage`` cell."""
@@ -118,19 +130,45 @@ def _sources() -> list[Figures]:
     return [_accuracy, *board_figures()]
 
 
-def _bench_rows(bench: BenchmarkSummary, sources: Sequence[Figures]) -> list[LeaderboardRow]:
+def _cells(bench: BenchmarkSummary, sources: Sequence[Figures]) -> dict[str, dict[str, Cell]]:
     cells: dict[str, dict[str, Cell]] = {}
     for source in sources:
         for model, figures in source(bench):
             mine = cells.setdefault(model, {})
             mine.update({name: cell.rounded() for name, cell in figures.items()})
-    rows = [LeaderboardRow(bench["name"], bench["kind"], m, c) for m, c in cells.items()]
+    return cells
+
+
+def board_names(bench: BenchmarkSummary) -> dict[str, str]:
+    """Every player of ``bench`` (its examinees and every model a judge protocol's figures
+    name) → its compact display name (:func:`lvlmbench.models.display_names`): unique within
+    the benchmark, so every table and chart of it names a model the same way. The summary's
+    ``display`` where :func:`~lvlmbench.report.collect` stored it."""
+    stored = bench.get("display")
+    if stored is not None:
+        return stored
+    return display_names([*bench["models"], *_cells(bench, _sources())], compact=True)
+
+
+def _bench_rows(bench: BenchmarkSummary, sources: Sequence[Figures]) -> list[LeaderboardRow]:
+    names = board_names(bench)
+    rows = [
+        LeaderboardRow(bench["name"], bench["kind"], m, c, names.get(m))
+        for m, c in _cells(bench, sources).items()
+    ]
     # Ranked on the common item set: full-coverage rows best first, partial rows after them
     # (unranked), then models without an accuracy, each group in name order where tied.
-    return sorted(rows, key=lambda r: (_partial(r), -_number(r.value("accuracy")), r.model))
+    return sorted(rows, key=lambda r: (is_partial(r), -_number(r.value("accuracy")), r.model))
 
 
-def _partial(row: LeaderboardRow) -> bool:
+def benchmark_rows(bench: BenchmarkSummary) -> list[LeaderboardRow]:
+    """``bench``'s leaderboard rows in ranking order: the one order and coverage flag the
+    files, the HTML report and the web page all show."""
+    return _bench_rows(bench, _sources())
+
+
+def is_partial(row: LeaderboardRow) -> bool:
+    """Whether the row answered only part of its benchmark's keyed items (so has no rank)."""
     return str(row.value("coverage") or "").startswith(_PARTIAL)
 
 
@@ -156,7 +194,7 @@ def leaderboard_columns(data: ReportData) -> list[str]:
 
 def _csv_columns(data: ReportData, rows: Sequence[LeaderboardRow]) -> list[str]:
     with_interval = {n for r in rows for n, c in r.cells.items() if c.interval is not None}
-    out = ["benchmark", "kind", "model"]
+    out = ["benchmark", "kind", "model", "display"]
     for name in leaderboard_columns(data):
         out += [name, f"{name}_low", f"{name}_high"] if name in with_interval else [name]
     return out
@@ -204,13 +242,22 @@ def leaderboard_markdown(data: ReportData) -> str:
             "|" + "---|" * len(columns),
         ]
         lines += [
-            "| " + " | ".join(_md(r.model) if c == "model" else _cell(r, c) for c in columns) + " |"
+            "| " + " | ".join(_md(r.shown) if c == "model" else _cell(r, c) for c in columns) + " |"
             for r in mine
         ]
-        if any(_partial(r) for r in mine):
+        if any(is_partial(r) for r in mine):
             lines += ["", _PARTIAL_NOTE]
-        parts.append("\n".join(lines) + "\n")
+        parts.append("\n".join(lines + _legend(mine)) + "\n")
     return "\n".join(parts) if parts else "(no results)\n"
+
+
+def _legend(rows: Sequence[LeaderboardRow]) -> list[str]:
+    """The full identity of every model the table shows shortened (none where none is)."""
+    shortened = [r for r in rows if r.shown != r.model]
+    if not shortened:
+        return []
+    lines = ["", "| model | full spec |", "|---|---|"]
+    return lines + [f"| {_md(r.shown)} | {_md(r.model)} |" for r in shortened]
 
 
 def write_leaderboards(data: ReportData, out_dir: Path) -> tuple[Path, Path]:

@@ -5,10 +5,12 @@ scores on their 1-10 scale, Bradley-Terry differences in Elo-scale rating points
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from html import escape
 
 from lvlmbench.report._html import table, td
+from lvlmbench.report.render_board import legend_table
 from lvlmbench.stats import ALL, Comparison, ComparisonTable, format_interval
 
 __all__ = [
@@ -154,9 +156,19 @@ def comparison_note(result: ComparisonTable) -> str:
     )
 
 
-def comparisons_section(result: ComparisonTable) -> str:
-    """The Comparisons block of a benchmark's section (escaped; styled by the report CSS)."""
-    rows = [[td(cell) for cell in comparison_cells(result, row).cells()] for row in result.rows]
+def comparisons_section(
+    result: ComparisonTable, names: Mapping[str, str] | None = None, *, legend: bool = False
+) -> str:
+    """The Comparisons block of a benchmark's section (escaped; styled by the report CSS);
+    ``names``: the models' display names, for the pair column (identities where None);
+    ``legend``: add the full spec behind each shortened name (a page without the section's
+    Models legend)."""
+    shown = names or {}
+    rows = []
+    for row in result.rows:
+        cells = comparison_cells(result, row).cells()
+        pair = f"{shown.get(row.model_a, row.model_a)} vs {shown.get(row.model_b, row.model_b)}"
+        rows.append([td(pair), *(td(cell) for cell in cells[1:])])
     heads = comparison_heads(result)
     if all(row.plan is None for row in result.rows):
         heads, rows = heads[:-1], [cells[:-1] for cells in rows]
@@ -164,4 +176,9 @@ def comparisons_section(result: ComparisonTable) -> str:
         f"<h3>Comparisons ({escape(result.metric)})</h3>"
         + table(heads, rows, "comparisons")
         + f'<p class="meta">{escape(comparison_note(result))}</p>'
+        + (legend_table(shown, _players(result)) if legend else "")
     )
+
+
+def _players(result: ComparisonTable) -> list[str]:
+    return list(dict.fromkeys(m for row in result.rows for m in (row.model_a, row.model_b)))

@@ -7,6 +7,8 @@ import math
 from typing import Any
 
 from lvlmbench.report._html import fmt, table, td
+from lvlmbench.report.leaderboard import board_names
+from lvlmbench.report.render_board import leaderboard_order
 from lvlmbench.report.summary import BenchmarkSummary
 from lvlmbench.report.svg import bar_chart, range_chart
 from lvlmbench.stats import format_interval
@@ -19,6 +21,7 @@ def spread_section(bench: BenchmarkSummary) -> str:
     spread = bench.get("spread") or []
     if not spread or max(s["models"] for s in spread) < 2:
         return ""  # one model has no spread to show
+    names = board_names(bench)
     body = [
         [
             td(s["difficulty"]),
@@ -27,15 +30,16 @@ def spread_section(bench: BenchmarkSummary) -> str:
             td(fmt(s["max"]), spread=s["difficulty"], figure="max"),
             td(fmt(s["range"]), spread=s["difficulty"], figure="range"),
             td(fmt(s["std"]), spread=s["difficulty"], figure="std"),
-            td(f"{s['lowest']} → {s['highest']}"),
+            td(f"{names.get(s['lowest'], s['lowest'])} → {names.get(s['highest'], s['highest'])}"),
         ]
         for s in spread
     ]
     head = ["level", "models", "lowest %", "highest %", "range", "std", "lowest → highest"]
-    models = bench["models"]
-    # Series in the benchmark's model order so that colours match the other charts.
+    models = leaderboard_order(bench, bench["models"])
+    # Series in the leaderboard's order so that colours match the other charts.
     values = {
-        s["difficulty"]: {m: s["accuracy"][m] for m in models if m in s["accuracy"]} for s in spread
+        s["difficulty"]: {names.get(m, m): s["accuracy"][m] for m in models if m in s["accuracy"]}
+        for s in spread
     }
     chance = {r["difficulty"]: r["chance"] for r in bench["difficulty"] if r.get("chance")}
     title = "spread of model accuracy % per level (range: highest − lowest; dashed: chance)"

@@ -3,10 +3,12 @@ leakage and ranks (:mod:`lvlmbench.report.experiments_design` collects them)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from html import escape
 from typing import Any
 
 from lvlmbench.report._html import fmt, human_label, table, td
+from lvlmbench.report.leaderboard import board_names
 from lvlmbench.report.summary import BenchmarkSummary
 from lvlmbench.report.svg import Dot, dot_interval_chart, rank_chart
 
@@ -100,15 +102,17 @@ def leakage_levels_section(rows: list[dict[str, Any]]) -> str:
     return "<h3>Answer leakage per level</h3>" + table(head, body, "leak-level") + chart + note
 
 
-def ranks_section(rows: list[dict[str, Any]]) -> str:
-    """Each model's rank at each level, as a table and a bump chart."""
+def ranks_section(rows: list[dict[str, Any]], names: Mapping[str, str] | None = None) -> str:
+    """Each model's rank at each level, as a table and a bump chart; ``names``: the models'
+    display names (identities in full where None)."""
     if not rows or len({r["model"] for r in rows}) < 2:
         return ""
     levels = list(dict.fromkeys(r["level"] for r in rows))
     models = sorted({r["model"] for r in rows})
     by = {(r["model"], r["level"]): r for r in rows}
+    shown = names or {}
     body = [
-        [td(m)]
+        [td(shown.get(m, m))]
         + [
             td(f"#{by[m, lv]['rank']} ({by[m, lv]['accuracy']:.1f})", model=m, rank=lv)
             if (m, lv) in by
@@ -117,7 +121,10 @@ def ranks_section(rows: list[dict[str, Any]]) -> str:
         ]
         for m in models
     ]
-    series = {m: [by[m, lv]["rank"] if (m, lv) in by else None for lv in levels] for m in models}
+    series = {
+        shown.get(m, m): [by[m, lv]["rank"] if (m, lv) in by else None for lv in levels]
+        for m in models
+    }
     chart = rank_chart(levels, series, "rank per difficulty level (1 = best)")
     return "<h3>Ranks per level</h3>" + table(["model", *levels], body, "ranks") + chart
 
@@ -272,7 +279,7 @@ def design_experiment_sections(bench: BenchmarkSummary) -> str:
     data = bench.get("ab_experiments") or {}
     return "".join(
         [
-            ranks_section(data.get("ranks") or []),
+            ranks_section(data.get("ranks") or [], board_names(bench)),
             leakage_levels_section(data.get("leakage_levels") or []),
             diversity_section(data.get("diversity")),
             aspects_section(data.get("aspects")),

@@ -3,12 +3,13 @@ metric scores, TouchStone score-judge results per ability and hallucination rati
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from html import escape
 from typing import Any
 
 from lvlmbench.report._html import ci, fmt, human_label, table, td
 from lvlmbench.report.render_style import StyledRatings, style_block
-from lvlmbench.report.summary import BenchmarkSummary
+from lvlmbench.report.summary import BenchmarkSummary, names_of
 from lvlmbench.report.svg import Dot, dot_interval_chart
 
 __all__ = [
@@ -18,6 +19,11 @@ __all__ = [
     "ratings_table",
     "touchstone_section",
 ]
+
+
+def _shown(names: Mapping[str, str], model: str) -> str:
+    """A player's display name (its identity where ``names`` has none)."""
+    return names.get(model, model)
 
 
 def _ends(row: dict[str, Any], figure: str) -> tuple[float, float]:
@@ -74,10 +80,14 @@ def _bt_order(rep: dict[str, Any]) -> list[str]:
     return sorted(set(elo) | set(bt), key=key)
 
 
-def ratings_table(rep: dict[str, Any], **tags: str) -> str:
+def ratings_table(
+    rep: dict[str, Any], *, names: Mapping[str, str] | None = None, **tags: str
+) -> str:
     """Bradley-Terry and win rate vs reference with their intervals, and online Elo, per
-    player best first, from a ratings dict (``PairwiseReport.as_dict()``); ``tags`` are extra
-    ``data-*`` attributes of the number cells (which ratings they are, where a page has two)."""
+    player best first, from a ratings dict (``PairwiseReport.as_dict()``); ``names``: the
+    players' display names (identities in full where None); ``tags`` are extra ``data-*``
+    attributes of the number cells (which ratings they are, where a page has two)."""
+    shown = names or {}
     bt = rep.get("bradley_terry") or {}
     wins = rep.get("win_rate_vs_reference") or {}
     elo = rep.get("online_elo") or {}
@@ -87,7 +97,7 @@ def ratings_table(rep: dict[str, Any], **tags: str) -> str:
         b, w = bt.get(m), wins.get(m)
         rows.append(
             [
-                td(m),
+                td(shown.get(m, m)),
                 td(fmt(b["rating"], 0) if b else "-", model=m, rating="bt", **tags),
                 td(ci(b["low"], b["high"], 0) if b else "-"),
                 td(f"{100 * w['rate']:.1f}" if w else "-", model=m, rating="winrate", **tags),
@@ -101,15 +111,15 @@ def ratings_table(rep: dict[str, Any], **tags: str) -> str:
     return table([*head, *labels], rows, "pair")
 
 
-def _pairwise_one(rep: dict[str, Any]) -> list[str]:
+def _pairwise_one(rep: dict[str, Any], names: Mapping[str, str]) -> list[str]:
     title = f"Pairwise ratings — judge {rep['judge']} ({rep['pairs']} pairs)"
     out = [f"<h3>{escape(title)}</h3>", _combine_note(rep), _RATING_NOTE]
     bt = rep.get("bradley_terry") or {}
     wins = rep.get("win_rate_vs_reference") or {}
-    out.append(ratings_table(rep))
+    out.append(ratings_table(rep, names=names))
     if bt:
         dots = [
-            Dot(m, "Bradley-Terry", v["rating"], v["low"], v["high"])
+            Dot(_shown(names, m), "Bradley-Terry", v["rating"], v["low"], v["high"])
             for m, v in sorted(bt.items(), key=lambda kv: -kv[1]["rating"])
         ]
         lo, hi = _padded([v["low"] for v in bt.values()], [v["high"] for v in bt.values()])
@@ -122,7 +132,13 @@ def _pairwise_one(rep: dict[str, Any]) -> list[str]:
     out.append(style_block(styled))
     if wins:
         dots = [
-            Dot(m, "win rate vs reference", 100 * w["rate"], 100 * w["low"], 100 * w["high"])
+            Dot(
+                _shown(names, m),
+                "win rate vs reference",
+                100 * w["rate"],
+                100 * w["low"],
+                100 * w["high"],
+            )
             for m, w in sorted(wins.items(), key=lambda kv: -kv[1]["rate"])
         ]
         out.append(dot_interval_chart(dots, "win rate vs reference % (95% Wilson interval)"))
@@ -139,7 +155,8 @@ def _pairwise_one(rep: dict[str, Any]) -> list[str]:
 def pairwise_section(bench: BenchmarkSummary) -> str:
     """Bradley-Terry (the headline) and win rate vs reference with intervals, and online Elo
     labelled as such, per pairwise judge."""
-    return "".join(part for rep in bench["pairwise"] for part in _pairwise_one(rep))
+    names = names_of(bench)
+    return "".join(part for rep in bench["pairwise"] for part in _pairwise_one(rep, names))
 
 
 _SCALE_DIGITS = {"0-1": 3, "0-10": 2, "0-100": 1, "tokens": 1}
@@ -160,10 +177,10 @@ def _metric_name(row: dict[str, Any]) -> str:
     return f"<td{attrs}>{escape(row['metric'])}{tag}</td>"
 
 
-def _metric_chart(metric: str, rows: list[dict[str, Any]]) -> str:
+def _metric_chart(metric: str, rows: list[dict[str, Any]], names: Mapping[str, str]) -> str:
     """One metric's means with their intervals, on the metric's own scale."""
     dots = [
-        Dot(r["model"], metric, r["mean"], r["ci_low"], r["ci_high"])
+        Dot(_shown(names, r["model"]), metric, r["mean"], r["ci_low"], r["ci_high"])
         for r in sorted(rows, key=lambda r: -r["mean"])
         if r["mean"] is not None and r["ci_low"] is not None and r["ci_high"] is not None
     ]
@@ -182,13 +199,14 @@ def metrics_section(bench: BenchmarkSummary) -> str:
     rows = bench["metrics"]
     if not rows:
         return ""
+    names = names_of(bench)
     body = []
     for r in rows:
         digits = _SCALE_DIGITS.get(r.get("scale") or "", 3)
         body.append(
             [
                 _metric_name(r),
-                td(r["model"]),
+                td(_shown(names, r["model"])),
                 td(fmt(r["mean"], digits), metric=r["metric"], model=r["model"]),
                 td(ci(r["ci_low"], r["ci_high"], digits)),
                 td(str(r["n"])),
@@ -207,7 +225,7 @@ def metrics_section(bench: BenchmarkSummary) -> str:
     by_metric: dict[str, list[dict[str, Any]]] = {}
     for r in rows:
         by_metric.setdefault(r["metric"], []).append(r)
-    charts = "".join(_metric_chart(m, mine) for m, mine in by_metric.items())
+    charts = "".join(_metric_chart(m, mine, names) for m, mine in by_metric.items())
     probes = note if any(r.get("probe") for r in rows) else ""
     return "<h3>Metric scores (open-ended)</h3>" + probes + table(head, body, "metric") + charts
 
@@ -218,14 +236,14 @@ def _covers(covers: dict[str, Any] | None) -> str:
     return "-" if covers is None else str(covers["text"])
 
 
-def _touchstone_one(entry: dict[str, Any]) -> str:
+def _touchstone_one(entry: dict[str, Any], names: Mapping[str, str]) -> str:
     models = entry["models"]
     abilities = sorted({a for m in models for a in m["abilities"]})
     body = []
     for m in models:
         name = m["model"]
         cells = [
-            td(name),
+            td(_shown(names, name)),
             td(fmt(m["score"]), model=name, judge=entry["label"], ability="overall"),
             td(ci(m["ci_low"], m["ci_high"])),
             td(fmt(m["reference"])),
@@ -242,7 +260,7 @@ def _touchstone_one(entry: dict[str, Any]) -> str:
     head = ["model", "score ×100", "95% CI", "reference ×100", "% of reference", "items"]
     head += ["covers", "unscored"] + [h for a in abilities for h in (a, "95% CI")]
     dots = [
-        Dot(row, m["model"], g["score"], *_ends(g, "score"))
+        Dot(row, _shown(names, m["model"]), g["score"], *_ends(g, "score"))
         for row in ["overall", *abilities]
         for m in models
         if (g := m if row == "overall" else m["abilities"].get(row)) and g["score"] is not None
@@ -268,14 +286,15 @@ def _touchstone_one(entry: dict[str, Any]) -> str:
 
 def touchstone_section(bench: BenchmarkSummary) -> str:
     """TouchStone score-judge results, overall and per ability, per (judge, reference)."""
-    return "".join(_touchstone_one(entry) for entry in bench.get("touchstone") or [])
+    names = names_of(bench)
+    return "".join(_touchstone_one(entry, names) for entry in bench.get("touchstone") or [])
 
 
-def _hallucination_one(entry: dict[str, Any]) -> str:
+def _hallucination_one(entry: dict[str, Any], names: Mapping[str, str]) -> str:
     models = entry["models"]
     body = [
         [
-            td(m["model"]),
+            td(_shown(names, m["model"])),
             td(fmt(m["mean"], 2), model=m["model"], hallucination=entry["judge"]),
             td(ci(m["ci_low"], m["ci_high"], 2)),
             td(str(m["rated"])),
@@ -285,7 +304,7 @@ def _hallucination_one(entry: dict[str, Any]) -> str:
     ]
     head = ["model", "mean (0 none – 10 all)", "95% CI", "rated", "unscored"]
     dots = [
-        Dot(m["model"], "hallucination", m["mean"], *_ends(m, "mean"))
+        Dot(_shown(names, m["model"]), "hallucination", m["mean"], *_ends(m, "mean"))
         for m in models
         if m["mean"] is not None
     ]
@@ -297,4 +316,5 @@ def _hallucination_one(entry: dict[str, Any]) -> str:
 
 def hallucination_section(bench: BenchmarkSummary) -> str:
     """Mean hallucination rating per model and judge, with bootstrap intervals."""
-    return "".join(_hallucination_one(entry) for entry in bench.get("hallucination") or [])
+    names = names_of(bench)
+    return "".join(_hallucination_one(entry, names) for entry in bench.get("hallucination") or [])

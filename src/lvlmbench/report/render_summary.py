@@ -13,6 +13,7 @@ from typing import Any
 from lvlmbench.models import display_names
 from lvlmbench.ratings import category_mean
 from lvlmbench.report._html import TURN_AT, table
+from lvlmbench.report.render_board import coverage_flags, legend_table
 from lvlmbench.report.summary import BenchmarkSummary
 from lvlmbench.report.svg import Dot, dot_interval_chart
 from lvlmbench.stats import format_interval, interval_note_of_fields
@@ -62,17 +63,33 @@ def _cell(row: dict[str, Any] | None, model: str, heading: str) -> str:
     )
 
 
+def _partial_flags(benchmarks: list[BenchmarkSummary]) -> dict[str, list[str]]:
+    """model → the leaderboard's "partial: answered k of n items, not ranked" flag of every
+    benchmark it answered only part of (named when the summary shows several)."""
+    flags: dict[str, list[str]] = {}
+    for bench in benchmarks:
+        for model, flag in coverage_flags(bench).items():
+            where = f"{bench['name']}: " if len(benchmarks) > 1 else ""
+            flags.setdefault(model, []).append(where + flag)
+    return flags
+
+
+def _flag(flags: list[str] | None) -> str:
+    return "".join(f'<br><span class="partial">{escape(f)}</span>' for f in flags or [])
+
+
 def _grid(
     columns: list[tuple[str, str, str]],
     models: list[str],
     shown: dict[str, str],
     cells: dict[tuple[str, str, str], dict[str, Any]],
+    flags: dict[str, list[str]],
 ) -> str:
     """The summary table: models as rows (best first), or, for many capabilities, capabilities
     as rows under their benchmark and the models as columns in the same order."""
     if len(columns) <= max(TURN_AT, len(models)):
         body = [
-            [f"<td>{model_label(m, shown[m])}</td>"]
+            [f"<td>{model_label(m, shown[m])}{_flag(flags.get(m))}</td>"]
             + [_cell(cells.get((bench, cap, m)), m, head) for bench, cap, head in columns]
             for m in models
         ]
@@ -98,21 +115,24 @@ def summary_section(benchmarks: list[BenchmarkSummary]) -> str:
     }
     models = list(dict.fromkeys(m for _, _, m in cells))
     headings = [head for _, _, head in columns]
+    flags = _partial_flags(benchmarks)
 
     def order(model: str) -> tuple[int, float, str]:
         # Best mean over every column first; a model missing columns has no such mean (a
-        # mean over its easier half would rank it above better models): after, by coverage.
+        # mean over its easier half would rank it above better models): after, by coverage,
+        # as is a model that answered part of a benchmark's items (flagged as the
+        # leaderboard flags it).
         found = {
             head: cells[b, c, model]["accuracy"] for b, c, head in columns if (b, c, model) in cells
         }
         mean = category_mean(found, headings)
-        if mean.value is not None:
+        if mean.value is not None and model not in flags:
             return (0, -mean.value, model)
         return (1, -len(mean.coverage.present), model)
 
     models.sort(key=order)
-    shown = display_names(models)
-    grid = _grid(columns, models, shown, cells)
+    shown = display_names(models, compact=True)
+    grid = _grid(columns, models, shown, cells, flags)
     chance = {
         head: row["chance"]
         for bench, cap, head in columns
@@ -136,6 +156,7 @@ def summary_section(benchmarks: list[BenchmarkSummary]) -> str:
         '<section id="summary"><h2>Summary: model × capability</h2>'
         + note
         + grid
+        + legend_table(shown, models)
         + dot_interval_chart(dots, title, chance=chance)
         + "</section>"
     )

@@ -3,10 +3,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Literal
 
 from lvlmbench.choice.vlmeval_scores import CircularRowJSON, MMERowJSON
 from lvlmbench.report._html import fmt, table, td
+from lvlmbench.report.leaderboard import board_names
 from lvlmbench.report.summary import BenchmarkSummary
 
 __all__ = ["vlmeval_section"]
@@ -14,11 +16,11 @@ __all__ = ["vlmeval_section"]
 _TOTALS: tuple[Literal["perception", "reasoning"], ...] = ("perception", "reasoning")
 
 
-def _circular(rows: list[CircularRowJSON]) -> str:
+def _circular(rows: list[CircularRowJSON], names: Mapping[str, str]) -> str:
     head = ["model", "per-row %", "rows right", "circular %", "questions right", "incomplete"]
     body = [
         [
-            td(r["model"]),
+            td(names.get(r["model"], r["model"])),
             td(fmt(100 * r["row_accuracy"]), model=r["model"], facet="per-row"),
             td(f"{r['rows_correct']}/{r['rows']}"),
             td(fmt(100 * r["circular_accuracy"]), model=r["model"], facet="circular"),
@@ -42,12 +44,12 @@ def _total(row: MMERowJSON, name: Literal["perception", "reasoning"]) -> str:
     return td(row["totals"][name]["text"], model=row["model"], total=name)
 
 
-def _mme(rows: list[MMERowJSON]) -> str:
+def _mme(rows: list[MMERowJSON], names: Mapping[str, str]) -> str:
     """Categories as rows and models as columns: 14 categories and two sums as columns squeezed
     every cell to a few characters a line."""
     categories = sorted({c["category"] for r in rows for c in r["categories"]})
     found = [{c["category"]: c for c in r["categories"]} for r in rows]
-    head = ["", *(f"{r['model']}: score (acc / acc+)" for r in rows)]
+    head = ["", *(f"{names.get(r['model'], r['model'])}: score (acc / acc+)" for r in rows)]
     body = [[td(name), *(_total(r, name) for r in rows)] for name in _TOTALS]
     for name in categories:
         cells = [
@@ -69,7 +71,11 @@ def _mme(rows: list[MMERowJSON]) -> str:
 
 
 def vlmeval_section(bench: BenchmarkSummary) -> str:
-    """CircularEval and MME tables where the benchmark has them ('' otherwise)."""
+    """CircularEval and MME tables where the benchmark has them ('' otherwise), models by
+    their display names."""
     circular = bench.get("circular") or []
     mme = bench.get("mme") or []
-    return (_circular(circular) if circular else "") + (_mme(mme) if mme else "")
+    if not circular and not mme:
+        return ""
+    names = board_names(bench)
+    return (_circular(circular, names) if circular else "") + (_mme(mme, names) if mme else "")

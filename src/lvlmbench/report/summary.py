@@ -13,7 +13,7 @@ from typing import Any, Literal, NotRequired, TypedDict
 
 from lvlmbench.choice.vlmeval_scores import CircularRowJSON, MMERowJSON
 
-__all__ = ["AccuracyFacet", "BenchmarkSummary", "ReportData", "Row"]
+__all__ = ["AccuracyFacet", "BenchmarkSummary", "ReportData", "Row", "names_of"]
 
 Row = dict[str, Any]
 """One table row as JSON (the section's columns)."""
@@ -53,6 +53,9 @@ class BenchmarkSummary(TypedDict):
     position_bias: list[Row]
     leakage: dict[str, Any] | None
     ab_experiments: dict[str, Any]
+    display: NotRequired[dict[str, str]]
+    """Every player's identity → the short name the tables and charts show (unique within
+    the benchmark; see :func:`lvlmbench.report.leaderboard.board_names`)."""
     human: NotRequired[list[Row]]
     """People's votes rated and compared with the judges (present only where there are votes;
     see :mod:`lvlmbench.report.votes`)."""
@@ -64,3 +67,10 @@ class ReportData(TypedDict):
     benchmarks: list[BenchmarkSummary]
     store: NotRequired[str]
     """Absent where one summary is shown on its own (the web app's leaderboard page)."""
+
+
+def names_of(bench: BenchmarkSummary) -> dict[str, str]:
+    """The summary's display names by identity (empty where it has none, so identities are
+    shown): for the renderers the leaderboard module cannot be imported by (it imports them
+    through the judge protocols' sections)."""
+    return bench.get("display") or {}

@@ -14,6 +14,8 @@ from lvlmbench.report._svg_parts import (
     CHANCE_LINE,
     PALETTE,
     Dot,
+    label_width,
+    legend_width,
     legends,
     nice_ticks,
     svg_document,
@@ -51,10 +53,10 @@ def dot_interval_chart(
     series = list(dict.fromkeys(d.series for d in dots))
     if hi <= lo:
         hi = lo + 1.0
-    left, plot_w, band = 200.0, 460.0, max(26.0, 12.0 * len(series) + 10)
+    left, plot_w, band = label_width(rows), 460.0, max(26.0, 12.0 * len(series) + 10)
     top = 24.0
     height = top + band * len(rows) + 34
-    width = left + plot_w + 30 + 190
+    width = left + plot_w + 30 + legend_width(series)
 
     sx = value_scale(lo, hi, left, plot_w)
     body = [svg_text(8, 14, title, extra='font-weight="bold"')]
@@ -97,7 +99,7 @@ def line_chart(
     """One polyline per series over categorical x positions (None leaves a gap); ``chance``
     (per x position) is drawn as a dashed grey line."""
     left, top, plot_w, plot_h = 60.0, 36.0, 580.0, 260.0
-    width, height = left + plot_w + 30 + 190, top + plot_h + 44
+    width, height = left + plot_w + 30 + legend_width(list(series)), top + plot_h + 44
     n = max(len(x_labels), 1)
 
     def sx(i: int) -> float:
@@ -165,11 +167,11 @@ def bar_chart(
     """
     if hi <= lo:
         hi = lo + 1.0
-    left, plot_w, bar = 200.0, 440.0, 15.0
+    left, plot_w, bar = label_width(rows), 440.0, 15.0
     band = bar * len(series) + 10
     top = 24.0
     height = top + band * len(rows) + 34
-    width = left + plot_w + 60 + 150
+    width = left + plot_w + 60 + legend_width(series)
     zero, per = _bar_scale(lo, hi, left, plot_w)
     body = [svg_text(8, 14, title, extra='font-weight="bold"')]
     body += value_grid(value_scale(lo, hi, left, plot_w), lo, hi, top, height, unit)
@@ -220,9 +222,9 @@ def range_chart(
     row) draws a dashed line across the row where a uniform guesser would score."""
     rows = list(values)
     series = list(dict.fromkeys(s for row in values.values() for s in row))
-    left, plot_w, band, top = 200.0, 420.0, 32.0, 24.0
+    left, plot_w, band, top = label_width(rows), 420.0, 32.0, 24.0
     height = top + band * len(rows) + 34
-    width = left + plot_w + 100 + 190
+    width = left + plot_w + 100 + legend_width(series)
 
     sx = value_scale(lo, hi, left, plot_w)
     body = [svg_text(8, 14, title, extra='font-weight="bold"')]
@@ -262,7 +264,7 @@ def rank_chart(
     """Ranks per category, one polyline per series, rank 1 at the top (a "bump" chart)."""
     worst = max([r for values in ranks.values() for r in values if r is not None] + [2])
     left, top, plot_w, plot_h = 60.0, 36.0, 580.0, 28.0 * worst
-    width, height = left + plot_w + 30 + 190, top + plot_h + 40
+    width, height = left + plot_w + 30 + legend_width(list(ranks)), top + plot_h + 40
     n = max(len(x_labels), 1)
 
     def sx(i: int) -> float:

@@ -13,7 +13,7 @@ from markupsafe import Markup
 
 from lvlmbench.judging import HUMAN
 from lvlmbench.judging.human_checks import CHECKS, check_summaries
-from lvlmbench.report import benchmark_summary, render_benchmark, report_css
+from lvlmbench.report import benchmark_summary, board_names, render_benchmark, report_css
 from lvlmbench.report.render_comparisons import comparisons_section
 from lvlmbench.report.render_style import style_block
 from lvlmbench.store import Store
@@ -103,7 +103,8 @@ def comparisons(request: Request, name: str, baseline: str | None = None) -> Res
     table = figures_of(request).get(
         ("compare", name, baseline or ""), lambda: against_the_best(store, name, baseline)
     )
-    section = "" if table is None else comparisons_section(table)
+    names = _names(request, store, name)
+    section = "" if table is None else comparisons_section(table, names, legend=True)
     return render(request, "compare.html", name=name, section=Markup(section))
 
 
@@ -139,16 +140,27 @@ def item(
         raise HTTPException(404, f"no item {item_id!r} in benchmark {name!r}")
     answers = [(r, outcome(found, r)) for r in item_responses(store, item_id)]
     within = filtered_ids(store, name, wanted) if wanted.is_set() else None
+    names = _names(request, store, name)
+    shown = dict.fromkeys(r.model for r, _ in answers)
     return render(
         request,
         "item.html",
         name=name,
         item=found,
+        names=names,
+        legend={m: names[m] for m in shown if names.get(m, m) != m},
         transcripts=transcripts(store, found, answers),
         neighbours=item_neighbours(store, name, item_id, within),
         query=browser_query(wanted),
         judgments=item_judgments(store, item_id),
     )
+
+
+def _names(request: Request, store: Store, name: str) -> dict[str, str]:
+    """The benchmark's display names, as its leaderboard shows them (the summary is the one
+    the JSON leaderboard caches, so an unchanged store computes it once)."""
+    summary = figures_of(request).get(("summary", name), lambda: benchmark_summary(store, name))
+    return board_names(summary)
 
 
 @router.get("/images/{digest}")
