@@ -40,7 +40,7 @@ from lvlmbench.scenes import ProceduralExaminer, SceneProgram
 from lvlmbench.scenes.compose import ComposedAspect, Composition, compose_capability
 from lvlmbench.scenes.effects import lit_appearances
 from lvlmbench.scenes.masks import object_masks
-from lvlmbench.scenes.palette import COLORS, pattern_color
+from lvlmbench.scenes.palette import COLORS, nearest_rows, pattern_color
 from lvlmbench.scenes.recipes import RECIPES
 from lvlmbench.scenes.taxonomy import fine_aspects
 
@@ -87,8 +87,7 @@ def _classify_all(
 ) -> Counter[str]:
     """Nearest reference colour (squared RGB distance) of every pixel, counted by name."""
     names, rgbs = references
-    distances = ((sample[:, None, :] - rgbs[None, :, :]) ** 2).sum(axis=2)
-    return Counter(names[i] for i in distances.argmin(axis=1).tolist())
+    return Counter(names[i] for i in nearest_rows(sample, rgbs).tolist())
 
 
 def _element(obj: dict[str, Any]) -> str:

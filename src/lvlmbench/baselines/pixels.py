@@ -29,7 +29,7 @@ from numpy.typing import NDArray
 from PIL import Image
 
 from lvlmbench.choice import ParsedChoice
-from lvlmbench.scenes.palette import COLORS
+from lvlmbench.scenes.palette import COLORS, nearest_rows
 
 __all__ = ["Look", "answer_from_pixels", "choose_option", "judge_statement"]
 
@@ -64,7 +64,7 @@ def _number_in(text: str) -> int | None:
 class Look:
     """Pixel statistics of one image: palette names per grid pixel, brightness, warmth."""
 
-    names: NDArray[np.int64]
+    names: NDArray[np.intp]
     """Index into the palette of every grid pixel (_SIDE x _SIDE)."""
     brightness: float
     """Mean luminance, 0-255."""
@@ -78,10 +78,9 @@ class Look:
         with Image.open(io.BytesIO(png)) as opened:
             grid = opened.convert("RGB").resize((_SIDE, _SIDE), Image.Resampling.NEAREST)
         rgb = np.asarray(grid, dtype=np.int32)
-        distances = ((rgb[:, :, None, :] - _RGB[None, None, :, :]) ** 2).sum(axis=3)
         luminance = rgb @ np.array([0.299, 0.587, 0.114])
         warmth = rgb[:, :, 0] - rgb[:, :, 2]
-        return cls(distances.argmin(axis=2), float(luminance.mean()), float(warmth.mean()))
+        return cls(nearest_rows(rgb, _RGB), float(luminance.mean()), float(warmth.mean()))
 
     @cached_property
     def background(self) -> set[str]:
