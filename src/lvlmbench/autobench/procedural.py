@@ -109,13 +109,10 @@ def colour_checks(
         # Nearest-neighbour keeps real rendered pixels (no blending of neighbours' colours).
         image = opened.convert("RGB").resize((masks.width, masks.height), Image.Resampling.NEAREST)
     pixels = np.asarray(image, dtype=np.int32)
-    pad_x, pad_y = masks.width // 2, masks.height // 2
     checks = []
     for obj in objects[:k]:
-        visible = masks.visible[obj["index"]][
-            pad_y : pad_y + masks.height, pad_x : pad_x + masks.width
-        ]
-        sample = pixels[visible]
+        (rows, cols), visible = masks.visible_in_image(obj["index"])
+        sample = pixels[rows, cols][visible]  # row-major, as over the whole image
         if len(sample) > _SAMPLE:  # classify a fixed-size sample: enough for a majority
             sample = sample[np.linspace(0, len(sample) - 1, _SAMPLE).astype(int)]
         seen = _classify_all(sample, references) if len(sample) else Counter[str]()
