@@ -53,11 +53,18 @@ def background_colors(program: SceneProgram) -> tuple[RGB, RGB]:
 
 
 def _column(top: RGB, bottom: RGB, height: int) -> Image.Image:
+    return Image.frombytes("RGB", (1, height), _gradient(top, bottom, height))
+
+
+@cache
+def _gradient(top: RGB, bottom: RGB, height: int) -> bytes:
+    """One pixel column from ``top`` to ``bottom``. Remembered: backgrounds reuse a few pale
+    tints at one size, and the per-row rounding in Python cost a millisecond a scene."""
     rows = bytearray()
     for y in range(height):
         t = y / max(1, height - 1)
         rows += bytes(round(a + (b - a) * t) for a, b in zip(top, bottom, strict=True))
-    return Image.frombytes("RGB", (1, height), bytes(rows))
+    return bytes(rows)
 
 
 def draw_background(program: SceneProgram, width: int, height: int) -> Image.Image:
