@@ -309,57 +309,6 @@ def test_demo_writes_a_leaderboard_consistent_with_its_store(tmp_path: Path) -> 
     store.close()
 
 
-def _built(db: Path, names: list[str]) -> tuple[list[tuple[Any, ...]], list[tuple[str, ...]]]:
-    store = Store.open(str(db))
-    items = sorted(
-        (i.id, i.question, tuple(i.options or ()), i.answer, tuple(i.images))
-        for name in names
-        for i in iter_items(store, name)
-    )
-    answers = sorted(
-        (r.item_id, r.model, r.extracted or "") for r in iter_responses(store, variant="default")
-    )
-    store.close()
-    return items, answers
-
-
-def test_demo_builds_and_answers_the_same_concurrently_as_one_after_another(
-    tmp_path: Path,
-) -> None:
-    """The demo generates its capabilities, then evaluates them, all at once: the benchmarks,
-    their items and every examinee's answers are those of running them one at a time."""
-    import asyncio
-
-    from lvlmbench.autobench.pipeline import GenerateSettings
-    from lvlmbench.cli._runs import run_models
-    from lvlmbench.cli.demo import DEMO_MODELS, _run
-    from lvlmbench.cli.generate import run_generation
-
-    capabilities = [CAPABILITY, "basic understanding"]
-    models = list(DEMO_MODELS)
-
-    async def one_after_another(store: Store) -> list[str]:
-        names = []
-        for capability in capabilities:
-            settings = GenerateSettings(capability=capability, per_aspect=1, seed=0)
-            await run_generation(store, settings, "procedural", "procedural", "scene", False)
-            names.append(settings.benchmark)
-        for name in names:
-            await run_models(
-                store, name, models, variant="default", concurrency=16, show_progress=False
-            )
-        return names
-
-    together, apart = tmp_path / "together" / "s.db", tmp_path / "apart" / "s.db"
-    together.parent.mkdir()
-    apart.parent.mkdir()
-    names = asyncio.run(_run(Store.open(str(together)), capabilities, 1, 0, models))
-    assert asyncio.run(one_after_another(Store.open(str(apart)))) == names
-    items, answers = _built(together, names)
-    assert len(items) == 2 * 72 and len(answers) == len(models) * len(items)
-    assert (items, answers) == _built(apart, names)
-
-
 # -- bad input: exit 2, one line naming what is wrong, the store untouched --------------------
 
 

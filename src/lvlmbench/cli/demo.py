@@ -3,24 +3,20 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import shlex
 import time
-from collections.abc import Callable, Iterator
-from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Annotated
 
 import typer
 from rich.markup import escape
-from rich.progress import Progress
 
-from lvlmbench.autobench.backends import generate_with
 from lvlmbench.autobench.experiments import Target, leakage_figures, position_bias_figures
 from lvlmbench.autobench.leaderboard import leaderboard, write_leaderboard
 from lvlmbench.autobench.pipeline import GenerateSettings
 from lvlmbench.choice.accuracy import accuracy_table
-from lvlmbench.cli._common import BadInput, console, err_console, friendly_errors
+from lvlmbench.cli._common import BadInput, console, friendly_errors
+from lvlmbench.cli._runs import run_models
 from lvlmbench.cli._tables import accuracy_pivot
 from lvlmbench.cli.experiment import (
     print_bias_table,
@@ -28,80 +24,28 @@ from lvlmbench.cli.experiment import (
     run_leakage,
     run_position_bias,
 )
-from lvlmbench.cli.generate import print_report
-from lvlmbench.models import resolve_spec, spec_label
+from lvlmbench.cli.generate import print_report, run_generation
+from lvlmbench.models import resolve_spec
 from lvlmbench.report import write_report
-from lvlmbench.runner import ProgressFor, ProgressHook, run_examinees
 from lvlmbench.scenes import CAPABILITIES
-from lvlmbench.store import GenerationReport, Store, did_you_mean
+from lvlmbench.store import Store, did_you_mean
 
 __all__ = ["DEMO_MODELS", "demo", "next_commands"]
 
 DEMO_MODELS = ("baseline/random", "baseline/prior", "baseline/pixels", "baseline/oracle")
 
 
-@contextlib.contextmanager
-def _phase_bars(enabled: bool) -> Iterator[Callable[[str], AbstractContextManager[ProgressHook]]]:
-    """One live display with a bar per concurrent job: rich allows one live display at a time,
-    so the jobs of a phase share it instead of each opening its own."""
-    if not enabled:
-        yield lambda _label: contextlib.nullcontext(lambda done, total: None)
-        return
-    with Progress(*Progress.get_default_columns(), console=err_console) as progress:
-
-        @contextlib.contextmanager
-        def bar(label: str) -> Iterator[ProgressHook]:
-            task = progress.add_task(escape(label), total=None)
-            yield lambda done, total: progress.update(task, completed=done, total=total)
-
-        yield bar
-
-
-async def _generate(store: Store, capabilities: list[str], per_aspect: int, seed: int) -> list[str]:
-    """Generate every capability's benchmark at once: each is seeded and written on its own,
-    and while one waits on the render workers another builds or stores its units, which
-    keeps every core busy where one capability after another left all but one idle."""
-    all_settings = [
-        GenerateSettings(capability=capability, per_aspect=per_aspect, seed=seed)
-        for capability in capabilities
-    ]
-    with _phase_bars(True) as bars:
-
-        async def one(settings: GenerateSettings) -> GenerationReport:
-            with bars(f"generate {settings.benchmark}") as hook:
-                return await generate_with(
-                    store, settings, "procedural", "procedural", "scene", hook
-                )
-
-        reports = await asyncio.gather(*(one(settings) for settings in all_settings))
-    for settings, report in zip(all_settings, reports, strict=True):
-        print_report(report, settings.benchmark)
-    return [settings.benchmark for settings in all_settings]
-
-
-async def _evaluate(store: Store, names: list[str], models: list[str]) -> None:
-    """Evaluate the examinees on every benchmark at once, for the reason :func:`_generate`
-    gives; each benchmark's examinees still run in turn, as ``lvlmbench evaluate`` runs them."""
-    with _phase_bars(True) as bars:
-
-        def progress(name: str) -> ProgressFor:
-            return lambda spec, _client: bars(f"{name}: {spec_label(spec)} [default]")
-
-        await asyncio.gather(
-            *(
-                run_examinees(
-                    store, name, models, variant="default", concurrency=16, progress=progress(name)
-                )
-                for name in names
-            )
-        )
-
-
 async def _run(
     store: Store, capabilities: list[str], per_aspect: int, seed: int, models: list[str]
 ) -> list[str]:
-    names = await _generate(store, capabilities, per_aspect, seed)
-    await _evaluate(store, names, models)
+    names = []
+    for capability in capabilities:
+        settings = GenerateSettings(capability=capability, per_aspect=per_aspect, seed=seed)
+        report = await run_generation(store, settings, "procedural", "procedural", "scene", True)
+        print_report(report, settings.benchmark)
+        names.append(settings.benchmark)
+    for name in names:
+        await run_models(store, name, models, variant="default", concurrency=16, show_progress=True)
     return names
 
 
