@@ -124,3 +124,26 @@ async def test_true_false_items_are_answered_from_the_image() -> None:
         assert output.ok, output.reason
         replies.append(output.text)
     assert replies == ["true", "false"]
+
+
+def test_blobs_are_the_four_connected_components_in_reading_order() -> None:
+    """_components against networkx's components of the 4-neighbour grid graph: same blobs,
+    same sizes and centres, listed by each blob's first cell in reading order."""
+    import networkx as nx
+    import numpy as np
+
+    from lvlmbench.baselines.pixels import _MIN_BLOB, _components
+
+    mask = np.random.default_rng(7).random((40, 30)) < 0.45
+    mask[0, :8] = True  # a blob along the top edge
+    mask[1, :8] = False
+    graph = nx.grid_2d_graph(*mask.shape)
+    graph.remove_nodes_from([tuple(cell) for cell in np.argwhere(~mask).tolist()])
+    blobs = [sorted(c) for c in nx.connected_components(graph) if len(c) >= _MIN_BLOB]
+    blobs.sort(key=lambda cells: cells[0])
+    expected = [
+        (len(c), sum(r for r, _ in c) / len(c), sum(k for _, k in c) / len(c)) for c in blobs
+    ]
+    found = _components(mask)
+    assert len(found) >= 5
+    assert found == expected  # integer sums over the same cells: the same floats

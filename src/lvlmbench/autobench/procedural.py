@@ -40,7 +40,7 @@ from lvlmbench.scenes import ProceduralExaminer, SceneProgram
 from lvlmbench.scenes.compose import ComposedAspect, Composition, compose_capability
 from lvlmbench.scenes.effects import lit_appearances
 from lvlmbench.scenes.masks import object_masks
-from lvlmbench.scenes.palette import COLORS, pattern_color
+from lvlmbench.scenes.palette import COLORS, nearest_rows, pattern_color
 from lvlmbench.scenes.recipes import RECIPES
 from lvlmbench.scenes.taxonomy import fine_aspects
 
@@ -87,8 +87,7 @@ def _classify_all(
 ) -> Counter[str]:
     """Nearest reference colour (squared RGB distance) of every pixel, counted by name."""
     names, rgbs = references
-    distances = ((sample[:, None, :] - rgbs[None, :, :]) ** 2).sum(axis=2)
-    return Counter(names[i] for i in distances.argmin(axis=1).tolist())
+    return Counter(names[i] for i in nearest_rows(sample, rgbs).tolist())
 
 
 def _element(obj: dict[str, Any]) -> str:
@@ -110,13 +109,10 @@ def colour_checks(
         # Nearest-neighbour keeps real rendered pixels (no blending of neighbours' colours).
         image = opened.convert("RGB").resize((masks.width, masks.height), Image.Resampling.NEAREST)
     pixels = np.asarray(image, dtype=np.int32)
-    pad_x, pad_y = masks.width // 2, masks.height // 2
     checks = []
     for obj in objects[:k]:
-        visible = masks.visible[obj["index"]][
-            pad_y : pad_y + masks.height, pad_x : pad_x + masks.width
-        ]
-        sample = pixels[visible]
+        (rows, cols), visible = masks.visible_in_image(obj["index"])
+        sample = pixels[rows, cols][visible]  # row-major, as over the whole image
         if len(sample) > _SAMPLE:  # classify a fixed-size sample: enough for a majority
             sample = sample[np.linspace(0, len(sample) - 1, _SAMPLE).astype(int)]
         seen = _classify_all(sample, references) if len(sample) else Counter[str]()

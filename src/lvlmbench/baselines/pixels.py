@@ -29,7 +29,7 @@ from numpy.typing import NDArray
 from PIL import Image
 
 from lvlmbench.choice import ParsedChoice
-from lvlmbench.scenes.palette import COLORS
+from lvlmbench.scenes.palette import COLORS, nearest_rows
 
 __all__ = ["Look", "answer_from_pixels", "choose_option", "judge_statement"]
 
@@ -64,7 +64,7 @@ def _number_in(text: str) -> int | None:
 class Look:
     """Pixel statistics of one image: palette names per grid pixel, brightness, warmth."""
 
-    names: NDArray[np.int64]
+    names: NDArray[np.intp]
     """Index into the palette of every grid pixel (_SIDE x _SIDE)."""
     brightness: float
     """Mean luminance, 0-255."""
@@ -78,10 +78,9 @@ class Look:
         with Image.open(io.BytesIO(png)) as opened:
             grid = opened.convert("RGB").resize((_SIDE, _SIDE), Image.Resampling.NEAREST)
         rgb = np.asarray(grid, dtype=np.int32)
-        distances = ((rgb[:, :, None, :] - _RGB[None, None, :, :]) ** 2).sum(axis=3)
         luminance = rgb @ np.array([0.299, 0.587, 0.114])
         warmth = rgb[:, :, 0] - rgb[:, :, 2]
-        return cls(distances.argmin(axis=2), float(luminance.mean()), float(warmth.mean()))
+        return cls(nearest_rows(rgb, _RGB), float(luminance.mean()), float(warmth.mean()))
 
     @cached_property
     def background(self) -> set[str]:
@@ -114,23 +113,37 @@ class Look:
 
 
 def _components(mask: NDArray[np.bool_]) -> list[tuple[int, float, float]]:
-    seen = np.zeros_like(mask)
+    """(size, centre row, centre column) of each 4-connected blob of at least _MIN_BLOB cells,
+    in the order of each blob's first cell in reading order.
+
+    A breadth-first search over a flat Python list: indexing numpy arrays one cell at a time
+    cost several times as much as the search itself."""
+    height, width = mask.shape
+    flat: list[bool] = mask.ravel().tolist()
+    seen = [False] * len(flat)
     found = []
-    for start in zip(*np.nonzero(mask), strict=True):
+    for start in np.flatnonzero(mask).tolist():
         if seen[start]:
             continue
         seen[start] = True
         queue, cells = deque([start]), []
         while queue:
-            row, col = queue.popleft()
-            cells.append((row, col))
-            for nr, nc in ((row + 1, col), (row - 1, col), (row, col + 1), (row, col - 1)):
-                if 0 <= nr < _SIDE and 0 <= nc < _SIDE and mask[nr, nc] and not seen[nr, nc]:
-                    seen[nr, nc] = True
-                    queue.append((nr, nc))
+            cell = queue.popleft()
+            cells.append(cell)
+            row, col = divmod(cell, width)
+            for neighbour, inside in (
+                (cell + width, row + 1 < height),
+                (cell - width, row > 0),
+                (cell + 1, col + 1 < width),
+                (cell - 1, col > 0),
+            ):
+                if inside and flat[neighbour] and not seen[neighbour]:
+                    seen[neighbour] = True
+                    queue.append(neighbour)
         if len(cells) >= _MIN_BLOB:
-            rows, cols = zip(*cells, strict=True)
-            found.append((len(cells), sum(rows) / len(cells), sum(cols) / len(cells)))
+            rows = sum(cell // width for cell in cells)
+            cols = sum(cell % width for cell in cells)
+            found.append((len(cells), rows / len(cells), cols / len(cells)))
     return found
 
 

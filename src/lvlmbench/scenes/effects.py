@@ -53,11 +53,18 @@ def background_colors(program: SceneProgram) -> tuple[RGB, RGB]:
 
 
 def _column(top: RGB, bottom: RGB, height: int) -> Image.Image:
+    return Image.frombytes("RGB", (1, height), _gradient(top, bottom, height))
+
+
+@cache
+def _gradient(top: RGB, bottom: RGB, height: int) -> bytes:
+    """One pixel column from ``top`` to ``bottom``. Remembered: backgrounds reuse a few pale
+    tints at one size, and the per-row rounding in Python cost a millisecond a scene."""
     rows = bytearray()
     for y in range(height):
         t = y / max(1, height - 1)
         rows += bytes(round(a + (b - a) * t) for a, b in zip(top, bottom, strict=True))
-    return Image.frombytes("RGB", (1, height), bytes(rows))
+    return bytes(rows)
 
 
 def draw_background(program: SceneProgram, width: int, height: int) -> Image.Image:
@@ -214,13 +221,15 @@ def apply_lighting(image: Image.Image, program: SceneProgram) -> Image.Image:
 def lit_appearances(rgb: RGB, program: SceneProgram) -> list[RGB]:
     """How a flat colour can look in the finished image under the program's light and fog:
     one appearance for day, dusk and night; lit and unlit ones under a spotlight."""
-    swatch = Image.new("RGB", (1, 1), rgb)
-    looks = [swatch] if program.lighting.kind in ("day", "spotlight") else []
+    looks = [rgb] if program.lighting.kind in ("day", "spotlight") else []
     if program.lighting.kind != "day":
-        looks.append(swatch.point(_lut(program.lighting.kind)))
+        # What Image.point does with this table, looked up directly: point() first rounds
+        # all 768 entries again, on every call, which made this the colour check's main cost.
+        table = _lut(program.lighting.kind)
+        looks.append((table[rgb[0]], table[256 + rgb[1]], table[512 + rgb[2]]))
     seen: list[RGB] = []
     for look in looks:
-        pixel = apply_fog(look, program).getpixel((0, 0))
+        pixel = apply_fog(Image.new("RGB", (1, 1), look), program).getpixel((0, 0))
         assert isinstance(pixel, tuple)
         seen.append((int(pixel[0]), int(pixel[1]), int(pixel[2])))
     return seen

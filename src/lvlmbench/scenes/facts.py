@@ -77,7 +77,7 @@ def _object_facts(program: SceneProgram, masks: MaskSet, threshold: float) -> li
     out = []
     for i, obj in enumerate(program.objects):
         area = masks.area(i)
-        visible = float(masks.visible[i].sum()) / area if area else 0.0
+        visible = masks.visible_pixels(i) / area if area else 0.0
         hiders = [j for j in order[rank[i] + 1 :] if masks.overlap(i, j) > 0.01 * area]
         box = object_box(obj, program.canvas.width, program.canvas.height)
         lit = _lit(program, box)
