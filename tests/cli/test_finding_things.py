@@ -171,7 +171,7 @@ def test_generate_fine_aspects_flag_is_k_not_m(tmp_path: Path) -> None:
 def test_demo_next_commands_name_its_benchmarks_and_store() -> None:
     evaluate, serve = next_commands(Path("demo out/lvlmbench.db"), [NAME, "basic-understanding-s0"])
     assert evaluate == (
-        f'for b in {NAME} basic-understanding-s0; do lvlmbench evaluate "$b" '
-        "-m openai/gpt-4o-mini --store 'demo out/lvlmbench.db'; done"
+        f"lvlmbench evaluate {NAME} basic-understanding-s0 "
+        "-m openai/gpt-4o-mini --store 'demo out/lvlmbench.db'"
     )
     assert serve == "lvlmbench serve --store 'demo out/lvlmbench.db'"

@@ -146,7 +146,8 @@ def next_commands(db: Path, benchmarks: list[str], model: str = "openai/gpt-4o-m
     store = shlex.quote(str(db))
     names = " ".join(shlex.quote(name) for name in benchmarks)
     return [
-        f'for b in {names}; do lvlmbench evaluate "$b" -m {model} --store {store}; done',
+        # One command: evaluate takes several benchmarks and ends with a table across them.
+        f"lvlmbench evaluate {names} -m {model} --store {store}",
         f"lvlmbench serve --store {store}",
     ]
 
