@@ -9,7 +9,8 @@ import pytest
 from level_answers import BENCH, level_store
 
 from lvlmbench.autobench.exp_levels import leakage_by_level, ranks_by_level
-from lvlmbench.store import Store
+from lvlmbench.store import Store, iter_items, put_responses
+from lvlmbench.types import Response
 
 
 @pytest.fixture
@@ -63,3 +64,16 @@ def test_leakage_per_level_worked_by_hand(store: Store):
 def test_leakage_per_level_only_for_the_models_asked(store: Store):
     rows = leakage_by_level(store, BENCH, ["m1"])
     assert all(set(r.description_only) <= {"m1"} for r in rows)
+
+
+def test_a_model_that_answered_part_of_a_level_is_not_ranked_there(store: Store):
+    # "part" answered one easy item, rightly: 100 % at easy on 1 of its 4 items. It used to
+    # rank first there, above m1's 4 of 4 answered.
+    easy = next(i for i in iter_items(store, BENCH) if i.meta.get("difficulty") == "easy")
+    assert easy.answer is not None
+    put_responses(
+        store, [Response(item_id=easy.id, model="part", text=easy.answer, extracted=easy.answer)]
+    )
+    ranks = {(r.level, r.model): r.rank for r in ranks_by_level(store, BENCH)}
+    assert ("easy", "part") not in ranks
+    assert (ranks["easy", "m1"], ranks["easy", "m2"], ranks["easy", "m3"]) == (1, 2, 2)

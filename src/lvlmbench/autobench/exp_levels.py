@@ -134,10 +134,15 @@ def ranks_by_level(
 
 
 def ranks_from_table(rows: Sequence[AccuracyRow]) -> list[LevelRank]:
-    """:func:`ranks_by_level` from an accuracy table by difficulty already computed."""
+    """:func:`ranks_by_level` from an accuracy table by difficulty already computed. Only the
+    models that answered every item of a level any model answered are ranked there: a model
+    right on the 2 items it answered would otherwise rank first at 100 %."""
+    items = {(row.group[0], row.model): row.items for row in rows}
     table = _by_level(rows)
     ranks = []
-    for level, scores in table.items():
+    for level, every in table.items():
+        size = max(items[level, m] for m in every)
+        scores = {m: score for m, score in every.items() if items[level, m] >= size}
         ordered = sorted(scores, key=lambda m: (-scores[m].accuracy, m))
         for model in ordered:
             better = sum(1 for other in scores.values() if other.accuracy > scores[model].accuracy)

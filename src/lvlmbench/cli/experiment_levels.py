@@ -138,4 +138,6 @@ def ranks(
             for lv in levels
         ]
         table.add_row(shown[m], *cells)
+    table.caption = "only models that answered every item of a level are ranked there"
+    table.caption_justify = "left"
     console.print(table)

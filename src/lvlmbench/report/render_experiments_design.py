@@ -126,7 +126,11 @@ def ranks_section(rows: list[dict[str, Any]], names: Mapping[str, str] | None = 
         for m in models
     }
     chart = rank_chart(levels, series, "rank per difficulty level (1 = best)")
-    return "<h3>Ranks per level</h3>" + table(["model", *levels], body, "ranks") + chart
+    note = (
+        '<p class="note">Only models that answered every item of a level are ranked there; '
+        "one that answered part of it shows “-”.</p>"
+    )
+    return "<h3>Ranks per level</h3>" + table(["model", *levels], body, "ranks") + note + chart
 
 
 def alignment_section(data: dict[str, Any] | None) -> str:
