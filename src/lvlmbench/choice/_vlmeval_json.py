@@ -24,6 +24,7 @@ class CircularRowJSON(TypedDict):
     questions_correct: int
     questions: int
     incomplete: int
+    unasked: int
     epochs: int
     group: NotRequired[list[str]]
     """The --by group's values (absent on the row over the whole benchmark)."""

@@ -87,23 +87,32 @@ class CircularRow:
     questions_correct: int
     """Questions right in every copy, added up over the epochs."""
     incomplete: int
-    """Questions with a copy unanswered or failed (counted wrong), added up over the epochs."""
+    """Questions with a copy failed (counted wrong, as VLMEvalKit counts them), added up over
+    the epochs."""
     epochs: int = 1
     row_score: ItemMean = field(default_factory=ItemMean)
     """Per-row accuracy over the answered copies, each copy's epochs averaged first."""
     group: tuple[str, ...] = ()
     """The question's values of the facets the table is grouped by (``evaluate --by``; the
     base row's, as VLMEvalKit groups its copies), empty for the whole benchmark."""
+    unasked: int = 0
+    """Questions with a copy never asked (a partial run), added up over the epochs: neither
+    right nor wrong, left out of the circular accuracy and counted here."""
 
     @property
     def row_accuracy(self) -> float:
         return self.row_score.mean
 
     @property
+    def asked(self) -> int:
+        """Questions asked in full (every copy has a stored answer or failure), over epochs."""
+        return self.questions * self.epochs - self.unasked
+
+    @property
     def circular_accuracy(self) -> float:
-        # The same number of epochs for every question: the mean of the questions' means.
-        total = self.questions * self.epochs
-        return self.questions_correct / total if total else 0.0
+        # Over the questions asked in full: a copy a partial run never asked is not a wrong
+        # answer (a failed one is, as VLMEvalKit counts it).
+        return self.questions_correct / self.asked if self.asked else 0.0
 
     def as_dict(self) -> CircularRowJSON:
         """A JSON-ready dict (accuracies as fractions)."""
@@ -118,6 +127,7 @@ class CircularRow:
             "questions_correct": self.questions_correct,
             "questions": self.questions,
             "incomplete": self.incomplete,
+            "unasked": self.unasked,
             "epochs": self.epochs,
         }
         if self.group:
@@ -274,7 +284,8 @@ def circular_table(
 def _circular_row(
     model: str, variant: str, by_epoch: _Answers, keyed: list[list[BenchmarkItem]]
 ) -> CircularRow:
-    tally = [0, 0, 0, 0]  # copies answered, copies right, questions right, incomplete
+    # copies answered, copies right, questions right, incomplete (a copy failed), unasked
+    tally = [0, 0, 0, 0, 0]
     copies_seen: dict[str, list[int]] = {}  # copy id -> [right, answered] over the epochs
     for answers in by_epoch.values():
         for copies in keyed:
@@ -282,8 +293,11 @@ def _circular_row(
             right = [_right(c, r) for c, r in zip(copies, got, strict=True)]
             tally[0] += sum(_answered(r) for r in got)
             tally[1] += sum(right)
-            tally[2] += all(right)
-            tally[3] += not all(_answered(r) for r in got)
+            if any(r is None for r in got):
+                tally[4] += 1
+            else:
+                tally[2] += all(right)
+                tally[3] += not all(_answered(r) for r in got)
             for copy, response, ok in zip(copies, got, right, strict=True):
                 if _answered(response):
                     seen = copies_seen.setdefault(copy.id, [0, 0])
@@ -300,6 +314,7 @@ def _circular_row(
         incomplete=tally[3],
         epochs=len(by_epoch),
         row_score=rows_score,
+        unasked=tally[4],
     )
 
 

@@ -31,6 +31,8 @@ def circular_pivot(rows: Sequence[CircularRow], title: str) -> Table:
     grouped = any(row.group for row in rows)
     names = ["model", *(["group"] if grouped else [])]
     names += ["per-row %", "rows", "circular %", "questions", "incomplete"]
+    unasked = any(row.unasked for row in rows)
+    names += ["not asked"] if unasked else []
     for name in [*names, *(["epochs"] if sampled else [])]:
         table.add_column(name, justify="left" if name in ("model", "group") else "right")
     for row in rows:
@@ -40,8 +42,9 @@ def circular_pivot(rows: Sequence[CircularRow], title: str) -> Table:
             f"{100 * row.row_accuracy:.1f}",
             f"{row.rows_correct}/{row.rows}",
             f"{100 * row.circular_accuracy:.1f}",
-            f"{row.questions_correct}/{row.questions * row.epochs}",
+            f"{row.questions_correct}/{row.asked}",
             str(row.incomplete),
+            *([f"[yellow]{row.unasked}[/]"] if unasked else []),
             *([str(row.epochs)] if sampled else []),
         )
     return table

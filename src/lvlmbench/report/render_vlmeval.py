@@ -18,20 +18,25 @@ _TOTALS: tuple[Literal["perception", "reasoning"], ...] = ("perception", "reason
 
 def _circular(rows: list[CircularRowJSON], names: Mapping[str, str]) -> str:
     head = ["model", "per-row %", "rows right", "circular %", "questions right", "incomplete"]
+    unasked = any(r.get("unasked", 0) for r in rows)
     body = [
         [
             td(names.get(r["model"], r["model"])),
             td(fmt(100 * r["row_accuracy"]), model=r["model"], facet="per-row"),
             td(f"{r['rows_correct']}/{r['rows']}"),
             td(fmt(100 * r["circular_accuracy"]), model=r["model"], facet="circular"),
-            td(f"{r['questions_correct']}/{r['questions']}"),
+            td(f"{r['questions_correct']}/{r['questions'] * r['epochs'] - r.get('unasked', 0)}"),
             td(str(r["incomplete"])),
+            *([td(str(r.get("unasked", 0)), model=r["model"], facet="unasked")] if unasked else []),
         ]
         for r in rows
     ]
+    if unasked:
+        head.append("not asked")
     note = (
         '<p class="meta">CircularEval: a question counts right only when every rotated copy is '
-        "right; a copy without an answer makes it wrong (incomplete).</p>"
+        "right; a copy that failed makes it wrong (incomplete); a question with a copy never "
+        "asked (a partial run) is left out and counted (not asked).</p>"
     )
     return "<h3>CircularEval</h3>" + note + table(head, body, "circular")
 

@@ -156,9 +156,9 @@ def _set_rows(result: EvaluateResult) -> list[SetRow]:
 def _circular_headline(row: CircularRow | None) -> tuple[Headline, ...]:
     if row is None:
         return ()
-    if row.incomplete:  # an unanswered copy counts as wrong: no figure over a partial run
+    if row.incomplete or row.unasked:  # a figure over part of the questions is not the score
         questions = row.questions * row.epochs
-        why = f"{row.incomplete} of {questions} questions not answered in every copy"
+        why = f"{row.incomplete + row.unasked} of {questions} questions not answered in every copy"
         return (Headline("CircularEval %", None, why),)
     value = 100 * row.circular_accuracy
     return (Headline("CircularEval %", value, f"{value:.1f}"),)
