@@ -142,7 +142,9 @@ def test_mme_acc_plus_and_score(tmp_path: Path) -> None:
     assert "circular" not in report
 
 
-def test_mme_unanswered_question_counts_wrong(tmp_path: Path) -> None:
+def test_mme_failed_question_counts_wrong_and_an_unasked_picture_is_left_out(
+    tmp_path: Path,
+) -> None:
     db = tmp_path / "s.db"
     _cli(db, "import", str(write_mme(tmp_path / "MME.tsv")), "-f", "vlmeval")
     header = ["index", "prediction"]
@@ -154,10 +156,19 @@ def test_mme_unanswered_question_counts_wrong(tmp_path: Path) -> None:
     finally:
         store.close()
     cats = {c.category: c for c in row.categories}
-    # color: only question 1 right of 4 (2 empty, 3 and 4 never answered) -> 25, acc+ 0.
-    assert (cats["color"].correct, cats["color"].questions, cats["color"].unanswered) == (1, 4, 3)
-    assert cats["color"].acc_plus == 0
-    assert (cats["OCR"].acc, cats["OCR"].acc_plus, cats["OCR"].unanswered) == (50, 0, 1)
+    # color, picture a: question 1 right, question 2's prediction empty (failed: wrong) -> acc
+    # 1 of 2 = 50, acc+ 0 of 1. Picture b's questions 3 and 4 are not in the file: never asked,
+    # neither right nor wrong, left out and counted (as VLMEvalKit scores the rows it has).
+    color = cats["color"]
+    assert (color.correct, color.unanswered, color.unasked_images) == (1, 1, 1)
+    assert (color.acc, color.acc_plus) == (50, 0)
+    # OCR: question 5 answered, 6 not in the file: no whole picture asked, so no OCR score (a
+    # 0.0 over nothing read as a failed category), and no perception sum.
+    assert "OCR" not in cats
+    assert row.total("perception").value is None
+    shown = _cli(db, "evaluate", "MME", "--model", "Bot")
+    line = next(ln for ln in shown.output.splitlines() if "pictures not asked" in ln)
+    assert line.split("│")[2].strip() == "2"  # b.jpg and c.jpg
 
 
 def _withhold_keys(store: Store, source: str, name: str) -> None:

@@ -42,6 +42,7 @@ class MMECategoryJSON(TypedDict):
     images: int
     images_correct: int
     unanswered: int
+    unasked_images: int
     epochs: int
 
 
@@ -60,5 +61,6 @@ class MMERowJSON(TypedDict):
     variant: str
     perception: float | None
     reasoning: float | None
+    unasked_images: int
     totals: MMETotalsJSON
     categories: list[MMECategoryJSON]

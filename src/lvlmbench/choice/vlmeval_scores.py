@@ -145,17 +145,22 @@ class MMECategory:
     images: int
     images_correct: int
     unanswered: int
-    """Questions without a usable answer (counted wrong)."""
+    """Questions asked whose answer failed (counted wrong)."""
     epochs: int = 1
+    unasked_images: int = 0
+    """Pictures with a question never asked (a partial run), over the epochs: left out of acc
+    and acc+ with their questions, neither right nor wrong."""
+    unasked_questions: int = 0
+    """The questions of those pictures."""
 
     @property
     def acc(self) -> float:
-        total = self.questions * self.epochs
+        total = self.questions * self.epochs - self.unasked_questions
         return 100 * self.correct / total if total else 0.0
 
     @property
     def acc_plus(self) -> float:
-        total = self.images * self.epochs
+        total = self.images * self.epochs - self.unasked_images
         return 100 * self.images_correct / total if total else 0.0
 
     @property
@@ -174,6 +179,7 @@ class MMECategory:
             "images": self.images,
             "images_correct": self.images_correct,
             "unanswered": self.unanswered,
+            "unasked_images": self.unasked_images,
             "epochs": self.epochs,
         }
 
@@ -185,11 +191,15 @@ class MMERow:
     model: str
     variant: str
     categories: list[MMECategory] = field(default_factory=list)
+    unasked_images: int = 0
+    """Pictures with a question never asked, over the epochs, in every category (a category
+    with no picture asked in full is absent from ``categories``)."""
 
     def total(self, name: str) -> CategoryTotal:
         """``perception`` or ``reasoning``: the sum of its categories' scores, with a value only
         when every one of them is present."""
-        scores = {c.category: c.score for c in self.categories}
+        # A category with a picture never asked has a score over part of it: no sum over it.
+        scores = {c.category: c.score for c in self.categories if not c.unasked_images}
         return category_sum(scores, MME_TOTALS[name])
 
     def as_dict(self) -> MMERowJSON:
@@ -201,6 +211,7 @@ class MMERow:
             "variant": self.variant,
             "perception": perception.value,
             "reasoning": reasoning.value,
+            "unasked_images": self.unasked_images,
             "totals": {"perception": perception.as_dict(), "reasoning": reasoning.as_dict()},
             "categories": [c.as_dict() for c in self.categories],
         }
@@ -351,22 +362,46 @@ def mme_table(
     if not groups:
         return []
     return [
-        MMERow(model, var, [_mme_category(c, pictures, by_epoch) for c, pictures in groups.items()])
+        _mme_row(model, var, groups, by_epoch)
         for (model, var), by_epoch in sorted(_by_model(store, benchmark, variant, models).items())
     ]
+
+
+def _mme_row(
+    model: str, variant: str, groups: dict[str, dict[str, list[BenchmarkItem]]], by_epoch: _Answers
+) -> MMERow:
+    """Each category a model was asked a whole picture of; one with none has no score (a 0.0
+    over nothing would read as a failed category), so it is absent, as an unseen one is."""
+    found = [_mme_category(c, pictures, by_epoch) for c, pictures in groups.items()]
+    asked = [c for c in found if c.images * c.epochs > c.unasked_images]
+    return MMERow(model, variant, asked, sum(c.unasked_images for c in found))
 
 
 def _mme_category(
     category: str, pictures: dict[str, list[BenchmarkItem]], by_epoch: _Answers
 ) -> MMECategory:
     questions = sum(len(qs) for qs in pictures.values())
-    tally = [0, 0, 0]  # right questions, right pictures, unanswered questions
+    # right questions, right pictures, failed questions, unasked pictures, their questions
+    tally = [0, 0, 0, 0, 0]
     for answers in by_epoch.values():
         for qs in pictures.values():
-            right = [_right(q, answers.get(q.id)) for q in qs]
+            got = [answers.get(q.id) for q in qs]
+            if any(r is None for r in got):
+                tally[3] += 1
+                tally[4] += len(qs)
+                continue
+            right = [_right(q, r) for q, r in zip(qs, got, strict=True)]
             tally[0] += sum(right)
             tally[1] += all(right)
-            tally[2] += sum(not _answered(answers.get(q.id)) for q in qs)
+            tally[2] += sum(not _answered(r) for r in got)
     return MMECategory(
-        category, questions, tally[0], len(pictures), tally[1], tally[2], len(by_epoch)
+        category,
+        questions,
+        tally[0],
+        len(pictures),
+        tally[1],
+        tally[2],
+        len(by_epoch),
+        unasked_images=tally[3],
+        unasked_questions=tally[4],
     )

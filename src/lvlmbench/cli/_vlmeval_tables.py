@@ -81,6 +81,9 @@ def mme_pivot(rows: Sequence[MMERow], title: str) -> Table:
         ]
         table.add_row(category, *cells)
     table.add_row("unanswered", *(str(sum(c.unanswered for c in row.categories)) for row in rows))
+    if any(row.unasked_images for row in rows):
+        unasked = (str(row.unasked_images) for row in rows)
+        table.add_row("[yellow]pictures not asked[/]", *unasked)
     if sampled:
         table.add_row("epochs", *(str(max(c.epochs for c in row.categories)) for row in rows))
     table.caption = "score = acc + acc+ (%, as MME reports them: acc over questions, acc+ over "

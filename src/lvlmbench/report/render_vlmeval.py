@@ -66,11 +66,15 @@ def _mme(rows: list[MMERowJSON], names: Mapping[str, str]) -> str:
             for r, c in ((r, by_name.get(name)) for r, by_name in zip(rows, found, strict=True))
         ]
         body.append([td(name), *cells])
+    if any(r.get("unasked_images", 0) for r in rows):
+        unasked = [r.get("unasked_images", 0) for r in rows]
+        body.append([td("pictures not asked"), *(td(str(n)) for n in unasked)])
     note = (
         '<p class="meta">MME: per category, score = acc + acc+ (acc+: both questions of a '
         "picture right); perception and reasoning sum their categories, and only over all of "
         "them (10 and 4): over part of them there is no total, and the cell says how many are "
-        "there.</p>"
+        "there. A picture with a question never asked (a partial run) is left out of acc and "
+        "acc+ and counted (pictures not asked).</p>"
     )
     return "<h3>MME</h3>" + note + table(head, body, "mme")
 
