@@ -11,6 +11,12 @@ import pytest
 from fastapi.testclient import TestClient
 from pngs import solid_png
 
+# The browser tests' fixtures, shared by every module here (a conftest below the root cannot
+# name plugins).
+from web.chromium import browser as browser
+from web.chromium import page as page
+from web.chromium import shots as shots
+
 from lvlmbench.judging.metrics import judge_with_metrics
 from lvlmbench.store import Store, put_benchmark, put_items, put_responses
 from lvlmbench.types import BenchmarkItem, Response, Status

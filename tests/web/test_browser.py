@@ -8,12 +8,12 @@ Skipped when /usr/bin/chromium is missing, unless LVLMBENCH_REQUIRE_BROWSER=1 (s
 from __future__ import annotations
 
 import json
-import os
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from web.chromium import require_chromium
 from web.conftest import CHOICE, OPEN, Fixture, build_store
 from web.signin import ManualClock
 from web_server import running
@@ -24,13 +24,7 @@ from lvlmbench.web import WebSettings, create_app
 
 pytestmark = pytest.mark.integration
 
-CHROMIUM = Path("/usr/bin/chromium")
-if not CHROMIUM.exists():
-    if os.environ.get("LVLMBENCH_REQUIRE_BROWSER") == "1":
-        raise RuntimeError("browser tests need Debian's chromium: apt-get install chromium")
-    pytest.skip("Debian's chromium is not installed", allow_module_level=True)
-
-sync_api = pytest.importorskip("playwright.sync_api")
+require_chromium()
 
 
 @pytest.fixture(scope="module")
@@ -39,34 +33,6 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Fixt
     with running(create_app(built.store)) as base:
         yield base, built
     built.store.close()
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[object]:
-    with sync_api.sync_playwright() as playwright:
-        launched = playwright.chromium.launch(
-            executable_path=str(CHROMIUM),
-            headless=True,
-            args=["--no-sandbox", "--disable-background-networking", "--disable-gpu"],
-        )
-        yield launched
-        launched.close()
-
-
-@pytest.fixture()
-def page(browser: object) -> Iterator[object]:
-    context = browser.new_context(viewport={"width": 1280, "height": 900})  # type: ignore[attr-defined]
-    opened = context.new_page()
-    yield opened
-    context.close()
-
-
-@pytest.fixture(scope="module")
-def shots(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    wanted = os.environ.get("LVLMBENCH_SCREENSHOTS")
-    folder = Path(wanted) if wanted else tmp_path_factory.mktemp("screenshots")
-    folder.mkdir(parents=True, exist_ok=True)
-    return folder
 
 
 def test_leaderboard_shows_numbers_and_charts(

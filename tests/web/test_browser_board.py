@@ -11,7 +11,6 @@ missing, unless LVLMBENCH_REQUIRE_BROWSER=1.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -19,6 +18,7 @@ from typing import Any
 import pytest
 from board_world import BOARD, EPOCHS, LONG_A, LONG_B, PARTIAL, write_board
 from cli_runs import evaluate_json
+from web.chromium import require_chromium
 from web_server import running
 
 from lvlmbench.report import write_report
@@ -27,13 +27,7 @@ from lvlmbench.web import create_app
 
 pytestmark = pytest.mark.integration
 
-CHROMIUM = Path("/usr/bin/chromium")
-if not CHROMIUM.exists():
-    if os.environ.get("LVLMBENCH_REQUIRE_BROWSER") == "1":
-        raise RuntimeError("browser tests need Debian's chromium: apt-get install chromium")
-    pytest.skip("Debian's chromium is not installed", allow_module_level=True)
-
-sync_api = pytest.importorskip("playwright.sync_api")
+require_chromium()
 
 FLAG = "partial: answered 6 of 12 items, not ranked"
 SHORT_A = "openai/qwen2-vl-7b-instruct (system=1a2b3c)"
@@ -91,34 +85,6 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]
     with running(create_app(store)) as base:
         yield base, report
     store.close()
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    with sync_api.sync_playwright() as playwright:
-        launched = playwright.chromium.launch(
-            executable_path=str(CHROMIUM),
-            headless=True,
-            args=["--no-sandbox", "--disable-background-networking", "--disable-gpu"],
-        )
-        yield launched
-        launched.close()
-
-
-@pytest.fixture()
-def page(browser: Any) -> Iterator[Any]:
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
-    opened = context.new_page()
-    yield opened
-    context.close()
-
-
-@pytest.fixture(scope="module")
-def shots(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    wanted = os.environ.get("LVLMBENCH_SCREENSHOTS")
-    folder = Path(wanted) if wanted else tmp_path_factory.mktemp("screenshots")
-    folder.mkdir(parents=True, exist_ok=True)
-    return folder
 
 
 def _leaderboard(page: Any) -> Any:
