@@ -6,7 +6,14 @@ from collections.abc import Iterable
 
 from lvlmbench.types import BenchmarkItem
 
-__all__ = ["GROUPINGS", "available_facets", "facet_name", "facet_value", "item_facets"]
+__all__ = [
+    "GROUPINGS",
+    "available_facets",
+    "carries_facet",
+    "facet_name",
+    "facet_value",
+    "item_facets",
+]
 
 # Facets an accuracy table can be grouped by, all read from item metadata; any other metadata
 # column of the benchmark's items (an imported file's `l2-category`, `split`, ...) works too.
@@ -52,3 +59,9 @@ def available_facets(items: Iterable[BenchmarkItem]) -> list[str]:
             if isinstance(value, str | int | float) and not isinstance(value, bool)
         )
     return [*GROUPINGS, *sorted(found - set(GROUPINGS))]
+
+
+def carries_facet(items: Iterable[BenchmarkItem], name: str) -> bool:
+    """Whether some item has a value of facet ``name``: an imported benchmark has no difficulty
+    levels, and a group of items without one, "-", would read as a level of its own."""
+    return any(facet_value(item, name) != "-" for item in items)

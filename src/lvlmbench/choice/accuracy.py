@@ -29,6 +29,7 @@ from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from lvlmbench.choice._facets import (
     GROUPINGS,
     available_facets,
+    carries_facet,
     facet_name,
     facet_value,
     item_facets,
@@ -51,6 +52,7 @@ __all__ = [
     "ScoredAnswers",
     "accuracy_table",
     "available_facets",
+    "carries_facet",
     "facet_name",
     "facet_value",
     "group_coverage",

@@ -13,6 +13,7 @@ from typing import Any, cast
 from lvlmbench.choice.accuracy import (
     AccuracyRow,
     ScoredAnswers,
+    carries_facet,
     facet_value,
     group_coverage,
     scored_answers,
@@ -100,19 +101,13 @@ def _rows(
     return out
 
 
-def _carried(items: Iterable[BenchmarkItem], facet: str) -> bool:
-    """Whether some item has a value of ``facet``: an imported benchmark has no difficulty
-    levels, and a section of one group called "-" would read as a level of its own."""
-    return any(facet_value(item, facet) != "-" for item in items)
-
-
 def _facet_rows(
     answers: ScoredAnswers, items: Iterable[BenchmarkItem], facet: str
 ) -> list[dict[str, Any]]:
     """Accuracy per ``facet`` group with each group's chance rate (none where no item has the
     facet)."""
     items = list(items)
-    if not _carried(items, facet):
+    if not carries_facet(items, facet):
         return []
     chance = chance_by_group(items, [facet])
     return _rows(answers.table([facet]), [facet], chance)
@@ -205,7 +200,7 @@ def benchmark_summary(
     judged = judged_data(SectionInput(store, name, items))
     metrics = judged.get("metrics", [])
     models = [r["model"] for r in overall] or sorted({m["model"] for m in metrics})
-    by_level = answers.table(["difficulty"]) if _carried(items.values(), "difficulty") else []
+    by_level = answers.table(["difficulty"]) if carries_facet(items.values(), "difficulty") else []
     level_chance = chance_by_group(items.values(), ["difficulty"])
     listed = list_benchmarks(store) if benchmarks is None else benchmarks
     circular, mme = _vlmeval_scores(store, name, row, list(items.values()))

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-from lvlmbench.choice.accuracy import GROUPINGS, available_facets, facet_name, facet_value
+from lvlmbench.choice.accuracy import GROUPINGS, available_facets, carries_facet, facet_name
 from lvlmbench.models import GenerationSettings, specs_with_settings
 from lvlmbench.runner import VARIANTS
 from lvlmbench.types import BenchmarkItem
@@ -74,7 +74,7 @@ def groupings_for(
     the default is silent; dropping a facet the user named is said."""
     items = list(items)
     facets = parse_groupings(by, available_facets(items))
-    present = [f for f in facets if any(facet_value(item, f) != "-" for item in items)]
+    present = [f for f in facets if carries_facet(items, f)]
     if not items or tuple(by) == DEFAULT_BY:
         return present, []
     notes = [
