@@ -146,7 +146,7 @@ def test_judged_and_vlmeval_sections_use_the_display_names() -> None:
     circular = {
         "model": LONG_A, "variant": "default", "row_accuracy": 0.5, "rows_correct": 2,
         "rows": 4, "copies": 4, "circular_accuracy": 0.0, "questions_correct": 0,
-        "questions": 1, "incomplete": 0, "epochs": 1,
+        "questions": 1, "incomplete": 0, "unasked": 0, "epochs": 1,
     }  # fmt: skip
     bench = cast(
         BenchmarkSummary,

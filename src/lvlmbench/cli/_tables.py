@@ -118,7 +118,8 @@ def accuracy_pivot(
         table.add_column(" / ".join(group) or "accuracy %", justify="right")
     # With several groups, the pooled accuracy over all of them, so no one adds columns by eye.
     several = len(shown_groups) > 1
-    overall = {(r.model, r.variant): r for r in overall_rows(rows)} if several else {}
+    pooled = {(r.model, r.variant): r for r in overall_rows(rows)}
+    overall = pooled if several else {}
     covered = group_coverage(rows, expected, noun) if several else {}
     if overall:
         table.add_column("overall", justify="right", style="bold")
@@ -132,11 +133,10 @@ def accuracy_pivot(
     counts = _CountColumns.of(rows)
     for header in counts.headers():
         table.add_column(header, justify="right")
-    answered = {(r.model, r.variant): r.items for r in overall_rows(rows)}
     for model, variant in models:
         mine = [cells.get((model, variant, g)) for g in shown_groups]
         label = shown[model] if variant == "default" else f"{shown[model]} [{variant}]"
-        got = answered.get((model, variant), 0)
+        got = pooled[model, variant].items if (model, variant) in pooled else 0
         if keyed and got < keyed:  # a figure over part of the benchmark never reads as a full one
             label += f"\n[yellow]partial: {got} of {keyed} items, not ranked[/]"
         table.add_row(

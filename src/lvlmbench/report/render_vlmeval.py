@@ -18,16 +18,16 @@ _TOTALS: tuple[Literal["perception", "reasoning"], ...] = ("perception", "reason
 
 def _circular(rows: list[CircularRowJSON], names: Mapping[str, str]) -> str:
     head = ["model", "per-row %", "rows right", "circular %", "questions right", "incomplete"]
-    unasked = any(r.get("unasked", 0) for r in rows)
+    unasked = any(r["unasked"] for r in rows)
     body = [
         [
             td(names.get(r["model"], r["model"])),
             td(fmt(100 * r["row_accuracy"]), model=r["model"], facet="per-row"),
             td(f"{r['rows_correct']}/{r['rows']}"),
             td(fmt(100 * r["circular_accuracy"]), model=r["model"], facet="circular"),
-            td(f"{r['questions_correct']}/{r['questions'] * r['epochs'] - r.get('unasked', 0)}"),
+            td(f"{r['questions_correct']}/{r['questions'] * r['epochs'] - r['unasked']}"),
             td(str(r["incomplete"])),
-            *([td(str(r.get("unasked", 0)), model=r["model"], facet="unasked")] if unasked else []),
+            *([td(str(r["unasked"]), model=r["model"], facet="unasked")] if unasked else []),
         ]
         for r in rows
     ]
@@ -66,8 +66,8 @@ def _mme(rows: list[MMERowJSON], names: Mapping[str, str]) -> str:
             for r, c in ((r, by_name.get(name)) for r, by_name in zip(rows, found, strict=True))
         ]
         body.append([td(name), *cells])
-    if any(r.get("unasked_images", 0) for r in rows):
-        unasked = [r.get("unasked_images", 0) for r in rows]
+    if any(r["unasked_images"] for r in rows):
+        unasked = [r["unasked_images"] for r in rows]
         body.append([td("pictures not asked"), *(td(str(n)) for n in unasked)])
     note = (
         '<p class="meta">MME: per category, score = acc + acc+ (acc+: both questions of a '
