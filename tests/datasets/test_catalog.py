@@ -15,6 +15,7 @@ from http_fixture import RecordingServer
 
 from lvlmbench.datasets.catalog import (
     CatalogError,
+    StandardBenchmark,
     cached_file,
     close_names,
     find_benchmark,
@@ -28,6 +29,14 @@ BODY = b"index\tquestion\tanswer\n1\tIs it red?\tyes\n" * 40
 @pytest.fixture(autouse=True)
 def caches(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return isolate_caches(tmp_path, monkeypatch)
+
+
+def _lab_entry(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, url: str) -> StandardBenchmark:
+    """The lab catalog's one entry: BODY published at ``url`` with its MD5."""
+    lab_catalog(tmp_path, monkeypatch, url, hashlib.md5(BODY).hexdigest())
+    entry = find_benchmark("Lab_Bench")
+    assert entry is not None
+    return entry
 
 
 def test_the_catalog_names_the_standard_benchmarks_with_their_published_checksums() -> None:
@@ -142,9 +151,7 @@ def test_vlmevalkits_copy_counts_only_when_its_md5_matches(
 def test_a_users_file_with_the_wrong_checksum_is_refused_and_left_alone(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    lab_catalog(tmp_path, monkeypatch, "http://127.0.0.1:9/Lab.tsv", hashlib.md5(BODY).hexdigest())
-    entry = find_benchmark("Lab_Bench")
-    assert entry is not None
+    entry = _lab_entry(tmp_path, monkeypatch, "http://127.0.0.1:9/Lab.tsv")
     mine = tmp_path / "mine.tsv"
     mine.write_bytes(BODY[:-1])
     with pytest.raises(CatalogError) as caught:
@@ -161,9 +168,7 @@ def test_a_download_is_verified_cached_and_not_fetched_again(
 ) -> None:
     heard: list[tuple[int, int | None]] = []
     with RecordingServer() as server:
-        lab_catalog(tmp_path, monkeypatch, f"{server.url}/Lab.tsv", hashlib.md5(BODY).hexdigest())
-        entry = find_benchmark("Lab_Bench")
-        assert entry is not None
+        entry = _lab_entry(tmp_path, monkeypatch, f"{server.url}/Lab.tsv")
         server.reply(BODY)
         found = locate(entry, on_progress=lambda done, total: heard.append((done, total)))
         assert found.origin == "download" and found.path == cached_file(entry)
@@ -179,9 +184,7 @@ def test_a_checksum_mismatch_removes_the_download_and_names_both_digests(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     with RecordingServer() as server:
-        lab_catalog(tmp_path, monkeypatch, f"{server.url}/Lab.tsv", hashlib.md5(BODY).hexdigest())
-        entry = find_benchmark("Lab_Bench")
-        assert entry is not None
+        entry = _lab_entry(tmp_path, monkeypatch, f"{server.url}/Lab.tsv")
         server.reply(BODY.replace(b"yes", b"no!"))
         with pytest.raises(CatalogError) as caught:
             locate(entry)
@@ -196,9 +199,7 @@ def test_a_broken_off_download_resumes_where_it_stopped(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     with RecordingServer() as server:
-        lab_catalog(tmp_path, monkeypatch, f"{server.url}/Lab.tsv", hashlib.md5(BODY).hexdigest())
-        entry = find_benchmark("Lab_Bench")
-        assert entry is not None
+        entry = _lab_entry(tmp_path, monkeypatch, f"{server.url}/Lab.tsv")
         server.reply(BODY, cut_after=500)
         with pytest.raises(CatalogError, match=r"broke off after 500 bytes.*run the same command"):
             locate(entry)
@@ -214,9 +215,7 @@ def test_a_server_that_ignores_the_range_sends_the_whole_file_again(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     with RecordingServer() as server:
-        lab_catalog(tmp_path, monkeypatch, f"{server.url}/Lab.tsv", hashlib.md5(BODY).hexdigest())
-        entry = find_benchmark("Lab_Bench")
-        assert entry is not None
+        entry = _lab_entry(tmp_path, monkeypatch, f"{server.url}/Lab.tsv")
         part = cached_file(entry).with_name("Lab_Bench.tsv.part")
         part.parent.mkdir(parents=True)
         part.write_bytes(b"garbage from an older try")
@@ -228,9 +227,7 @@ def test_a_cached_file_changed_since_it_was_verified_is_fetched_again(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     with RecordingServer() as server:
-        lab_catalog(tmp_path, monkeypatch, f"{server.url}/Lab.tsv", hashlib.md5(BODY).hexdigest())
-        entry = find_benchmark("Lab_Bench")
-        assert entry is not None
+        entry = _lab_entry(tmp_path, monkeypatch, f"{server.url}/Lab.tsv")
         server.reply(BODY)
         path = locate(entry).path
         path.write_bytes(BODY + b"tampered\n")
