@@ -74,6 +74,18 @@ def write_choice_store(
     return path
 
 
+def _open_items(path: Path, bench: str, kind: str, n: int) -> Store:
+    """A store at ``path`` holding benchmark ``bench`` of ``n`` open-ended items ``bench-NN``."""
+    store = Store.open(str(path))
+    put_benchmark(store, bench, kind, {})
+    items = [
+        BenchmarkItem(id=f"{bench}-{i:02d}", benchmark=bench, question=f"Item {i}?", kind="open")
+        for i in range(n)
+    ]
+    put_items(store, items)
+    return store
+
+
 def write_score_store(
     path: Path,
     scores: Mapping[str, Sequence[tuple[float, float] | None]],
@@ -83,16 +95,7 @@ def write_score_store(
     """A store with open-ended items ``ts-NN`` and ``judge``'s TouchStone-style score rows:
     model → per item the model's score in order ab and in order ba (None: not judged); the
     reference always scores 5."""
-    n = max(len(v) for v in scores.values())
-    store = Store.open(str(path))
-    put_benchmark(store, "ts", "touchstone", {})
-    put_items(
-        store,
-        [
-            BenchmarkItem(id=f"ts-{i:02d}", benchmark="ts", question=f"Describe {i}.", kind="open")
-            for i in range(n)
-        ],
-    )
+    store = _open_items(path, "ts", "touchstone", max(len(v) for v in scores.values()))
     rows = []
     for model, given in scores.items():
         for i, pair in enumerate(given):
@@ -123,16 +126,7 @@ def write_pairwise_store(
     """A store with open-ended items ``vb-NN`` and ``judge``'s pairwise rows of each model
     against the reference player: model → per item 1 (the model wins both orders), 0 (the
     reference does), 0.5 (a tie in both) or None (not judged)."""
-    n = max(len(v) for v in outcomes.values())
-    store = Store.open(str(path))
-    put_benchmark(store, "vb", "visit", {})
-    put_items(
-        store,
-        [
-            BenchmarkItem(id=f"vb-{i:02d}", benchmark="vb", question=f"Do {i}.", kind="open")
-            for i in range(n)
-        ],
-    )
+    store = _open_items(path, "vb", "visit", max(len(v) for v in outcomes.values()))
     rows = []
     for model, given in outcomes.items():
         for i, outcome in enumerate(given):
