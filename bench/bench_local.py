@@ -80,6 +80,7 @@ class Answers:
 
     texts: dict[str, str] = field(default_factory=dict)
     tokens: dict[str, int] = field(default_factory=dict)
+    generate_s: float = 0.0
 
     def exact(self, max_tokens: int) -> bool:
         """Whether every answer is exactly ``max_tokens`` long."""
@@ -98,7 +99,8 @@ def _sync(device: str) -> None:
 def bare(
     model_dir: Path, store: Store, batch: int, max_tokens: int, device: str
 ) -> tuple[float, Answers]:
-    """Seconds and answers of the bare transformers loop."""
+    """Seconds and answers of the bare transformers loop (``Answers.generate_s``: the part
+    of the seconds spent in ``generate``)."""
     items = list(iter_items(store, BENCHMARK))
     build = item_messages(store, "default")
     conversations = [conversation(build(item)) for item in items]
@@ -108,6 +110,7 @@ def bare(
         model_dir, dtype=dtype, device_map=device
     ).eval()
     pad = processor.tokenizer.pad_token_id
+    spent = [0.0]
 
     def run(chunk: list[list[dict[str, Any]]]) -> list[list[int]]:
         inputs = processor.apply_chat_template(
@@ -118,19 +121,23 @@ def bare(
             return_tensors="pt",
             processor_kwargs={"padding": True, "padding_side": "left"},
         ).to(device=model.device, dtype=dtype)
+        began = time.perf_counter()
         with torch.inference_mode():
             out = model.generate(**inputs, max_new_tokens=max_tokens, do_sample=False)
-        return out[:, inputs["input_ids"].shape[1] :].tolist()
+        rows = out[:, inputs["input_ids"].shape[1] :].tolist()
+        spent[0] += time.perf_counter() - began
+        return rows
 
     run(conversations[:batch])  # warm-up: kernels, allocator
     _sync(device)
+    spent[0] = 0.0
     started = time.perf_counter()
     rows: list[list[int]] = []
     for i in range(0, len(conversations), batch):
         rows += run(conversations[i : i + batch])
     _sync(device)
     seconds = time.perf_counter() - started
-    answers = Answers()
+    answers = Answers(generate_s=spent[0])
     for item, ids in zip(items, rows, strict=True):
         kept = [t for t in ids if t != pad]
         answers.texts[item.id] = processor.decode(kept, skip_special_tokens=True)
@@ -153,6 +160,9 @@ class Run:
     steps: int
     step_rows: int
     refills: int
+    seconds_in: dict[str, float] = field(default_factory=dict)
+    """Where the replicas' time went: decoding images, the processor, generating, and the
+    generation thread waiting for a prepared group."""
 
     @property
     def items_s(self) -> float:
@@ -169,6 +179,7 @@ class Run:
             "rows_mean": round(sum(self.calls) / max(1, len(self.calls)), 1),
             "rows_min": min(self.calls, default=0),
         }
+        shown.update({f"{part}_s": round(value, 3) for part, value in self.seconds_in.items()})
         if self.steps:
             shown["steps"] = self.steps
             shown["step_rows_mean"] = round(self.step_rows / self.steps, 1)
@@ -212,6 +223,12 @@ async def ours(model_dir: Path, items: int, options: str, max_tokens: int, warm_
             log.steps - before.steps,
             log.step_rows - before.step_rows,
             log.refills - before.refills,
+            {
+                "decode": log.decode_s - before.decode_s,
+                "process": log.process_s - before.process_s,
+                "generate": log.generate_s - before.generate_s,
+                "idle": log.idle_s - before.idle_s,
+            },
         )
         await client.aclose()
         store.close()
@@ -284,6 +301,9 @@ def part_fixed(bench: Bench, folder: Path, batch: int) -> None:
         "bare_items_s": round(bare_items_s, 3),
         "ours_items_s": round(run.items_s, 3),
         "ratio": round(ratio, 3),
+        "bare_generate_s": round(bare_answers.generate_s, 3),
+        "bare_s": round(b_s, 3),
+        "ours_s": round(run.seconds, 3),
         **run.shape(),
         "answers_equal_bare": run.answers.same_as(bare_answers),
         "exact_lengths": bare_answers.exact(bench.max_tokens)
@@ -348,6 +368,7 @@ def part_uneven(
     mean = max(1, round(sum(mixed.answers.tokens.values()) / max(1, mixed.items)))
     same = bench.run(even, n, opts, batch, max_tokens=mean)
     ratio = mixed.tokens_s / same.tokens_s
+    bare_ratio = _bare_uneven_ratio(bench, even, uneven, batch, n, mean)
     row: dict[str, Any] = {
         "part": "uneven",
         "batch": batch,
@@ -357,6 +378,7 @@ def part_uneven(
         "same_length_tokens_s": round(same.tokens_s, 1),
         "uneven_tokens_s": round(mixed.tokens_s, 1),
         "ratio": round(ratio, 3),
+        "bare_ratio": round(bare_ratio, 3),
         **mixed.shape(),
     }
     for variant in variants:
@@ -369,6 +391,21 @@ def part_uneven(
         }
     bench.record(row)
     emit(NAME, "uneven / same-length tokens/s", ratio, "×", "≥ 0.9", ratio >= 0.9, _load())
+
+
+def _bare_uneven_ratio(
+    bench: Bench, even: Path, uneven: Path, batch: int, n: int, mean: int
+) -> float:
+    """The same measure for the bare loop (uneven useful tokens/s against answers of the mean
+    length): what one ``generate`` call per batch allows, whoever makes the calls."""
+    with tempfile.TemporaryDirectory() as data:
+        store = make_store(Path(data) / "u.db", n)
+        mixed_s, mixed = bare(uneven, store, batch, bench.max_tokens, bench.device)
+        _free(bench.device)
+        same_s, same = bare(even, store, batch, mean, bench.device)
+        store.close()
+    _free(bench.device)
+    return (sum(mixed.tokens.values()) / mixed_s) / (sum(same.tokens.values()) / same_s)
 
 
 def _guarded(name: str, part: Any, *args: Any) -> Any:
@@ -386,7 +423,7 @@ def _arguments(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--tiny", action="store_true", help="a small model of the same layout")
     parser.add_argument("--batches", default="", help="default 8,32,64,128 (--tiny: 4,16)")
     parser.add_argument("--items", type=int, default=0, help="items per run (0: by batch)")
-    parser.add_argument("--auto-items", type=int, default=0, help="default 512 (--tiny: 16)")
+    parser.add_argument("--auto-items", default="", help="comma list, default 512 (--tiny: 16)")
     parser.add_argument("--max-tokens", type=int, default=0, help="default 64 (--tiny: 12)")
     parser.add_argument("--eos-every", type=int, default=48)
     parser.add_argument(
@@ -447,8 +484,9 @@ def main(argv: list[str] | None = None) -> int:
                 _guarded("uneven", part_uneven, *part)
             fixed = [r["bare_items_s"] for r in bench.results if r.get("part") == "fixed"]
             if "auto" not in skip:
-                auto_items = args.auto_items or (16 if args.tiny else 512)
-                _guarded("auto", part_auto, bench, even, auto_items, max(fixed, default=None))
+                best = max(fixed, default=None)
+                for count in (args.auto_items or ("16" if args.tiny else "512")).split(","):
+                    _guarded(f"auto {count}", part_auto, bench, even, int(count), best)
     finally:
         seconds = time.perf_counter() - started
         print(f"done: {len(bench.results)} rows in {seconds:.0f} s; {_load()}", flush=True)

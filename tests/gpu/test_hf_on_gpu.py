@@ -68,3 +68,35 @@ def test_a_cpu_model_is_not_probed(llava_dir: Path) -> None:
     model = load_chat_model(f"hf/{llava_dir}?device=cpu")
     assert isinstance(model, HFChatModel)
     assert not model.auto_batch and model.batch_size == 8
+
+
+async def test_images_are_processed_on_the_card_and_match_the_cpu(llava_dir: Path) -> None:
+    """``image_device=auto`` (the default) runs a torchvision image processor on the model's
+    GPU, on a stream of its own: its pixel values equal the CPU's within float rounding, and
+    the model answers every row from them; ``image_device=cpu`` keeps them on the CPU."""
+    from lvlmbench.models._hf_generate import to_conversation
+    from lvlmbench.models._hf_load import encode, image_stream_for, load
+
+    on_card = _model(llava_dir, "batch_size=8")
+    on_cpu = _model(llava_dir, "batch_size=8&image_device=cpu")
+    loaded = load(on_card, "cuda")
+    assert loaded.processor.image_processor.backend == "torchvision"
+    conversations = [to_conversation(p, True) for p in _varied_prompts()]
+    loaded.image_stream = image_stream_for(loaded, "cuda", "auto")
+    assert loaded.image_stream is not None
+    card = encode(loaded, conversations)
+    assert image_stream_for(loaded, "cuda", "cpu") is None
+    loaded.image_stream = None
+    cpu = encode(loaded, conversations)
+    assert card["pixel_values"].is_cuda and not cpu["pixel_values"].is_cuda
+    torch.testing.assert_close(card["pixel_values"].cpu(), cpu["pixel_values"], atol=2e-3, rtol=0)
+    assert torch.equal(card["input_ids"], cpu["input_ids"])
+    try:
+        answers = await _answers(on_card, _varied_prompts())
+        reference = await _answers(on_cpu, _varied_prompts())
+        processed_s = on_card.batch_log().process_s
+    finally:
+        await on_card.aclose()
+        await on_cpu.aclose()
+    assert all(a.ok for a in answers + reference)
+    assert processed_s > 0

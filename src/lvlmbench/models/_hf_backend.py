@@ -20,10 +20,15 @@ class Group:
 
     jobs: list[Job]
     inputs: Any
-    """The processor's batch (CPU tensors), or None when no row could be read."""
+    """The processor's batch (pixel values on the GPU where the image processor runs there),
+    or None when no row could be read."""
     prompt_tokens: list[int] = field(default_factory=list)
     size: int = 0
     """The group size it was cut for (a batch size changed since makes it stale)."""
+    decode_s: float = 0.0
+    """Seconds its images took to decode (and its conversations to build)."""
+    process_s: float = 0.0
+    """Seconds the processor took (template, tokens, pixel values)."""
 
 
 class Backend(Protocol):

@@ -50,6 +50,15 @@ class BatchLog:
     step_rows: int = 0
     refills: int = 0
     """Prefills merged into rows still answering (continuous batching)."""
+    decode_s: float = 0.0
+    """Seconds spent decoding images, over every group prepared."""
+    process_s: float = 0.0
+    """Seconds spent in the processor, over every group prepared."""
+    generate_s: float = 0.0
+    """Seconds the generation thread spent in ``generate`` (or prefills and decode steps)."""
+    idle_s: float = 0.0
+    """Seconds the generation thread waited with no prepared group while requests waited:
+    what preparation cost the device."""
 
 
 class Replica:
@@ -83,6 +92,7 @@ class Replica:
         self._decoding: Decoding | None = None
         self._stopped = threading.Event()
         self._idle = False  # the generation thread waits for a prepared group
+        self._idle_since = 0.0
         self._threads: list[threading.Thread] = []
         self.loaded_event = threading.Event()
         """Set once the weights loaded or failed to (then ``failure`` says why)."""
@@ -172,8 +182,21 @@ class Replica:
             if jobs:
                 group = self.backend.prepare_group(self.loaded, jobs)
                 group.size = size
+                self._count_preparation(group)
                 if group.jobs:
                     return group
+
+    def _count_preparation(self, group: Group) -> None:
+        """Add ``group``'s preparation to the log, and the part of it the generation thread
+        spent waiting (all of it without overlap; with overlap, since it began to wait)."""
+        self.log.decode_s += group.decode_s
+        self.log.process_s += group.process_s
+        took = group.decode_s + group.process_s
+        if not self.overlap:
+            self.log.idle_s += took
+        elif self._idle:
+            began = time.perf_counter() - took
+            self.log.idle_s += time.perf_counter() - max(began, self._idle_since)
 
     def _stale(self, group: Group) -> bool:
         """Whether ``group`` was cut for a batch size since changed (a probe or a halving): its
@@ -203,6 +226,7 @@ class Replica:
         # Nothing prepared: a short group is now worth preparing (see _short_ok).
         self._idle = True
         self.pending.wake()
+        self._idle_since = time.perf_counter()
         try:
             return self._ready.get()
         finally:
@@ -244,7 +268,9 @@ class Replica:
             return True
         if len(decoding) - decoding.live >= max(1, len(decoding) // 4):
             decoding.drop_finished()
+        started = time.perf_counter()
         decoding.step()
+        self.log.generate_s += time.perf_counter() - started
         self.log.steps += 1
         self.log.step_rows += len(decoding)
         return True
@@ -282,6 +308,7 @@ class Replica:
             before = memory.mark() if memory is not None else 0
             self.log.refills += decoding.live > 0
             decoding.prefill(self.backend.to_device(self.loaded, group.inputs), rows)
+            self.log.generate_s += time.perf_counter() - started
             self.log.groups.append(len(rows))
             if memory is not None:
                 self.capacity.size_from_prefill(memory, before, decoding, rows)
@@ -294,11 +321,14 @@ class Replica:
         """Answer a whole group with one ``generate`` call (models decoded per batch)."""
         memory = self._probing()
         before = memory.mark() if memory is not None else 0
+        started = time.perf_counter()
         try:
             outputs = self.backend.generate_group(self.loaded, group)
         except BaseException:
             self._held_back = group.jobs
             raise
+        finally:
+            self.log.generate_s += time.perf_counter() - started
         self.log.groups.append(len(group.jobs))
         if memory is not None:
             self.capacity.size_from_generate(memory, before, len(group.jobs))

@@ -24,6 +24,7 @@ __all__ = [
     "RowSampler",
     "Sampling",
     "StopOnStrings",
+    "decode_image",
     "finish_row",
     "sample_token",
     "sampling_of",
@@ -54,7 +55,8 @@ def sampling_of(config: GenerationConfig) -> Sampling | None:
     return Sampling(config.temperature, config.top_p, seed)
 
 
-def _decode_image(part: ImagePart) -> Image.Image:
+def decode_image(part: ImagePart) -> Image.Image:
+    """The part's image, decoded to RGB; a ProviderError (status 400) when it cannot be read."""
     try:
         with Image.open(io.BytesIO(part.read_bytes())) as image:
             return image.convert("RGB")
@@ -66,8 +68,13 @@ def _decode_image(part: ImagePart) -> Image.Image:
         ) from None
 
 
-def to_conversation(messages: list[Message], multimodal: bool) -> list[dict[str, Any]]:
-    """Messages in the shape ``apply_chat_template`` takes, images where the message has them.
+def to_conversation(
+    messages: list[Message],
+    multimodal: bool,
+    decode: Callable[[ImagePart], Image.Image] = decode_image,
+) -> list[dict[str, Any]]:
+    """Messages in the shape ``apply_chat_template`` takes, images where the message has them
+    (``decode``: how an image part becomes a picture; a batch passes the ones it decoded ahead).
 
     A processor's template turns each ``{"type": "image"}`` part into its image placeholder
     tokens; a text-only model's template wants plain strings instead.
@@ -88,7 +95,7 @@ def to_conversation(messages: list[Message], multimodal: bool) -> list[dict[str,
             if isinstance(part, TextPart):
                 content.append({"type": "text", "text": part.text})
             else:
-                content.append({"type": "image", "image": _decode_image(part)})
+                content.append({"type": "image", "image": decode(part)})
         conversation.append({"role": message.role, "content": content})
     return conversation
 

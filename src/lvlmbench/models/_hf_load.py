@@ -43,6 +43,7 @@ __all__ = [
     "encode",
     "generate_whole",
     "generation_error",
+    "image_stream_for",
     "load",
     "parse_hf_settings",
 ]
@@ -89,6 +90,11 @@ class HFSettings:
     continuous: bool = False
     """Rows leave the batch as they end (opt-in: on an H200 whole batches were faster)."""
     overlap: bool = True
+    decode_threads: int | None = None
+    """Threads that decode a group's images; None: the CPU count, at most 8."""
+    image_device: str = "auto"
+    """Where the image processor resizes and normalises: ``auto`` (the model's GPU when the
+    processor is a torchvision one) or ``cpu``."""
     devices: str | None = None
     replicas: int | None = None
     revision: str | None = None
@@ -101,6 +107,7 @@ def parse_hf_settings(options: Mapping[str, str]) -> HFSettings:
     batch = options.get("batch_size")
     auto = batch is None or batch == "" or batch.strip().lower() == "auto"
     replicas = options.get("replicas")
+    threads = options.get("decode_threads")
     local = local_settings(options)
     return HFSettings(
         device=local.device,
@@ -113,10 +120,19 @@ def parse_hf_settings(options: Mapping[str, str]) -> HFSettings:
         ),
         continuous=parse_bool(options.get("continuous"), False, "continuous"),
         overlap=parse_bool(options.get("overlap"), True, "overlap"),
+        decode_threads=parse_positive_int(threads, 1, "decode_threads") if threads else None,
+        image_device=_image_device(options.get("image_device")),
         devices=options.get("devices") or None,
         replicas=parse_positive_int(replicas, 1, "replicas") if replicas else None,
         trust_remote_code=parse_bool(options.get("trust_remote_code"), False, "trust_remote_code"),
     )
+
+
+def _image_device(value: str | None) -> str:
+    chosen = (value or "auto").strip().lower()
+    if chosen not in ("auto", "cpu"):
+        raise ValueError(f"option image_device: expected auto or cpu, got {value!r}")
+    return chosen
 
 
 @dataclass(frozen=True)
@@ -139,10 +155,20 @@ class Loaded:
     eos: set[int]
     pad: int | None
     dtype: torch.dtype
+    image_stream: Any = None
+    """The CUDA stream the image processor runs on, on the model's GPU (``image_device``);
+    None: it runs on the CPU."""
 
     def to_device(self, batch: Any) -> Any:
         """A processor batch on the model's device; floating tensors (pixel values) in the
         weights' dtype, token ids left as they are."""
+        if self.image_stream is not None:
+            # Pixel values made on the image stream are read on this one: the allocator must
+            # not hand their memory back to the image stream before this stream is done.
+            current = torch.cuda.current_stream(self.model.device)
+            for value in batch.values():
+                if isinstance(value, torch.Tensor) and value.is_cuda:
+                    value.record_stream(current)
         if self.multimodal:
             return batch.to(device=self.model.device, dtype=self.dtype)
         return batch.to(self.model.device)
@@ -215,8 +241,22 @@ def load(owner: ModelOwner, device: str) -> Loaded:
     )
 
 
+def image_stream_for(loaded: Loaded, device: str, image_device: str) -> Any:
+    """A CUDA stream for the image processor on ``device``, where it can run there: ``auto``,
+    a GPU, and a torchvision image processor (its resizing and normalising are tensor
+    operations that take a device); else None (the CPU)."""
+    processor = getattr(loaded.processor, "image_processor", None)
+    on_gpu = image_device == "auto" and device.startswith("cuda")
+    if not (on_gpu and loaded.multimodal and getattr(processor, "backend", "") == "torchvision"):
+        return None
+    return torch.cuda.Stream(device)  # type: ignore[no-untyped-call]
+
+
 def encode(loaded: Loaded, conversations: list[list[dict[str, Any]]]) -> Any:
-    """The processor's (or tokenizer's) left-padded batch for ``conversations``, on the CPU."""
+    """The processor's (or tokenizer's) left-padded batch for ``conversations``: token ids on
+    the CPU, pixel values on the GPU when the image processor runs there (``image_stream``:
+    its own stream, waited for here, so the model's work never queues behind it or it behind
+    the model's)."""
     common: dict[str, Any] = {
         "add_generation_prompt": True,
         "tokenize": True,
@@ -226,10 +266,22 @@ def encode(loaded: Loaded, conversations: list[list[dict[str, Any]]]) -> Any:
     if loaded.multimodal:
         # padding_side again here: some processors carry their own text defaults, which
         # would win over the tokenizer attribute set at load time.
-        text_kwargs = {"padding": True, "padding_side": loaded.tokenizer.padding_side}
-        return loaded.processor.apply_chat_template(
-            conversations, processor_kwargs=text_kwargs, **common
-        )
+        kwargs: dict[str, Any] = {
+            "padding": True,
+            "padding_side": loaded.tokenizer.padding_side,
+        }
+        stream = loaded.image_stream
+        if stream is None:
+            return loaded.processor.apply_chat_template(
+                conversations, processor_kwargs=kwargs, **common
+            )
+        kwargs["device"] = loaded.model.device
+        with torch.cuda.stream(stream):
+            batch = loaded.processor.apply_chat_template(
+                conversations, processor_kwargs=kwargs, **common
+            )
+        stream.synchronize()
+        return batch
     return loaded.tokenizer.apply_chat_template(conversations, padding=True, **common)
 
 

@@ -20,6 +20,7 @@ from lvlmbench.models._hf_backend import Group
 from lvlmbench.models._hf_capacity import Capacity
 from lvlmbench.models._hf_engine import BatchLog, Replica
 from lvlmbench.models._hf_generate import finish_row, sampling_of, to_conversation
+from lvlmbench.models._hf_images import ImageDecoder, default_decode_threads, image_parts
 from lvlmbench.models._hf_load import (
     HFSettings,
     Loaded,
@@ -28,6 +29,7 @@ from lvlmbench.models._hf_load import (
     encode,
     generate_whole,
     generation_error,
+    image_stream_for,
     load,
 )
 from lvlmbench.models._hf_memory import CudaMemory, DeviceMemory
@@ -67,6 +69,7 @@ class HFChatModel:
         self.local_files_only = settings.local_files_only
         self.devices = _replica_devices(settings, self.device)
         self._pending = Pending()
+        self._images = ImageDecoder(settings.decode_threads or default_decode_threads())
         self._replicas: list[Replica] = []
         self._outbox: list[Job] = []
         self._ready_at = 0.0
@@ -116,6 +119,10 @@ class HFChatModel:
             log.steps += replica.log.steps
             log.step_rows += replica.log.step_rows
             log.refills += replica.log.refills
+            log.decode_s += replica.log.decode_s
+            log.process_s += replica.log.process_s
+            log.generate_s += replica.log.generate_s
+            log.idle_s += replica.log.idle_s
         return log
 
     def device_memory(self, device: str) -> DeviceMemory | None:
@@ -221,6 +228,7 @@ class HFChatModel:
         pending.close(error)
         if replicas:
             await asyncio.to_thread(_stop_all, replicas, error)
+        self._images.close()
         gc.collect()
         if any(device.startswith("cuda") for device in self.devices):
             torch.cuda.empty_cache()
@@ -229,6 +237,7 @@ class HFChatModel:
 
     def load_replica(self, device: str) -> Loaded:
         loaded = load(self, device)
+        loaded.image_stream = image_stream_for(loaded, device, self.settings.image_device)
         self._ready_at = max(self._ready_at, time.perf_counter())
         return loaded
 
@@ -238,29 +247,35 @@ class HFChatModel:
         return None if continuous else _static_key
 
     def prepare_group(self, loaded: Loaded, jobs: list[Job]) -> Group:
-        """Decode the images and run the processor for ``jobs`` (CPU only); a row whose input
-        cannot be read is answered with its error here."""
+        """Decode the images (on the decoding threads) and run the processor for ``jobs``; a
+        row whose input cannot be read is answered with its error here."""
+        started = time.perf_counter()
+        wanted = [job for job in jobs if job.wanted()]
+        parts = image_parts(m for job in wanted for m in job.request.messages)
+        decode = self._images.decode_all(parts if loaded.multimodal else [])
         kept: list[Job] = []
         conversations: list[list[dict[str, Any]]] = []
-        for job in jobs:
-            if not job.wanted():
-                continue
+        for job in wanted:
             try:
-                conversations.append(to_conversation(job.request.messages, loaded.multimodal))
+                conversations.append(
+                    to_conversation(job.request.messages, loaded.multimodal, decode)
+                )
                 kept.append(job)
             except ProviderError as exc:
                 job.deliver(exc)
+        decoded = time.perf_counter()
         if not kept:
-            return Group([], None)
+            return Group([], None, decode_s=decoded - started)
         try:
             inputs = encode(loaded, conversations)
         except Exception as exc:
             error = generation_error(self.spec, exc)
             for job in kept:
                 job.deliver(error)
-            return Group([], None)
+            return Group([], None, decode_s=decoded - started)
         prompt_tokens = [int(n) for n in inputs["attention_mask"].sum(dim=1).tolist()]
-        return Group(kept, inputs, prompt_tokens)
+        process_s = time.perf_counter() - decoded
+        return Group(kept, inputs, prompt_tokens, decode_s=decoded - started, process_s=process_s)
 
     def to_device(self, loaded: Loaded, inputs: Any) -> dict[str, Any]:
         return dict(loaded.to_device(inputs))
