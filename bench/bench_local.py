@@ -27,13 +27,18 @@ merged into rows still answering).
   halvings, items/s, peak memory, and items/s against the best bare batch size (target ≥ 0.9);
 - ``uneven``: the checkpoint whose end-of-sequence ids are 1 in ``--eos-every`` of the
   vocabulary (rows stop at different points) against answers of exactly their mean length:
-  useful tokens/s of both and the ratio (target ≥ 0.9), and each variant on the uneven items.
+  useful tokens/s of both and the ratio (target ≥ 0.9), the bare loop's own ratio on the same
+  items (``bare_ratio``: what one ``generate`` call per batch allows), and each variant.
+
+Every lvlmbench run also says where its replicas' time went: ``decode_s`` (images),
+``process_s`` (the processor), ``generate_s`` and ``idle_s`` (the generation thread waiting for
+a prepared group while requests waited); fixed parts add the bare loop's ``bare_generate_s``.
 
 Run: ``python bench/bench_local.py [--tiny] [--batches 8,32,64,128] [--variants
 "continuous=true;overlap=false"] [--uneven-variants continuous=true] [--items N]
-[--uneven-items N] [--auto-items N] [--json out.json]``. Needs the ``hf`` extra. Figures also go to
-``$LVLMBENCH_BENCH_JSON`` (bench/figures.py); without a CUDA device and without ``--tiny`` it
-prints that it was skipped.
+[--uneven-items N] [--auto-items N[,N]] [--json out.json]``. Needs the ``hf`` extra. Figures
+also go to ``$LVLMBENCH_BENCH_JSON`` (bench/figures.py); without a CUDA device and without
+``--tiny`` it prints that it was skipped.
 """
 
 from __future__ import annotations

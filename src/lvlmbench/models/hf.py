@@ -7,7 +7,10 @@ first rows and halved on any out-of-memory error, at most ``max_batch_size``, de
 CPU 8), ``continuous`` (default false: each batch is one ``generate`` call; true: rows leave
 the batch as they finish and waiting requests take their place), ``overlap`` (default true:
 images and prompts of the next rows are prepared on a thread of their own while the model
-generates), ``devices`` (``all`` or a comma list such
+generates), ``decode_threads`` (threads that decode a group's images; default the CPU count, at
+most 8), ``image_device`` (``auto``, the default: a torchvision image processor resizes and
+normalises on the model's GPU, on a stream of its own; ``cpu``: on the CPU), ``devices`` (``all``
+or a comma list such
 as ``cuda:0,cuda:1``: one replica per device, requests spread over them) and ``replicas`` (that
 many replicas, cycling over the devices), ``revision``, ``trust_remote_code`` (default false) and
 ``local_files_only`` (default true: a repo id must already be in the Hugging Face cache, so an
