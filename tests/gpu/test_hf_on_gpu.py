@@ -72,7 +72,7 @@ def test_a_cpu_model_is_not_probed(llava_dir: Path) -> None:
 
 async def test_images_are_processed_on_the_card_and_match_the_cpu(llava_dir: Path) -> None:
     """``image_device=auto`` (the default) runs a torchvision image processor on the model's
-    GPU, on a stream of its own: its pixel values equal the CPU's within float rounding, and
+    GPU, on a stream of its own: its pixel values match the CPU's (see below), and
     the model answers every row from them; ``image_device=cpu`` keeps them on the CPU."""
     from lvlmbench.models._hf_generate import to_conversation
     from lvlmbench.models._hf_load import encode, image_stream_for, load
