@@ -63,7 +63,7 @@ class FakeModel:
 
     def prepare_group(self, loaded: Any, jobs: list[Job]) -> Group:
         self._span("prepare", self.prepare_s)
-        return Group(jobs, None, [1] * len(jobs))
+        return Group(jobs, None, [1] * len(jobs), process_s=self.prepare_s)
 
     def generate_group(self, loaded: Any, group: Group) -> list[Any]:
         rows = len(group.jobs)
@@ -204,19 +204,24 @@ def test_take_hands_out_a_short_group_only_when_allowed_and_quiet() -> None:
 def test_the_next_group_is_prepared_while_one_generates(run_replica: Any, overlap: bool) -> None:
     """Preparation 0.1 s and generation 0.1 s per group, six groups: with overlap the
     preparations after the first are hidden under generations (wall about the sum of one
-    kind, not of both); without, none is. Measured on the fake's own intervals."""
+    kind, not of both); without, none is. Measured on the fake's own intervals. The replica's
+    log says what the device waited for: one preparation with overlap, all six without."""
     model = FakeModel(prepare_s=0.1, generate_s=0.1)
     answers = Answers()
-    pending, _replica = run_replica(model, 2, overlap=overlap)
+    pending, replica = run_replica(model, 2, overlap=overlap)
     pending.put(answers.jobs(range(12)))
     answers.wait(12)
     prepares, generates = model.spans["prepare"], model.spans["generate"]
     hidden = sum(max(0.0, min(p[1], g[1]) - max(p[0], g[0])) for p in prepares for g in generates)
     later = sum(end - start for start, end in prepares[1:])  # the first cannot be hidden
+    log = replica.log
     if overlap:
         assert hidden >= 0.5 * later
+        assert 0.05 <= log.idle_s <= log.process_s / 2
     else:
         assert hidden == 0.0
+        assert log.idle_s == pytest.approx(log.process_s)
+    assert log.process_s == pytest.approx(0.6) and log.generate_s >= 0.6
     assert sorted(answers.got) == list(range(12))
 
 
