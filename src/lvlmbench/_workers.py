@@ -26,11 +26,17 @@ import select
 import threading
 import time
 from collections.abc import Callable
-from concurrent.futures import Executor, ProcessPoolExecutor
+from concurrent.futures import Executor, Future, ProcessPoolExecutor, ThreadPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import ParamSpec, TypeVar
 
-__all__ = ["preload_in_workers", "run_cpu", "worker_count", "workers_setting_error"]
+__all__ = [
+    "preload_in_workers",
+    "run_cpu",
+    "start_in_process",
+    "worker_count",
+    "workers_setting_error",
+]
 
 P = ParamSpec("P")
 T = TypeVar("T")
@@ -128,6 +134,25 @@ def _shutdown() -> None:
     if _pool is not None:
         _pool.shutdown(wait=False, cancel_futures=True)
         _pool = None
+
+
+def start_in_process(function: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> Future[T]:
+    """Start ``function(*args, **kwargs)`` now in a process of its own and return its future: a
+    whole flow that runs beside this program's (on a machine whose cores this one leaves idle
+    part of the time). Forked from the same clean forkserver as the workers, it dies with this
+    program like them; with workers off (``LVLMBENCH_WORKERS=0``) it runs on a thread here."""
+    pool: Executor
+    if worker_count() == 0:
+        pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="flow")
+    else:
+        context = multiprocessing.get_context("forkserver")
+        context.set_forkserver_preload(_PRELOAD)
+        pool = ProcessPoolExecutor(
+            max_workers=1, mp_context=context, initializer=_die_with, initargs=(os.getpid(),)
+        )
+    future = pool.submit(function, *args, **kwargs)
+    pool.shutdown(wait=False)  # the one job still runs; the process ends after it
+    return future
 
 
 async def run_cpu(function: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:

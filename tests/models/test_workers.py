@@ -33,3 +33,19 @@ def test_a_bad_worker_count_names_the_variable(monkeypatch: pytest.MonkeyPatch) 
     monkeypatch.setenv("LVLMBENCH_WORKERS", "many")
     with pytest.raises(ValueError, match="LVLMBENCH_WORKERS='many'"):
         _workers.worker_count()
+
+
+def test_a_flow_started_in_a_process_of_its_own_returns_its_result(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``start_in_process`` runs at once beside the caller (another process; a thread with
+    workers off), its result or its error coming back through the future."""
+    monkeypatch.setenv("LVLMBENCH_WORKERS", "2")
+    beside = _workers.start_in_process(os.getpid)
+    failing = _workers.start_in_process(operator.truediv, 1, 0)
+    assert beside.result(timeout=60) != os.getpid()
+    with pytest.raises(ZeroDivisionError):
+        failing.result(timeout=60)
+    monkeypatch.setenv("LVLMBENCH_WORKERS", "0")
+    pid, total = _workers.start_in_process(_pid_and_sum, 1, b=2).result(timeout=60)
+    assert total == 3 and pid == os.getpid()
