@@ -147,3 +147,27 @@ def test_blobs_are_the_four_connected_components_in_reading_order() -> None:
     found = _components(mask)
     assert len(found) >= 5
     assert found == expected  # integer sums over the same cells: the same floats
+
+
+def test_a_picture_asked_about_again_is_looked_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An experiment asks about every picture again (one re-keyed copy per target): the worker
+    keeps each picture's look, so the scene is decoded once, and the answers are the same."""
+    from lvlmbench.baselines import pixels
+
+    looked: list[bytes] = []
+    original = pixels.Look.of
+
+    def counting(png: bytes) -> pixels.Look:
+        looked.append(png)
+        return original(png)
+
+    monkeypatch.setattr(pixels.Look, "of", staticmethod(counting))
+    monkeypatch.setattr(pixels, "_looks", pixels.OrderedDict())
+    options = {"A": "1", "B": "2", "C": "3", "D": "4"}
+    parsed = ParsedChoice("How many red circles are there?", options, "mc")
+    first = pixels.answer_from_pixels(parsed, SCENE, "A")
+    again = pixels.answer_from_pixels(parsed, SCENE, "A")
+    assert first == again and looked == [SCENE]
+    other = _png([], "night")
+    pixels.answer_from_pixels(parsed, other, "A")
+    assert looked == [SCENE, other]

@@ -18,9 +18,11 @@ falls with difficulty (clutter, occlusion, low light) is readable in any report.
 
 from __future__ import annotations
 
+import hashlib
 import io
 import re
-from collections import deque
+import threading
+from collections import OrderedDict, deque
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -64,8 +66,9 @@ def _number_in(text: str) -> int | None:
 class Look:
     """Pixel statistics of one image: palette names per grid pixel, brightness, warmth."""
 
-    names: NDArray[np.intp]
-    """Index into the palette of every grid pixel (_SIDE x _SIDE)."""
+    names: NDArray[np.uint8]
+    """Index into the palette of every grid pixel (_SIDE x _SIDE; one byte each, so that the
+    looks a worker keeps stay small)."""
     brightness: float
     """Mean luminance, 0-255."""
     warmth: float
@@ -80,7 +83,8 @@ class Look:
         rgb = np.asarray(grid, dtype=np.int32)
         luminance = rgb @ np.array([0.299, 0.587, 0.114])
         warmth = rgb[:, :, 0] - rgb[:, :, 2]
-        return cls(nearest_rows(rgb, _RGB), float(luminance.mean()), float(warmth.mean()))
+        names = nearest_rows(rgb, _RGB).astype(np.uint8)
+        return cls(names, float(luminance.mean()), float(warmth.mean()))
 
     @cached_property
     def background(self) -> set[str]:
@@ -197,9 +201,32 @@ def judge_statement(statement: str, look: Look) -> bool:
     return all(look.present(c) for c in _colours_in(statement))
 
 
+_LOOKS_KEPT = 1024
+"""Looks a worker process keeps (about 9 KB each). An experiment asks about every image of a
+benchmark again, once per re-keyed copy; decoding a scene is most of a look's cost."""
+_looks: OrderedDict[bytes, Look] = OrderedDict()
+_looks_lock = threading.Lock()  # with workers off, looks are taken on several threads
+
+
+def look_at(png: bytes) -> Look:
+    """The look of ``png``, kept for the next question about the same picture."""
+    key = hashlib.blake2b(png, digest_size=16).digest()
+    with _looks_lock:
+        look = _looks.get(key)
+        if look is not None:
+            _looks.move_to_end(key)
+            return look
+    look = Look.of(png)
+    with _looks_lock:
+        _looks[key] = look
+        if len(_looks) > _LOOKS_KEPT:
+            _looks.popitem(last=False)
+    return look
+
+
 def answer_from_pixels(parsed: ParsedChoice, png: bytes, fallback: str) -> str:
     """The reply to a choice prompt from the image (runs in a worker process)."""
-    look = Look.of(png)
+    look = look_at(png)
     if parsed.kind == "tf":
         return "true" if judge_statement(parsed.question, look) else "false"
     return f"Answer: {choose_option(parsed, look, fallback)}"
