@@ -117,16 +117,19 @@ def _executor() -> Executor | None:
     if worker_count() == 0:
         return None
     if _pool is None:
-        context = multiprocessing.get_context("forkserver")
-        context.set_forkserver_preload(_PRELOAD)
-        _pool = ProcessPoolExecutor(
-            max_workers=worker_count(),
-            mp_context=context,
-            initializer=_die_with,
-            initargs=(os.getpid(),),
-        )
+        _pool = _process_pool(worker_count())
         atexit.register(_shutdown)
     return _pool
+
+
+def _process_pool(processes: int) -> ProcessPoolExecutor:
+    """Processes forked from the clean forkserver (with :data:`_PRELOAD` imported), each dying
+    with this program."""
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload(_PRELOAD)
+    return ProcessPoolExecutor(
+        max_workers=processes, mp_context=context, initializer=_die_with, initargs=(os.getpid(),)
+    )
 
 
 def _shutdown() -> None:
@@ -145,11 +148,7 @@ def start_in_process(function: Callable[P, T], *args: P.args, **kwargs: P.kwargs
     if worker_count() == 0:
         pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="flow")
     else:
-        context = multiprocessing.get_context("forkserver")
-        context.set_forkserver_preload(_PRELOAD)
-        pool = ProcessPoolExecutor(
-            max_workers=1, mp_context=context, initializer=_die_with, initargs=(os.getpid(),)
-        )
+        pool = _process_pool(1)
     future = pool.submit(function, *args, **kwargs)
     pool.shutdown(wait=False)  # the one job still runs; the process ends after it
     return future

@@ -127,10 +127,11 @@ def demo(
         )
     out.mkdir(parents=True, exist_ok=True)
     started = time.perf_counter()
-    store = Store.open(str(out / "lvlmbench.db"))
+    database = str(out / "lvlmbench.db")
+    store = Store.open(database)
     models = list(DEMO_MODELS)
     names = asyncio.run(_generate(store, chosen, per_aspect, seed))
-    open_ended = start_in_process(open_ended_flow, str(out / "lvlmbench.db"), seed, chosen)
+    open_ended = start_in_process(open_ended_flow, database, seed, chosen)
     asyncio.run(_evaluate(store, names, models))
     console.print(
         accuracy_pivot(

@@ -22,7 +22,7 @@ import gc
 import queue
 import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 import torch
@@ -59,6 +59,11 @@ class BatchLog:
     idle_s: float = 0.0
     """Seconds the generation thread waited with no prepared group while requests waited:
     what preparation cost the device."""
+
+    def add(self, other: BatchLog) -> None:
+        """Count ``other``'s calls, steps and seconds in too (replicas' logs together)."""
+        for name in (f.name for f in fields(self)):
+            setattr(self, name, getattr(self, name) + getattr(other, name))
 
 
 class Replica:
@@ -195,8 +200,8 @@ class Replica:
         if not self.overlap:
             self.log.idle_s += took
         elif self._idle:
-            began = time.perf_counter() - took
-            self.log.idle_s += time.perf_counter() - max(began, self._idle_since)
+            now = time.perf_counter()
+            self.log.idle_s += now - max(now - took, self._idle_since)
 
     def _stale(self, group: Group) -> bool:
         """Whether ``group`` was cut for a batch size since changed (a probe or a halving): its

@@ -11,15 +11,15 @@ from __future__ import annotations
 import concurrent.futures
 import os
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 
 from PIL import Image
 
 from lvlmbench.models._api import ProviderError
 from lvlmbench.models._hf_generate import decode_image
-from lvlmbench.types import ImagePart, Message
+from lvlmbench.types import ImagePart
 
-__all__ = ["ImageDecoder", "default_decode_threads", "image_parts"]
+__all__ = ["ImageDecoder", "default_decode_threads"]
 
 MAX_DEFAULT_THREADS = 8
 """Enough for the GPU never to wait on decoding: on an H200 machine's 16 cores, eight threads
@@ -29,11 +29,6 @@ decoded 256 640×480 JPEGs in 0.12 s where one took 0.42 s (bench/bench_local.py
 def default_decode_threads() -> int:
     """Threads that decode a group's images unless ``decode_threads`` says otherwise."""
     return max(1, min(MAX_DEFAULT_THREADS, os.cpu_count() or 1))
-
-
-def image_parts(messages: Iterable[Message]) -> list[ImagePart]:
-    """Every image part of ``messages``, in order."""
-    return [part for message in messages for part in message.images()]
 
 
 def _attempt(part: ImagePart) -> Image.Image | ProviderError:
@@ -62,9 +57,7 @@ class ImageDecoder:
         decoded = {id(part): picture for part, picture in zip(unique, pictures, strict=True)}
 
         def lookup(part: ImagePart) -> Image.Image:
-            picture = decoded.get(id(part))
-            if picture is None:  # a part that was not handed in: decode it here
-                return decode_image(part)
+            picture = decoded[id(part)]
             if isinstance(picture, ProviderError):
                 raise picture
             return picture

@@ -4,6 +4,7 @@ owns the ChatModel surface and hands requests to the replicas."""
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import time
 from collections.abc import Callable, Mapping
@@ -271,16 +272,14 @@ def encode(loaded: Loaded, conversations: list[list[dict[str, Any]]]) -> Any:
             "padding_side": loaded.tokenizer.padding_side,
         }
         stream = loaded.image_stream
-        if stream is None:
-            return loaded.processor.apply_chat_template(
-                conversations, processor_kwargs=kwargs, **common
-            )
-        kwargs["device"] = loaded.model.device
-        with torch.cuda.stream(stream):
+        if stream is not None:
+            kwargs["device"] = loaded.model.device
+        with torch.cuda.stream(stream) if stream is not None else contextlib.nullcontext():
             batch = loaded.processor.apply_chat_template(
                 conversations, processor_kwargs=kwargs, **common
             )
-        stream.synchronize()
+        if stream is not None:
+            stream.synchronize()
         return batch
     return loaded.tokenizer.apply_chat_template(conversations, padding=True, **common)
 

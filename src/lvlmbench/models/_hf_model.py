@@ -20,7 +20,7 @@ from lvlmbench.models._hf_backend import Group
 from lvlmbench.models._hf_capacity import Capacity
 from lvlmbench.models._hf_engine import BatchLog, Replica
 from lvlmbench.models._hf_generate import finish_row, sampling_of, to_conversation
-from lvlmbench.models._hf_images import ImageDecoder, default_decode_threads, image_parts
+from lvlmbench.models._hf_images import ImageDecoder, default_decode_threads
 from lvlmbench.models._hf_load import (
     HFSettings,
     Loaded,
@@ -115,14 +115,7 @@ class HFChatModel:
         prefill) and the decode steps (the bench prints them)."""
         log = BatchLog()
         for replica in self._replicas:
-            log.groups += replica.log.groups
-            log.steps += replica.log.steps
-            log.step_rows += replica.log.step_rows
-            log.refills += replica.log.refills
-            log.decode_s += replica.log.decode_s
-            log.process_s += replica.log.process_s
-            log.generate_s += replica.log.generate_s
-            log.idle_s += replica.log.idle_s
+            log.add(replica.log)
         return log
 
     def device_memory(self, device: str) -> DeviceMemory | None:
@@ -251,7 +244,7 @@ class HFChatModel:
         row whose input cannot be read is answered with its error here."""
         started = time.perf_counter()
         wanted = [job for job in jobs if job.wanted()]
-        parts = image_parts(m for job in wanted for m in job.request.messages)
+        parts = [p for job in wanted for m in job.request.messages for p in m.images()]
         decode = self._images.decode_all(parts if loaded.multimodal else [])
         kept: list[Job] = []
         conversations: list[list[dict[str, Any]]] = []
