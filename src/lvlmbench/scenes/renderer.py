@@ -8,12 +8,12 @@ applied after the reduction on a quarter of the pixels.
 
 from __future__ import annotations
 
-import io
 from functools import cache
 
 from PIL import Image, ImageDraw, ImageFont
 
 from lvlmbench.scenes import effects
+from lvlmbench.scenes._png import encode_png
 from lvlmbench.scenes.geometry import Part, draw_order, extent, place_parts
 from lvlmbench.scenes.palette import COLORS, outline_color, pattern_color, shade
 from lvlmbench.scenes.schema import SceneObject, SceneProgram, TextLabel
@@ -63,11 +63,9 @@ def render(
 
 def render_png(program: SceneProgram, width: int | None = None, height: int | None = None) -> bytes:
     """The rendered image as PNG bytes; the same program always gives the same bytes."""
-    buffer = io.BytesIO()
-    # Level 1 encodes about twice as fast as the default 6 for files ~20% larger: rendering
-    # thousands of images, the encoder was the single biggest cost.
-    render(program, width, height).save(buffer, format="PNG", compress_level=1)
-    return buffer.getvalue()
+    # Not Pillow's encoder: its per-row filter search was the single biggest cost of rendering
+    # thousands of pictures, and of decoding them again (see _png).
+    return encode_png(render(program, width, height))
 
 
 def _draw_part(draw: ImageDraw.ImageDraw, part: Part, fill: RGB | int, grow: float = 0.0) -> None:
