@@ -173,3 +173,38 @@ def test_every_category_texture_and_background_renders() -> None:
         image = render(program, 256, 256)
         assert image.size == (256, 256)
         assert len(np.unique(np.asarray(image).reshape(-1, 3), axis=0)) > 20
+
+
+def test_object_boxes_equal_the_placed_parts_boxes_to_the_bit() -> None:
+    """object_box skips placing each point of an object that does not turn; the sampler
+    decides every scene by these boxes, so they must equal the placed parts' boxes exactly,
+    mirrored or not, on any canvas."""
+    import random
+
+    from lvlmbench.scenes.geometry import extent, object_box, place_parts
+    from lvlmbench.scenes.palette import CATEGORIES
+    from lvlmbench.scenes.schema import Position, SceneObject
+
+    rng = random.Random(5)
+    for category in CATEGORIES:
+        for orientation in (0, 45, 90, 91, 180, 269, 270, 359):
+            position = Position(
+                x=round(rng.uniform(0.05, 0.95), 3), y=round(rng.uniform(0.05, 0.95), 3)
+            )
+            size = round(rng.uniform(0.04, 0.45), 3)
+            obj = SceneObject(
+                category=category,
+                color="red",
+                position=position,
+                size=size,
+                orientation=orientation,
+            )
+            for width, height in ((512, 512), (1024, 333)):
+                boxes = [extent(p) for p in place_parts(obj, width, height)]
+                expected = (
+                    min(b[0] for b in boxes) / width,
+                    min(b[1] for b in boxes) / height,
+                    max(b[2] for b in boxes) / width,
+                    max(b[3] for b in boxes) / height,
+                )
+                assert object_box(obj, width, height) == expected, (category, orientation)
