@@ -69,6 +69,12 @@ def worker_count() -> int:
             raise ValueError(
                 f"LVLMBENCH_WORKERS={configured!r}: expected a whole number of processes"
             ) from None
+    return _cpus()
+
+
+@functools.cache
+def _cpus() -> int:
+    # Asked once: os.cpu_count() reads /sys (~30 µs), and the pool asks on every job it runs.
     return os.cpu_count() or 1
 
 
@@ -149,9 +155,20 @@ def start_in_process(function: Callable[P, T], *args: P.args, **kwargs: P.kwargs
         pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="flow")
     else:
         pool = _process_pool(1)
+        function = functools.partial(_flow, function)
     future = pool.submit(function, *args, **kwargs)
     pool.shutdown(wait=False)  # the one job still runs; the process ends after it
     return future
+
+
+def _flow(function: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
+    """Runs a flow in its process, then ends the worker pool the flow started there: nothing
+    shuts a pool down in a pool's own process (atexit handlers do not run there), and its
+    live workers would keep the flow's process — and so the program — from ever exiting."""
+    try:
+        return function(*args, **kwargs)
+    finally:
+        _shutdown()
 
 
 async def run_cpu(function: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:

@@ -4,6 +4,10 @@ from __future__ import annotations
 
 import operator
 import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
 
 import pytest
 
@@ -49,3 +53,29 @@ def test_a_flow_started_in_a_process_of_its_own_returns_its_result(
     monkeypatch.setenv("LVLMBENCH_WORKERS", "0")
     pid, total = _workers.start_in_process(_pid_and_sum, 1, b=2).result(timeout=60)
     assert total == 3 and pid == os.getpid()
+
+
+def test_a_program_whose_flow_used_workers_still_exits(tmp_path: Path) -> None:
+    """A flow that ran work on workers of its own (the demo's experiments ask the pixels
+    baseline) must not keep its process, and so the program, alive once it has returned:
+    nothing else shuts that pool down there."""
+    (tmp_path / "flowmod.py").write_text(
+        textwrap.dedent(
+            """
+            import asyncio, os
+            from lvlmbench import _workers
+
+            def flow():
+                return os.getpid(), asyncio.run(_workers.run_cpu(os.getpid))
+            """
+        )
+    )
+    script = "import flowmod; from lvlmbench import _workers; "
+    script += "print(*_workers.start_in_process(flowmod.flow).result(timeout=60))"
+    env = {**os.environ, "LVLMBENCH_WORKERS": "2", "PYTHONPATH": str(tmp_path)}
+    done = subprocess.run(
+        [sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=45
+    )
+    assert done.returncode == 0, done.stderr
+    flow_pid, worker_pid = done.stdout.split()
+    assert flow_pid != worker_pid  # the flow's work ran on a worker of its own
