@@ -5,10 +5,10 @@ user+sys of the whole process tree, render workers included: they are children o
 multiprocessing forkserver, not of the demo, so ``time -v`` (and ``RUSAGE_CHILDREN``) never
 count them; this script reads ``/proc`` for every descendant a few times a second instead.
 Phases come from when the demo's own lines arrive: generation ends with the last benchmark's
-summary table, evaluation with the first accuracy table; the experiments print their own
-seconds, and the open-ended flow (a process of its own beside the evaluation and experiments)
-its seconds and how long the demo then waited for it; the rest (leaderboard, report) is what
-is left.
+summary table, evaluation with the first accuracy table; the experiments and the open-ended
+flow (processes of their own beside the evaluation) print their seconds and how long the demo
+then waited for them; the rest (leaderboard, report) is what is left. "Cores busy" is a phase's
+tree CPU over its wall: on 2 cores, 2.0 leaves nothing to overlap.
 CPU seconds are the figure a shared machine does not spoil; wall needs a quiet one.
 Run: ``.venv/bin/python bench/bench_demo.py [--per-aspect 10] [--keep DIR]``.
 """
@@ -68,6 +68,11 @@ class TreeCpu:
         for pid in tree & stats.keys():
             self.seen[pid] = max(self.seen.get(pid, 0.0), stats[pid][1])
 
+    def now(self) -> float:
+        """CPU seconds of the tree so far."""
+        self.sample()
+        return sum(self.seen.values())
+
     def stop(self) -> float:
         self.sample()  # the last figures before the demo is reaped
         self._done.set()
@@ -84,19 +89,21 @@ def run_demo(out: Path, per_aspect: int) -> dict[str, float]:
     cpu = TreeCpu(process.pid)
     assert process.stdout is not None
     marks: dict[str, float] = {}
+    cpu_at: dict[str, float] = {}
     seconds: dict[str, float] = {}
-    beside = float("nan")
+    beside: dict[str, float] = {}
     for line in process.stdout:
         print(line, end="", flush=True)
         now = time.perf_counter() - started
         if re.match(r"│ time\s", line):
             marks["generated"] = now  # the last one wins: all benchmarks are built
+            cpu_at["generated"] = cpu.now()
         if "accuracy % by capability" in line and "evaluated" not in marks:
             marks["evaluated"] = now
-        if found := re.search(r"^(experiments) .* in ([0-9.]+)s$", line.strip()):
-            seconds[found.group(1)] = float(found.group(2))
-        if found := re.search(r"^open-ended .* in ([0-9.]+)s, .*waited ([0-9.]+)s", line.strip()):
-            beside, seconds["open-ended wait"] = float(found.group(1)), float(found.group(2))
+            cpu_at["evaluated"] = cpu.now()
+        for flow in ("experiments", "open-ended"):
+            if found := re.search(rf"^{flow} .* in ([0-9.]+)s, .*waited ([0-9.]+)s", line.strip()):
+                beside[flow], seconds[f"{flow} wait"] = float(found.group(1)), float(found.group(2))
     # The tree is sampled while the demo's pid still exists: reap it only afterwards.
     while process.poll() is None:
         cpu.sample()
@@ -113,10 +120,19 @@ def run_demo(out: Path, per_aspect: int) -> dict[str, float]:
         "cpu": tree_cpu,
         "generation": generation,
         "evaluation": evaluation,
-        "open-ended (beside them)": beside,
+        "experiments (beside)": beside.get("experiments", float("nan")),
+        "experiments wait": seconds.get("experiments wait", float("nan")),
+        "open-ended (beside)": beside.get("open-ended", float("nan")),
         "open-ended wait": seconds.get("open-ended wait", float("nan")),
-        "experiments": seconds.get("experiments", float("nan")),
         "start, leaderboard, report": rest,
+        # How busy the cores were: a phase at 2.0 on 2 cores has nothing left to overlap.
+        "cores busy, generation": cpu_at.get("generated", float("nan")) / generation,
+        "cores busy, evaluation": (
+            cpu_at.get("evaluated", float("nan")) - cpu_at.get("generated", float("nan"))
+        )
+        / evaluation,
+        "cores busy, the rest": (tree_cpu - cpu_at.get("evaluated", float("nan")))
+        / (wall - generation - evaluation),
     }
 
 
@@ -131,11 +147,12 @@ def main() -> None:
     load = os.getloadavg()[0]
     print(f"\ndemo (--per-aspect {args.per_aspect}), load {load:.2f} on {os.cpu_count()} CPUs")
     for name, value in figures.items():
-        print(f"  {name:<28} {value:7.1f} s")
+        unit = "" if name.startswith("cores busy") else " s"
+        print(f"  {name:<28} {value:7.1f}{unit}")
     wall_ok = figures["wall"] < TARGET_S
     emit("demo", "wall", figures["wall"], "s", f"< {TARGET_S:.0f}", wall_ok, f"load {load:.2f}")
     emit("demo", "CPU (tree, user+sys)", figures["cpu"], "s", "", None, "render workers included")
-    for name in ("generation", "evaluation", "open-ended wait", "experiments"):
+    for name in ("generation", "evaluation", "experiments wait", "open-ended wait"):
         emit("demo", f"{name} phase", figures[name], "s", "", None)
 
 

@@ -265,6 +265,10 @@ def test_demo_writes_a_leaderboard_consistent_with_its_store(tmp_path: Path) -> 
     flat = " ".join(result.output.split())
     assert f"{NAME}: position bias (multiple-choice items, seed 0)" in flat
     assert f"{NAME}: answer leakage (accuracy %)" in flat
+    # They ran beside the evaluation, and every re-keyed copy was answered by every examinee
+    # before their figures were printed (the demo waits for them).
+    assert f"experiments on {NAME} (position bias, leakage) in " in flat
+    assert "beside the evaluation (waited" in flat
     for name in ("accuracy_by_group.csv", "accuracy_by_group.md", "summary.json", "lvlmbench.db"):
         assert (out / name).is_file(), name
     # One leaderboard.csv schema: the report's, beside report.html; none beside the store.
