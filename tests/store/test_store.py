@@ -43,6 +43,23 @@ def test_upserts_are_idempotent_and_keep_existing_rows(store_url, tmp_path):
     assert [it.id for it in iter_items(store, "b")][:5] == ["id0", "id1", "id2", "id3", "id4"]
 
 
+def test_items_read_again_are_fresh_copies_of_what_is_stored(store_url, tmp_path):
+    """Items are parsed once and looked up by their stored text after that: a caller's
+    edit of its copy never reaches the next reader, and an item changed in the store is read
+    as changed."""
+    store = Store.open(store_url, images_dir=tmp_path / "images")
+    put_items(store, [_item(0), _item(1)])
+    first = list(iter_items(store, "b"))
+    first[0].question = "edited by one caller"
+    again = list(iter_items(store, "b"))
+    assert again[0].question == "q0" and again[0] is not first[0]
+    changed = _item(1).model_copy(update={"question": "asked differently"})
+    with store.engine.begin() as conn:
+        rows = tables.items.update().where(tables.items.c.id == "id1")
+        conn.execute(rows.values(data=changed.model_dump_json()))
+    assert [item.question for item in iter_items(store, "b")] == ["q0", "asked differently"]
+
+
 def test_responses_replace_by_item_model_variant(store_url, tmp_path):
     store = Store.open(store_url, images_dir=tmp_path / "images")
     put_responses(store, [Response(item_id="i", model="m", text="x", status=Status.ERROR)])

@@ -16,12 +16,15 @@ from sqlalchemy import select
 from lvlmbench.ids import canonical_json, content_id
 from lvlmbench.store import _schema as s
 from lvlmbench.store._benchmarks import BenchmarkData, StoredBenchmark
+from lvlmbench.store._item_memo import parse_item
 from lvlmbench.store._store import Store, StoreError
 from lvlmbench.types import BenchmarkItem, Judgment, Response, Status
 
 __all__ = [
     "ListedBenchmark",
     "NotInStore",
+    "artifact_id",
+    "artifact_ids",
     "did_you_mean",
     "get_artifact",
     "get_benchmark",
@@ -111,7 +114,7 @@ def iter_items(store: Store, benchmark: str) -> Iterator[BenchmarkItem]:
     query = select(s.items.c.data).where(s.items.c.benchmark == benchmark).order_by(s.items.c.seq)
     with store.engine.connect() as conn:
         for data in conn.execution_options(stream_results=True).execute(query).scalars():
-            yield BenchmarkItem.model_validate_json(data)
+            yield parse_item(data)
 
 
 # Memoised: a run asks for each response's id three times (its lease, the row, the release),
@@ -215,12 +218,12 @@ def put_artifact(
     store: Store, run: str, stage: str, key: str, data: dict[str, Any], status: Status = Status.OK
 ) -> str:
     """Record one finished unit of a pipeline stage; returns its id."""
-    artifact_id = content_id("artifact", run, stage, key)
+    stored_id = artifact_id(run, stage, key)
     store.put_rows(
         s.artifacts,
         [
             {
-                "id": artifact_id,
+                "id": stored_id,
                 "run": run,
                 "stage": stage,
                 "status": status.value,
@@ -230,13 +233,23 @@ def put_artifact(
         ],
         replace=True,
     )
-    return artifact_id
+    return stored_id
+
+
+def artifact_id(run: str, stage: str, key: str) -> str:
+    """The id a stage unit is stored under."""
+    return content_id("artifact", run, stage, key)
 
 
 def get_artifact(store: Store, run: str, stage: str, key: str) -> dict[str, Any] | None:
     """A stage unit's data, or None when that unit has not finished."""
-    row = store.get_row(s.artifacts, content_id("artifact", run, stage, key))
+    row = store.get_row(s.artifacts, artifact_id(run, stage, key))
     return json.loads(row["data"]) if row is not None else None
+
+
+def artifact_ids(store: Store, run: str, stage: str) -> set[str]:
+    """The ids (:func:`artifact_id`) of a stage's finished units, in one query."""
+    return store.existing_keys(s.artifacts, run=run, stage=stage)
 
 
 def iter_artifacts(store: Store, run: str, stage: str) -> Iterator[dict[str, Any]]:
