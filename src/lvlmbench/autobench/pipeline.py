@@ -37,7 +37,14 @@ from lvlmbench.autobench.stages import (
     unit_key,
 )
 from lvlmbench.images import ImageClient
-from lvlmbench.store import GenerationReport, Store, get_artifact, put_artifact
+from lvlmbench.store import (
+    GenerationReport,
+    Store,
+    artifact_id,
+    artifact_ids,
+    get_artifact,
+    put_artifact,
+)
 from lvlmbench.types import Status
 
 __all__ = [
@@ -167,10 +174,14 @@ async def generate_benchmark(
     units = await _descriptions(store, settings, backend, plan)
     chain = backend.stages()
     done = 0
+    # One query for what a resumed run skips, not one per unit. A unit that another run on
+    # the same store finishes meanwhile is built again here, from the call cache: the same
+    # result, and nothing paid twice.
+    finished = artifact_ids(store, settings.benchmark, "units")
 
     async def build(unit: Unit) -> None:
         nonlocal done
-        if get_artifact(store, settings.benchmark, "units", unit.key) is None:
+        if artifact_id(settings.benchmark, "units", unit.key) not in finished:
             store_unit(store, settings, unit.key, await process_unit(unit, settings, chain, images))
         done += 1
         if on_progress is not None:

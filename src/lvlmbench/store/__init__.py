@@ -65,6 +65,8 @@ from lvlmbench.store._queries import (
 from lvlmbench.store._records import (
     ListedBenchmark,
     NotInStore,
+    artifact_id,
+    artifact_ids,
     did_you_mean,
     get_artifact,
     get_benchmark,
@@ -127,6 +129,8 @@ __all__ = [
     "StoredBenchmark",
     "StoredItemText",
     "WebVote",
+    "artifact_id",
+    "artifact_ids",
     "benchmark_item_ids",
     "benchmark_models",
     "cached_call",
