@@ -66,9 +66,10 @@ def _evaluate_beside_experiments(
 def open_ended_flow(store_url: str, seed: int, capabilities: list[str]) -> dict[str, Any]:
     """VisIT-Bench-style open-ended flow on procedural instructions: the baselines answer,
     text metrics judge them against the fact-built references, ratings rank the examinees.
-    Runs in a process of its own beside the evaluation (its own store connection): it is
-    mostly single-core work (metric imports, WordNet, BERTScore) that would otherwise leave
-    the second core idle for its whole length."""
+    Runs in a process of its own from the start, beside the generation and the evaluation
+    (its own store connection): it is mostly single-core work (metric imports, WordNet,
+    BERTScore), and the generation leaves part of the second core idle (startup, each
+    benchmark's closing checks)."""
     from lvlmbench.workflows import run_open_ended
 
     store = Store.open(store_url)
@@ -87,7 +88,7 @@ def _print_open_ended(pending: Future[dict[str, Any]]) -> None:
     console.print(
         f"open-ended ({result['benchmark']}): {result['items']} items, metrics "
         f"{', '.join(result['metrics'])} in {result['timings']['total']:.1f}s, beside the "
-        f"evaluation (waited {waited:.1f}s for it)",
+        f"generation (waited {waited:.1f}s for it)",
         soft_wrap=True,  # one line, whatever the width: bench/bench_demo.py reads it
     )
     for name, why in result["unavailable"].items():
