@@ -5,6 +5,7 @@ for minutes, before the actors found out). No cluster is needed: that is the poi
 
 from __future__ import annotations
 
+import contextlib
 import socket
 import time
 from collections.abc import Iterator
@@ -19,6 +20,7 @@ pytest.importorskip("diffusers")
 
 import ray  # noqa: E402
 from models.test_hf import _question  # noqa: E402
+from ray_cluster import local_ray_cluster  # noqa: E402
 from runner.test_runner import BENCH, _items  # noqa: E402
 from typer.testing import CliRunner  # noqa: E402
 
@@ -98,6 +100,38 @@ async def test_an_address_where_no_ray_gcs_answers_is_refused(
         with pytest.raises(ProviderError, match=f"ray_address {address}: no Ray GCS answered"):
             await model.check()
     await model.aclose()
+
+
+def _threads() -> list[str]:
+    """This process's threads by name, native ones (Ray's gRPC client's) included."""
+    names = []
+    for task in Path("/proc/self/task").iterdir():
+        with contextlib.suppress(OSError):
+            names.append((task / "comm").read_text().strip())
+    return sorted(names)
+
+
+def test_a_silent_gcs_leaves_nothing_of_ray_running_here(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The GCS check asks from a process of its own: Ray's client retries in native code for
+    a minute, and asked from a thread here it was still running when the program ended, which
+    crashed the interpreter's shutdown (exit status 139 after the command had exited 2)."""
+    monkeypatch.setattr(ray_pool, "GCS_PROBE_S", 3.0)
+    before = _threads()
+    with socket.socket() as listener:  # accepts connections, never speaks Ray's protocol
+        listener.bind(("127.0.0.1", 0))
+        listener.listen()
+        address = f"127.0.0.1:{listener.getsockname()[1]}"
+        started = time.perf_counter()
+        problem = ray_pool._gcs_problem(address)
+    assert problem == f"ray_address {address}: no Ray GCS answered within 3 s"
+    assert time.perf_counter() - started < 10
+    assert _threads() == before
+
+
+def test_a_running_clusters_gcs_passes_the_check() -> None:
+    with local_ray_cluster():
+        address = ray.get_runtime_context().gcs_address
+        assert ray_pool._gcs_problem(address) is None
 
 
 def test_the_ray_address_environment_variable_is_checked_too(

@@ -23,7 +23,8 @@ import importlib.util
 import os
 import pickle
 import socket
-import threading
+import subprocess
+import sys
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -346,28 +347,17 @@ def _tcp_problem(target: str, host: str, port: int) -> str | None:
 
 def _gcs_problem(target: str) -> str | None:
     """Ask the GCS at ``target`` for its cluster id once (what ``ray.init`` asks first, and
-    then retries 20 times), in a thread given ``GCS_PROBE_S``."""
-    import ray._raylet
-
-    # What ray.init connects with; not part of Ray's public API, so looked up, never assumed.
-    client = getattr(ray._raylet, "GcsClient", None)
-    if client is None:
-        return None
-    outcome: list[BaseException | None] = []
-
-    def probe() -> None:
-        try:
-            client(address=target)
-            outcome.append(None)
-        except Exception as exc:
-            outcome.append(exc)
-
-    thread = threading.Thread(target=probe, name="ray-gcs-probe", daemon=True)
-    thread.start()
-    thread.join(GCS_PROBE_S)
-    if not outcome:
+    then retries 20 times), in a process of its own given ``GCS_PROBE_S`` (see _ray_probe:
+    a thread left inside Ray's client crashed the program's exit)."""
+    command = [sys.executable, "-m", "lvlmbench.models._ray_probe", target]
+    try:
+        done = subprocess.run(command, capture_output=True, text=True, timeout=GCS_PROBE_S)
+    except subprocess.TimeoutExpired:  # the probe is killed: nothing of it outlives the check
         return f"ray_address {target}: no Ray GCS answered within {GCS_PROBE_S:.0f} s"
-    failure = outcome[0]
-    if failure is None:
+    answer = done.stdout.strip()
+    if answer in ("ok", "skip"):
         return None
-    return f"ray_address {target}: not a Ray cluster's GCS ({str(failure)[:200]})"
+    if answer.startswith("error: "):
+        return f"ray_address {target}: not a Ray cluster's GCS ({answer.removeprefix('error: ')})"
+    said = done.stderr.strip().splitlines() or [f"exit status {done.returncode}"]
+    return f"ray_address {target}: the check of its GCS failed ({said[-1][:200]})"
