@@ -162,7 +162,7 @@ def test_a_picture_asked_about_again_is_looked_at_once(monkeypatch: pytest.Monke
         return original(png)
 
     monkeypatch.setattr(pixels.Look, "of", staticmethod(counting))
-    monkeypatch.setattr(pixels, "_looks", pixels.OrderedDict())
+    monkeypatch.setattr(pixels, "_looks", pixels.Recent(1024))
     options = {"A": "1", "B": "2", "C": "3", "D": "4"}
     parsed = ParsedChoice("How many red circles are there?", options, "mc")
     first = pixels.answer_from_pixels(parsed, SCENE, "A")

@@ -21,8 +21,7 @@ from __future__ import annotations
 import hashlib
 import io
 import re
-import threading
-from collections import OrderedDict, deque
+from collections import deque
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -30,6 +29,7 @@ import numpy as np
 from numpy.typing import NDArray
 from PIL import Image
 
+from lvlmbench._memo import Recent
 from lvlmbench.choice import ParsedChoice
 from lvlmbench.scenes.palette import COLORS, nearest_rows
 
@@ -201,27 +201,14 @@ def judge_statement(statement: str, look: Look) -> bool:
     return all(look.present(c) for c in _colours_in(statement))
 
 
-_LOOKS_KEPT = 1024
+_looks: Recent[bytes, Look] = Recent(1024)
 """Looks a worker process keeps (about 9 KB each). An experiment asks about every image of a
 benchmark again, once per re-keyed copy; decoding a scene is most of a look's cost."""
-_looks: OrderedDict[bytes, Look] = OrderedDict()
-_looks_lock = threading.Lock()  # with workers off, looks are taken on several threads
 
 
 def look_at(png: bytes) -> Look:
     """The look of ``png``, kept for the next question about the same picture."""
-    key = hashlib.blake2b(png, digest_size=16).digest()
-    with _looks_lock:
-        look = _looks.get(key)
-        if look is not None:
-            _looks.move_to_end(key)
-            return look
-    look = Look.of(png)
-    with _looks_lock:
-        _looks[key] = look
-        if len(_looks) > _LOOKS_KEPT:
-            _looks.popitem(last=False)
-    return look
+    return _looks.get(hashlib.blake2b(png, digest_size=16).digest(), lambda: Look.of(png))
 
 
 def answer_from_pixels(parsed: ParsedChoice, png: bytes, fallback: str) -> str:

@@ -10,9 +10,7 @@ nobody else's item (nested values are shared: items are read, never edited in pl
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
-
+from lvlmbench._memo import Recent
 from lvlmbench.types import BenchmarkItem
 
 __all__ = ["parse_item"]
@@ -20,21 +18,9 @@ __all__ = ["parse_item"]
 # The most recently read items kept: the demo's five benchmarks hold 3,600. A parsed generated
 # item takes ~25 KB, so this bounds the memo near 100 MB; a scan over more items than this
 # simply parses them, as before.
-_LIMIT = 4096
-_parsed: OrderedDict[str, BenchmarkItem] = OrderedDict()
-_lock = threading.Lock()  # reports and runs read items from worker threads too
+_parsed: Recent[str, BenchmarkItem] = Recent(4096)
 
 
 def parse_item(data: str) -> BenchmarkItem:
     """The item stored as ``data`` (JSON), parsed at most once while it stays recent."""
-    with _lock:
-        item = _parsed.get(data)
-        if item is not None:
-            _parsed.move_to_end(data)
-    if item is None:
-        item = BenchmarkItem.model_validate_json(data)
-        with _lock:
-            _parsed[data] = item
-            if len(_parsed) > _LIMIT:
-                _parsed.popitem(last=False)
-    return item.model_copy()
+    return _parsed.get(data, lambda: BenchmarkItem.model_validate_json(data)).model_copy()
