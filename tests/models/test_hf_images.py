@@ -24,17 +24,23 @@ from lvlmbench.models._hf_queue import Job  # noqa: E402
 from lvlmbench.types import GenerationConfig, ImagePart, Message  # noqa: E402
 
 
+def _decoding_threads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The name of the thread each picture is decoded on, in order, from now on."""
+    names: list[str] = []
+    decode = _hf_images.decode_image
+
+    def recording(part: ImagePart) -> object:
+        names.append(threading.current_thread().name)
+        return decode(part)
+
+    monkeypatch.setattr(_hf_images, "decode_image", recording)
+    return names
+
+
 def test_the_pool_decodes_each_picture_once_on_its_threads(monkeypatch: pytest.MonkeyPatch) -> None:
     """Every distinct part is decoded once, on the pool's threads, and the lookup gives each
     part its own picture; a part that cannot be read raises its error when looked up."""
-    seen: list[str] = []
-    decode = _hf_images.decode_image
-
-    def counting(part: ImagePart) -> object:
-        seen.append(threading.current_thread().name)
-        return decode(part)
-
-    monkeypatch.setattr(_hf_images, "decode_image", counting)
+    seen = _decoding_threads(monkeypatch)
     parts = [_image((10 * i, 0, 0), (20 + i, 30)) for i in range(6)]
     broken = ImagePart.from_bytes(b"not an image")
     decoder = ImageDecoder(threads=3)
@@ -50,14 +56,7 @@ def test_the_pool_decodes_each_picture_once_on_its_threads(monkeypatch: pytest.M
 
 
 def test_one_thread_decodes_on_the_callers_thread(monkeypatch: pytest.MonkeyPatch) -> None:
-    names: list[str] = []
-    decode = _hf_images.decode_image
-
-    def recording(part: ImagePart) -> object:
-        names.append(threading.current_thread().name)
-        return decode(part)
-
-    monkeypatch.setattr(_hf_images, "decode_image", recording)
+    names = _decoding_threads(monkeypatch)
     ImageDecoder(threads=1).decode_all([_image((1, 2, 3)), _image((4, 5, 6))])
     assert names == [threading.current_thread().name] * 2
 
